@@ -1,0 +1,21 @@
+package io.fsp.client.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code fsp}: the FSP command line. Subcommands are added as they are built. */
+@Command(name = "fsp", mixinStandardHelpOptions = true, version = "fsp 0.1.0",
+        description = "Fast Send Protocol client.")
+public final class FspCli implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new FspCli()).execute(args));
+    }
+}
