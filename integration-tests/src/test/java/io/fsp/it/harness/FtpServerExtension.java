@@ -54,8 +54,11 @@ public final class FtpServerExtension implements BeforeAllCallback, AfterAllCall
 
     @Override
     public void beforeAll(ExtensionContext context) throws IOException {
-        Path root = Files.createTempDirectory("fsp-it-root-");
-        tree = new TestTree(root);
+        // The root sits inside a private base directory so that escape tests have a sibling
+        // directory ("outside") whose content must stay unreachable.
+        Path base = Files.createTempDirectory("fsp-it-");
+        Path root = Files.createDirectory(base.resolve("root"));
+        tree = new TestTree(base, root);
         List<String> args = new ArrayList<>(List.of(
                 "--listen", "127.0.0.1:0", "--listen", "[::1]:0",
                 "--root", root.toString(),

@@ -18,14 +18,26 @@ import java.util.Random;
 
 /** The server's root directory as the tests see it: fresh directories per test, data and digests. */
 public final class TestTree {
+    private final Path base;
     private final Path root;
 
-    public TestTree(Path root) {
+    /** {@code root} is the server's root, inside {@code base} which the tree deletes at the end. */
+    public TestTree(Path base, Path root) {
+        this.base = base;
         this.root = root;
     }
 
     public Path root() {
         return root;
+    }
+
+    /** A directory beside the root: nothing in it may be reachable through the server. */
+    public Path outside() {
+        try {
+            return Files.createDirectories(base.resolve("outside"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** A fresh, empty directory {@code name} under the root (one per test keeps tests independent). */
@@ -108,10 +120,10 @@ public final class TestTree {
         }
     }
 
-    /** Deletes the whole root; symbolic links are removed, never followed. */
+    /** Deletes the base directory with the root; symbolic links are removed, never followed. */
     public void deleteAll() throws IOException {
-        if (Files.exists(root)) {
-            deleteRecursively(root);
+        if (Files.exists(base)) {
+            deleteRecursively(base);
         }
     }
 
