@@ -180,7 +180,9 @@ def main():
         match = re.match(r"213 (\S+) (\d+)-(\d+) ([0-9A-Fa-f]+) (.+)$", reply)
         check(match is not None, "HASH reply format: " + reply)
         check(match.group(1) == algorithm, "HASH algorithm: " + reply)
-        check(int(match.group(3)) == len(content), "HASH range end: " + reply)
+        # range end: the length, or the last byte's offset
+        check(int(match.group(2)) == 0 and int(match.group(3)) in (len(content), len(content) - 1),
+              "HASH range covers the file: " + reply)
         check(match.group(4).lower() == digest, "HASH %s digest %s: %s" % (algorithm, digest, reply))
     ftp.sendcmd("OPTS HASH SHA-256")
     expect_error(ftp, "OPTS HASH NOPE-512", (501, 504))

@@ -11,10 +11,17 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.cert.CertificateException;
+import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
 
 /**
  * A raw FTP control connection over a plain socket, for dialogues no well-behaved client would
@@ -25,9 +32,9 @@ public final class ControlConnection implements AutoCloseable {
     private static final Pattern PASV = Pattern.compile("(\\d+),(\\d+),(\\d+),(\\d+),(\\d+),(\\d+)");
     private static final Pattern EPSV = Pattern.compile("\\(\\|\\|\\|(\\d+)\\|\\)");
 
-    private final Socket socket;
-    private final InputStream in;
-    private final OutputStream out;
+    private Socket socket;
+    private InputStream in;
+    private OutputStream out;
     private final Transcript transcript;
 
     private ControlConnection(Socket socket, Transcript transcript) throws IOException {
@@ -68,6 +75,47 @@ public final class ControlConnection implements AutoCloseable {
 
     public Socket socket() {
         return socket;
+    }
+
+    /**
+     * Sends AUTH TLS, expects 234 and continues over TLS (any certificate accepted: the tests
+     * compare the fingerprint the server printed instead). Returns the server's certificate.
+     */
+    public X509Certificate startTls() throws IOException {
+        send("AUTH TLS").assertCode(234);
+        try {
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(null, new TrustManager[] {new AcceptAnyCertificate()}, null);
+            SSLSocket tls = (SSLSocket) context.getSocketFactory()
+                    .createSocket(socket, socket.getInetAddress().getHostAddress(), socket.getPort(), true);
+            tls.startHandshake();
+            socket = tls;
+            in = tls.getInputStream();
+            out = tls.getOutputStream();
+            transcript.add("TLS " + tls.getSession().getProtocol() + " " + tls.getSession().getCipherSuite());
+            return (X509Certificate) tls.getSession().getPeerCertificates()[0];
+        } catch (GeneralSecurityException e) {
+            throw new IOException("TLS setup failed", e);
+        }
+    }
+
+    /** Trusts any server certificate; tests pin the printed fingerprint instead. */
+    public static final class AcceptAnyCertificate implements X509TrustManager {
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType)
+                throws CertificateException {
+            throw new CertificateException("no client certificates here");
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType) {
+            // accepted: see the class comment
+        }
+
+        @Override
+        public X509Certificate[] getAcceptedIssuers() {
+            return new X509Certificate[0];
+        }
     }
 
     /** Sends {@code line} plus CRLF and reads one reply. */

@@ -71,6 +71,24 @@ public final class ExternalTool {
         return new Running(process, command, out, err, transcript);
     }
 
+    /**
+     * Starts the program with its stdout as a pipe ({@link Process#getInputStream()}), for output
+     * too large to keep (a 1 GiB download hashed on the fly); stderr is captured as usual.
+     */
+    public Running startStreaming(List<String> arguments) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(executable);
+        command.addAll(arguments);
+        transcript.add("$ " + String.join(" ", command) + " | (hashed by the test)");
+        Path out = Files.createTempFile("fsp-it-out-", ".txt");
+        Path err = Files.createTempFile("fsp-it-err-", ".txt");
+        Process process = new ProcessBuilder(command)
+                .redirectError(err.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .start();
+        return new Running(process, command, out, err, transcript);
+    }
+
     /** A started program. */
     public static final class Running {
         private final Process process;
