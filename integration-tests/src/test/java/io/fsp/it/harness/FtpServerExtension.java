@@ -89,6 +89,9 @@ public final class FtpServerExtension implements BeforeAllCallback, AfterAllCall
     @Override
     public void afterAll(ExtensionContext context) throws IOException {
         if (server == null) {
+            if (tree != null) {
+                tree.deleteAll(); // the server never started
+            }
             return;
         }
         boolean aliveAtEnd = server.isAlive();
