@@ -127,6 +127,8 @@ class Aria2IT {
         assertTrue(log.contains("errorCode="), "aria2c saw the connection break");
         assertTrue(restOffsets(log).stream().anyMatch(o -> o > 0), () -> "retried with REST: " + restOffsets(log));
         assertTrue(SERVER.server().isAlive());
+        assertEquals(List.of(), SERVER.server().awaitNoOpenFilesUnder(dir, Duration.ofSeconds(5)),
+                "the server closed the file of the broken transfer");
         try (ControlConnection c = ControlConnection.login(SERVER.server().ipv4(), FtpServerExtension.USER,
                 FtpServerExtension.PASSWORD, SERVER.transcript())) {
             c.send("SIZE /aria2-drop/file.bin").assertCode(213);

@@ -24,6 +24,7 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -411,6 +412,8 @@ class BadInputIT {
             end.assertCodeIn(426, 451, 550);
             c.send("NOOP").assertCode(200);
         }
+        assertEquals(List.of(), SERVER.server().awaitNoOpenFilesUnder(dir, Duration.ofSeconds(5)),
+                "the server closed the file of the failed upload");
         Path upload = dir.resolve("upload.bin");
         if (Files.exists(upload)) {
             // Kept for REST resumption: never longer than what was sent, never other bytes.
@@ -418,12 +421,16 @@ class BadInputIT {
             assertTrue(kept.length <= part.length, "kept " + kept.length + " bytes");
             assertArrayEquals(Arrays.copyOf(part, kept.length), kept);
         }
+        try (var entries = Files.list(dir)) {
+            List<String> left = entries.map(p -> p.getFileName().toString()).filter(n -> !n.equals("upload.bin")).toList();
+            assertEquals(List.of(), left, "no partial file left beside the target");
+        }
         assertAnotherClientIsServed();
     }
 
     @Test
     void aborDuringStorEndsTransferWithout226ForIt() throws Exception {
-        SERVER.tree().dir("abor-stor");
+        Path dir = SERVER.tree().dir("abor-stor");
         try (ControlConnection c = login()) {
             c.send("TYPE I").assertCode(200);
             InetSocketAddress data = c.passive();
@@ -441,6 +448,12 @@ class BadInputIT {
                 }
             }
             c.send("NOOP").assertCode(200);
+        }
+        assertEquals(List.of(), SERVER.server().awaitNoOpenFilesUnder(dir, Duration.ofSeconds(5)),
+                "the server closed the file of the aborted upload");
+        try (var entries = Files.list(dir)) {
+            List<String> left = entries.map(p -> p.getFileName().toString()).filter(n -> !n.equals("upload.bin")).toList();
+            assertEquals(List.of(), left, "no partial file left beside the target");
         }
         assertAnotherClientIsServed();
     }

@@ -160,6 +160,12 @@ class CommonsNetIT {
         }
         assertTrue(code == 225 || code == 226, ftp::getReplyString);
         in.close();
+        try {
+            assertEquals(List.of(), SERVER.server().awaitNoOpenFilesUnder(dir, java.time.Duration.ofSeconds(5)),
+                    "the server closed the file of the aborted download");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         assertTrue(ftp.sendNoOp(), ftp::getReplyString);
     }
 

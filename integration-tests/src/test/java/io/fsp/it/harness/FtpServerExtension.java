@@ -62,6 +62,8 @@ public final class FtpServerExtension implements BeforeAllCallback, AfterAllCall
         List<String> args = new ArrayList<>(List.of(
                 "--listen", "127.0.0.1:0", "--listen", "[::1]:0",
                 "--root", root.toString(),
+                // the generated certificate goes here, not into the home directory
+                "--state-dir", base.resolve("state").toString(),
                 "--user", USER + ":" + PASSWORD));
         if (allowPlainLogin) {
             args.add("--allow-plain-login");

@@ -176,6 +176,41 @@ public final class ServerProcess implements AutoCloseable {
         return process.pid();
     }
 
+    /**
+     * Files under {@code dir} the server process holds open now (from /proc/PID/fd): after a
+     * transfer ended, however it ended, this must become empty.
+     */
+    public List<String> openFilesUnder(Path dir) {
+        List<String> open = new ArrayList<>();
+        Path fds = Path.of("/proc", String.valueOf(pid()), "fd");
+        try (var entries = java.nio.file.Files.list(fds)) {
+            for (Path fd : entries.toList()) {
+                try {
+                    Path target = java.nio.file.Files.readSymbolicLink(fd);
+                    if (target.startsWith(dir)) {
+                        open.add(target.toString());
+                    }
+                } catch (IOException ignored) {
+                    // closed while we looked
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot list " + fds + ": " + e.getMessage(), e);
+        }
+        return open;
+    }
+
+    /** Waits up to {@code timeout} for {@link #openFilesUnder} to become empty and returns what is still open. */
+    public List<String> awaitNoOpenFilesUnder(Path dir, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<String> open = openFilesUnder(dir);
+        while (!open.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            open = openFilesUnder(dir);
+        }
+        return open;
+    }
+
     /** Everything the server printed so far (stdout and stderr). */
     public String output() {
         return output.toString();
