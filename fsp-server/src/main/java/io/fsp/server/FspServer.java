@@ -76,7 +76,8 @@ public final class FspServer implements AutoCloseable {
         Optional<InetAddress> announce = config.announceAddress().isPresent()
                 ? Optional.of(InetAddress.getByName(config.announceAddress().get())) : Optional.empty();
         ExecutorService blocking = blockingExecutor(config.blockingThreads());
-        FtpServerContext context = new FtpServerContext(config, ssl, key.fingerprint(), users,
+        FtpServerContext context = new FtpServerContext(config, ssl, SslContexts.serverWithoutSessionTickets(key),
+                key.fingerprint(), users,
                 new LoginThrottle(config.loginFailureDelay()), FtpCommands.standard(), blocking,
                 new ConnectionLimits(config.maxConnections(), config.maxConnectionsPerAddress()),
                 new PassivePorts(config.passivePorts()), announce);

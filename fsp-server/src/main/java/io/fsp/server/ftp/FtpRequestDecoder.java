@@ -56,9 +56,11 @@ public final class FtpRequestDecoder extends ByteToMessageDecoder {
             }
             if (eol < 0) {
                 if (in.readableBytes() > maxLineLength + 1) {
-                    in.skipBytes(in.readableBytes());
+                    // Too long already: drop what was searched, then discard up to the line's end.
+                    in.skipBytes(searchLength);
                     state = State.DISCARD_LINE;
                     out.add(tooLong());
+                    continue;
                 }
                 return; // wait for the rest of the line
             }

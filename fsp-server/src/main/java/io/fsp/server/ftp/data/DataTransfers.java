@@ -87,34 +87,54 @@ public final class DataTransfers {
             }
             Channel ch = (Channel) done.getNow();
             transfer.channel(ch);
-            boolean tls = DataChannelInitializer.init(session, ch);
-            Future<Long> result;
-            try {
-                result = body.start(ch, tls, transfer);
-            } catch (RuntimeException e) {
-                log.warn("{} transfer of {} failed to start", session, about, e);
-                ch.close();
-                end.accept(false);
-                transfer.finish(Replies.localError());
+            boolean tls = session.protectData();
+            DataChannelInitializer.init(session, ch).addListener(ready -> {
+                if (transfer.isFinished()) {
+                    ch.close();
+                    end.accept(false);
+                    return;
+                }
+                if (!ready.isSuccess()) {
+                    ch.close();
+                    end.accept(false);
+                    log.info("{} data connection for {} failed: {}", session, about, ready.cause().getMessage());
+                    transfer.finish(replyFor(about, ready.cause()));
+                    return;
+                }
+                startBody(session, about, body, transfer, ch, tls, end);
+            });
+        });
+    }
+
+    private static void startBody(FtpSession session, FtpPath about, Body body, Transfer transfer, Channel ch,
+                                  boolean tls, java.util.function.Consumer<Boolean> end) {
+        Future<Long> result;
+        try {
+            result = body.start(ch, tls, transfer);
+        } catch (RuntimeException e) {
+            log.warn("{} transfer of {} failed to start", session, about, e);
+            ch.close();
+            end.accept(false);
+            transfer.finish(Replies.localError());
+            return;
+        }
+        result.addListener(r -> {
+            ch.close();
+            end.accept(r.isSuccess());
+            if (r.isSuccess()) {
+                long bytes = (Long) r.getNow();
+                logSummary(session, transfer, bytes, tls);
+                transfer.finish(new FtpReply(ReplyCode.TRANSFER_COMPLETE, "Transfer complete (" + bytes + " bytes)"));
                 return;
             }
-            result.addListener(r -> {
-                ch.close();
-                end.accept(r.isSuccess());
-                if (r.isSuccess()) {
-                    long bytes = (Long) r.getNow();
-                    logSummary(session, transfer, bytes, tls);
-                    transfer.finish(new FtpReply(ReplyCode.TRANSFER_COMPLETE, "Transfer complete (" + bytes + " bytes)"));
-                    return;
-                }
-                if (transfer.isAborted()) {
-                    log.info("{} {} aborted", session, about);
-                    return;
-                }
-                Throwable cause = r.cause();
-                log.info("{} {} failed: {}", session, about, cause.toString());
-                transfer.finish(replyFor(about, cause));
-            });
+            if (transfer.isAborted()) {
+                log.info("{} {} aborted", session, about);
+                return;
+            }
+            Throwable cause = r.cause();
+            log.info("{} {} failed: {}", session, about, cause.toString());
+            log.debug("{} {} failure", session, about, cause);
+            transfer.finish(replyFor(about, cause));
         });
     }
 
