@@ -1,0 +1,71 @@
+package io.fsp.tls;
+
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import java.security.cert.X509Certificate;
+import java.util.Optional;
+import javax.net.ssl.SSLException;
+
+/**
+ * Netty SSL contexts for FSP: TLS 1.3 and 1.2 only, with the JDK provider (its AES-GCM uses the CPU's AES
+ * instructions). Servers may ask peers for a certificate and pin it; clients pin the server's
+ * fingerprint or, only when told to, accept any certificate.
+ */
+public final class SslContexts {
+    private static final String[] PROTOCOLS = {"TLSv1.3", "TLSv1.2"};
+
+    private SslContexts() {
+    }
+
+    /** A server context that asks for no client certificate (FTP control and data channels). */
+    public static SslContext server(KeyMaterial key) throws SSLException {
+        return serverBuilder(key).build();
+    }
+
+    /**
+     * A server context whose TLS 1.3 handshakes send no session tickets: its session timeout is above the
+     * 7-day ticket lifetime limit, for which the JDK sends none. For connections whose clients may close
+     * without reading a ticket (Java's {@code SSLSocket} after an upload): closing a socket with unread
+     * data makes the kernel send a reset, and the reset discards what the server has not read yet.
+     */
+    public static SslContext serverWithoutSessionTickets(KeyMaterial key) throws SSLException {
+        return serverBuilder(key).sessionTimeout(NO_TICKET_SESSION_TIMEOUT_SECONDS).build();
+    }
+
+    /** Above RFC 8446's 7-day ticket lifetime limit, so the JDK sends no NewSessionTicket. */
+    private static final long NO_TICKET_SESSION_TIMEOUT_SECONDS = 8L * 24 * 3600;
+
+    /**
+     * A server context that requires a client certificate whose fingerprint is trusted (a relay accepting
+     * blocks only from servers it was told to trust).
+     */
+    public static SslContext serverRequiringPeer(KeyMaterial key, PinnedTrustManager trusted) throws SSLException {
+        return serverBuilder(key).clientAuth(ClientAuth.REQUIRE).trustManager(trusted).build();
+    }
+
+    /** A server context that accepts but does not require a client certificate. */
+    public static SslContext serverOptionalPeer(KeyMaterial key, PinnedTrustManager trusted) throws SSLException {
+        return serverBuilder(key).clientAuth(ClientAuth.OPTIONAL).trustManager(trusted).build();
+    }
+
+    private static SslContextBuilder serverBuilder(KeyMaterial key) {
+        return SslContextBuilder.forServer(key.privateKey(), key.chain().toArray(X509Certificate[]::new))
+                .sslProvider(SslProvider.JDK)
+                .protocols(PROTOCOLS);
+    }
+
+    /**
+     * A client context that trusts servers by {@code trusted} and presents {@code identity} when a server
+     * asks for a certificate (a server pushing blocks to a relay).
+     */
+    public static SslContext client(PinnedTrustManager trusted, Optional<KeyMaterial> identity) throws SSLException {
+        SslContextBuilder builder = SslContextBuilder.forClient()
+                .sslProvider(SslProvider.JDK)
+                .protocols(PROTOCOLS)
+                .trustManager(trusted);
+        identity.ifPresent(k -> builder.keyManager(k.privateKey(), k.chain().toArray(X509Certificate[]::new)));
+        return builder.build();
+    }
+}
