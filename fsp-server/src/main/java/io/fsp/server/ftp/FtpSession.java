@@ -123,6 +123,7 @@ public final class FtpSession {
                     } catch (RuntimeException e) {
                         log.warn("{} internal error after {}", this, about, e);
                         closeQuietly(result);
+                        onFailure.run();
                         reply(Replies.localError());
                     }
                 });
