@@ -34,14 +34,14 @@ public final class DataChannelInitializer {
      * at once when clear; with TLS, once the client's first message chose the TLS handler (the
      * handshake itself then runs on; writes wait for it inside the TLS handler).
      */
-    public static Future<Void> init(FtpSession session, Channel ch) {
+    public static Future<Void> init(FtpSession session, Channel ch, boolean upload) {
         ChannelPipeline p = ch.pipeline();
         p.addLast(CHUNKED, new ChunkedWriteHandler());
         if (!session.protectData()) {
             return ch.eventLoop().newSucceededFuture(null);
         }
         Promise<Void> installed = ch.eventLoop().newPromise();
-        p.addFirst(SSL, new DataClientHelloHandler(session, installed));
+        p.addFirst(SSL, new DataClientHelloHandler(session, upload, installed));
         ch.read(); // the ClientHello; the TLS handler reads on as it needs
         return installed;
     }

@@ -47,6 +47,12 @@ public final class DataTransfers {
      */
     public static void run(FtpSession session, DataConnection connection, FtpPath about, String preliminary,
                            Body body, Cleanup cleanup) {
+        run(session, connection, about, preliminary, false, body, cleanup);
+    }
+
+    /** As above; {@code upload} when the client sends the data (STOR, APPE, STOU). */
+    public static void run(FtpSession session, DataConnection connection, FtpPath about, String preliminary,
+                           boolean upload, Body body, Cleanup cleanup) {
         Transfer transfer = new Transfer(session, about.toString());
         Ending ending = new Ending(session, transfer, about, cleanup);
         session.transfer(transfer);
@@ -66,7 +72,7 @@ public final class DataTransfers {
             Channel ch = (Channel) done.getNow();
             transfer.channel(ch);
             boolean tls = session.protectData();
-            DataChannelInitializer.init(session, ch).addListener(ready -> {
+            DataChannelInitializer.init(session, ch, upload).addListener(ready -> {
                 if (!ready.isSuccess() || transfer.isAborted()) {
                     ch.close();
                     ending.fail(ready.isSuccess() ? new DataConnectionException("aborted") : ready.cause());
