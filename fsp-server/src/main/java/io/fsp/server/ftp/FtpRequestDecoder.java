@@ -80,6 +80,11 @@ public final class FtpRequestDecoder extends ByteToMessageDecoder {
         }
     }
 
+    /** Bytes held back waiting for the rest of a line (for tests: at most one line's worth). */
+    int bufferedBytes() {
+        return actualReadableBytes();
+    }
+
     private MalformedRequest tooLong() {
         return new MalformedRequest(Replies.syntaxError("line length: more than " + maxLineLength
                 + " bytes (expected: <= " + maxLineLength + ")"));
