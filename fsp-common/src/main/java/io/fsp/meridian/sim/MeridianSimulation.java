@@ -53,6 +53,11 @@ public final class MeridianSimulation {
         return nodes[member];
     }
 
+    /** Matrix locations held out of the overlay (they only answer probes). */
+    public int[] targetLocations() {
+        return targets.clone();
+    }
+
     public int memberCount() {
         return members.length;
     }
