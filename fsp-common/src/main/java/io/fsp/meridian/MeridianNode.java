@@ -678,8 +678,8 @@ public final class MeridianNode {
     }
 
     /**
-     * Closest-node discovery (Meridian): forward to the closest member if it is closer than β times
-     * this node's distance; the answer is the closest node seen on the whole path.
+     * Closest-node discovery as a one-target query with bound 0: s = d², so the §3.1 rule forwards to
+     * the closest member j when d_j² < β·d². The answer is the closest node seen on the whole path.
      */
     private void decideClosest(Hop hop, int hops, int probes) {
         Query q = hop.query;
@@ -701,7 +701,7 @@ public final class MeridianNode {
             best = hit(next, new double[] {nextD});
         }
         List<QueryHit> hits = best == null ? List.of() : List.of(best);
-        if (next != null && d >= 0 && nextD < config.beta() * d && hops < Math.min(q.hopLimit(), config.maxHops())) {
+        if (next != null && d >= 0 && SolutionSpace.worthForwarding(nextD * nextD, d * d, config.beta()) && hops < Math.min(q.hopLimit(), config.maxHops())) {
             transport.send(next, new Query(q.queryId(), q.kind(), hops, q.hopLimit(), q.wanted(), probes,
                     q.origin(), q.constraints(), hits));
         } else {

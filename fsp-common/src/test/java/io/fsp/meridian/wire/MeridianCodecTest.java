@@ -93,8 +93,8 @@ class MeridianCodecTest {
             "bad magic      | 4e52010100000000000000 | magic: 0x4e52 (expected: 0x4d52)",
             "bad version    | 4d52020100000000000000 | version: 2 (expected: 1)",
             "unknown type   | 4d52016300             | type: 99 (expected: 1..9)",
-            "too many peers | 4d520103ff             | peers: 255 (expected: <= 128)",
-            "too many targets | 4d5201040000000000000001 09 | targets: 9 (expected: <= 8)",
+            "too many peers | 4d520103ff             | peers: 255 (expected: <= 160)",
+            "too many targets | 4d5201040000000000000001 11 | targets: 17 (expected: <= 16)",
             "bad family     | 4d52010301 05 7f000001 1cf8 | address family: 5 (expected: 4 or 6)",
             "port zero      | 4d52010301 04 7f000001 0000 | port: 0 (expected: 1..65535)",
             "closest with 2 targets | 4d520106 0000000000000001 00 00 08 0001 00000000 04 7f000001 1cf8 02 | constraints: 2 (expected: 1)",
@@ -114,9 +114,9 @@ class MeridianCodecTest {
 
     @Test
     void refusesToEncodeMoreEntriesThanTheLimit() {
-        Gossip tooMany = new Gossip(Collections.nCopies(129, A));
+        Gossip tooMany = new Gossip(Collections.nCopies(161, A));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> codec.encode(tooMany, ByteBufAllocator.DEFAULT));
-        assertTrue(e.getMessage().startsWith("peers: 129"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("peers: 161"), e.getMessage());
     }
 }
