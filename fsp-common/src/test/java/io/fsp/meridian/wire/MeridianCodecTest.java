@@ -106,6 +106,39 @@ class MeridianCodecTest {
     }
 
     @Test
+    void mutatedDatagramsDecodeOrFailCleanly() {
+        // Random byte flips, insertions and cuts of valid messages: the decoder answers with a message or
+        // a MeridianFormatException, never anything else.
+        java.util.Random random = new java.util.Random(42);
+        List<byte[]> seeds = messages().map(this::bytes).toList();
+        int rejected = 0;
+        for (int i = 0; i < 20_000; i++) {
+            byte[] b = seeds.get(random.nextInt(seeds.size())).clone();
+            int edits = 1 + random.nextInt(4);
+            for (int e = 0; e < edits && b.length > 0; e++) {
+                switch (random.nextInt(3)) {
+                    case 0 -> b[random.nextInt(b.length)] = (byte) random.nextInt(256);
+                    case 1 -> b = java.util.Arrays.copyOf(b, random.nextInt(b.length));
+                    default -> {
+                        byte[] longer = java.util.Arrays.copyOf(b, b.length + 1 + random.nextInt(8));
+                        for (int k = b.length; k < longer.length; k++) {
+                            longer[k] = (byte) random.nextInt(256);
+                        }
+                        b = longer;
+                    }
+                }
+            }
+            byte[] input = b;
+            try {
+                decode(input);
+            } catch (MeridianFormatException expected) {
+                rejected++;
+            }
+        }
+        assertTrue(rejected > 10_000, "rejected: " + rejected);
+    }
+
+    @Test
     void rejectsOversizedDatagramBeforeParsing() {
         byte[] big = new byte[WireLimits.DEFAULT.maxMessageBytes() + 1];
         MeridianFormatException e = assertThrows(MeridianFormatException.class, () -> decode(big));
