@@ -74,7 +74,7 @@ public final class FspRelay implements AutoCloseable {
             }, period, period, TimeUnit.MILLISECONDS);
             FspRelay relay = new FspRelay(config, boss, workers, disk, store, listener);
             log.info("listening on {}, quota {} bytes ({} in memory), ttl {}, trusting {} server(s){}",
-                    relay.address(), config.store().quotaBytes(), config.store().memoryBytes(), ttl,
+                    CliValues.format(relay.address()), config.store().quotaBytes(), config.store().memoryBytes(), ttl,
                     config.trustedServers().size(), config.faults().isEmpty() ? "" : ", FAULTS " + config.faults());
             return relay;
         } catch (IOException | RuntimeException e) {

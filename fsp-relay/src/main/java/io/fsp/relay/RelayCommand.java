@@ -81,6 +81,9 @@ public final class RelayCommand implements Callable<Integer> {
                     + " throttle:BYTES_PER_SECOND, duplicate:SEQ, foreign-block:SEQ (repeatable).")
     List<String> faults = new ArrayList<>();
 
+    /** The relay this command runs, once started (tests stop it through this). */
+    volatile FspRelay running;
+
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
@@ -106,6 +109,7 @@ public final class RelayCommand implements Callable<Integer> {
             err.flush();
             return EXIT_FAILURE;
         }
+        running = relay;
         Runtime.getRuntime().addShutdownHook(new Thread(relay::close, "fsp-relay-shutdown"));
         out.println("fsp-relay: listening on " + CliValues.format(relay.address()) + ", certificate sha256 "
                 + relay.fingerprint());
