@@ -61,7 +61,7 @@ public final class FspRelay implements AutoCloseable {
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
                     .childHandler(new RelayServerInitializer(ssl, store, config.limits(), config.clock(), config.faults(),
-                            config.maxConnections()))
+                            config.maxConnections(), config.idleTimeout()))
                     .bind(config.listen()).syncUninterruptibly().channel();
             Duration ttl = config.store().ttl();
             long period = Math.max(100, Math.min(ttl.toMillis() / 4, MAX_EXPIRY_PERIOD.toMillis()));

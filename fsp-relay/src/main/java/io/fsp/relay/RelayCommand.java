@@ -76,6 +76,10 @@ public final class RelayCommand implements Callable<Integer> {
             description = "Connections served at once (default: ${DEFAULT-VALUE}).")
     int maxConnections;
 
+    @Option(names = "--idle-timeout", paramLabel = "DURATION", defaultValue = "10m",
+            description = "Close a connection silent for this long (default: ${DEFAULT-VALUE}).")
+    String idleTimeout;
+
     @Option(names = "--fault", paramLabel = "SPEC", hidden = true,
             description = "Misbehave towards clients, for tests: flip-bit:SEQ, close-after:BYTES, stall,"
                     + " throttle:BYTES_PER_SECOND, duplicate:SEQ, foreign-block:SEQ (repeatable).")
@@ -147,7 +151,8 @@ public final class RelayCommand implements Callable<Integer> {
         KeyMaterial identity = Certificates.loadOrCreate(state.resolve("relay.crt"), state.resolve("relay.key"),
                 "fsp-relay");
         return new RelayConfig(address, new StoreConfig(storeDir, quotaBytes, memoryBytes, ttlValue), identity,
-                trusted, limits, maxConnections, plan, Clock.systemUTC());
+                trusted, limits, maxConnections, value("--idle-timeout", idleTimeout, CliValues::duration), plan,
+                Clock.systemUTC());
     }
 
     private static <T> T value(String option, String text, java.util.function.Function<String, T> parser) {

@@ -7,6 +7,7 @@ import io.fsp.tls.Fingerprint;
 import io.fsp.tls.KeyMaterial;
 import java.net.InetSocketAddress;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Set;
 
 /**
@@ -16,12 +17,14 @@ import java.util.Set;
  * @param identity the relay's TLS key and certificate
  * @param trustedServers fingerprints of the servers allowed to open transfers and put blocks
  * @param maxConnections connections served at once; more are closed at once
+ * @param idleTimeout a connection that sends and receives nothing for this long is closed
  * @param faults misbehaviour towards clients, for tests; {@link FaultPlan#NONE} in production
  */
 public record RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMaterial identity,
-                          Set<Fingerprint> trustedServers, RelayLimits limits, int maxConnections, FaultPlan faults,
-                          Clock clock) {
+                          Set<Fingerprint> trustedServers, RelayLimits limits, int maxConnections, Duration idleTimeout,
+                          FaultPlan faults, Clock clock) {
     public static final int DEFAULT_MAX_CONNECTIONS = 1024;
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(10);
 
     public RelayConfig {
         trustedServers = Set.copyOf(trustedServers);
@@ -29,12 +32,15 @@ public record RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMateri
             throw new IllegalArgumentException("--trust-server: none given (expected: the fingerprint of at least"
                     + " one server, as the server prints it at start)");
         }
+        if (idleTimeout.isNegative() || idleTimeout.isZero()) {
+            throw new IllegalArgumentException("--idle-timeout " + idleTimeout + ": (expected: > 0)");
+        }
         if (maxConnections < 1) {
             throw new IllegalArgumentException("--max-connections " + maxConnections + ": (expected: >= 1)");
         }
     }
 
     public RelayConfig withFaults(FaultPlan plan) {
-        return new RelayConfig(listen, store, identity, trustedServers, limits, maxConnections, plan, clock);
+        return new RelayConfig(listen, store, identity, trustedServers, limits, maxConnections, idleTimeout, plan, clock);
     }
 }

@@ -404,6 +404,16 @@ class RelayServerTest {
         h = null;
     }
 
+    @Test
+    void silentConnectionIsClosedAfterTheIdleTimeout() throws Exception {
+        h = new RelayHarness(store, 1 << 20, 1 << 20, FaultPlan.NONE, RelayConnectionConfig.DEFAULT,
+                Duration.ofMillis(300));
+        RelayConnection client = h.client();
+        client.closeFuture().get(10, TimeUnit.SECONDS);
+        assertFalse(client.isOpen());
+        assertInstanceOf(RelayClosedException.class, failure(client.status(TransferId.random())));
+    }
+
     // ---------------------------------------------------------------- helpers
 
     private static RelayErrorCode refusedToken(CompletableFuture<?> f) {

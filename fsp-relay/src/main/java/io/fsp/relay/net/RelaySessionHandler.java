@@ -17,6 +17,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.traffic.ChannelTrafficShapingHandler;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
@@ -104,6 +105,18 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         inbox.forEach(ReferenceCountUtil::release);
         inbox.clear();
         ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof IdleStateEvent && !busy) {
+            // A request waiting for space keeps its connection; silence otherwise ends it.
+            log.debug("{} idle: closing", session);
+            closing = true;
+            ctx.close();
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
     }
 
     @Override
