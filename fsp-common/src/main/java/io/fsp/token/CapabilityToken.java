@@ -14,7 +14,7 @@ import javax.crypto.spec.SecretKeySpec;
  * expiresAt | scope)}. The server makes it ({@link #issue}) and sends it to the client over the TLS control
  * channel; the relay, which got the token key from the trusted server, checks it ({@link #verify}).
  *
- * <p>Encoded form ({@value #ENCODED_LENGTH} bytes, big-endian): version u8 (=1), transferId 16, expiresAt
+ * <p>Encoded form ({@value #ENCODED_LENGTH} bytes, big-endian): version u8 (=1), transferId u64, expiresAt
  * i64 (epoch milliseconds), scope flags u8, firstSeq i64, lastSeq i64, mac 32. {@link #toText()} is its
  * unpadded base64url form, fit for an FTP reply line.
  */
@@ -75,8 +75,7 @@ public record CapabilityToken(TransferId transferId, Instant expiresAt, TokenSco
             throw new TokenException(TokenException.Reason.MALFORMED,
                     "token version: " + version + " (expected: " + VERSION + ")");
         }
-        byte[] id = new byte[TransferId.LENGTH];
-        b.get(id);
+        long id = b.getLong();
         long expires = b.getLong();
         int flags = b.get() & 0xff;
         long first = b.getLong();
@@ -110,7 +109,7 @@ public record CapabilityToken(TransferId transferId, Instant expiresAt, TokenSco
     private static byte[] signedPart(TransferId transferId, Instant expiresAt, TokenScope scope) {
         return ByteBuffer.allocate(SIGNED_LENGTH)
                 .put((byte) VERSION)
-                .put(transferId.bytes())
+                .putLong(transferId.value())
                 .putLong(expiresAt.toEpochMilli())
                 .put((byte) scope.flags())
                 .putLong(scope.firstSeq())

@@ -1,53 +1,37 @@
 package io.fsp.token;
 
+import java.nio.ByteBuffer;
 import java.security.SecureRandom;
-import java.util.Arrays;
 import java.util.HexFormat;
 
-/** 16 random bytes that name one striped transfer at every relay it uses. */
-public record TransferId(byte[] bytes) {
-    public static final int LENGTH = 16;
+/**
+ * 64 random bits that name one striped transfer: the same value travels in every block header (docs/protocol.md
+ * §2) and in every relay frame, so a relay can check that a block belongs where it is put.
+ */
+public record TransferId(long value) {
+    public static final int LENGTH = 8;
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    public TransferId {
-        if (bytes.length != LENGTH) {
-            throw new IllegalArgumentException("transferId: " + bytes.length + " bytes (expected: " + LENGTH + ")");
-        }
-        bytes = bytes.clone();
-    }
-
     public static TransferId random() {
-        byte[] b = new byte[LENGTH];
-        RANDOM.nextBytes(b);
-        return new TransferId(b);
+        return new TransferId(RANDOM.nextLong());
     }
 
-    /** Parses the 32 hex digits {@link #toString()} prints. */
+    /** Parses the 16 hex digits {@link #toString()} prints. */
     public static TransferId parse(String hex) {
         if (hex.length() != LENGTH * 2) {
             throw new IllegalArgumentException("transferId '" + hex + "': " + hex.length()
                     + " hex digits (expected: " + LENGTH * 2 + ")");
         }
-        return new TransferId(HexFormat.of().parseHex(hex));
+        return new TransferId(HexFormat.fromHexDigitsToLong(hex));
     }
 
-    @Override
+    /** Big-endian, as on the wire. */
     public byte[] bytes() {
-        return bytes.clone();
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof TransferId t && Arrays.equals(bytes, t.bytes);
-    }
-
-    @Override
-    public int hashCode() {
-        return Arrays.hashCode(bytes);
+        return ByteBuffer.allocate(LENGTH).putLong(value).array();
     }
 
     @Override
     public String toString() {
-        return HexFormat.of().formatHex(bytes);
+        return HexFormat.of().toHexDigits(value);
     }
 }

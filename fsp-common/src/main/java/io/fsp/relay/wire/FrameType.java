@@ -20,8 +20,8 @@ final class FrameType {
 
     /** type u8 + body length u32. */
     static final int HEADER_LENGTH = 5;
-    /** id u32 + transfer id 16 + seq i64: what precedes the bytes of PUT_BLOCK and BLOCK. */
-    static final int BLOCK_PREFIX = 4 + 16 + 8;
+    /** id u32 + transfer id u64 + seq i64: what precedes the bytes of PUT_BLOCK and BLOCK. */
+    static final int BLOCK_PREFIX = 4 + 8 + 8;
 
     private FrameType() {
     }

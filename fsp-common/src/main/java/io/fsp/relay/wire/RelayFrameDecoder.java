@@ -181,7 +181,7 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
     }
 
     private static TransferId transferId(ByteBuf body) {
-        return new TransferId(bytes(body, TransferId.LENGTH));
+        return new TransferId(body.readLong());
     }
 
     private static byte[] bytes(ByteBuf body, int n) {

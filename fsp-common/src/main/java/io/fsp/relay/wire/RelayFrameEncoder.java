@@ -1,5 +1,6 @@
 package io.fsp.relay.wire;
 
+import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
@@ -20,12 +21,12 @@ public final class RelayFrameEncoder extends MessageToMessageEncoder<RelayMessag
     @Override
     protected void encode(ChannelHandlerContext ctx, RelayMessage msg, List<Object> out) {
         if (msg instanceof RelayMessage.PutBlock p) {
-            out.add(blockHeader(ctx, FrameType.PUT_BLOCK, p.id(), p.transferId().bytes(), p.seq(), p.content()));
+            out.add(blockHeader(ctx, FrameType.PUT_BLOCK, p.id(), p.transferId(), p.seq(), p.content()));
             out.add(p.content().retain());
             return;
         }
         if (msg instanceof RelayMessage.Block b) {
-            out.add(blockHeader(ctx, FrameType.BLOCK, b.id(), b.transferId().bytes(), b.seq(), b.content()));
+            out.add(blockHeader(ctx, FrameType.BLOCK, b.id(), b.transferId(), b.seq(), b.content()));
             out.add(b.content().retain());
             return;
         }
@@ -39,13 +40,13 @@ public final class RelayFrameEncoder extends MessageToMessageEncoder<RelayMessag
         out.add(buf);
     }
 
-    private static ByteBuf blockHeader(ChannelHandlerContext ctx, int type, int id, byte[] transfer, long seq,
+    private static ByteBuf blockHeader(ChannelHandlerContext ctx, int type, int id, TransferId transfer, long seq,
                                        ByteBuf content) {
         ByteBuf header = ctx.alloc().buffer(FrameType.HEADER_LENGTH + FrameType.BLOCK_PREFIX);
         return header.writeByte(type)
                 .writeInt(FrameType.BLOCK_PREFIX + content.readableBytes())
                 .writeInt(id)
-                .writeBytes(transfer)
+                .writeLong(transfer.value())
                 .writeLong(seq);
     }
 
@@ -60,12 +61,12 @@ public final class RelayFrameEncoder extends MessageToMessageEncoder<RelayMessag
             return FrameType.WELCOME;
         }
         if (msg instanceof RelayMessage.OpenTransfer o) {
-            buf.writeBytes(o.transferId().bytes()).writeBytes(o.tokenKey().bytes())
+            buf.writeLong(o.transferId().value()).writeBytes(o.tokenKey().bytes())
                     .writeLong(o.expiresAt().toEpochMilli()).writeLong(o.quotaHint());
             return FrameType.OPEN_TRANSFER;
         }
         if (msg instanceof RelayMessage.AbortTransfer a) {
-            buf.writeBytes(a.transferId().bytes());
+            buf.writeLong(a.transferId().value());
             return FrameType.ABORT_TRANSFER;
         }
         if (msg instanceof RelayMessage.Authorize a) {
@@ -73,23 +74,23 @@ public final class RelayFrameEncoder extends MessageToMessageEncoder<RelayMessag
             return FrameType.AUTHORIZE;
         }
         if (msg instanceof RelayMessage.GetBlock g) {
-            buf.writeBytes(g.transferId().bytes()).writeLong(g.seq());
+            buf.writeLong(g.transferId().value()).writeLong(g.seq());
             return FrameType.GET_BLOCK;
         }
         if (msg instanceof RelayMessage.Confirm c) {
-            buf.writeBytes(c.transferId().bytes());
+            buf.writeLong(c.transferId().value());
             c.seqs().forEach(buf::writeLong);
             return FrameType.CONFIRM;
         }
         if (msg instanceof RelayMessage.StatusRequest s) {
-            buf.writeBytes(s.transferId().bytes());
+            buf.writeLong(s.transferId().value());
             return FrameType.STATUS;
         }
         if (msg instanceof RelayMessage.Ok) {
             return FrameType.OK;
         }
         if (msg instanceof RelayMessage.NotFound n) {
-            buf.writeBytes(n.transferId().bytes()).writeLong(n.seq());
+            buf.writeLong(n.transferId().value()).writeLong(n.seq());
             return FrameType.NOT_FOUND;
         }
         if (msg instanceof RelayMessage.Confirmed c) {
@@ -97,7 +98,7 @@ public final class RelayFrameEncoder extends MessageToMessageEncoder<RelayMessag
             return FrameType.CONFIRMED;
         }
         if (msg instanceof RelayMessage.Status s) {
-            buf.writeBytes(s.transferId().bytes()).writeLong(s.blocks()).writeLong(s.bytes())
+            buf.writeLong(s.transferId().value()).writeLong(s.blocks()).writeLong(s.bytes())
                     .writeLong(s.expiresAt().toEpochMilli()).writeLong(s.relayUsed()).writeLong(s.relayQuota());
             return FrameType.STATUS_REPLY;
         }

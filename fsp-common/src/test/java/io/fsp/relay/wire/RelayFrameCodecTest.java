@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class RelayFrameCodecTest {
-    private static final TransferId T = TransferId.parse("00112233445566778899aabbccddeeff");
+    private static final TransferId T = TransferId.parse("0011223344556677");
     private static final Instant WHEN = Instant.parse("2026-11-22T01:02:03.456Z");
     private static final byte[] BLOCK = "opaque encrypted block bytes".getBytes(StandardCharsets.US_ASCII);
 
@@ -97,10 +97,10 @@ class RelayFrameCodecTest {
     @Test
     void blockLongerThanTheLimitIsRefusedBeforeItsBodyArrives() {
         EmbeddedChannel ch = new EmbeddedChannel(new RelayFrameDecoder(new RelayLimits(1024)));
-        ByteBuf header = Unpooled.buffer().writeByte(FrameType.PUT_BLOCK).writeInt(28 + 1025);
+        ByteBuf header = Unpooled.buffer().writeByte(FrameType.PUT_BLOCK).writeInt(20 + 1025);
         DecoderException e = assertThrows(DecoderException.class, () -> ch.writeInbound(header));
         assertInstanceOf(TooLongFrameException.class, e);
-        assertEquals("length: 1053 (expected: <= 1052)", e.getMessage());
+        assertEquals("length: 1045 (expected: <= 1044)", e.getMessage());
         // Whatever follows is discarded, not parsed.
         assertFalse(ch.writeInbound(Unpooled.wrappedBuffer(encode(new RelayMessage.Ok(1)))));
         assertFalse(ch.finish());
@@ -129,17 +129,17 @@ class RelayFrameCodecTest {
                 Arguments.of("HELLO one byte short", "01 00000005 00000001 00"),
                 Arguments.of("OK with trailing byte", "80 00000005 00000001 00"),
                 Arguments.of("body shorter than an id", "80 00000002 0000"),
-                Arguments.of("GET with negative seq", "21 0000001c 00000001 " + "00".repeat(16) + "ffffffffffffffff"),
-                Arguments.of("PUT without block bytes", "11 0000001c 00000001 " + "00".repeat(16) + "0000000000000001"),
-                Arguments.of("PUT with negative seq", "11 0000001d 00000001 " + "00".repeat(16) + "8000000000000000 aa"),
-                Arguments.of("CONFIRM with a partial seq", "22 00000019 00000001 " + "00".repeat(16) + "0000000000"),
-                Arguments.of("CONFIRM with no seq", "22 00000014 00000001 " + "00".repeat(16)),
-                Arguments.of("CONFIRM with too many seqs", "22 " + String.format("%08x", 20 + 8 * 4097) + " 00000001 "
-                        + "00".repeat(16) + "00".repeat(8 * 4097)),
+                Arguments.of("GET with negative seq", "21 00000014 00000001 " + "00".repeat(8) + "ffffffffffffffff"),
+                Arguments.of("PUT without block bytes", "11 00000014 00000001 " + "00".repeat(8) + "0000000000000001"),
+                Arguments.of("PUT with negative seq", "11 00000015 00000001 " + "00".repeat(8) + "8000000000000000 aa"),
+                Arguments.of("CONFIRM with a partial seq", "22 00000011 00000001 " + "00".repeat(8) + "0000000000"),
+                Arguments.of("CONFIRM with no seq", "22 0000000c 00000001 " + "00".repeat(8)),
+                Arguments.of("CONFIRM with too many seqs", "22 " + String.format("%08x", 12 + 8 * 4097) + " 00000001 "
+                        + "00".repeat(8) + "00".repeat(8 * 4097)),
                 Arguments.of("AUTHORIZE without token", "20 00000004 00000001"),
                 Arguments.of("AUTHORIZE with a huge token", "20 00000105 00000001 " + "00".repeat(257)),
                 Arguments.of("WELCOME with unknown role", "02 00000007 00000001 0001 09"),
-                Arguments.of("OPEN with negative hint", "10 00000044 00000001 " + "00".repeat(16 + 32 + 8) + "ff".repeat(8)));
+                Arguments.of("OPEN with negative hint", "10 0000003c 00000001 " + "00".repeat(8 + 32 + 8) + "ff".repeat(8)));
     }
 
     @ParameterizedTest(name = "{0}")

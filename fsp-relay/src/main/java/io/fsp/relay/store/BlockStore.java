@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class BlockStore {
     private static final Logger log = LoggerFactory.getLogger(BlockStore.class);
-    private static final Pattern TRANSFER_DIR = Pattern.compile("[0-9a-f]{32}");
+    private static final Pattern TRANSFER_DIR = Pattern.compile("[0-9a-f]{16}");
     private static final Pattern BLOCK_FILE = Pattern.compile("[0-9]{1,19}\\.blk");
 
     private final StoreConfig config;

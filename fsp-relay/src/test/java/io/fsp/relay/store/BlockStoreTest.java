@@ -226,7 +226,7 @@ class BlockStoreTest {
 
     @Test
     void blocksLeftByAnEarlierRunAreRemovedAtStartButOtherFilesAreNot() throws Exception {
-        Path old = dir.resolve("00112233445566778899aabbccddeeff");
+        Path old = dir.resolve("0011223344556677");
         Files.createDirectories(old);
         Files.write(old.resolve("3.blk"), new byte[10]);
         Path foreign = dir.resolve("README");
