@@ -1,5 +1,6 @@
 package io.fsp.relay;
 
+import io.fsp.relay.net.BlockCheck;
 import io.fsp.relay.net.RelayServerInitializer;
 import io.fsp.relay.store.BlockStore;
 import io.fsp.tls.Fingerprint;
@@ -34,15 +35,17 @@ public final class FspRelay implements AutoCloseable {
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final ExecutorService disk;
+    private final ExecutorService verifier;
     private final BlockStore store;
     private final Channel listener;
 
     private FspRelay(RelayConfig config, EventLoopGroup boss, EventLoopGroup workers, ExecutorService disk,
-                     BlockStore store, Channel listener) {
+                     ExecutorService verifier, BlockStore store, Channel listener) {
         this.config = config;
         this.boss = boss;
         this.workers = workers;
         this.disk = disk;
+        this.verifier = verifier;
         this.store = store;
         this.listener = listener;
     }
@@ -50,6 +53,7 @@ public final class FspRelay implements AutoCloseable {
     public static FspRelay start(RelayConfig config) throws IOException {
         SslContext ssl = SslContexts.serverOptionalPeer(config.identity(), PinnedTrustManager.of(config.trustedServers()));
         ExecutorService disk = Executors.newFixedThreadPool(2, new DefaultThreadFactory("fsp-relay-disk", true));
+        ExecutorService verifier = Executors.newFixedThreadPool(2, new DefaultThreadFactory("fsp-relay-verify", true));
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("fsp-relay-accept", true),
                 NioIoHandler.newFactory());
         EventLoopGroup workers = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("fsp-relay-io", true),
@@ -61,7 +65,8 @@ public final class FspRelay implements AutoCloseable {
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
                     .childHandler(new RelayServerInitializer(ssl, store, config.limits(), config.clock(), config.faults(),
-                            config.maxConnections(), config.idleTimeout()))
+                            config.maxConnections(), config.idleTimeout(),
+                            config.verifyBlocks() ? BlockCheck.of(config.limits().maxBlockBytes(), verifier) : BlockCheck.NONE))
                     .bind(config.listen()).syncUninterruptibly().channel();
             Duration ttl = config.store().ttl();
             long period = Math.max(100, Math.min(ttl.toMillis() / 4, MAX_EXPIRY_PERIOD.toMillis()));
@@ -72,14 +77,16 @@ public final class FspRelay implements AutoCloseable {
                     log.warn("expiring transfers failed: {}", e.toString(), e);
                 }
             }, period, period, TimeUnit.MILLISECONDS);
-            FspRelay relay = new FspRelay(config, boss, workers, disk, store, listener);
-            log.info("listening on {}, quota {} bytes ({} in memory), ttl {}, trusting {} server(s){}",
+            FspRelay relay = new FspRelay(config, boss, workers, disk, verifier, store, listener);
+            log.info("listening on {}, quota {} bytes ({} in memory), ttl {}, trusting {} server(s), {}{}",
                     CliValues.format(relay.address()), config.store().quotaBytes(), config.store().memoryBytes(), ttl,
-                    config.trustedServers().size(), config.faults().isEmpty() ? "" : ", FAULTS " + config.faults());
+                    config.trustedServers().size(), config.verifyBlocks() ? "checking blocks" : "blocks unchecked",
+                    config.faults().isEmpty() ? "" : ", FAULTS " + config.faults());
             return relay;
         } catch (IOException | RuntimeException e) {
             shutdown(boss, workers);
             disk.shutdownNow();
+            verifier.shutdownNow();
             throw e;
         }
     }
@@ -110,6 +117,7 @@ public final class FspRelay implements AutoCloseable {
         listener.close().syncUninterruptibly();
         shutdown(boss, workers);
         store.clear();
+        verifier.shutdown();
         disk.shutdown();
         try {
             disk.awaitTermination(10, TimeUnit.SECONDS);

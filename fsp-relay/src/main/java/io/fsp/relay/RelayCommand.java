@@ -80,6 +80,11 @@ public final class RelayCommand implements Callable<Integer> {
             description = "Close a connection silent for this long (default: ${DEFAULT-VALUE}).")
     String idleTimeout;
 
+    @Option(names = "--verify-blocks", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Refuse pushed blocks whose wire checksum or header is wrong (default: on;"
+                    + " --no-verify-blocks stores any bytes).")
+    boolean verifyBlocks;
+
     @Option(names = "--fault", paramLabel = "SPEC", hidden = true,
             description = "Misbehave towards clients, for tests: flip-bit:SEQ, close-after:BYTES, stall,"
                     + " throttle:BYTES_PER_SECOND, duplicate:SEQ, foreign-block:SEQ (repeatable).")
@@ -151,8 +156,8 @@ public final class RelayCommand implements Callable<Integer> {
         KeyMaterial identity = Certificates.loadOrCreate(state.resolve("relay.crt"), state.resolve("relay.key"),
                 "fsp-relay");
         return new RelayConfig(address, new StoreConfig(storeDir, quotaBytes, memoryBytes, ttlValue), identity,
-                trusted, limits, maxConnections, value("--idle-timeout", idleTimeout, CliValues::duration), plan,
-                Clock.systemUTC());
+                trusted, limits, maxConnections, value("--idle-timeout", idleTimeout, CliValues::duration),
+                verifyBlocks, plan, Clock.systemUTC());
     }
 
     private static <T> T value(String option, String text, java.util.function.Function<String, T> parser) {

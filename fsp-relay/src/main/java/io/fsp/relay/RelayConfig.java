@@ -18,11 +18,13 @@ import java.util.Set;
  * @param trustedServers fingerprints of the servers allowed to open transfers and put blocks
  * @param maxConnections connections served at once; more are closed at once
  * @param idleTimeout a connection that sends and receives nothing for this long is closed
+ * @param verifyBlocks refuse pushed blocks that are not sound FSP blocks of their transfer and sequence
+ *                     number (wire checksum, header); off only for peers that push other opaque bytes
  * @param faults misbehaviour towards clients, for tests; {@link FaultPlan#NONE} in production
  */
 public record RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMaterial identity,
                           Set<Fingerprint> trustedServers, RelayLimits limits, int maxConnections, Duration idleTimeout,
-                          FaultPlan faults, Clock clock) {
+                          boolean verifyBlocks, FaultPlan faults, Clock clock) {
     public static final int DEFAULT_MAX_CONNECTIONS = 1024;
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(10);
 
@@ -41,6 +43,7 @@ public record RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMateri
     }
 
     public RelayConfig withFaults(FaultPlan plan) {
-        return new RelayConfig(listen, store, identity, trustedServers, limits, maxConnections, idleTimeout, plan, clock);
+        return new RelayConfig(listen, store, identity, trustedServers, limits, maxConnections, idleTimeout, verifyBlocks, plan,
+                clock);
     }
 }

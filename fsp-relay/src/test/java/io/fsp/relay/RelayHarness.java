@@ -41,15 +41,15 @@ public final class RelayHarness implements AutoCloseable {
 
     public RelayHarness(Path store, long quota, long memory, FaultPlan faults, RelayConnectionConfig connectionConfig)
             throws Exception {
-        this(store, quota, memory, faults, connectionConfig, RelayConfig.DEFAULT_IDLE_TIMEOUT);
+        this(store, quota, memory, faults, connectionConfig, RelayConfig.DEFAULT_IDLE_TIMEOUT, false);
     }
 
     public RelayHarness(Path store, long quota, long memory, FaultPlan faults, RelayConnectionConfig connectionConfig,
-                        Duration idleTimeout) throws Exception {
+                        Duration idleTimeout, boolean verifyBlocks) throws Exception {
         this.connectionConfig = connectionConfig;
         relay = FspRelay.start(new RelayConfig(new InetSocketAddress("127.0.0.1", 0),
                 new StoreConfig(store, quota, memory, Duration.ofMinutes(10)), RELAY, Set.of(SERVER.fingerprint()),
-                RelayLimits.DEFAULT, 64, idleTimeout, faults, clock));
+                RelayLimits.DEFAULT, 64, idleTimeout, verifyBlocks, faults, clock));
     }
 
     /** Connects with the trusted server's certificate. */

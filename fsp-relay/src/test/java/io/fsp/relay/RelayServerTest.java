@@ -407,7 +407,7 @@ class RelayServerTest {
     @Test
     void silentConnectionIsClosedAfterTheIdleTimeout() throws Exception {
         h = new RelayHarness(store, 1 << 20, 1 << 20, FaultPlan.NONE, RelayConnectionConfig.DEFAULT,
-                Duration.ofMillis(300));
+                Duration.ofMillis(300), false);
         RelayConnection client = h.client();
         client.closeFuture().get(10, TimeUnit.SECONDS);
         assertFalse(client.isOpen());

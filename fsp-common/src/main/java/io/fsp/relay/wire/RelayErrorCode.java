@@ -26,6 +26,8 @@ public enum RelayErrorCode {
     STORE_FAILED(11),
     /** Too many requests in flight on one connection. */
     TOO_MANY_REQUESTS(12),
+    /** PUT_BLOCK bytes that are not a sound block of this transfer and sequence number (checksum, header). */
+    BAD_BLOCK(13),
     /** An error code this version does not know (from a newer peer). */
     UNKNOWN(0);
 

@@ -35,6 +35,6 @@ public final class FaultyRelay {
     public static FspRelay start(StoreConfig store, Set<Fingerprint> trustedServers, Fault... faults) throws IOException {
         return FspRelay.start(new RelayConfig(new InetSocketAddress("127.0.0.1", 0), store,
                 Certificates.selfSigned("fsp-relay"), trustedServers, RelayLimits.DEFAULT,
-                RelayConfig.DEFAULT_MAX_CONNECTIONS, RelayConfig.DEFAULT_IDLE_TIMEOUT, new FaultPlan(List.of(faults)), Clock.systemUTC()));
+                RelayConfig.DEFAULT_MAX_CONNECTIONS, RelayConfig.DEFAULT_IDLE_TIMEOUT, true, new FaultPlan(List.of(faults)), Clock.systemUTC()));
     }
 }

@@ -37,10 +37,11 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
     private final FaultPlan faults;
     private final int maxConnections;
     private final Duration idleTimeout;
+    private final BlockCheck blockCheck;
     private final AtomicInteger connections = new AtomicInteger();
 
     public RelayServerInitializer(SslContext ssl, BlockStore store, RelayLimits limits, Clock clock, FaultPlan faults,
-                                  int maxConnections, Duration idleTimeout) {
+                                  int maxConnections, Duration idleTimeout, BlockCheck blockCheck) {
         this.ssl = ssl;
         this.store = store;
         this.limits = limits;
@@ -48,6 +49,7 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
         this.faults = faults;
         this.maxConnections = maxConnections;
         this.idleTimeout = idleTimeout;
+        this.blockCheck = blockCheck;
     }
 
     @Override
@@ -65,7 +67,7 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
                 .addLast(IDLE, new IdleStateHandler(0, 0, idleTimeout.toMillis(), TimeUnit.MILLISECONDS))
                 .addLast(DECODER, new RelayFrameDecoder(limits))
                 .addLast(ENCODER, ENCODER_INSTANCE)
-                .addLast(SESSION, new RelaySessionHandler(store, clock, faults));
+                .addLast(SESSION, new RelaySessionHandler(store, clock, faults, blockCheck));
     }
 
     /** Connections open now. */

@@ -47,6 +47,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private final BlockStore store;
     private final Clock clock;
     private final FaultPlan faults;
+    private final BlockCheck blockCheck;
     private final ArrayDeque<RelayMessage> inbox = new ArrayDeque<>();
     private final Map<TransferId, CapabilityToken> tokens = new HashMap<>();
     private ChannelHandlerContext ctx;
@@ -56,10 +57,11 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private boolean busy;
     private boolean closing;
 
-    public RelaySessionHandler(BlockStore store, Clock clock, FaultPlan faults) {
+    public RelaySessionHandler(BlockStore store, Clock clock, FaultPlan faults, BlockCheck blockCheck) {
         this.store = store;
         this.clock = clock;
         this.faults = faults;
+        this.blockCheck = blockCheck;
     }
 
     @Override
@@ -275,8 +277,16 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         TransferId id = p.transferId();
         long seq = p.seq();
         int msgId = p.id();
-        // The store takes ownership of the bytes; until it answers, this connection reads nothing more.
-        await(store.put(id, seq, p.content()), (ok, error) -> {
+        ByteBuf bytes = p.content();
+        // Checked, then handed to the store; until it answers, this connection reads nothing more.
+        CompletableFuture<Void> stored = blockCheck.verify(id, seq, bytes).handle((ok, error) -> {
+            if (error != null) {
+                bytes.release();
+                return CompletableFuture.<Void>failedFuture(error);
+            }
+            return store.put(id, seq, bytes);
+        }).thenCompose(f -> f);
+        await(stored, (ok, error) -> {
             if (error == null) {
                 reply(new RelayMessage.Ok(msgId));
             } else {
