@@ -155,8 +155,22 @@ class RelayServerTest {
             assertEquals(RelayErrorCode.NOT_A_TRUSTED_SERVER, ((RelayRefusedException) open).code());
             Throwable put = failure(client.putBlock(t.id(), 0, Unpooled.wrappedBuffer(new byte[10])));
             assertEquals(RelayErrorCode.NOT_A_TRUSTED_SERVER, ((RelayRefusedException) put).code());
+            // A large block from a peer without a trusted certificate is not even buffered.
+            Throwable big = failure(client.putBlock(t.id(), 1, Unpooled.wrappedBuffer(new byte[1 << 20])));
+            assertInstanceOf(RelayClosedException.class, big); // ERROR BAD_FRAME, or a reset if that was lost
+            assertEquals(0, h.relay.store().used());
             assertEquals(0, h.relay.store().used());
         }
+    }
+
+    @Test
+    void clientPinningAnotherRelayIsRefusedAtTheHandshake() throws Exception {
+        start(1 << 20, 1 << 20);
+        Throwable e = failure(RelayConnection.connect(h.relay.address(),
+                io.fsp.tls.SslContexts.client(PinnedTrustManager.of(java.util.Set.of(RelayHarness.SERVER.fingerprint())),
+                        Optional.empty()), h.group, RelayConnectionConfig.DEFAULT));
+        assertInstanceOf(RelayClosedException.class, e);
+        assertTrue(e.getMessage().contains("not trusted"), e.getMessage());
     }
 
     @Test

@@ -96,6 +96,8 @@ public final class RelayConnection implements AutoCloseable {
                         sslHandler.handshakeFuture().addListener(f -> {
                             if (f.isSuccess()) {
                                 c.hello();
+                            } else {
+                                c.noteFailure(f.cause()); // before the close, so that the close says why
                             }
                         });
                         ch.closeFuture().addListener(f -> c.closed());
@@ -344,9 +346,6 @@ public final class RelayConnection implements AutoCloseable {
     }
 
     private RelayException closedException() {
-        if (failure instanceof RelayException r) {
-            return r;
-        }
         String why = failure == null ? "connection closed"
                 : "connection closed: " + failure.getMessage();
         return new RelayClosedException(relay, why, failure);

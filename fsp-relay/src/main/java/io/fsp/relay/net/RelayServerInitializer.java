@@ -65,7 +65,7 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
         ch.pipeline()
                 .addLast(SSL, ssl.newHandler(ch.alloc()))
                 .addLast(IDLE, new IdleStateHandler(0, 0, idleTimeout.toMillis(), TimeUnit.MILLISECONDS))
-                .addLast(DECODER, new RelayFrameDecoder(limits))
+                .addLast(DECODER, new RelayFrameDecoder(limits, false)) // large frames once a server said HELLO
                 .addLast(ENCODER, ENCODER_INSTANCE)
                 .addLast(SESSION, new RelaySessionHandler(store, clock, faults, blockCheck));
     }

@@ -5,6 +5,7 @@ import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.store.BlockStore;
 import io.fsp.relay.store.StoreException;
 import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.relay.wire.RelayFrameDecoder;
 import io.fsp.relay.wire.RelayMessage;
 import io.fsp.relay.wire.RelayRole;
 import io.fsp.token.CapabilityToken;
@@ -214,6 +215,9 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         }
         role = peerRole();
         welcomed = true;
+        if (role == RelayRole.SERVER) {
+            ctx.pipeline().get(RelayFrameDecoder.class).acceptBlocks();
+        }
         if (role == RelayRole.CLIENT) {
             faults.closeAfter().ifPresent(n -> ctx.pipeline().addAfter(RelayServerInitializer.SSL, "fault-close",
                     new CloseAfterHandler(n)));
