@@ -49,6 +49,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private final Clock clock;
     private final FaultPlan faults;
     private final BlockCheck blockCheck;
+    private final ReadBudget readBudget;
     private final ArrayDeque<RelayMessage> inbox = new ArrayDeque<>();
     private final Map<TransferId, CapabilityToken> tokens = new HashMap<>();
     private ChannelHandlerContext ctx;
@@ -58,7 +59,9 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private boolean busy;
     private boolean closing;
 
-    public RelaySessionHandler(BlockStore store, Clock clock, FaultPlan faults, BlockCheck blockCheck) {
+    public RelaySessionHandler(BlockStore store, Clock clock, FaultPlan faults, BlockCheck blockCheck,
+                               ReadBudget readBudget) {
+        this.readBudget = readBudget;
         this.store = store;
         this.clock = clock;
         this.faults = faults;
@@ -158,6 +161,12 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
 
     /** Runs {@code work}'s completion back on the event loop and then serves the next request. */
     private <T> void await(CompletableFuture<T> work, java.util.function.BiConsumer<T, Throwable> then) {
+        await(work, then, () -> { });
+    }
+
+    /** As above; {@code onAbandon} runs instead of {@code then} if the connection closed meanwhile. */
+    private <T> void await(CompletableFuture<T> work, java.util.function.BiConsumer<T, Throwable> then,
+                           Runnable onAbandon) {
         busy = true;
         work.whenComplete((value, error) -> ctx.executor().execute(() -> {
             busy = false;
@@ -165,6 +174,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
                 if (value instanceof Optional<?> o && o.isPresent()) {
                     ReferenceCountUtil.release(o.get());
                 }
+                onAbandon.run();
                 return;
             }
             then.accept(value, error);
@@ -372,10 +382,18 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         long seq = g.seq();
-        CompletableFuture<Optional<ByteBuf>> read = role == RelayRole.CLIENT && faults.servesForeign(seq)
-                ? ForeignBlocks.pick(store, g.transferId(), seq)
-                : store.get(g.transferId(), seq);
+        // A spilled block is read into fresh memory: take it from the shared budget until it is written.
+        long budget = store.held(g.transferId(), seq).filter(BlockStore.HeldBlock::onDisk)
+                .map(BlockStore.HeldBlock::size).orElse(0);
+        CompletableFuture<Optional<ByteBuf>> read = readBudget.acquire(budget).thenCompose(granted ->
+                role == RelayRole.CLIENT && faults.servesForeign(seq)
+                        ? ForeignBlocks.pick(store, g.transferId(), seq)
+                        : store.get(g.transferId(), seq));
+        Runnable giveBack = () -> readBudget.release(budget);
         await(read, (block, error) -> {
+            if (error != null || block.isEmpty()) {
+                giveBack.run();
+            }
             if (error != null) {
                 refuse(g.id(), error);
             } else if (block.isEmpty()) {
@@ -392,9 +410,14 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
                 if (role == RelayRole.CLIENT && faults.duplicates(seq)) {
                     ctx.write(new RelayMessage.Block(g.id(), g.transferId(), seq, bytes.retainedDuplicate()));
                 }
-                reply(new RelayMessage.Block(g.id(), g.transferId(), seq, bytes));
+                ctx.writeAndFlush(new RelayMessage.Block(g.id(), g.transferId(), seq, bytes)).addListener(w -> {
+                    giveBack.run();
+                    if (!w.isSuccess()) {
+                        ctx.fireExceptionCaught(w.cause());
+                    }
+                });
             }
-        });
+        }, giveBack);
     }
 
     private void confirm(RelayMessage.Confirm c) {
