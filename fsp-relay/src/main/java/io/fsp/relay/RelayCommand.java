@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
         description = {"Relay daemon: holds encrypted blocks of striped transfers for the servers it trusts,"
                 + " and hands them to clients that present a capability token.",
                 "Prints 'fsp-relay: listening on HOST:PORT, certificate sha256 FINGERPRINT' once ready."},
-        exitCodeListHeading = "Exit codes:%n",
+        exitCodeOnExecutionException = 4, exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:stopped normally", "1:could not start (address in use, unreadable state)",
                 "2:usage error", "4:internal error"})
 public final class RelayCommand implements Callable<Integer> {

@@ -125,6 +125,41 @@ class RelayServerTest {
     }
 
     @Test
+    void severalClientsFetchWhileTheServerPushesAndAllGetTheSameBytes() throws Exception {
+        start(8L << 20, 2L << 20); // part in memory, part spilled
+        int blocks = 60;
+        try (RelayConnection server = h.server()) {
+            RelayHarness.Opened t = h.open(server);
+            List<RelayConnection> clients = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                clients.add(h.client());
+                clients.get(i).authorize(t.token()).get(5, TimeUnit.SECONDS);
+            }
+            List<CompletableFuture<Void>> fetched = new ArrayList<>();
+            List<CompletableFuture<Void>> puts = new ArrayList<>();
+            for (long seq = 0; seq < blocks; seq++) {
+                long s = seq;
+                CompletableFuture<Void> put = server.putBlock(t.id(), seq,
+                        Unpooled.wrappedBuffer(block(50_000 + (int) seq, seq)));
+                puts.add(put);
+                for (RelayConnection c : clients) {
+                    fetched.add(put.thenCompose(x -> c.getBlock(t.id(), s)).thenAccept(b -> {
+                        try {
+                            assertArrayEquals(block(50_000 + (int) s, s), ByteBufUtil.getBytes(b), "block " + s);
+                        } finally {
+                            b.release();
+                        }
+                    }));
+                }
+            }
+            CompletableFuture.allOf(fetched.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+            assertEquals(blocks, h.relay.store().status(t.id()).orElseThrow().blocks());
+            assertTrue(h.relay.store().memoryUsed() <= 2L << 20);
+            clients.forEach(RelayConnection::close);
+        }
+    }
+
+    @Test
     void serverWithAnUntrustedCertificateIsRefused() throws Exception {
         start(1 << 20, 1 << 20);
         CompletableFuture<RelayConnection> f = CompletableFuture.supplyAsync(() -> {
