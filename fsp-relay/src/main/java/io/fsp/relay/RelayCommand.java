@@ -86,7 +86,7 @@ public final class RelayCommand implements Callable<Integer> {
     boolean verifyBlocks;
 
     @Option(names = "--fault", paramLabel = "SPEC", hidden = true,
-            description = "Misbehave towards clients, for tests: flip-bit:SEQ, close-after:BYTES, stall,"
+            description = "Misbehave towards clients, for tests: flip-bit:SEQ, tamper:SEQ, close-after:BYTES, stall,"
                     + " throttle:BYTES_PER_SECOND, duplicate:SEQ, foreign-block:SEQ (repeatable).")
     List<String> faults = new ArrayList<>();
 

@@ -8,6 +8,13 @@ public sealed interface Fault {
     record FlipBit(long seq) implements Fault {
     }
 
+    /**
+     * Serves block {@code seq} with one payload bit flipped and its wire checksum recomputed: a tampering
+     * relay that only the end-to-end checks (AES-GCM tag, plaintext digest) can catch.
+     */
+    record Tamper(long seq) implements Fault {
+    }
+
     /** Closes each client connection after sending {@code bytes} bytes of frames, mid-frame if so. */
     record CloseAfter(long bytes) implements Fault {
         public CloseAfter {
@@ -39,7 +46,7 @@ public sealed interface Fault {
     }
 
     /**
-     * Parses the command-line form: {@code flip-bit:SEQ}, {@code close-after:BYTES}, {@code stall},
+     * Parses the command-line form: {@code flip-bit:SEQ}, {@code tamper:SEQ}, {@code close-after:BYTES}, {@code stall},
      * {@code throttle:BYTES_PER_SECOND}, {@code duplicate:SEQ}, {@code foreign-block:SEQ}.
      */
     static Fault parse(String spec) {
@@ -50,6 +57,7 @@ public sealed interface Fault {
         try {
             return switch (name) {
                 case "flip-bit" -> new FlipBit(number(arg));
+                case "tamper" -> new Tamper(number(arg));
                 case "close-after" -> new CloseAfter(number(arg));
                 case "stall" -> new Stall();
                 case "throttle" -> new Throttle(number(arg));
@@ -59,7 +67,7 @@ public sealed interface Fault {
             };
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--fault " + spec + ": " + e.getMessage() + " (expected: flip-bit:SEQ,"
-                    + " close-after:BYTES, stall, throttle:BYTES_PER_SECOND, duplicate:SEQ or foreign-block:SEQ)");
+                    + " tamper:SEQ, close-after:BYTES, stall, throttle:BYTES_PER_SECOND, duplicate:SEQ or foreign-block:SEQ)");
         }
     }
 

@@ -31,6 +31,10 @@ public record FaultPlan(List<Fault> faults) {
         return faults.stream().anyMatch(f -> f instanceof Fault.FlipBit b && b.seq() == seq);
     }
 
+    public boolean tampers(long seq) {
+        return faults.stream().anyMatch(f -> f instanceof Fault.Tamper t && t.seq() == seq);
+    }
+
     public boolean duplicates(long seq) {
         return faults.stream().anyMatch(f -> f instanceof Fault.Duplicate d && d.seq() == seq);
     }

@@ -2,6 +2,7 @@ package io.fsp.relay.net;
 
 import io.fsp.relay.fault.CloseAfterHandler;
 import io.fsp.relay.fault.FaultPlan;
+import io.fsp.relay.fault.Tampering;
 import io.fsp.relay.store.BlockStore;
 import io.fsp.relay.store.StoreException;
 import io.fsp.relay.wire.RelayErrorCode;
@@ -400,12 +401,11 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
                 reply(new RelayMessage.NotFound(g.id(), g.transferId(), seq));
             } else {
                 ByteBuf bytes = block.get();
-                if (role == RelayRole.CLIENT && faults.flipsBit(seq) && bytes.isReadable()) {
-                    ByteBuf flipped = bytes.alloc().buffer(bytes.readableBytes()).writeBytes(bytes);
-                    bytes.release();
-                    int at = flipped.readableBytes() / 2;
-                    flipped.setByte(at, flipped.getByte(at) ^ 0x10);
-                    bytes = flipped;
+                if (role == RelayRole.CLIENT && faults.flipsBit(seq)) {
+                    bytes = Tampering.flipBit(bytes);
+                }
+                if (role == RelayRole.CLIENT && faults.tampers(seq)) {
+                    bytes = Tampering.tamper(bytes);
                 }
                 if (role == RelayRole.CLIENT && faults.duplicates(seq)) {
                     ctx.write(new RelayMessage.Block(g.id(), g.transferId(), seq, bytes.retainedDuplicate()));
