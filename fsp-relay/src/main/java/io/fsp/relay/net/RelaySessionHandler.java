@@ -22,6 +22,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.traffic.ChannelTrafficShapingHandler;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.ReferenceCounted;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.ArrayDeque;
@@ -146,7 +147,9 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             try {
                 serve(m);
             } catch (RuntimeException e) {
-                ReferenceCountUtil.release(m);
+                if (m instanceof ReferenceCounted r && r.refCnt() > 0) {
+                    r.release(); // unless a handler passed the bytes on before failing
+                }
                 log.warn("{} internal error serving {}: {}", session, m, e.toString(), e);
                 fail(new RelayMessage.Error(m.id(), RelayErrorCode.STORE_FAILED, "internal error"));
             }
@@ -206,6 +209,8 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             confirm(c);
         } else if (m instanceof RelayMessage.StatusRequest s) {
             status(s);
+        } else if (m instanceof RelayMessage.Hello) {
+            fail(new RelayMessage.Error(0, RelayErrorCode.BAD_HANDSHAKE, "HELLO twice on one connection"));
         } else {
             ReferenceCountUtil.release(m);
             fail(new RelayMessage.Error(0, RelayErrorCode.BAD_FRAME,
