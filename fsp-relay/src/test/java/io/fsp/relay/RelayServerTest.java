@@ -101,6 +101,7 @@ class RelayServerTest {
         try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
             assertEquals(RelayRole.SERVER, server.role());
             assertEquals(RelayRole.CLIENT, client.role());
+            assertEquals(RelayHarness.RELAY.fingerprint(), server.relayFingerprint());
             RelayHarness.Opened t = h.open(server);
             Map<Long, byte[]> sent = new HashMap<>();
             List<CompletableFuture<Void>> puts = new ArrayList<>();

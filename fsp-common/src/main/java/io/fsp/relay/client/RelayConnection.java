@@ -6,6 +6,7 @@ import io.fsp.relay.wire.RelayFrameEncoder;
 import io.fsp.relay.wire.RelayLimits;
 import io.fsp.relay.wire.RelayMessage;
 import io.fsp.relay.wire.RelayRole;
+import io.fsp.tls.Fingerprint;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TokenKey;
 import io.fsp.token.TransferId;
@@ -25,6 +26,8 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -35,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
  * One TLS connection to a relay, usable from any thread. A server {@linkplain #openTransfer opens} a
@@ -135,6 +139,19 @@ public final class RelayConnection implements AutoCloseable {
 
     public InetSocketAddress relay() {
         return relay;
+    }
+
+    /**
+     * The SHA-256 fingerprint of the certificate the relay presented. A server that reached a relay by its
+     * address can announce this to the client, which then pins it.
+     */
+    public Fingerprint relayFingerprint() {
+        try {
+            Certificate[] chain = channel.pipeline().get(SslHandler.class).engine().getSession().getPeerCertificates();
+            return Fingerprint.of((X509Certificate) chain[0]);
+        } catch (SSLPeerUnverifiedException e) {
+            throw new IllegalStateException("relay " + relay + " presented no certificate", e);
+        }
     }
 
     public boolean isOpen() {
