@@ -51,8 +51,8 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * <p>Every operation returns a future that fails with a {@link RelayException}: {@link
  * RelayClosedException} (dead relay), {@link RelayTimeoutException} (no answer), {@link
  * RelayRefusedException} / {@link TokenRefusedException} (ERROR from the relay), {@link
- * BlockNotFoundException}. Futures complete on the connection's event loop: keep callbacks short or use the
- * {@code *Async} variants with an executor.
+ * BlockNotFoundException}. Futures complete on the connection's event loop: keep callbacks short, or chain
+ * with {@code thenApplyAsync(…, executor)} for disk or CPU work.
  */
 public final class RelayConnection implements AutoCloseable {
     private final Channel channel;
@@ -175,7 +175,9 @@ public final class RelayConnection implements AutoCloseable {
 
     /**
      * Pushes one block; takes ownership of {@code block} (released once written or on failure). Completes
-     * when the relay has stored it, which is the server's cue that the block may be announced.
+     * when the relay has stored it, which is the server's cue that the block may be announced. To place the
+     * block elsewhere should this fail, pass {@code block.retainedDuplicate()} and keep the original until
+     * the future completes.
      */
     public CompletableFuture<Void> putBlock(TransferId transferId, long seq, ByteBuf block) {
         CompletableFuture<Void> f = new CompletableFuture<>();
