@@ -123,7 +123,7 @@ public final class BlockStore {
         if (memoryUsed + w.size <= config.memoryBytes()) {
             memoryUsed += w.size;
             // A copy of exactly the block's size: the received buffer may be a slice of a larger one.
-            ByteBuf copy = alloc.directBuffer(w.size, w.size);
+            ByteBuf copy = alloc.buffer(w.size, w.size);
             copy.writeBytes(w.block, w.block.readerIndex(), w.size);
             w.block.release();
             Transfer t = transfers.get(w.id);
@@ -207,7 +207,7 @@ public final class BlockStore {
         Path file = h.file;
         int size = h.size;
         disk.execute(() -> {
-            ByteBuf buf = alloc.directBuffer(size, size);
+            ByteBuf buf = alloc.buffer(size, size);
             try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
                 while (buf.writableBytes() > 0) {
                     if (buf.writeBytes(ch, buf.writerIndex(), buf.writableBytes()) < 0) {
