@@ -375,6 +375,37 @@ class RelayServerTest {
     }
 
     @Test
+    void firstWritableStripesAroundAFullRelay() throws Exception {
+        start(64L << 20, 64L << 20);
+        try (RelayHarness other = new RelayHarness(store.resolve("small"), 100_000, 100_000, FaultPlan.NONE)) {
+            RelayConnectionConfig window = RelayConnectionConfig.DEFAULT.withPushWindowBytes(50_000);
+            try (RelayConnection big = h.connect(Optional.of(RelayHarness.SERVER), window);
+                 RelayConnection small = other.connect(Optional.of(RelayHarness.SERVER), window)) {
+                RelayHarness.Opened onBig = h.open(big);
+                RelayHarness.Opened onSmall = other.open(small);
+                Map<RelayConnection, TransferId> ids = Map.of(big, onBig.id(), small, onSmall.id());
+                List<CompletableFuture<Void>> puts = new ArrayList<>();
+                for (long seq = 0; seq < 40; seq++) {
+                    RelayConnection r = RelayConnection.firstWritable(List.of(small, big)).get(10, TimeUnit.SECONDS);
+                    puts.add(r.putBlock(ids.get(r), seq, Unpooled.wrappedBuffer(block(20_000, seq))));
+                }
+                // The small relay holds 5 blocks and stops acknowledging; at most a window's worth more waits
+                // for it (2 at the relay, 1 here), and everything else goes to the big one.
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                long onBigStored;
+                while ((onBigStored = h.relay.store().status(onBig.id()).orElseThrow().blocks()) < 32
+                        && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                assertTrue(onBigStored >= 32, "blocks on the big relay: " + onBigStored);
+                assertEquals(5, other.relay.store().status(onSmall.id()).orElseThrow().blocks());
+                assertEquals(40 - onBigStored - 5, puts.stream().filter(f -> !f.isDone()).count(),
+                        "every other block waits for the small relay");
+            }
+        }
+    }
+
+    @Test
     void abortDropsTheTransfer() throws Exception {
         start(1 << 20, 1 << 20);
         try (RelayConnection server = h.server(); RelayConnection client = h.client()) {

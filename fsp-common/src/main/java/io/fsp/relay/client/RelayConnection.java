@@ -211,6 +211,29 @@ public final class RelayConnection implements AutoCloseable {
         return f;
     }
 
+    /**
+     * The first of {@code relays} with room in its push window: first-come-first-served striping gives the
+     * next block to it, so faster relays get more. Fails only when every connection is closed.
+     */
+    public static CompletableFuture<RelayConnection> firstWritable(Collection<RelayConnection> relays) {
+        CompletableFuture<RelayConnection> first = new CompletableFuture<>();
+        if (relays.isEmpty()) {
+            first.completeExceptionally(new IllegalArgumentException("relays: none (expected: at least one)"));
+            return first;
+        }
+        java.util.concurrent.atomic.AtomicInteger failed = new java.util.concurrent.atomic.AtomicInteger();
+        for (RelayConnection r : relays) {
+            r.whenWritable().whenComplete((ok, error) -> {
+                if (error == null) {
+                    first.complete(r);
+                } else if (failed.incrementAndGet() == relays.size()) {
+                    first.completeExceptionally(error);
+                }
+            });
+        }
+        return first;
+    }
+
     /** Block bytes pushed but not yet acknowledged plus those waiting here (a rough load figure). */
     public long unacknowledgedBytes() {
         return unacknowledgedBytes;
