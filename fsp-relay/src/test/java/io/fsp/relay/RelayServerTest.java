@@ -406,6 +406,38 @@ class RelayServerTest {
     }
 
     @Test
+    void abandonedTransferIsDroppedAfterTheTtlByTheRunningRelay() throws Exception {
+        try (FspRelay relay = FspRelay.start(new RelayConfig(new java.net.InetSocketAddress("127.0.0.1", 0),
+                new io.fsp.relay.store.StoreConfig(store, 1 << 20, 0, Duration.ofMillis(300)), RelayHarness.RELAY,
+                java.util.Set.of(RelayHarness.SERVER.fingerprint()), io.fsp.relay.wire.RelayLimits.DEFAULT, 8,
+                RelayConfig.DEFAULT_IDLE_TIMEOUT, false, FaultPlan.NONE, java.time.Clock.systemUTC()))) {
+            h = new RelayHarness(store.resolve("unused"), 1 << 20, 1 << 20, FaultPlan.NONE); // for its event loop
+            TransferId id = TransferId.random();
+            try (RelayConnection server = RelayConnection.connect(relay.address(), io.fsp.tls.SslContexts.client(
+                    PinnedTrustManager.of(java.util.Set.of(RelayHarness.RELAY.fingerprint())),
+                    Optional.of(RelayHarness.SERVER)), h.group, RelayConnectionConfig.DEFAULT).get(10, TimeUnit.SECONDS)) {
+                server.openTransfer(id, TokenKey.random(), Instant.now().plusSeconds(3600), 0).get(5, TimeUnit.SECONDS);
+                server.putBlock(id, 0, Unpooled.wrappedBuffer(new byte[1000])).get(5, TimeUnit.SECONDS);
+                assertEquals(1000, relay.store().used());
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (relay.store().status(id).isPresent() && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                }
+                assertTrue(relay.store().status(id).isEmpty(), "transfer expired");
+                assertEquals(RelayErrorCode.UNKNOWN_TRANSFER,
+                        ((RelayRefusedException) failure(server.status(id))).code());
+                while (relay.store().used() > 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                }
+                assertEquals(0, relay.store().used());
+                try (Stream<Path> s = Files.walk(store)) {
+                    assertEquals(0, s.filter(p -> Files.isRegularFile(p) && p.toString().endsWith(".blk")).count());
+                }
+            }
+        }
+    }
+
+    @Test
     void abortDropsTheTransfer() throws Exception {
         start(1 << 20, 1 << 20);
         try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
