@@ -253,7 +253,9 @@ public final class RelayConnection implements AutoCloseable {
 
     /**
      * Fetches one block: the bytes exactly as the server put them. The caller owns (and must release) the
-     * buffer. Fails with {@link BlockNotFoundException} if the relay does not hold it.
+     * buffer. Fails with {@link BlockNotFoundException} if the relay does not hold it. Requests may be
+     * pipelined; the relay answers them in order. Every answer is read as it arrives, so bound the number of
+     * outstanding gets (e.g. by the writer's queue depth) to bound memory.
      */
     public CompletableFuture<ByteBuf> getBlock(TransferId transferId, long seq) {
         return request(id -> new RelayMessage.GetBlock(id, transferId, seq), config.requestTimeout(), ByteBuf.class);
