@@ -438,6 +438,39 @@ class RelayServerTest {
     }
 
     @Test
+    void aTrustedServerCannotTouchAnotherServersTransfer() throws Exception {
+        io.fsp.tls.KeyMaterial second = Certificates.selfSigned("second server");
+        try (FspRelay relay = FspRelay.start(new RelayConfig(new java.net.InetSocketAddress("127.0.0.1", 0),
+                new io.fsp.relay.store.StoreConfig(store, 1 << 20, 1 << 20, Duration.ofMinutes(1)), RelayHarness.RELAY,
+                java.util.Set.of(RelayHarness.SERVER.fingerprint(), second.fingerprint()),
+                io.fsp.relay.wire.RelayLimits.DEFAULT, 8, RelayConfig.DEFAULT_IDLE_TIMEOUT, false, FaultPlan.NONE,
+                java.time.Clock.systemUTC()))) {
+            h = new RelayHarness(store.resolve("unused"), 1 << 20, 1 << 20, FaultPlan.NONE); // for its event loop
+            io.netty.handler.ssl.SslContext asFirst = io.fsp.tls.SslContexts.client(
+                    PinnedTrustManager.of(java.util.Set.of(RelayHarness.RELAY.fingerprint())), Optional.of(RelayHarness.SERVER));
+            io.netty.handler.ssl.SslContext asSecond = io.fsp.tls.SslContexts.client(
+                    PinnedTrustManager.of(java.util.Set.of(RelayHarness.RELAY.fingerprint())), Optional.of(second));
+            try (RelayConnection first = RelayConnection.connect(relay.address(), asFirst, h.group,
+                    RelayConnectionConfig.DEFAULT).get(10, TimeUnit.SECONDS);
+                 RelayConnection other = RelayConnection.connect(relay.address(), asSecond, h.group,
+                    RelayConnectionConfig.DEFAULT).get(10, TimeUnit.SECONDS)) {
+                TransferId id = TransferId.random();
+                TokenKey key = TokenKey.random();
+                first.openTransfer(id, key, Instant.now().plusSeconds(60), 0).get(5, TimeUnit.SECONDS);
+                first.putBlock(id, 0, Unpooled.wrappedBuffer(new byte[] {1})).get(5, TimeUnit.SECONDS);
+                assertEquals(RelayErrorCode.NOT_A_TRUSTED_SERVER, ((RelayRefusedException) failure(
+                        other.putBlock(id, 1, Unpooled.wrappedBuffer(new byte[] {2})))).code());
+                assertEquals(RelayErrorCode.NOT_A_TRUSTED_SERVER,
+                        ((RelayRefusedException) failure(other.abortTransfer(id))).code());
+                assertEquals(RelayErrorCode.TRANSFER_EXISTS, ((RelayRefusedException) failure(
+                        other.openTransfer(id, key, Instant.now().plusSeconds(60), 0))).code());
+                assertEquals(1, relay.store().status(id).orElseThrow().blocks());
+                first.abortTransfer(id).get(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @Test
     void abortDropsTheTransfer() throws Exception {
         start(1 << 20, 1 << 20);
         try (RelayConnection server = h.server(); RelayConnection client = h.client()) {

@@ -1,6 +1,7 @@
 package io.fsp.relay.store;
 
 import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.tls.Fingerprint;
 import io.fsp.token.TokenKey;
 import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
@@ -64,14 +65,24 @@ public final class BlockStore {
     /** Outcome of {@link #open}. */
     public enum OpenResult { OPENED, ALREADY_OPEN, KEY_MISMATCH }
 
-    /** Opens a transfer; opening it again with the same key is harmless (a reconnecting server). */
-    public synchronized OpenResult open(TransferId id, TokenKey key, Instant expiresAt, long quotaHint) {
+    /**
+     * Opens a transfer for the server whose certificate is {@code owner}; opening it again with the same key
+     * by the same server is harmless (a reconnecting server).
+     */
+    public synchronized OpenResult open(TransferId id, TokenKey key, Instant expiresAt, long quotaHint,
+                                        Fingerprint owner) {
         Transfer t = transfers.get(id);
         if (t != null) {
-            return t.key.equals(key) ? OpenResult.ALREADY_OPEN : OpenResult.KEY_MISMATCH;
+            return t.key.equals(key) && t.owner.equals(owner) ? OpenResult.ALREADY_OPEN : OpenResult.KEY_MISMATCH;
         }
-        transfers.put(id, new Transfer(id, key, expiresAt, quotaHint, clock.instant()));
+        transfers.put(id, new Transfer(id, key, expiresAt, quotaHint, owner, clock.instant()));
         return OpenResult.OPENED;
+    }
+
+    /** The server that opened the transfer, if it is open. */
+    public synchronized Optional<Fingerprint> owner(TransferId id) {
+        Transfer t = transfers.get(id);
+        return t == null ? Optional.empty() : Optional.of(t.owner);
     }
 
     /** The key tokens for {@code id} are checked with, if the transfer is open. */
@@ -468,6 +479,7 @@ public final class BlockStore {
     private static final class Transfer {
         final TransferId id;
         final TokenKey key;
+        final Fingerprint owner;
         final Instant expiresAt;
         final long quotaHint;
         final Map<Long, Held> blocks = new HashMap<>();
@@ -475,9 +487,10 @@ public final class BlockStore {
         Instant lastActivity;
         long bytes;
 
-        Transfer(TransferId id, TokenKey key, Instant expiresAt, long quotaHint, Instant now) {
+        Transfer(TransferId id, TokenKey key, Instant expiresAt, long quotaHint, Fingerprint owner, Instant now) {
             this.id = id;
             this.key = key;
+            this.owner = owner;
             this.expiresAt = expiresAt;
             this.quotaHint = quotaHint;
             this.lastActivity = now;
