@@ -206,6 +206,11 @@ public final class RelayConnection implements AutoCloseable {
                 f.complete(null);
             } else {
                 writableWaiters.add(f);
+                f.whenComplete((x, e) -> {
+                    if (f.isCancelled()) {
+                        channel.eventLoop().execute(() -> writableWaiters.remove(f));
+                    }
+                });
             }
         });
         return f;
@@ -222,15 +227,21 @@ public final class RelayConnection implements AutoCloseable {
             return first;
         }
         java.util.concurrent.atomic.AtomicInteger failed = new java.util.concurrent.atomic.AtomicInteger();
+        List<CompletableFuture<Void>> waits = new ArrayList<>();
         for (RelayConnection r : relays) {
-            r.whenWritable().whenComplete((ok, error) -> {
+            CompletableFuture<Void> w = r.whenWritable();
+            waits.add(w);
+            w.whenComplete((ok, error) -> {
                 if (error == null) {
                     first.complete(r);
-                } else if (failed.incrementAndGet() == relays.size()) {
+                } else if (!(error instanceof java.util.concurrent.CancellationException)
+                        && failed.incrementAndGet() == relays.size()) {
                     first.completeExceptionally(error);
                 }
             });
         }
+        // The relays that did not win stop waiting, so a long-full relay collects no waiters.
+        first.whenComplete((r, error) -> waits.forEach(w -> w.cancel(false)));
         return first;
     }
 
