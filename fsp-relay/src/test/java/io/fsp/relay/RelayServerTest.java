@@ -410,7 +410,7 @@ class RelayServerTest {
         try (FspRelay relay = FspRelay.start(new RelayConfig(new java.net.InetSocketAddress("127.0.0.1", 0),
                 new io.fsp.relay.store.StoreConfig(store, 1 << 20, 0, Duration.ofMillis(300)), RelayHarness.RELAY,
                 java.util.Set.of(RelayHarness.SERVER.fingerprint()), io.fsp.relay.wire.RelayLimits.DEFAULT, 8,
-                RelayConfig.DEFAULT_IDLE_TIMEOUT, false, FaultPlan.NONE, java.time.Clock.systemUTC()))) {
+                RelayConfig.DEFAULT_IDLE_TIMEOUT, false, false, FaultPlan.NONE, java.time.Clock.systemUTC()))) {
             h = new RelayHarness(store.resolve("unused"), 1 << 20, 1 << 20, FaultPlan.NONE); // for its event loop
             TransferId id = TransferId.random();
             try (RelayConnection server = RelayConnection.connect(relay.address(), io.fsp.tls.SslContexts.client(
@@ -443,7 +443,7 @@ class RelayServerTest {
         try (FspRelay relay = FspRelay.start(new RelayConfig(new java.net.InetSocketAddress("127.0.0.1", 0),
                 new io.fsp.relay.store.StoreConfig(store, 1 << 20, 1 << 20, Duration.ofMinutes(1)), RelayHarness.RELAY,
                 java.util.Set.of(RelayHarness.SERVER.fingerprint(), second.fingerprint()),
-                io.fsp.relay.wire.RelayLimits.DEFAULT, 8, RelayConfig.DEFAULT_IDLE_TIMEOUT, false, FaultPlan.NONE,
+                io.fsp.relay.wire.RelayLimits.DEFAULT, 8, RelayConfig.DEFAULT_IDLE_TIMEOUT, false, false, FaultPlan.NONE,
                 java.time.Clock.systemUTC()))) {
             h = new RelayHarness(store.resolve("unused"), 1 << 20, 1 << 20, FaultPlan.NONE); // for its event loop
             io.netty.handler.ssl.SslContext asFirst = io.fsp.tls.SslContexts.client(
