@@ -428,7 +428,8 @@ public final class BlockStore {
     }
 
     private static void complete(CompletableFuture<Void> done) {
-        // Complete outside callers' locks where it matters; here the caller continues on its event loop.
+        // Runs under this store's lock: continuations must only hand over to their own thread (the session
+        // handler re-schedules onto its event loop), never call back into the store inline.
         done.complete(null);
     }
 
