@@ -14,6 +14,8 @@ import io.fsp.crypto.TransferKey;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -156,6 +158,36 @@ public class BlockBenchmark {
         }
     }
 
+    /** The same sender with its SHA-256 digest on a second thread, beside zstd, AES-GCM and CRC32C. */
+    @State(Scope.Thread)
+    public static class Overlapped {
+        @Param({"off", "1"})
+        public String zstd;
+        ExecutorService digestThread;
+        BlockPipeline sender;
+
+        @Setup
+        public void setUp() {
+            digestThread = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "digest");
+                t.setDaemon(true);
+                return t;
+            });
+            BlockPipeline.Builder b = BlockPipeline.builder().encryption(TransferKey.of(9, TestData.random(16, 4)))
+                    .digest(ChecksumAlgorithm.SHA256).checksum(ChecksumAlgorithm.CRC32C).digestExecutor(digestThread);
+            if (!zstd.equals("off")) {
+                b.compression(Integer.parseInt(zstd));
+            }
+            sender = b.build();
+        }
+
+        @TearDown
+        public void tearDown() {
+            sender.close();
+            digestThread.shutdownNow();
+        }
+    }
+
     @Benchmark
     public Digest hash(Data d, Hashing h) {
         h.hasher.reset();
@@ -201,6 +233,14 @@ public class BlockBenchmark {
 
     @Benchmark
     public int pipelineSeal(Data d, Pipeline p) {
+        SealedBlock s = p.sender.seal(d.plain, 0, "data/file.bin", false);
+        int n = s.block().content().readableBytes();
+        s.block().release();
+        return n;
+    }
+
+    @Benchmark
+    public int pipelineSealOverlapped(Data d, Overlapped p) {
         SealedBlock s = p.sender.seal(d.plain, 0, "data/file.bin", false);
         int n = s.block().content().readableBytes();
         s.block().release();
