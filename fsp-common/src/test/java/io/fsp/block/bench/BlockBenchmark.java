@@ -12,6 +12,7 @@ import io.fsp.checksum.Digest;
 import io.fsp.checksum.Hasher;
 import io.fsp.crypto.TransferKey;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.util.concurrent.ExecutorService;
@@ -39,7 +40,7 @@ import org.openjdk.jmh.annotations.TearDown;
 @Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g", "-Dio.netty.leakDetection.level=disabled"})
 public class BlockBenchmark {
     public static final int BLOCK = 4 * 1024 * 1024;
-    private static final PooledByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
+    private static final PooledByteBufAllocator ALLOC = BlockPipeline.ALLOCATOR;
 
     /** The plaintext block. */
     @State(Scope.Thread)
@@ -127,11 +128,20 @@ public class BlockBenchmark {
         }
     }
 
-    /** The pipeline as a transfer uses it: SHA-256 digest, optional zstd, AES-128-GCM (default provider), CRC32C. */
+    /**
+     * The pipeline as a transfer uses it: SHA-256 digest, optional zstd level 1, AES-128-GCM (default provider),
+     * CRC32C. {@code digest=beside}: the sender digests on a second thread; the receiver leaves the digest to
+     * the client's hashing stage, which runs beside the disk write. {@code chunk}: the pool's chunk size.
+     */
     @State(Scope.Thread)
     public static class Pipeline {
         @Param({"off", "1"})
         public String zstd;
+        @Param({"inline", "beside"})
+        public String digest;
+        @Param({"16MiB"})
+        public String chunk;
+        ExecutorService digestThread;
         BlockPipeline sender;
         BlockPipeline receiver;
         Block wire;
@@ -139,13 +149,24 @@ public class BlockBenchmark {
         @Setup
         public void setUp(Data d) {
             TransferKey key = TransferKey.of(9, TestData.random(16, 4));
-            BlockPipeline.Builder b = BlockPipeline.builder().encryption(key).digest(ChecksumAlgorithm.SHA256)
-                    .checksum(ChecksumAlgorithm.CRC32C);
+            ByteBufAllocator alloc = chunk.equals("16MiB") ? BlockPipeline.ALLOCATOR : PooledByteBufAllocator.DEFAULT;
+            BlockPipeline.Builder b = BlockPipeline.builder().allocator(alloc).encryption(key)
+                    .digest(ChecksumAlgorithm.SHA256).checksum(ChecksumAlgorithm.CRC32C);
             if (!zstd.equals("off")) {
                 b.compression(Integer.parseInt(zstd));
             }
+            boolean beside = digest.equals("beside");
+            if (beside) {
+                digestThread = Executors.newSingleThreadExecutor(r -> {
+                    Thread t = new Thread(r, "digest");
+                    t.setDaemon(true);
+                    return t;
+                });
+                b.digestExecutor(digestThread);
+            }
             sender = b.build();
-            receiver = BlockPipeline.builder().encryption(key).digest(ChecksumAlgorithm.SHA256).build();
+            receiver = BlockPipeline.builder().allocator(alloc).encryption(key)
+                    .digest(beside ? null : ChecksumAlgorithm.SHA256).build();
             SealedBlock s = sender.seal(d.plain, 0, "data/file.bin", false);
             wire = s.block();
         }
@@ -155,36 +176,9 @@ public class BlockBenchmark {
             wire.release();
             sender.close();
             receiver.close();
-        }
-    }
-
-    /** The same sender with its SHA-256 digest on a second thread, beside zstd, AES-GCM and CRC32C. */
-    @State(Scope.Thread)
-    public static class Overlapped {
-        @Param({"off", "1"})
-        public String zstd;
-        ExecutorService digestThread;
-        BlockPipeline sender;
-
-        @Setup
-        public void setUp() {
-            digestThread = Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "digest");
-                t.setDaemon(true);
-                return t;
-            });
-            BlockPipeline.Builder b = BlockPipeline.builder().encryption(TransferKey.of(9, TestData.random(16, 4)))
-                    .digest(ChecksumAlgorithm.SHA256).checksum(ChecksumAlgorithm.CRC32C).digestExecutor(digestThread);
-            if (!zstd.equals("off")) {
-                b.compression(Integer.parseInt(zstd));
+            if (digestThread != null) {
+                digestThread.shutdownNow();
             }
-            sender = b.build();
-        }
-
-        @TearDown
-        public void tearDown() {
-            sender.close();
-            digestThread.shutdownNow();
         }
     }
 
@@ -233,14 +227,6 @@ public class BlockBenchmark {
 
     @Benchmark
     public int pipelineSeal(Data d, Pipeline p) {
-        SealedBlock s = p.sender.seal(d.plain, 0, "data/file.bin", false);
-        int n = s.block().content().readableBytes();
-        s.block().release();
-        return n;
-    }
-
-    @Benchmark
-    public int pipelineSealOverlapped(Data d, Overlapped p) {
         SealedBlock s = p.sender.seal(d.plain, 0, "data/file.bin", false);
         int n = s.block().content().readableBytes();
         s.block().release();
