@@ -150,29 +150,32 @@ class BlockPipelineTest {
         }
         Block received = ch.readInbound();
         assertFalse(ch.finish());
-        try (var opened = new Closer(receiver.open(received))) {
-            OpenedBlock o = opened.block;
-            assertArrayEquals(data, ByteBufUtil.getBytes(o.content()));
-            assertEquals(new BlockDescriptor(1_000_000L + data.length, data.length, "dir/file-" + data.length + ".bin"), o.descriptor());
+        OpenedBlock opened = receiver.open(received);
+        try {
+            assertArrayEquals(data, ByteBufUtil.getBytes(opened.content()));
+            assertEquals(new BlockDescriptor(1_000_000L + data.length, data.length, "dir/file-" + data.length + ".bin"),
+                    opened.descriptor());
             Digest expected = sealed.digest().algorithm().newHasher().update(data).finish();
             assertEquals(expected, sealed.digest());
-            assertEquals(expected, o.digest());
+            assertEquals(expected, opened.digest());
         } finally {
+            opened.release();
             received.release();
         }
+        assertEquals(0, opened.refCnt(), "the opened data is freed");
+        assertEquals(0, received.refCnt(), "the received block is freed: open() keeps no reference");
     }
 
-    /** Releases an opened block at the end of a try. */
-    private static final class Closer implements AutoCloseable {
-        final OpenedBlock block;
-
-        Closer(OpenedBlock block) {
-            this.block = block;
-        }
-
-        @Override
-        public void close() {
-            block.release();
+    @Test
+    void aDigestOnAnotherThreadGivesTheSameBlockAndDigest() throws Exception {
+        java.util.concurrent.ExecutorService digestThread = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (BlockPipeline overlapped = Cipher.AES128_JDK.apply(BlockPipeline.builder().compression(1).digestExecutor(digestThread)).build();
+             BlockPipeline receiver = pipeline(Cipher.AES128_JDK, ChecksumAlgorithm.CRC32C, ChecksumAlgorithm.SHA256, false)) {
+            for (int i = 0; i < 5; i++) {
+                roundTrip(overlapped, receiver, TestData.text(100_000 + i, i), i == 4, true);
+            }
+        } finally {
+            digestThread.shutdown();
         }
     }
 
