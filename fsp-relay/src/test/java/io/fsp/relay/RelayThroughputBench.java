@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Throughput of one relay on loopback: a server pushes blocks while a client fetches and confirms each as
- * soon as it is stored. Not part of {@code mvn verify}; run with {@code bin/relay-bench} (sizes via
+ * soon as it is stored. Not part of {@code mvn verify}; run with {@code bin/bench-relay} (sizes via
  * {@code -Dbench.mib=…}, {@code -Dbench.block=…}, {@code -Dbench.runs=…}).
  */
 class RelayThroughputBench {
@@ -47,7 +47,7 @@ class RelayThroughputBench {
             }
             rates.sort(Double::compare);
             perCpu.sort(Double::compare);
-            System.out.printf("relay-bench: %s store, %d MiB in %d-byte blocks: wall-clock runs %s MB/s, median %.0f MB/s;"
+            System.out.printf("bench-relay: %s store, %d MiB in %d-byte blocks: wall-clock runs %s MB/s, median %.0f MB/s;"
                             + " per CPU-second (server + relay + client, all TLS) median %.0f MB%n",
                     mode, mib, blockSize, rates.stream().map(r -> String.format("%.0f", r)).toList(),
                     rates.get(rates.size() / 2), perCpu.get(perCpu.size() / 2));
