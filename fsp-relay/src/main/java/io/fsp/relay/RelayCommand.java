@@ -1,17 +1,172 @@
 package io.fsp.relay;
 
+import io.fsp.relay.fault.FaultPlan;
+import io.fsp.relay.store.StoreConfig;
+import io.fsp.relay.wire.RelayLimits;
+import io.fsp.tls.Certificates;
+import io.fsp.tls.Fingerprint;
+import io.fsp.tls.KeyMaterial;
+import io.netty.util.internal.PlatformDependent;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code fsp-relay}: the relay daemon. */
 @Command(name = "fsp-relay", mixinStandardHelpOptions = true, version = "fsp-relay 0.1.0",
-        description = "Relay daemon: holds encrypted blocks for striped transfers.")
+        description = {"Relay daemon: holds encrypted blocks of striped transfers for the servers it trusts,"
+                + " and hands them to clients that present a capability token.",
+                "Prints 'fsp-relay: listening on HOST:PORT, certificate sha256 FINGERPRINT' once ready."},
+        exitCodeListHeading = "Exit codes:%n",
+        exitCodeList = {"0:stopped normally", "1:could not start (address in use, unreadable state)",
+                "2:usage error", "4:internal error"})
 public final class RelayCommand implements Callable<Integer> {
+    static final int EXIT_FAILURE = 1;
+    static final int EXIT_USAGE = 2;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--listen", required = true, paramLabel = "HOST:PORT",
+            description = "Address to listen on; port 0 picks a free port (printed at start).")
+    String listen;
+
+    @Option(names = "--store", required = true, paramLabel = "DIR",
+            description = "Directory for blocks spilled from memory (encrypted block bytes only).")
+    Path storeDir;
+
+    @Option(names = "--quota", paramLabel = "SIZE", defaultValue = "2G",
+            description = "Most block bytes held at once, memory and disk together (default: ${DEFAULT-VALUE}).")
+    String quota;
+
+    @Option(names = "--memory", paramLabel = "SIZE", defaultValue = "256M",
+            description = "Most block bytes held in memory; the rest spill to --store (default: ${DEFAULT-VALUE}).")
+    String memory;
+
+    @Option(names = "--trust-server", required = true, paramLabel = "FINGERPRINT",
+            description = "SHA-256 certificate fingerprint of a server allowed to push blocks, as the server"
+                    + " prints it (repeatable).")
+    List<String> trustServers = new ArrayList<>();
+
+    @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "1h",
+            description = "Drop a transfer nobody touched for this long (default: ${DEFAULT-VALUE}).")
+    String ttl;
+
+    @Option(names = "--state-dir", paramLabel = "DIR",
+            description = "Where the relay keeps its certificate and key (default: ~/.fsp/relay).")
+    Path stateDir;
+
+    @Option(names = "--max-block", paramLabel = "SIZE", defaultValue = "32M",
+            description = "Largest block accepted (default: ${DEFAULT-VALUE}).")
+    String maxBlock;
+
+    @Option(names = "--max-connections", paramLabel = "N", defaultValue = "1024",
+            description = "Connections served at once (default: ${DEFAULT-VALUE}).")
+    int maxConnections;
+
+    @Option(names = "--idle-timeout", paramLabel = "DURATION", defaultValue = "10m",
+            description = "Close a connection silent for this long (default: ${DEFAULT-VALUE}).")
+    String idleTimeout;
+
+    @Option(names = "--verify-blocks", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Refuse pushed blocks whose wire checksum or header is wrong (default: on;"
+                    + " --no-verify-blocks stores any bytes).")
+    boolean verifyBlocks;
+
+    @Option(names = "--fault", paramLabel = "SPEC", hidden = true,
+            description = "Misbehave towards clients, for tests: flip-bit:SEQ, close-after:BYTES, stall,"
+                    + " throttle:BYTES_PER_SECOND, duplicate:SEQ, foreign-block:SEQ (repeatable).")
+    List<String> faults = new ArrayList<>();
+
+    /** The relay this command runs, once started (tests stop it through this). */
+    volatile FspRelay running;
+
     @Override
-    public Integer call() {
-        System.err.println("fsp-relay: not implemented yet");
-        return 1;
+    public Integer call() throws InterruptedException {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        RelayConfig config;
+        try {
+            config = config();
+        } catch (IllegalArgumentException e) {
+            err.println("fsp-relay: " + e.getMessage());
+            err.flush();
+            return EXIT_USAGE;
+        } catch (IOException e) {
+            err.println("fsp-relay: cannot load or create the relay certificate: " + e.getMessage()
+                    + " (check --state-dir)");
+            err.flush();
+            return EXIT_FAILURE;
+        }
+        FspRelay relay;
+        try {
+            relay = FspRelay.start(config);
+        } catch (IOException | RuntimeException e) {
+            err.println("fsp-relay: cannot start on " + listen + ": " + e.getMessage());
+            err.flush();
+            return EXIT_FAILURE;
+        }
+        running = relay;
+        Runtime.getRuntime().addShutdownHook(new Thread(relay::close, "fsp-relay-shutdown"));
+        out.println("fsp-relay: listening on " + CliValues.format(relay.address()) + ", certificate sha256 "
+                + relay.fingerprint());
+        out.flush();
+        relay.awaitClose();
+        return 0;
+    }
+
+    private RelayConfig config() throws IOException {
+        InetSocketAddress address = value("--listen", listen, CliValues::hostPort);
+        long quotaBytes = value("--quota", quota, CliValues::size);
+        long memoryBytes = value("--memory", memory, CliValues::size);
+        long maxDirect = PlatformDependent.maxDirectMemory();
+        if (Math.min(memoryBytes, quotaBytes) > maxDirect * 3 / 4) {
+            throw new IllegalArgumentException("--memory " + memory + ": more than 3/4 of the JVM's direct memory ("
+                    + maxDirect + " bytes); lower --memory or raise -XX:MaxDirectMemorySize in FSP_JAVA_OPTS");
+        }
+        long maxBlockBytes = value("--max-block", maxBlock, CliValues::size);
+        if (maxBlockBytes > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("--max-block " + maxBlock + ": (expected: <= 1G)");
+        }
+        RelayLimits limits;
+        try {
+            limits = new RelayLimits((int) maxBlockBytes);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--max-block " + maxBlock + ": " + e.getMessage());
+        }
+        Duration ttlValue = value("--ttl", ttl, CliValues::duration);
+        Set<Fingerprint> trusted = new HashSet<>();
+        for (String f : trustServers) {
+            trusted.add(value("--trust-server", f, Fingerprint::parse));
+        }
+        FaultPlan plan = FaultPlan.parse(faults);
+        Path state = stateDir != null ? stateDir : Path.of(System.getProperty("user.home"), ".fsp", "relay");
+        KeyMaterial identity = Certificates.loadOrCreate(state.resolve("relay.crt"), state.resolve("relay.key"),
+                "fsp-relay");
+        return new RelayConfig(address, new StoreConfig(storeDir, quotaBytes, memoryBytes, ttlValue), identity,
+                trusted, limits, maxConnections, value("--idle-timeout", idleTimeout, CliValues::duration),
+                verifyBlocks, plan, Clock.systemUTC());
+    }
+
+    private static <T> T value(String option, String text, java.util.function.Function<String, T> parser) {
+        try {
+            return parser.apply(text);
+        } catch (IllegalArgumentException e) {
+            String m = e.getMessage();
+            throw new IllegalArgumentException(m.startsWith(option) ? m : option + " " + m);
+        }
     }
 
     public static void main(String[] args) {

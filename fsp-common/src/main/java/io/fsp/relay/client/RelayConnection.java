@@ -1,0 +1,462 @@
+package io.fsp.relay.client;
+
+import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.relay.wire.RelayFrameDecoder;
+import io.fsp.relay.wire.RelayFrameEncoder;
+import io.fsp.relay.wire.RelayLimits;
+import io.fsp.relay.wire.RelayMessage;
+import io.fsp.relay.wire.RelayRole;
+import io.fsp.token.CapabilityToken;
+import io.fsp.token.TokenKey;
+import io.fsp.token.TransferId;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One TLS connection to a relay, usable from any thread. A server {@linkplain #openTransfer opens} a
+ * transfer and {@linkplain #putBlock pushes} blocks: at most {@code pushWindowBytes} are unacknowledged at
+ * a time, the rest wait here, and {@link #whenWritable()} tells a striping engine when this relay can
+ * take more (a full relay delays its acknowledgements, so a slow or full relay gets fewer blocks). A
+ * client {@linkplain #authorize presents its token}, {@linkplain #getBlock fetches} blocks and
+ * {@linkplain #confirm confirms} them.
+ *
+ * <p>Every operation returns a future that fails with a {@link RelayException}: {@link
+ * RelayClosedException} (dead relay), {@link RelayTimeoutException} (no answer), {@link
+ * RelayRefusedException} / {@link TokenRefusedException} (ERROR from the relay), {@link
+ * BlockNotFoundException}. Futures complete on the connection's event loop: keep callbacks short or use the
+ * {@code *Async} variants with an executor.
+ */
+public final class RelayConnection implements AutoCloseable {
+    private final Channel channel;
+    private final InetSocketAddress relay;
+    private final RelayConnectionConfig config;
+    private final CompletableFuture<RelayConnection> ready = new CompletableFuture<>();
+
+    // Confined to the channel's event loop.
+    private final Map<Integer, Pending> pending = new HashMap<>();
+    private final ArrayDeque<QueuedPut> queuedPuts = new ArrayDeque<>();
+    private final List<CompletableFuture<Void>> writableWaiters = new ArrayList<>();
+    private int nextId = 1;
+    private volatile long unacknowledgedBytes; // written on the event loop only
+    private RelayRole role;
+    private Throwable failure;
+
+    private RelayConnection(Channel channel, InetSocketAddress relay, RelayConnectionConfig config) {
+        this.channel = channel;
+        this.relay = relay;
+        this.config = config;
+    }
+
+    /**
+     * Connects to {@code relay} over TLS (with {@code ssl}, which pins the relay and, for a server, presents
+     * its certificate), says HELLO, and completes once the relay has answered WELCOME.
+     */
+    public static CompletableFuture<RelayConnection> connect(InetSocketAddress relay, SslContext ssl,
+                                                             EventLoopGroup group, RelayConnectionConfig config) {
+        CompletableFuture<RelayConnection> result = new CompletableFuture<>();
+        RelayConnection[] holder = new RelayConnection[1];
+        Bootstrap bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        RelayConnection c = new RelayConnection(ch, relay, config);
+                        holder[0] = c;
+                        SslHandler sslHandler = ssl.newHandler(ch.alloc(), relay.getHostString(), relay.getPort());
+                        sslHandler.setHandshakeTimeoutMillis(config.connectTimeout().toMillis());
+                        ch.pipeline().addLast("ssl", sslHandler)
+                                .addLast("decoder", new RelayFrameDecoder(config.limits()))
+                                .addLast("encoder", new RelayFrameEncoder())
+                                .addLast("relay", c.new Handler());
+                        sslHandler.handshakeFuture().addListener(f -> {
+                            if (f.isSuccess()) {
+                                c.hello();
+                            }
+                        });
+                        ch.closeFuture().addListener(f -> c.closed());
+                    }
+                });
+        ChannelFuture connecting = bootstrap.connect(relay);
+        connecting.addListener(f -> {
+            if (!f.isSuccess()) {
+                result.completeExceptionally(new RelayClosedException(relay, "cannot connect: " + f.cause().getMessage(),
+                        f.cause()));
+                return;
+            }
+            RelayConnection c = holder[0];
+            ScheduledFuture<?> timeout = c.channel.eventLoop().schedule(() -> {
+                c.ready.completeExceptionally(new RelayTimeoutException(relay, "no WELCOME within "
+                        + config.connectTimeout().toMillis() + " ms"));
+                c.channel.close();
+            }, config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            c.ready.whenComplete((ok, error) -> {
+                timeout.cancel(false);
+                if (error != null) {
+                    result.completeExceptionally(error);
+                } else {
+                    result.complete(ok);
+                }
+            });
+        });
+        return result;
+    }
+
+    /** What the relay lets this connection do: SERVER when it trusted our certificate. */
+    public RelayRole role() {
+        return role;
+    }
+
+    public InetSocketAddress relay() {
+        return relay;
+    }
+
+    public boolean isOpen() {
+        return channel.isActive();
+    }
+
+    /** Completes when the connection is closed, for whatever reason. */
+    public CompletableFuture<Void> closeFuture() {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        channel.closeFuture().addListener(x -> f.complete(null));
+        return f;
+    }
+
+    // ---------------------------------------------------------------- server side
+
+    /** Registers a transfer and its token key; blocks can be put once this completes. */
+    public CompletableFuture<Void> openTransfer(TransferId transferId, TokenKey key, Instant expiresAt, long quotaHint) {
+        return request(id -> new RelayMessage.OpenTransfer(id, transferId, key, expiresAt, quotaHint),
+                config.requestTimeout(), Void.class);
+    }
+
+    /**
+     * Pushes one block; takes ownership of {@code block} (released once written or on failure). Completes
+     * when the relay has stored it, which is the server's cue that the block may be announced.
+     */
+    public CompletableFuture<Void> putBlock(TransferId transferId, long seq, ByteBuf block) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        channel.eventLoop().execute(() -> {
+            if (failure != null || !channel.isActive()) {
+                ReferenceCountUtil.release(block);
+                f.completeExceptionally(closedException());
+                return;
+            }
+            queuedPuts.add(new QueuedPut(transferId, seq, block, f));
+            drainPuts();
+        });
+        return f;
+    }
+
+    /**
+     * Completes when this connection has room in its push window (nothing queued, fewer than {@code
+     * pushWindowBytes} unacknowledged), at once if it has now; fails if the connection is closed.
+     */
+    public CompletableFuture<Void> whenWritable() {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        channel.eventLoop().execute(() -> {
+            if (failure != null || !channel.isActive()) {
+                f.completeExceptionally(closedException());
+            } else if (hasPushRoom()) {
+                f.complete(null);
+            } else {
+                writableWaiters.add(f);
+            }
+        });
+        return f;
+    }
+
+    /** Block bytes pushed but not yet acknowledged plus those waiting here (a rough load figure). */
+    public long unacknowledgedBytes() {
+        return unacknowledgedBytes;
+    }
+
+    /** Drops the transfer and all its blocks at the relay. */
+    public CompletableFuture<Void> abortTransfer(TransferId transferId) {
+        return request(id -> new RelayMessage.AbortTransfer(id, transferId), config.requestTimeout(), Void.class);
+    }
+
+    // ---------------------------------------------------------------- client side
+
+    /** Presents a capability token; the relay checks it and remembers it for this connection. */
+    public CompletableFuture<Void> authorize(CapabilityToken token) {
+        return request(id -> new RelayMessage.Authorize(id, token.encode()), config.requestTimeout(), Void.class);
+    }
+
+    /**
+     * Fetches one block: the bytes exactly as the server put them. The caller owns (and must release) the
+     * buffer. Fails with {@link BlockNotFoundException} if the relay does not hold it.
+     */
+    public CompletableFuture<ByteBuf> getBlock(TransferId transferId, long seq) {
+        return request(id -> new RelayMessage.GetBlock(id, transferId, seq), config.requestTimeout(), ByteBuf.class);
+    }
+
+    /** Tells the relay these blocks are safe on the client's disk; completes with how many it freed. */
+    public CompletableFuture<Long> confirm(TransferId transferId, Collection<Long> seqs) {
+        List<Long> all = List.copyOf(seqs);
+        if (all.isEmpty()) {
+            return CompletableFuture.completedFuture(0L);
+        }
+        CompletableFuture<Long> total = CompletableFuture.completedFuture(0L);
+        for (int i = 0; i < all.size(); i += RelayLimits.MAX_CONFIRM_SEQS) {
+            List<Long> part = all.subList(i, Math.min(all.size(), i + RelayLimits.MAX_CONFIRM_SEQS));
+            CompletableFuture<Long> one = request(id -> new RelayMessage.Confirm(id, transferId, part),
+                    config.requestTimeout(), Long.class);
+            total = total.thenCombine(one, Long::sum);
+        }
+        return total;
+    }
+
+    /** What the relay holds of the transfer (needs a token for it, or a server connection). */
+    public CompletableFuture<RelayMessage.Status> status(TransferId transferId) {
+        return request(id -> new RelayMessage.StatusRequest(id, transferId), config.requestTimeout(),
+                RelayMessage.Status.class);
+    }
+
+    /** Closes the connection; pending operations fail with {@link RelayClosedException}. */
+    @Override
+    public void close() {
+        channel.close();
+    }
+
+    // ---------------------------------------------------------------- internals (event loop)
+
+    private interface RequestFactory {
+        RelayMessage make(int id);
+    }
+
+    private <T> CompletableFuture<T> request(RequestFactory factory, Duration timeout, Class<T> type) {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        channel.eventLoop().execute(() -> {
+            if (failure != null || !channel.isActive()) {
+                f.completeExceptionally(closedException());
+                return;
+            }
+            RelayMessage msg = factory.make(nextId());
+            send(msg, new Pending(type, f, 0, msg), timeout);
+        });
+        return f;
+    }
+
+    private void send(RelayMessage msg, Pending p, Duration timeout) {
+        int id = msg.id();
+        p.timeout = channel.eventLoop().schedule(() -> {
+            if (pending.remove(id) != null) {
+                settlePut(p);
+                p.future.completeExceptionally(new RelayTimeoutException(relay, "no answer to " + p.what
+                        + " within " + timeout.toMillis() + " ms"));
+            }
+        }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        pending.put(id, p);
+        channel.writeAndFlush(msg).addListener(w -> {
+            if (!w.isSuccess()) {
+                noteFailure(w.cause());
+                channel.close();
+            }
+        });
+    }
+
+    private int nextId() {
+        int id = nextId++;
+        if (nextId == 0) {
+            nextId = 1; // 0 is reserved for errors about the connection
+        }
+        return id;
+    }
+
+    private void hello() {
+        int id = nextId();
+        RelayMessage hello = new RelayMessage.Hello(id, RelayMessage.VERSION);
+        CompletableFuture<RelayMessage.Welcome> welcome = new CompletableFuture<>();
+        send(hello, new Pending(RelayMessage.Welcome.class, welcome, 0, hello), config.connectTimeout());
+        welcome.whenComplete((w, error) -> {
+            if (error != null) {
+                ready.completeExceptionally(error);
+            } else if (w.version() != RelayMessage.VERSION) {
+                ready.completeExceptionally(new RelayRefusedException(relay, RelayErrorCode.BAD_HANDSHAKE,
+                        "relay speaks version " + w.version() + " (expected: " + RelayMessage.VERSION + ")"));
+                channel.close();
+            } else {
+                role = w.role();
+                ready.complete(this);
+            }
+        });
+    }
+
+    private boolean hasPushRoom() {
+        return queuedPuts.isEmpty() && unacknowledgedBytes < config.pushWindowBytes();
+    }
+
+    private void drainPuts() {
+        while (!queuedPuts.isEmpty()) {
+            QueuedPut q = queuedPuts.peek();
+            long size = q.block.readableBytes();
+            if (unacknowledgedBytes > 0 && unacknowledgedBytes + size > config.pushWindowBytes()) {
+                return; // the relay's acknowledgements make room
+            }
+            queuedPuts.poll();
+            unacknowledgedBytes += size;
+            RelayMessage.PutBlock put = new RelayMessage.PutBlock(nextId(), q.transferId, q.seq, q.block);
+            send(put, new Pending(Void.class, q.future, size, put), config.putTimeout());
+        }
+        if (unacknowledgedBytes < config.pushWindowBytes() && !writableWaiters.isEmpty()) {
+            List<CompletableFuture<Void>> waiters = new ArrayList<>(writableWaiters);
+            writableWaiters.clear();
+            waiters.forEach(w -> w.complete(null));
+        }
+    }
+
+    private void settlePut(Pending p) {
+        if (p.putBytes > 0) {
+            unacknowledgedBytes -= p.putBytes;
+            drainPuts();
+        }
+    }
+
+    private void noteFailure(Throwable cause) {
+        if (failure == null) {
+            failure = cause;
+        }
+    }
+
+    private RelayException closedException() {
+        if (failure instanceof RelayException r) {
+            return r;
+        }
+        String why = failure == null ? "connection closed"
+                : "connection closed: " + failure.getMessage();
+        return new RelayClosedException(relay, why, failure);
+    }
+
+    private void closed() {
+        RelayException e = closedException();
+        ready.completeExceptionally(e);
+        List<Pending> left = new ArrayList<>(pending.values());
+        pending.clear();
+        for (Pending p : left) {
+            p.timeout.cancel(false);
+            p.future.completeExceptionally(e);
+        }
+        for (QueuedPut q; (q = queuedPuts.poll()) != null; ) {
+            ReferenceCountUtil.release(q.block);
+            q.future.completeExceptionally(e);
+        }
+        writableWaiters.forEach(w -> w.completeExceptionally(e));
+        writableWaiters.clear();
+        unacknowledgedBytes = 0;
+    }
+
+    @SuppressWarnings("unchecked")
+    private void reply(RelayMessage msg) {
+        if (msg instanceof RelayMessage.Error e && e.id() == 0) {
+            noteFailure(refusal(e));
+            channel.close();
+            return;
+        }
+        Pending p = pending.remove(msg.id());
+        if (p == null) {
+            ReferenceCountUtil.release(msg); // answer to a request that already timed out
+            return;
+        }
+        p.timeout.cancel(false);
+        settlePut(p);
+        if (msg instanceof RelayMessage.Error e) {
+            p.future.completeExceptionally(refusal(e));
+        } else if (msg instanceof RelayMessage.NotFound n) {
+            p.future.completeExceptionally(new BlockNotFoundException(relay, n.transferId(), n.seq()));
+        } else if (msg instanceof RelayMessage.Block b && p.type == ByteBuf.class
+                && p.request instanceof RelayMessage.GetBlock g && g.seq() == b.seq()
+                && g.transferId().equals(b.transferId())) {
+            if (!((CompletableFuture<ByteBuf>) p.future).complete(b.content())) {
+                b.release();
+            }
+        } else if (msg instanceof RelayMessage.Ok && p.type == Void.class) {
+            p.future.complete(null);
+        } else if (msg instanceof RelayMessage.Confirmed c && p.type == Long.class) {
+            ((CompletableFuture<Long>) p.future).complete(c.freed());
+        } else if (p.type.isInstance(msg) && !(msg instanceof RelayMessage.Block)) {
+            ((CompletableFuture<Object>) p.future).complete(msg);
+        } else {
+            ReferenceCountUtil.release(msg);
+            RelayRefusedException e = new RelayRefusedException(relay, RelayErrorCode.BAD_FRAME,
+                    "answered " + p.what + " with " + msg);
+            p.future.completeExceptionally(e);
+            noteFailure(e);
+            channel.close();
+        }
+    }
+
+    private RelayRefusedException refusal(RelayMessage.Error e) {
+        return TokenRefusedException.isTokenCode(e.code())
+                ? new TokenRefusedException(relay, e.code(), e.text())
+                : new RelayRefusedException(relay, e.code(), e.text());
+    }
+
+    private static String describe(RelayMessage request) {
+        String s = request.toString();
+        return s.length() > 200 ? s.substring(0, 200) : s;
+    }
+
+    private final class Handler extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof RelayMessage m) {
+                reply(m);
+            } else {
+                ReferenceCountUtil.release(msg);
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            noteFailure(cause);
+            ctx.close();
+        }
+    }
+
+    /** A request waiting for its answer. */
+    private static final class Pending {
+        final Class<?> type;
+        final CompletableFuture<?> future;
+        final long putBytes;
+        final RelayMessage request;
+        final String what;
+        ScheduledFuture<?> timeout;
+
+        Pending(Class<?> type, CompletableFuture<?> future, long putBytes, RelayMessage request) {
+            this.type = type;
+            this.future = future;
+            this.putBytes = putBytes;
+            // Keep no reference to a pushed block: its buffer belongs to the write.
+            this.request = request instanceof RelayMessage.PutBlock ? null : request;
+            this.what = describe(request);
+        }
+    }
+
+    private record QueuedPut(TransferId transferId, long seq, ByteBuf block, CompletableFuture<Void> future) {
+    }
+}

@@ -1,0 +1,47 @@
+package io.fsp.relay.client;
+
+import io.fsp.relay.wire.RelayLimits;
+import java.time.Duration;
+
+/**
+ * Knobs of one relay connection.
+ *
+ * @param connectTimeout TCP connect plus TLS handshake plus HELLO
+ * @param requestTimeout how long any request but PUT_BLOCK may wait for its answer
+ * @param putTimeout how long a pushed block may wait for the relay's OK; a full relay delays it on
+ *                   purpose (back-pressure), so this is long
+ * @param pushWindowBytes unacknowledged block bytes allowed in flight; further puts wait locally
+ * @param limits frame limits for what the relay sends
+ */
+public record RelayConnectionConfig(Duration connectTimeout, Duration requestTimeout, Duration putTimeout,
+                                    long pushWindowBytes, RelayLimits limits) {
+    public static final RelayConnectionConfig DEFAULT = new RelayConnectionConfig(Duration.ofSeconds(10),
+            Duration.ofSeconds(30), Duration.ofMinutes(10), 16L * 1024 * 1024, RelayLimits.DEFAULT);
+
+    public RelayConnectionConfig {
+        requirePositive("connectTimeout", connectTimeout);
+        requirePositive("requestTimeout", requestTimeout);
+        requirePositive("putTimeout", putTimeout);
+        if (pushWindowBytes < 1) {
+            throw new IllegalArgumentException("pushWindowBytes: " + pushWindowBytes + " (expected: >= 1)");
+        }
+    }
+
+    public RelayConnectionConfig withRequestTimeout(Duration timeout) {
+        return new RelayConnectionConfig(connectTimeout, timeout, putTimeout, pushWindowBytes, limits);
+    }
+
+    public RelayConnectionConfig withPutTimeout(Duration timeout) {
+        return new RelayConnectionConfig(connectTimeout, requestTimeout, timeout, pushWindowBytes, limits);
+    }
+
+    public RelayConnectionConfig withPushWindowBytes(long bytes) {
+        return new RelayConnectionConfig(connectTimeout, requestTimeout, putTimeout, bytes, limits);
+    }
+
+    private static void requirePositive(String name, Duration d) {
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(name + ": " + d + " (expected: > 0)");
+        }
+    }
+}

@@ -1,0 +1,18 @@
+package io.fsp.relay.client;
+
+import io.fsp.relay.wire.RelayErrorCode;
+import java.net.InetSocketAddress;
+
+/** The relay answered a request with ERROR; {@link #code()} says why. */
+public sealed class RelayRefusedException extends RelayException permits TokenRefusedException {
+    private final RelayErrorCode code;
+
+    public RelayRefusedException(InetSocketAddress relay, RelayErrorCode code, String text) {
+        super(relay, code + ": " + text, null);
+        this.code = code;
+    }
+
+    public RelayErrorCode code() {
+        return code;
+    }
+}

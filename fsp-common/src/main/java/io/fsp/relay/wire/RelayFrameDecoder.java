@@ -1,0 +1,192 @@
+package io.fsp.relay.wire;
+
+import io.fsp.token.TokenKey;
+import io.fsp.token.TransferId;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.TooLongFrameException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads relay frames: {@code type u8, length u32, body}. The length is checked against the limit for its
+ * type before any body byte is buffered, fixed-size bodies must have exactly their size, and block bytes
+ * are handed on as a slice of the received buffer (no copy). After the first bad frame the decoder
+ * discards everything else: the stream cannot be trusted to be in step any more.
+ */
+public final class RelayFrameDecoder extends ByteToMessageDecoder {
+    private enum State { HEADER, BODY, BROKEN }
+
+    private final RelayLimits limits;
+    private State state = State.HEADER;
+    private int type;
+    private int length;
+
+    public RelayFrameDecoder(RelayLimits limits) {
+        this.limits = limits;
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        switch (state) {
+            case HEADER -> {
+                if (in.readableBytes() < FrameType.HEADER_LENGTH) {
+                    return;
+                }
+                type = in.readUnsignedByte();
+                long bodyLength = in.readUnsignedInt();
+                if (!FrameType.known(type)) {
+                    throw broken(in, new CorruptedFrameException(
+                            "type: 0x" + Integer.toHexString(type) + " (expected: a known relay frame type)"));
+                }
+                long max = FrameType.carriesBlock(type)
+                        ? FrameType.BLOCK_PREFIX + (long) limits.maxBlockBytes()
+                        : RelayLimits.MAX_CONTROL_BODY;
+                if (bodyLength > max) {
+                    throw broken(in, new TooLongFrameException("length: " + bodyLength + " (expected: <= " + max + ")"));
+                }
+                length = (int) bodyLength;
+                state = State.BODY;
+                decodeBody(in, out);
+            }
+            case BODY -> decodeBody(in, out);
+            case BROKEN -> in.skipBytes(in.readableBytes());
+        }
+    }
+
+    private void decodeBody(ByteBuf in, List<Object> out) {
+        if (in.readableBytes() < length) {
+            return;
+        }
+        ByteBuf body = in.readSlice(length);
+        state = State.HEADER;
+        try {
+            out.add(parse(type, body));
+        } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+            throw broken(in, new CorruptedFrameException("frame type 0x" + Integer.toHexString(type) + ": "
+                    + e.getMessage()));
+        }
+    }
+
+    private RuntimeException broken(ByteBuf in, RuntimeException e) {
+        state = State.BROKEN;
+        in.skipBytes(in.readableBytes());
+        return e;
+    }
+
+    private static RelayMessage parse(int type, ByteBuf body) {
+        int fixed = switch (type) {
+            case FrameType.HELLO -> 4 + 2;
+            case FrameType.WELCOME -> 4 + 2 + 1;
+            case FrameType.OPEN_TRANSFER -> 4 + TransferId.LENGTH + TokenKey.LENGTH + 8 + 8;
+            case FrameType.ABORT_TRANSFER, FrameType.STATUS -> 4 + TransferId.LENGTH;
+            case FrameType.GET_BLOCK, FrameType.NOT_FOUND -> 4 + TransferId.LENGTH + 8;
+            case FrameType.OK -> 4;
+            case FrameType.CONFIRMED -> 4 + 4;
+            case FrameType.STATUS_REPLY -> 4 + TransferId.LENGTH + 5 * 8;
+            default -> -1; // variable length, checked below
+        };
+        if (fixed >= 0 && body.readableBytes() != fixed) {
+            throw new IllegalArgumentException("length: " + body.readableBytes() + " (expected: " + fixed + ")");
+        }
+        if (body.readableBytes() < 4) {
+            throw new IllegalArgumentException("length: " + body.readableBytes() + " (expected: >= 4)");
+        }
+        int id = body.readInt();
+        return switch (type) {
+            case FrameType.HELLO -> new RelayMessage.Hello(id, body.readUnsignedShort());
+            case FrameType.WELCOME -> new RelayMessage.Welcome(id, body.readUnsignedShort(),
+                    RelayRole.ofWire(body.readUnsignedByte()));
+            case FrameType.OPEN_TRANSFER -> new RelayMessage.OpenTransfer(id, transferId(body),
+                    new TokenKey(bytes(body, TokenKey.LENGTH)), Instant.ofEpochMilli(body.readLong()), body.readLong());
+            case FrameType.PUT_BLOCK -> {
+                TransferId t = blockPrefix(body);
+                long seq = seq(body);
+                yield new RelayMessage.PutBlock(id, t, seq, blockBytes(body));
+            }
+            case FrameType.ABORT_TRANSFER -> new RelayMessage.AbortTransfer(id, transferId(body));
+            case FrameType.AUTHORIZE -> {
+                int n = body.readableBytes();
+                if (n < 1 || n > RelayLimits.MAX_TOKEN_BYTES) {
+                    throw new IllegalArgumentException("token: " + n + " bytes (expected: 1.."
+                            + RelayLimits.MAX_TOKEN_BYTES + ")");
+                }
+                yield new RelayMessage.Authorize(id, bytes(body, n));
+            }
+            case FrameType.GET_BLOCK -> new RelayMessage.GetBlock(id, transferId(body), body.readLong());
+            case FrameType.CONFIRM -> {
+                TransferId t = transferId(body);
+                int n = body.readableBytes();
+                if (n % 8 != 0) {
+                    throw new IllegalArgumentException("seq list: " + n + " bytes (expected: a multiple of 8)");
+                }
+                List<Long> seqs = new ArrayList<>(Math.min(n / 8, RelayLimits.MAX_CONFIRM_SEQS + 1));
+                while (body.isReadable() && seqs.size() <= RelayLimits.MAX_CONFIRM_SEQS) {
+                    seqs.add(body.readLong());
+                }
+                yield new RelayMessage.Confirm(id, t, seqs.size() > RelayLimits.MAX_CONFIRM_SEQS
+                        ? tooMany(n / 8) : seqs);
+            }
+            case FrameType.STATUS -> new RelayMessage.StatusRequest(id, transferId(body));
+            case FrameType.OK -> new RelayMessage.Ok(id);
+            case FrameType.BLOCK -> {
+                TransferId t = blockPrefix(body);
+                long seq = seq(body);
+                yield new RelayMessage.Block(id, t, seq, blockBytes(body));
+            }
+            case FrameType.NOT_FOUND -> new RelayMessage.NotFound(id, transferId(body), body.readLong());
+            case FrameType.CONFIRMED -> new RelayMessage.Confirmed(id, body.readUnsignedInt());
+            case FrameType.STATUS_REPLY -> new RelayMessage.Status(id, transferId(body), body.readLong(),
+                    body.readLong(), Instant.ofEpochMilli(body.readLong()), body.readLong(), body.readLong());
+            case FrameType.ERROR -> {
+                int code = body.readUnsignedShort();
+                int n = body.readableBytes();
+                if (n > RelayLimits.MAX_ERROR_TEXT * 3) {
+                    throw new IllegalArgumentException("error text: " + n + " bytes (expected: <= "
+                            + RelayLimits.MAX_ERROR_TEXT * 3 + ")");
+                }
+                yield new RelayMessage.Error(id, RelayErrorCode.ofWire(code),
+                        body.readCharSequence(n, StandardCharsets.UTF_8).toString());
+            }
+            default -> throw new IllegalStateException("unreachable: type " + type);
+        };
+    }
+
+    private static List<Long> tooMany(int n) {
+        throw new IllegalArgumentException("seqs: " + n + " (expected: 1.." + RelayLimits.MAX_CONFIRM_SEQS + ")");
+    }
+
+    private static TransferId blockPrefix(ByteBuf body) {
+        if (body.readableBytes() < FrameType.BLOCK_PREFIX - 4 + 1) {
+            throw new IllegalArgumentException("length: " + (body.readableBytes() + 4) + " (expected: >= "
+                    + (FrameType.BLOCK_PREFIX + 1) + ")");
+        }
+        return transferId(body);
+    }
+
+    private static long seq(ByteBuf body) {
+        long seq = body.readLong();
+        if (seq < 0) {
+            throw new IllegalArgumentException("seq: " + seq + " (expected: >= 0)");
+        }
+        return seq;
+    }
+
+    private static ByteBuf blockBytes(ByteBuf body) {
+        return body.readRetainedSlice(body.readableBytes());
+    }
+
+    private static TransferId transferId(ByteBuf body) {
+        return new TransferId(body.readLong());
+    }
+
+    private static byte[] bytes(ByteBuf body, int n) {
+        byte[] b = new byte[n];
+        body.readBytes(b);
+        return b;
+    }
+}

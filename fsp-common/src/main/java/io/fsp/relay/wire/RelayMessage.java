@@ -1,0 +1,218 @@
+package io.fsp.relay.wire;
+
+import io.fsp.token.TokenKey;
+import io.fsp.token.TransferId;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.DefaultByteBufHolder;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Every frame of the relay protocol. Requests carry an {@code id} chosen by the connecting peer; every
+ * reply carries the id of the request it answers (0 for an ERROR about the connection itself). Messages
+ * that carry block bytes own a {@link ByteBuf} and must be released.
+ */
+public sealed interface RelayMessage {
+    int id();
+
+    /** Protocol version this code speaks. */
+    int VERSION = 1;
+
+    // ---- connection set-up (either role) ----
+
+    /** First frame of every connection: the version the peer speaks. */
+    record Hello(int id, int version) implements RelayMessage {
+    }
+
+    /** Answer to HELLO: the relay's version and what this connection may do. */
+    record Welcome(int id, int version, RelayRole role) implements RelayMessage {
+    }
+
+    // ---- server to relay ----
+
+    /**
+     * Opens a transfer: registers the key its capability tokens are made with, the time after which the
+     * relay drops it, and how many bytes the server expects to place here (0 = unknown; informative).
+     */
+    record OpenTransfer(int id, TransferId transferId, TokenKey tokenKey, Instant expiresAt, long quotaHint)
+            implements RelayMessage {
+        public OpenTransfer {
+            expiresAt = Instant.ofEpochMilli(expiresAt.toEpochMilli());
+            requireNonNegative("quotaHint", quotaHint);
+        }
+
+        @Override
+        public String toString() {
+            return "OpenTransfer[id=" + id + ", transfer=" + transferId + ", expiresAt=" + expiresAt
+                    + ", quotaHint=" + quotaHint + "]";
+        }
+    }
+
+    /** One opaque block of a transfer; answered by OK once stored (the server's credit). */
+    final class PutBlock extends DefaultByteBufHolder implements RelayMessage {
+        private final int id;
+        private final TransferId transferId;
+        private final long seq;
+
+        public PutBlock(int id, TransferId transferId, long seq, ByteBuf block) {
+            super(block);
+            requireNonNegative("seq", seq);
+            this.id = id;
+            this.transferId = transferId;
+            this.seq = seq;
+        }
+
+        @Override
+        public int id() {
+            return id;
+        }
+
+        public TransferId transferId() {
+            return transferId;
+        }
+
+        public long seq() {
+            return seq;
+        }
+
+        @Override
+        public PutBlock replace(ByteBuf content) {
+            return new PutBlock(id, transferId, seq, content);
+        }
+
+        @Override
+        public String toString() {
+            return "PutBlock[id=" + id + ", transfer=" + transferId + ", seq=" + seq + ", bytes="
+                    + content().readableBytes() + "]";
+        }
+    }
+
+    /** Drops a transfer and all its blocks at once (the server gave up). */
+    record AbortTransfer(int id, TransferId transferId) implements RelayMessage {
+    }
+
+    // ---- client to relay ----
+
+    /** Presents a capability token (its encoded bytes) for the transfer it names. */
+    record Authorize(int id, byte[] token) implements RelayMessage {
+        public Authorize {
+            token = token.clone();
+        }
+
+        @Override
+        public byte[] token() {
+            return token.clone();
+        }
+
+        @Override
+        public String toString() {
+            return "Authorize[id=" + id + ", token=" + token.length + " bytes]";
+        }
+    }
+
+    /** Asks for one block; answered by BLOCK or NOT_FOUND. Blocks stay until confirmed. */
+    record GetBlock(int id, TransferId transferId, long seq) implements RelayMessage {
+        public GetBlock {
+            requireNonNegative("seq", seq);
+        }
+    }
+
+    /** The client holds these blocks verified on disk: the relay frees them. Answered by CONFIRMED. */
+    record Confirm(int id, TransferId transferId, List<Long> seqs) implements RelayMessage {
+        public Confirm {
+            seqs = List.copyOf(seqs);
+            if (seqs.isEmpty() || seqs.size() > RelayLimits.MAX_CONFIRM_SEQS) {
+                throw new IllegalArgumentException("seqs: " + seqs.size() + " (expected: 1.."
+                        + RelayLimits.MAX_CONFIRM_SEQS + ")");
+            }
+            seqs.forEach(s -> requireNonNegative("seq", s));
+        }
+    }
+
+    /** Asks what the relay holds of a transfer; answered by STATUS_REPLY. */
+    record StatusRequest(int id, TransferId transferId) implements RelayMessage {
+    }
+
+    // ---- relay to either ----
+
+    /** Success without data: transfer opened or aborted, block stored, token accepted. */
+    record Ok(int id) implements RelayMessage {
+    }
+
+    /** The block bytes exactly as the server put them. */
+    final class Block extends DefaultByteBufHolder implements RelayMessage {
+        private final int id;
+        private final TransferId transferId;
+        private final long seq;
+
+        public Block(int id, TransferId transferId, long seq, ByteBuf block) {
+            super(block);
+            requireNonNegative("seq", seq);
+            this.id = id;
+            this.transferId = transferId;
+            this.seq = seq;
+        }
+
+        @Override
+        public int id() {
+            return id;
+        }
+
+        public TransferId transferId() {
+            return transferId;
+        }
+
+        public long seq() {
+            return seq;
+        }
+
+        @Override
+        public Block replace(ByteBuf content) {
+            return new Block(id, transferId, seq, content);
+        }
+
+        @Override
+        public String toString() {
+            return "Block[id=" + id + ", transfer=" + transferId + ", seq=" + seq + ", bytes="
+                    + content().readableBytes() + "]";
+        }
+    }
+
+    /** The relay does not hold this block (never put, already confirmed, or expired). */
+    record NotFound(int id, TransferId transferId, long seq) implements RelayMessage {
+    }
+
+    /** How many of the confirmed blocks were held and are now freed. */
+    record Confirmed(int id, long freed) implements RelayMessage {
+        public Confirmed {
+            requireNonNegative("freed", freed);
+        }
+    }
+
+    /** What the relay holds of one transfer, and how full the relay is. */
+    record Status(int id, TransferId transferId, long blocks, long bytes, Instant expiresAt, long relayUsed,
+                  long relayQuota) implements RelayMessage {
+        public Status {
+            expiresAt = Instant.ofEpochMilli(expiresAt.toEpochMilli());
+            requireNonNegative("blocks", blocks);
+            requireNonNegative("bytes", bytes);
+            requireNonNegative("relayUsed", relayUsed);
+            requireNonNegative("relayQuota", relayQuota);
+        }
+    }
+
+    /** A refused request ({@code id} != 0) or a broken connection ({@code id} == 0, then closed). */
+    record Error(int id, RelayErrorCode code, String text) implements RelayMessage {
+        public Error {
+            if (text.length() > RelayLimits.MAX_ERROR_TEXT) {
+                text = text.substring(0, RelayLimits.MAX_ERROR_TEXT);
+            }
+        }
+    }
+
+    private static void requireNonNegative(String name, long value) {
+        if (value < 0) {
+            throw new IllegalArgumentException(name + ": " + value + " (expected: >= 0)");
+        }
+    }
+}

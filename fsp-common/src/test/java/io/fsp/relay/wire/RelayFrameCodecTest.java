@@ -1,0 +1,229 @@
+package io.fsp.relay.wire;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.token.TokenKey;
+import io.fsp.token.TransferId;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class RelayFrameCodecTest {
+    private static final TransferId T = TransferId.parse("0011223344556677");
+    private static final Instant WHEN = Instant.parse("2026-11-22T01:02:03.456Z");
+    private static final byte[] BLOCK = "opaque encrypted block bytes".getBytes(StandardCharsets.US_ASCII);
+
+    /** One of every frame, to encode and decode. */
+    static List<RelayMessage> everyMessage() {
+        return List.of(
+                new RelayMessage.Hello(1, RelayMessage.VERSION),
+                new RelayMessage.Welcome(1, RelayMessage.VERSION, RelayRole.SERVER),
+                new RelayMessage.OpenTransfer(2, T, new TokenKey(new byte[32]), WHEN, 1L << 40),
+                new RelayMessage.PutBlock(3, T, 7, Unpooled.wrappedBuffer(BLOCK)),
+                new RelayMessage.AbortTransfer(4, T),
+                new RelayMessage.Authorize(5, new byte[] {1, 2, 3}),
+                new RelayMessage.GetBlock(6, T, Long.MAX_VALUE),
+                new RelayMessage.Confirm(7, T, List.of(1L, 2L, 99L)),
+                new RelayMessage.StatusRequest(8, T),
+                new RelayMessage.Ok(-1),
+                new RelayMessage.Block(9, T, 0, Unpooled.wrappedBuffer(BLOCK)),
+                new RelayMessage.NotFound(10, T, 5),
+                new RelayMessage.Confirmed(11, 3),
+                new RelayMessage.Status(12, T, 4, 4096, WHEN, 1 << 20, 1 << 30),
+                new RelayMessage.Error(0, RelayErrorCode.TOKEN_FORGED, "token MAC does not match – ü"));
+    }
+
+    @Test
+    void everyMessageSurvivesEncodingAndDecoding() {
+        for (RelayMessage m : everyMessage()) {
+            String expected = describe(m);
+            byte[] wire = encode(m);
+            List<RelayMessage> decoded = decodeAll(wire, wire.length);
+            assertEquals(1, decoded.size(), expected);
+            assertEquals(expected, describe(decoded.get(0)));
+            decoded.forEach(ReferenceCountUtil::release);
+        }
+    }
+
+    @Test
+    void framesSplitAtEveryByteOffsetDecodeTheSame() {
+        ByteBuf all = Unpooled.buffer();
+        List<String> expected = new ArrayList<>();
+        for (RelayMessage m : everyMessage()) {
+            expected.add(describe(m));
+            all.writeBytes(encode(m));
+        }
+        byte[] wire = ByteBufUtil.getBytes(all);
+        all.release();
+        for (int chunk = 1; chunk <= 64; chunk++) {
+            List<RelayMessage> decoded = decodeAll(wire, chunk);
+            assertEquals(expected, decoded.stream().map(RelayFrameCodecTest::describe).toList(), "chunk " + chunk);
+            decoded.forEach(ReferenceCountUtil::release);
+        }
+    }
+
+    @Test
+    void blockBytesArriveByteIdentical() {
+        byte[] block = new byte[100_000];
+        new java.util.Random(4).nextBytes(block);
+        byte[] wire = encode(new RelayMessage.PutBlock(1, T, 42, Unpooled.wrappedBuffer(block)));
+        RelayMessage.PutBlock put = (RelayMessage.PutBlock) decodeAll(wire, 1000).get(0);
+        assertEquals(42, put.seq());
+        assertArrayEquals(block, ByteBufUtil.getBytes(put.content()));
+        put.release();
+    }
+
+    @Test
+    void blockLongerThanTheLimitIsRefusedBeforeItsBodyArrives() {
+        EmbeddedChannel ch = new EmbeddedChannel(new RelayFrameDecoder(new RelayLimits(1024)));
+        ByteBuf header = Unpooled.buffer().writeByte(FrameType.PUT_BLOCK).writeInt(20 + 1025);
+        DecoderException e = assertThrows(DecoderException.class, () -> ch.writeInbound(header));
+        assertInstanceOf(TooLongFrameException.class, e);
+        assertEquals("length: 1045 (expected: <= 1044)", e.getMessage());
+        // Whatever follows is discarded, not parsed.
+        assertFalse(ch.writeInbound(Unpooled.wrappedBuffer(encode(new RelayMessage.Ok(1)))));
+        assertFalse(ch.finish());
+    }
+
+    @Test
+    void controlFrameLongerThanTheLimitIsRefused() {
+        EmbeddedChannel ch = new EmbeddedChannel(new RelayFrameDecoder(RelayLimits.DEFAULT));
+        ByteBuf header = Unpooled.buffer().writeByte(FrameType.ERROR).writeInt(Integer.MAX_VALUE);
+        assertInstanceOf(TooLongFrameException.class, assertThrows(DecoderException.class, () -> ch.writeInbound(header)));
+        assertFalse(ch.finish());
+    }
+
+    @Test
+    void unknownTypeIsRefused() {
+        EmbeddedChannel ch = new EmbeddedChannel(new RelayFrameDecoder(RelayLimits.DEFAULT));
+        ByteBuf frame = Unpooled.buffer().writeByte(0x55).writeInt(4).writeInt(1);
+        DecoderException e = assertThrows(DecoderException.class, () -> ch.writeInbound(frame));
+        assertInstanceOf(CorruptedFrameException.class, e);
+        assertEquals("type: 0x55 (expected: a known relay frame type)", e.getMessage());
+        assertFalse(ch.finish());
+    }
+
+    static Stream<Arguments> malformedFrames() {
+        return Stream.of(
+                Arguments.of("HELLO one byte short", "01 00000005 00000001 00"),
+                Arguments.of("OK with trailing byte", "80 00000005 00000001 00"),
+                Arguments.of("body shorter than an id", "80 00000002 0000"),
+                Arguments.of("GET with negative seq", "21 00000014 00000001 " + "00".repeat(8) + "ffffffffffffffff"),
+                Arguments.of("PUT without block bytes", "11 00000014 00000001 " + "00".repeat(8) + "0000000000000001"),
+                Arguments.of("PUT with negative seq", "11 00000015 00000001 " + "00".repeat(8) + "8000000000000000 aa"),
+                Arguments.of("CONFIRM with a partial seq", "22 00000011 00000001 " + "00".repeat(8) + "0000000000"),
+                Arguments.of("CONFIRM with no seq", "22 0000000c 00000001 " + "00".repeat(8)),
+                Arguments.of("CONFIRM with too many seqs", "22 " + String.format("%08x", 12 + 8 * 4097) + " 00000001 "
+                        + "00".repeat(8) + "00".repeat(8 * 4097)),
+                Arguments.of("AUTHORIZE without token", "20 00000004 00000001"),
+                Arguments.of("AUTHORIZE with a huge token", "20 00000105 00000001 " + "00".repeat(257)),
+                Arguments.of("WELCOME with unknown role", "02 00000007 00000001 0001 09"),
+                Arguments.of("OPEN with negative hint", "10 0000003c 00000001 " + "00".repeat(8 + 32 + 8) + "ff".repeat(8)));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("malformedFrames")
+    void malformedFrameIsRefusedWithoutLeaking(String name, String hex) {
+        EmbeddedChannel ch = new EmbeddedChannel(new RelayFrameDecoder(RelayLimits.DEFAULT));
+        ByteBuf frame = Unpooled.wrappedBuffer(HexFormat.of().parseHex(hex.replace(" ", "")));
+        DecoderException e = assertThrows(DecoderException.class, () -> ch.writeInbound(frame));
+        assertTrue(e instanceof CorruptedFrameException || e instanceof TooLongFrameException, e.toString());
+        assertNull(ch.readInbound());
+        assertFalse(ch.finish());
+    }
+
+    @Test
+    void incompleteFrameWaitsForMoreBytes() {
+        EmbeddedChannel ch = new EmbeddedChannel(new RelayFrameDecoder(RelayLimits.DEFAULT));
+        byte[] wire = encode(new RelayMessage.GetBlock(1, T, 3));
+        assertFalse(ch.writeInbound(Unpooled.wrappedBuffer(wire, 0, wire.length - 1)));
+        assertTrue(ch.writeInbound(Unpooled.wrappedBuffer(wire, wire.length - 1, 1)));
+        assertEquals(new RelayMessage.GetBlock(1, T, 3), ch.readInbound());
+        assertFalse(ch.finish());
+    }
+
+    @Test
+    void errorTextIsCutToItsLimit() {
+        RelayMessage.Error e = new RelayMessage.Error(1, RelayErrorCode.BAD_FRAME, "x".repeat(10_000));
+        assertEquals(RelayLimits.MAX_ERROR_TEXT, e.text().length());
+        List<RelayMessage> decoded = decodeAll(encode(e), 100);
+        assertEquals(e, decoded.get(0));
+    }
+
+    @Test
+    void unknownErrorCodeFromANewerPeerDecodesAsUnknown() {
+        ByteBuf frame = Unpooled.buffer().writeByte(FrameType.ERROR).writeInt(6).writeInt(1).writeShort(999);
+        EmbeddedChannel ch = new EmbeddedChannel(new RelayFrameDecoder(RelayLimits.DEFAULT));
+        ch.writeInbound(frame);
+        assertEquals(new RelayMessage.Error(1, RelayErrorCode.UNKNOWN, ""), ch.readInbound());
+        assertFalse(ch.finish());
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private static byte[] encode(RelayMessage m) {
+        EmbeddedChannel ch = new EmbeddedChannel(new RelayFrameEncoder());
+        assertTrue(ch.writeOutbound(m));
+        ByteBuf out = Unpooled.buffer();
+        for (ByteBuf b; (b = ch.readOutbound()) != null; ) {
+            out.writeBytes(b);
+            b.release();
+        }
+        assertFalse(ch.finish());
+        byte[] bytes = ByteBufUtil.getBytes(out);
+        out.release();
+        return bytes;
+    }
+
+    private static List<RelayMessage> decodeAll(byte[] wire, int chunk) {
+        EmbeddedChannel ch = new EmbeddedChannel(new RelayFrameDecoder(RelayLimits.DEFAULT));
+        for (int i = 0; i < wire.length; i += chunk) {
+            ByteBuf part = Unpooled.directBuffer().writeBytes(wire, i, Math.min(chunk, wire.length - i));
+            ch.writeInbound(part);
+        }
+        List<RelayMessage> out = new ArrayList<>();
+        for (Object o; (o = ch.readInbound()) != null; ) {
+            out.add((RelayMessage) o);
+        }
+        assertFalse(ch.finish());
+        return out;
+    }
+
+    /** A comparable description: records print their fields; block messages add their bytes. */
+    private static String describe(RelayMessage m) {
+        if (m instanceof RelayMessage.PutBlock p) {
+            return p + " " + ByteBufUtil.hexDump(p.content());
+        }
+        if (m instanceof RelayMessage.Block b) {
+            return b + " " + ByteBufUtil.hexDump(b.content());
+        }
+        if (m instanceof RelayMessage.Authorize a) {
+            return a + " " + HexFormat.of().formatHex(a.token());
+        }
+        if (m instanceof RelayMessage.OpenTransfer o) {
+            return o + " " + HexFormat.of().formatHex(o.tokenKey().bytes());
+        }
+        return m.toString();
+    }
+}

@@ -1,0 +1,133 @@
+package io.fsp.relay;
+
+import io.fsp.relay.net.BlockCheck;
+import io.fsp.relay.net.RelayServerInitializer;
+import io.fsp.relay.store.BlockStore;
+import io.fsp.tls.Fingerprint;
+import io.fsp.tls.PinnedTrustManager;
+import io.fsp.tls.SslContexts;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** A running relay: listening, storing, serving, expiring. {@link #close()} stops it and drops all blocks. */
+public final class FspRelay implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(FspRelay.class);
+    private static final Duration MAX_EXPIRY_PERIOD = Duration.ofSeconds(30);
+
+    private final RelayConfig config;
+    private final EventLoopGroup boss;
+    private final EventLoopGroup workers;
+    private final ExecutorService disk;
+    private final ExecutorService verifier;
+    private final BlockStore store;
+    private final Channel listener;
+
+    private FspRelay(RelayConfig config, EventLoopGroup boss, EventLoopGroup workers, ExecutorService disk,
+                     ExecutorService verifier, BlockStore store, Channel listener) {
+        this.config = config;
+        this.boss = boss;
+        this.workers = workers;
+        this.disk = disk;
+        this.verifier = verifier;
+        this.store = store;
+        this.listener = listener;
+    }
+
+    public static FspRelay start(RelayConfig config) throws IOException {
+        SslContext ssl = SslContexts.serverOptionalPeer(config.identity(), PinnedTrustManager.of(config.trustedServers()));
+        ExecutorService disk = Executors.newFixedThreadPool(2, new DefaultThreadFactory("fsp-relay-disk", true));
+        ExecutorService verifier = Executors.newFixedThreadPool(2, new DefaultThreadFactory("fsp-relay-verify", true));
+        EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("fsp-relay-accept", true),
+                NioIoHandler.newFactory());
+        EventLoopGroup workers = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("fsp-relay-io", true),
+                NioIoHandler.newFactory());
+        try {
+            BlockStore store = new BlockStore(config.store(), disk, config.clock(), PooledByteBufAllocator.DEFAULT);
+            Channel listener = new ServerBootstrap().group(boss, workers).channel(NioServerSocketChannel.class)
+                    .childOption(ChannelOption.AUTO_READ, false)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+                    .childHandler(new RelayServerInitializer(ssl, store, config.limits(), config.clock(), config.faults(),
+                            config.maxConnections(), config.idleTimeout(),
+                            config.verifyBlocks() ? BlockCheck.of(config.limits().maxBlockBytes(), verifier) : BlockCheck.NONE))
+                    .bind(config.listen()).syncUninterruptibly().channel();
+            Duration ttl = config.store().ttl();
+            long period = Math.max(100, Math.min(ttl.toMillis() / 4, MAX_EXPIRY_PERIOD.toMillis()));
+            workers.next().scheduleAtFixedRate(() -> {
+                try {
+                    store.expire();
+                } catch (RuntimeException e) {
+                    log.warn("expiring transfers failed: {}", e.toString(), e);
+                }
+            }, period, period, TimeUnit.MILLISECONDS);
+            FspRelay relay = new FspRelay(config, boss, workers, disk, verifier, store, listener);
+            log.info("listening on {}, quota {} bytes ({} in memory), ttl {}, trusting {} server(s), {}{}",
+                    CliValues.format(relay.address()), config.store().quotaBytes(), config.store().memoryBytes(), ttl,
+                    config.trustedServers().size(), config.verifyBlocks() ? "checking blocks" : "blocks unchecked",
+                    config.faults().isEmpty() ? "" : ", FAULTS " + config.faults());
+            return relay;
+        } catch (IOException | RuntimeException e) {
+            shutdown(boss, workers);
+            disk.shutdownNow();
+            verifier.shutdownNow();
+            throw e;
+        }
+    }
+
+    public InetSocketAddress address() {
+        return (InetSocketAddress) listener.localAddress();
+    }
+
+    public Fingerprint fingerprint() {
+        return config.identity().fingerprint();
+    }
+
+    public BlockStore store() {
+        return store;
+    }
+
+    public RelayConfig config() {
+        return config;
+    }
+
+    /** Completes when the listening socket closes. */
+    public void awaitClose() throws InterruptedException {
+        listener.closeFuture().await();
+    }
+
+    @Override
+    public void close() {
+        listener.close().syncUninterruptibly();
+        shutdown(boss, workers);
+        store.clear();
+        verifier.shutdown();
+        disk.shutdown();
+        try {
+            disk.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void shutdown(EventLoopGroup boss, EventLoopGroup workers) {
+        boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

@@ -1,0 +1,76 @@
+package io.fsp.relay.fault;
+
+import java.util.Locale;
+
+/** One way a relay misbehaves towards clients (connections without a trusted server certificate). */
+public sealed interface Fault {
+    /** Serves block {@code seq} with one bit flipped (every time it is fetched). */
+    record FlipBit(long seq) implements Fault {
+    }
+
+    /** Closes each client connection after sending {@code bytes} bytes of frames, mid-frame if so. */
+    record CloseAfter(long bytes) implements Fault {
+        public CloseAfter {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("close-after: " + bytes + " (expected: >= 0)");
+            }
+        }
+    }
+
+    /** Accepts client connections and TLS, then never answers anything. */
+    record Stall() implements Fault {
+    }
+
+    /** Sends to each client at most {@code bytesPerSecond}. */
+    record Throttle(long bytesPerSecond) implements Fault {
+        public Throttle {
+            if (bytesPerSecond < 1) {
+                throw new IllegalArgumentException("throttle: " + bytesPerSecond + " (expected: >= 1 byte/s)");
+            }
+        }
+    }
+
+    /** Sends block {@code seq} twice in answer to one request. */
+    record Duplicate(long seq) implements Fault {
+    }
+
+    /** Answers a request for block {@code seq} with the bytes of another block (another transfer's if any). */
+    record ForeignBlock(long seq) implements Fault {
+    }
+
+    /**
+     * Parses the command-line form: {@code flip-bit:SEQ}, {@code close-after:BYTES}, {@code stall},
+     * {@code throttle:BYTES_PER_SECOND}, {@code duplicate:SEQ}, {@code foreign-block:SEQ}.
+     */
+    static Fault parse(String spec) {
+        String s = spec.trim().toLowerCase(Locale.ROOT);
+        int colon = s.indexOf(':');
+        String name = colon < 0 ? s : s.substring(0, colon);
+        String arg = colon < 0 ? null : s.substring(colon + 1);
+        try {
+            return switch (name) {
+                case "flip-bit" -> new FlipBit(number(arg));
+                case "close-after" -> new CloseAfter(number(arg));
+                case "stall" -> new Stall();
+                case "throttle" -> new Throttle(number(arg));
+                case "duplicate" -> new Duplicate(number(arg));
+                case "foreign-block" -> new ForeignBlock(number(arg));
+                default -> throw new IllegalArgumentException("unknown fault");
+            };
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--fault " + spec + ": " + e.getMessage() + " (expected: flip-bit:SEQ,"
+                    + " close-after:BYTES, stall, throttle:BYTES_PER_SECOND, duplicate:SEQ or foreign-block:SEQ)");
+        }
+    }
+
+    private static long number(String arg) {
+        if (arg == null) {
+            throw new IllegalArgumentException("missing number");
+        }
+        long n = Long.parseLong(arg);
+        if (n < 0) {
+            throw new IllegalArgumentException("negative number");
+        }
+        return n;
+    }
+}

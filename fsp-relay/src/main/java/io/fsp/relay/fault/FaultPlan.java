@@ -1,0 +1,51 @@
+package io.fsp.relay.fault;
+
+import java.util.List;
+import java.util.Optional;
+
+/** The faults a relay commits; {@link #NONE} for an honest relay. */
+public record FaultPlan(List<Fault> faults) {
+    public static final FaultPlan NONE = new FaultPlan(List.of());
+
+    public FaultPlan {
+        faults = List.copyOf(faults);
+    }
+
+    public static FaultPlan of(Fault... faults) {
+        return new FaultPlan(List.of(faults));
+    }
+
+    public static FaultPlan parse(List<String> specs) {
+        return new FaultPlan(specs.stream().map(Fault::parse).toList());
+    }
+
+    public boolean isEmpty() {
+        return faults.isEmpty();
+    }
+
+    public boolean stalls() {
+        return faults.stream().anyMatch(f -> f instanceof Fault.Stall);
+    }
+
+    public boolean flipsBit(long seq) {
+        return faults.stream().anyMatch(f -> f instanceof Fault.FlipBit b && b.seq() == seq);
+    }
+
+    public boolean duplicates(long seq) {
+        return faults.stream().anyMatch(f -> f instanceof Fault.Duplicate d && d.seq() == seq);
+    }
+
+    public boolean servesForeign(long seq) {
+        return faults.stream().anyMatch(f -> f instanceof Fault.ForeignBlock b && b.seq() == seq);
+    }
+
+    public Optional<Long> closeAfter() {
+        return faults.stream().filter(f -> f instanceof Fault.CloseAfter).map(f -> ((Fault.CloseAfter) f).bytes())
+                .findFirst();
+    }
+
+    public Optional<Long> throttle() {
+        return faults.stream().filter(f -> f instanceof Fault.Throttle).map(f -> ((Fault.Throttle) f).bytesPerSecond())
+                .findFirst();
+    }
+}

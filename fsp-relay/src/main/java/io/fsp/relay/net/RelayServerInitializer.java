@@ -1,0 +1,77 @@
+package io.fsp.relay.net;
+
+import io.fsp.relay.fault.FaultPlan;
+import io.fsp.relay.store.BlockStore;
+import io.fsp.relay.wire.RelayFrameDecoder;
+import io.fsp.relay.wire.RelayFrameEncoder;
+import io.fsp.relay.wire.RelayLimits;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The pipeline of a relay connection: {@code ssl → idle → decoder → encoder → session}. The TLS context asks for
+ * a client certificate but does not require one: a peer that presents a pinned one is a server, a peer
+ * that presents none is a client, and a peer that presents an unknown one fails the handshake.
+ */
+public final class RelayServerInitializer extends ChannelInitializer<SocketChannel> {
+    public static final String SSL = "ssl";
+    public static final String IDLE = "idle";
+    public static final String DECODER = "decoder";
+    public static final String ENCODER = "encoder";
+    public static final String SESSION = "session";
+    private static final Logger log = LoggerFactory.getLogger(RelayServerInitializer.class);
+    private static final RelayFrameEncoder ENCODER_INSTANCE = new RelayFrameEncoder();
+
+    private final SslContext ssl;
+    private final BlockStore store;
+    private final RelayLimits limits;
+    private final Clock clock;
+    private final FaultPlan faults;
+    private final int maxConnections;
+    private final Duration idleTimeout;
+    private final BlockCheck blockCheck;
+    private final AtomicInteger connections = new AtomicInteger();
+
+    public RelayServerInitializer(SslContext ssl, BlockStore store, RelayLimits limits, Clock clock, FaultPlan faults,
+                                  int maxConnections, Duration idleTimeout, BlockCheck blockCheck) {
+        this.ssl = ssl;
+        this.store = store;
+        this.limits = limits;
+        this.clock = clock;
+        this.faults = faults;
+        this.maxConnections = maxConnections;
+        this.idleTimeout = idleTimeout;
+        this.blockCheck = blockCheck;
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) {
+        if (connections.incrementAndGet() > maxConnections) {
+            connections.decrementAndGet();
+            log.warn("connection from {} refused: {} connections open (relay option --max-connections {})",
+                    ch.remoteAddress(), maxConnections, maxConnections);
+            ch.close();
+            return;
+        }
+        ch.closeFuture().addListener(f -> connections.decrementAndGet());
+        ch.pipeline()
+                .addLast(SSL, ssl.newHandler(ch.alloc()))
+                .addLast(IDLE, new IdleStateHandler(0, 0, idleTimeout.toMillis(), TimeUnit.MILLISECONDS))
+                .addLast(DECODER, new RelayFrameDecoder(limits))
+                .addLast(ENCODER, ENCODER_INSTANCE)
+                .addLast(SESSION, new RelaySessionHandler(store, clock, faults, blockCheck));
+    }
+
+    /** Connections open now. */
+    public int connections() {
+        return connections.get();
+    }
+}

@@ -1,0 +1,463 @@
+package io.fsp.relay.net;
+
+import io.fsp.relay.fault.CloseAfterHandler;
+import io.fsp.relay.fault.FaultPlan;
+import io.fsp.relay.store.BlockStore;
+import io.fsp.relay.store.StoreException;
+import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.relay.wire.RelayMessage;
+import io.fsp.relay.wire.RelayRole;
+import io.fsp.token.CapabilityToken;
+import io.fsp.token.TokenException;
+import io.fsp.token.TokenKey;
+import io.fsp.token.TransferId;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.traffic.ChannelTrafficShapingHandler;
+import io.netty.util.ReferenceCountUtil;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves one relay connection, one request at a time: reading stays paused (auto-read is off) while a
+ * request is being served or the peer is not taking our writes, so a full store slows a pushing server
+ * down and a slow client cannot make the relay buffer without bound. Bad frames get an ERROR and the
+ * connection is closed; refused requests get an ERROR and the connection goes on.
+ */
+public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(RelaySessionHandler.class);
+    /** Distinct transfers one connection may hold tokens for. */
+    static final int MAX_TOKENS_PER_CONNECTION = 64;
+
+    private final BlockStore store;
+    private final Clock clock;
+    private final FaultPlan faults;
+    private final BlockCheck blockCheck;
+    private final ArrayDeque<RelayMessage> inbox = new ArrayDeque<>();
+    private final Map<TransferId, CapabilityToken> tokens = new HashMap<>();
+    private ChannelHandlerContext ctx;
+    private String session = "[?]";
+    private RelayRole role;
+    private boolean welcomed;
+    private boolean busy;
+    private boolean closing;
+
+    public RelaySessionHandler(BlockStore store, Clock clock, FaultPlan faults, BlockCheck blockCheck) {
+        this.store = store;
+        this.clock = clock;
+        this.faults = faults;
+        this.blockCheck = blockCheck;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        String id = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x10000) | 0x10000).substring(1);
+        session = "[" + id + " " + (ctx.channel().remoteAddress() instanceof InetSocketAddress a
+                ? a.getHostString() + ":" + a.getPort() : "?") + "]";
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        ctx.read(); // auto-read is off: the TLS handshake needs the first read
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (closing || !(msg instanceof RelayMessage m)) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        inbox.add(m);
+        serveNext();
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        readIfIdle();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            serveNext();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        closing = true;
+        inbox.forEach(ReferenceCountUtil::release);
+        inbox.clear();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof IdleStateEvent && !busy) {
+            // A request waiting for space keeps its connection; silence otherwise ends it.
+            log.debug("{} idle: closing", session);
+            closing = true;
+            ctx.close();
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof DecoderException && !(cause.getCause() instanceof SSLException)) {
+            log.info("{} bad frame: {}", session, cause.getMessage());
+            fail(new RelayMessage.Error(0, RelayErrorCode.BAD_FRAME, String.valueOf(cause.getMessage())));
+        } else {
+            log.debug("{} connection error: {}", session, cause.toString());
+            closing = true;
+            ctx.close();
+        }
+    }
+
+    // ---------------------------------------------------------------- request loop
+
+    private void serveNext() {
+        while (!busy && !closing && !inbox.isEmpty() && ctx.channel().isWritable()) {
+            RelayMessage m = inbox.poll();
+            try {
+                serve(m);
+            } catch (RuntimeException e) {
+                ReferenceCountUtil.release(m);
+                log.warn("{} internal error serving {}: {}", session, m, e.toString(), e);
+                fail(new RelayMessage.Error(m.id(), RelayErrorCode.STORE_FAILED, "internal error"));
+            }
+        }
+        readIfIdle();
+    }
+
+    private void readIfIdle() {
+        if (!busy && !closing && inbox.isEmpty() && ctx.channel().isWritable()) {
+            ctx.read();
+        }
+    }
+
+    /** Runs {@code work}'s completion back on the event loop and then serves the next request. */
+    private <T> void await(CompletableFuture<T> work, java.util.function.BiConsumer<T, Throwable> then) {
+        busy = true;
+        work.whenComplete((value, error) -> ctx.executor().execute(() -> {
+            busy = false;
+            if (closing) {
+                if (value instanceof Optional<?> o && o.isPresent()) {
+                    ReferenceCountUtil.release(o.get());
+                }
+                return;
+            }
+            then.accept(value, error);
+            serveNext();
+        }));
+    }
+
+    private void serve(RelayMessage m) {
+        if (!welcomed) {
+            hello(m);
+            return;
+        }
+        if (role == RelayRole.CLIENT && faults.stalls()) {
+            ReferenceCountUtil.release(m); // a stalled relay reads everything and answers nothing
+            return;
+        }
+        if (m instanceof RelayMessage.OpenTransfer o) {
+            open(o);
+        } else if (m instanceof RelayMessage.PutBlock p) {
+            put(p);
+        } else if (m instanceof RelayMessage.AbortTransfer a) {
+            abort(a);
+        } else if (m instanceof RelayMessage.Authorize a) {
+            authorize(a);
+        } else if (m instanceof RelayMessage.GetBlock g) {
+            get(g);
+        } else if (m instanceof RelayMessage.Confirm c) {
+            confirm(c);
+        } else if (m instanceof RelayMessage.StatusRequest s) {
+            status(s);
+        } else {
+            ReferenceCountUtil.release(m);
+            fail(new RelayMessage.Error(0, RelayErrorCode.BAD_FRAME,
+                    "frame " + m.getClass().getSimpleName() + " is sent by relays, not to them"));
+        }
+    }
+
+    private void hello(RelayMessage m) {
+        ReferenceCountUtil.release(m);
+        if (!(m instanceof RelayMessage.Hello h)) {
+            fail(new RelayMessage.Error(0, RelayErrorCode.BAD_HANDSHAKE, "first frame must be HELLO"));
+            return;
+        }
+        if (h.version() != RelayMessage.VERSION) {
+            fail(new RelayMessage.Error(h.id(), RelayErrorCode.BAD_HANDSHAKE,
+                    "version: " + h.version() + " (expected: " + RelayMessage.VERSION + ")"));
+            return;
+        }
+        role = peerRole();
+        welcomed = true;
+        if (role == RelayRole.CLIENT) {
+            faults.closeAfter().ifPresent(n -> ctx.pipeline().addAfter(RelayServerInitializer.SSL, "fault-close",
+                    new CloseAfterHandler(n)));
+            faults.throttle().ifPresent(rate -> ctx.pipeline().addAfter(RelayServerInitializer.SSL, "fault-throttle",
+                    new ChannelTrafficShapingHandler(rate, 0, 100)));
+        }
+        log.debug("{} hello as {}", session, role);
+        if (role == RelayRole.CLIENT && faults.stalls()) {
+            return;
+        }
+        reply(new RelayMessage.Welcome(h.id(), RelayMessage.VERSION, role));
+    }
+
+    /** SERVER exactly when the TLS peer presented a certificate; the trust manager has pinned it. */
+    private RelayRole peerRole() {
+        SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+        try {
+            ssl.engine().getSession().getPeerCertificates();
+            return RelayRole.SERVER;
+        } catch (SSLPeerUnverifiedException e) {
+            return RelayRole.CLIENT;
+        }
+    }
+
+    // ---------------------------------------------------------------- server operations
+
+    private boolean requireServer(RelayMessage m) {
+        if (role == RelayRole.SERVER) {
+            return true;
+        }
+        ReferenceCountUtil.release(m);
+        refuse(m.id(), RelayErrorCode.NOT_A_TRUSTED_SERVER,
+                "only a server with a trusted certificate may do this (relay option --trust-server)");
+        return false;
+    }
+
+    private void open(RelayMessage.OpenTransfer o) {
+        if (!requireServer(o)) {
+            return;
+        }
+        if (!o.expiresAt().isAfter(clock.instant())) {
+            refuse(o.id(), RelayErrorCode.TOKEN_EXPIRED, "expiresAt: " + o.expiresAt() + " (expected: in the future)");
+            return;
+        }
+        switch (store.open(o.transferId(), o.tokenKey(), o.expiresAt(), o.quotaHint())) {
+            case OPENED -> {
+                log.info("{} transfer {} opened, expires {}, hint {} bytes", session, o.transferId(), o.expiresAt(),
+                        o.quotaHint());
+                reply(new RelayMessage.Ok(o.id()));
+            }
+            case ALREADY_OPEN -> reply(new RelayMessage.Ok(o.id()));
+            case KEY_MISMATCH -> refuse(o.id(), RelayErrorCode.TRANSFER_EXISTS,
+                    "transfer " + o.transferId() + " is already open with another key");
+        }
+    }
+
+    private void put(RelayMessage.PutBlock p) {
+        if (!requireServer(p)) {
+            return;
+        }
+        TransferId id = p.transferId();
+        long seq = p.seq();
+        int msgId = p.id();
+        ByteBuf bytes = p.content();
+        // Checked, then handed to the store; until it answers, this connection reads nothing more.
+        CompletableFuture<Void> stored = blockCheck.verify(id, seq, bytes).handle((ok, error) -> {
+            if (error != null) {
+                bytes.release();
+                return CompletableFuture.<Void>failedFuture(error);
+            }
+            return store.put(id, seq, bytes);
+        }).thenCompose(f -> f);
+        await(stored, (ok, error) -> {
+            if (error == null) {
+                reply(new RelayMessage.Ok(msgId));
+            } else {
+                refuse(msgId, error);
+            }
+        });
+    }
+
+    private void abort(RelayMessage.AbortTransfer a) {
+        if (!requireServer(a)) {
+            return;
+        }
+        if (store.abort(a.transferId())) {
+            log.info("{} transfer {} aborted by the server", session, a.transferId());
+            reply(new RelayMessage.Ok(a.id()));
+        } else {
+            refuse(a.id(), RelayErrorCode.UNKNOWN_TRANSFER, "transfer " + a.transferId() + " is not open here");
+        }
+    }
+
+    // ---------------------------------------------------------------- client operations
+
+    private void authorize(RelayMessage.Authorize a) {
+        CapabilityToken token;
+        try {
+            token = CapabilityToken.decode(a.token());
+        } catch (TokenException e) {
+            refuse(a.id(), RelayErrorCode.TOKEN_MALFORMED, e.getMessage());
+            return;
+        }
+        Optional<TokenKey> key = store.tokenKey(token.transferId());
+        if (key.isEmpty()) {
+            refuse(a.id(), RelayErrorCode.UNKNOWN_TRANSFER, "transfer " + token.transferId() + " is not open here");
+            return;
+        }
+        try {
+            token.verify(key.get(), token.transferId(), clock.instant());
+        } catch (TokenException e) {
+            log.info("{} token for transfer {} refused: {}", session, token.transferId(), e.getMessage());
+            refuse(a.id(), tokenCode(e.reason()), e.getMessage());
+            return;
+        }
+        if (!tokens.containsKey(token.transferId()) && tokens.size() >= MAX_TOKENS_PER_CONNECTION) {
+            refuse(a.id(), RelayErrorCode.TOO_MANY_REQUESTS,
+                    "tokens: " + tokens.size() + " transfers on one connection (expected: <= "
+                            + MAX_TOKENS_PER_CONNECTION + ")");
+            return;
+        }
+        tokens.put(token.transferId(), token);
+        reply(new RelayMessage.Ok(a.id()));
+    }
+
+    /** Checks that a token presented on this connection allows {@code what} on this block; refuses if not. */
+    private boolean allowed(int msgId, TransferId transfer, long seq, boolean confirm) {
+        CapabilityToken token = tokens.get(transfer);
+        if (token == null) {
+            refuse(msgId, RelayErrorCode.TOKEN_FOREIGN, "no token for transfer " + transfer
+                    + " on this connection (expected: AUTHORIZE first)");
+            return false;
+        }
+        if (!clock.instant().isBefore(token.expiresAt())) {
+            refuse(msgId, RelayErrorCode.TOKEN_EXPIRED, "token expired at " + token.expiresAt());
+            return false;
+        }
+        if (confirm ? !token.scope().confirm() : !token.scope().read()) {
+            refuse(msgId, RelayErrorCode.TOKEN_FOREIGN, "token does not allow " + (confirm ? "CONFIRM" : "GET"));
+            return false;
+        }
+        if (seq >= 0 && !token.scope().covers(seq)) {
+            refuse(msgId, RelayErrorCode.TOKEN_FOREIGN, "block " + seq + " is outside the token's range "
+                    + token.scope().firstSeq() + ".." + token.scope().lastSeq());
+            return false;
+        }
+        return true;
+    }
+
+    private void get(RelayMessage.GetBlock g) {
+        if (!allowed(g.id(), g.transferId(), g.seq(), false)) {
+            return;
+        }
+        long seq = g.seq();
+        CompletableFuture<Optional<ByteBuf>> read = role == RelayRole.CLIENT && faults.servesForeign(seq)
+                ? ForeignBlocks.pick(store, g.transferId(), seq)
+                : store.get(g.transferId(), seq);
+        await(read, (block, error) -> {
+            if (error != null) {
+                refuse(g.id(), error);
+            } else if (block.isEmpty()) {
+                reply(new RelayMessage.NotFound(g.id(), g.transferId(), seq));
+            } else {
+                ByteBuf bytes = block.get();
+                if (role == RelayRole.CLIENT && faults.flipsBit(seq) && bytes.isReadable()) {
+                    ByteBuf flipped = bytes.alloc().buffer(bytes.readableBytes()).writeBytes(bytes);
+                    bytes.release();
+                    int at = flipped.readableBytes() / 2;
+                    flipped.setByte(at, flipped.getByte(at) ^ 0x10);
+                    bytes = flipped;
+                }
+                if (role == RelayRole.CLIENT && faults.duplicates(seq)) {
+                    ctx.write(new RelayMessage.Block(g.id(), g.transferId(), seq, bytes.retainedDuplicate()));
+                }
+                reply(new RelayMessage.Block(g.id(), g.transferId(), seq, bytes));
+            }
+        });
+    }
+
+    private void confirm(RelayMessage.Confirm c) {
+        for (long seq : c.seqs()) {
+            if (!allowed(c.id(), c.transferId(), seq, true)) {
+                return;
+            }
+        }
+        try {
+            reply(new RelayMessage.Confirmed(c.id(), store.confirm(c.transferId(), c.seqs())));
+        } catch (StoreException e) {
+            refuse(c.id(), e);
+        }
+    }
+
+    private void status(RelayMessage.StatusRequest s) {
+        if (role != RelayRole.SERVER && !allowed(s.id(), s.transferId(), -1, false)) {
+            return;
+        }
+        Optional<BlockStore.TransferStatus> st = store.status(s.transferId());
+        if (st.isEmpty()) {
+            refuse(s.id(), RelayErrorCode.UNKNOWN_TRANSFER, "transfer " + s.transferId() + " is not open here");
+            return;
+        }
+        BlockStore.TransferStatus t = st.get();
+        reply(new RelayMessage.Status(s.id(), s.transferId(), t.blocks(), t.bytes(), t.expiresAt(), store.used(),
+                store.quota()));
+    }
+
+    // ---------------------------------------------------------------- replies
+
+    private void reply(RelayMessage m) {
+        ctx.writeAndFlush(m).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
+    }
+
+    private void refuse(int msgId, RelayErrorCode code, String text) {
+        reply(new RelayMessage.Error(msgId, code, text));
+    }
+
+    private void refuse(int msgId, Throwable error) {
+        Throwable e = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                ? error.getCause() : error;
+        if (e instanceof StoreException s) {
+            refuse(msgId, s.code(), s.getMessage());
+        } else {
+            log.warn("{} internal error: {}", session, e.toString(), e);
+            refuse(msgId, RelayErrorCode.STORE_FAILED, "internal error");
+        }
+    }
+
+    /** Sends a last ERROR and closes: the connection cannot go on. */
+    private void fail(RelayMessage.Error error) {
+        if (closing) {
+            return;
+        }
+        closing = true;
+        inbox.forEach(ReferenceCountUtil::release);
+        inbox.clear();
+        ctx.writeAndFlush(error).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    private static RelayErrorCode tokenCode(TokenException.Reason reason) {
+        return switch (reason) {
+            case MALFORMED -> RelayErrorCode.TOKEN_MALFORMED;
+            case FORGED -> RelayErrorCode.TOKEN_FORGED;
+            case EXPIRED -> RelayErrorCode.TOKEN_EXPIRED;
+            case FOREIGN -> RelayErrorCode.TOKEN_FOREIGN;
+        };
+    }
+}

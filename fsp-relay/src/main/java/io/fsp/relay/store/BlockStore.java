@@ -1,0 +1,487 @@
+package io.fsp.relay.store;
+
+import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.token.TokenKey;
+import io.fsp.token.TransferId;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The blocks a relay holds, by transfer and sequence number. Metadata changes under this object's lock;
+ * file reads, writes and deletes run on the disk executor, never on a caller's event loop. Every byte held
+ * counts against the quota from the moment it is reserved until its block is gone from memory or disk.
+ *
+ * <p>Spilled blocks live in {@code directory/<transfer id hex>/<seq>.blk} and contain exactly the block
+ * bytes the server sent; nothing else is ever written there.
+ */
+public final class BlockStore {
+    private static final Logger log = LoggerFactory.getLogger(BlockStore.class);
+    private static final Pattern TRANSFER_DIR = Pattern.compile("[0-9a-f]{16}");
+    private static final Pattern BLOCK_FILE = Pattern.compile("[0-9]{1,19}\\.blk");
+
+    private final StoreConfig config;
+    private final Executor disk;
+    private final Clock clock;
+    private final ByteBufAllocator alloc;
+
+    // Guarded by this.
+    private final Map<TransferId, Transfer> transfers = new HashMap<>();
+    private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    private long reserved;
+    private long memoryUsed;
+
+    public BlockStore(StoreConfig config, Executor disk, Clock clock, ByteBufAllocator alloc) throws IOException {
+        this.config = config;
+        this.disk = disk;
+        this.clock = clock;
+        this.alloc = alloc;
+        Files.createDirectories(config.directory());
+        removeLeftovers();
+    }
+
+    /** Outcome of {@link #open}. */
+    public enum OpenResult { OPENED, ALREADY_OPEN, KEY_MISMATCH }
+
+    /** Opens a transfer; opening it again with the same key is harmless (a reconnecting server). */
+    public synchronized OpenResult open(TransferId id, TokenKey key, Instant expiresAt, long quotaHint) {
+        Transfer t = transfers.get(id);
+        if (t != null) {
+            return t.key.equals(key) ? OpenResult.ALREADY_OPEN : OpenResult.KEY_MISMATCH;
+        }
+        transfers.put(id, new Transfer(id, key, expiresAt, quotaHint, clock.instant()));
+        return OpenResult.OPENED;
+    }
+
+    /** The key tokens for {@code id} are checked with, if the transfer is open. */
+    public synchronized Optional<TokenKey> tokenKey(TransferId id) {
+        Transfer t = transfers.get(id);
+        return t == null ? Optional.empty() : Optional.of(t.key);
+    }
+
+    /**
+     * Stores a block, taking ownership of {@code block}. Completes once the block is held (in memory at
+     * once, on disk after the write); waits first while the quota is full. A block already held is
+     * acknowledged again and its new bytes discarded: a stored block never changes.
+     */
+    public CompletableFuture<Void> put(TransferId id, long seq, ByteBuf block) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        int size = block.readableBytes();
+        try {
+            if (size > config.quotaBytes()) {
+                throw new StoreException(RelayErrorCode.BLOCK_TOO_LARGE,
+                        "block: " + size + " bytes (expected: <= quota " + config.quotaBytes() + ")");
+            }
+            synchronized (this) {
+                Transfer t = liveTransfer(id);
+                t.touch(clock.instant());
+                if (t.blocks.containsKey(seq) || t.writing.contains(seq)) {
+                    block.release();
+                    done.complete(null);
+                    return done;
+                }
+                t.writing.add(seq);
+                Waiter w = new Waiter(id, seq, block, size, done);
+                if (waiters.isEmpty() && reserved + size <= config.quotaBytes()) {
+                    reserved += size;
+                    place(w);
+                } else {
+                    waiters.add(w); // back-pressure: completes once space is freed
+                }
+            }
+        } catch (StoreException e) {
+            block.release();
+            done.completeExceptionally(e);
+        }
+        return done;
+    }
+
+    /** Holds the reservation for {@code w}: keep it in memory if the budget allows, else write it to disk. */
+    private void place(Waiter w) {
+        // Called with the lock held; the disk write runs outside it.
+        if (memoryUsed + w.size <= config.memoryBytes()) {
+            memoryUsed += w.size;
+            // A copy of exactly the block's size: the received buffer may be a slice of a larger one.
+            ByteBuf copy = alloc.directBuffer(w.size, w.size);
+            copy.writeBytes(w.block, w.block.readerIndex(), w.size);
+            w.block.release();
+            Transfer t = transfers.get(w.id);
+            t.writing.remove(w.seq);
+            t.blocks.put(w.seq, new Held(copy, null, w.size));
+            t.bytes += w.size;
+            complete(w.done);
+            return;
+        }
+        disk.execute(() -> spill(w));
+    }
+
+    private void spill(Waiter w) {
+        Path file = blockFile(w.id, w.seq);
+        try {
+            Files.createDirectories(file.getParent());
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                for (ByteBuffer b : w.block.nioBuffers()) {
+                    while (b.hasRemaining()) {
+                        ch.write(b);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            log.warn("cannot spill block {} of transfer {} to {}: {}", w.seq, w.id, file, e.toString());
+            deleteQuietly(file);
+            synchronized (this) {
+                Transfer t = transfers.get(w.id);
+                if (t != null) {
+                    t.writing.remove(w.seq);
+                }
+            }
+            release(w.size, 0);
+            w.block.release();
+            w.done.completeExceptionally(new StoreException(RelayErrorCode.STORE_FAILED,
+                    "cannot store block " + w.seq + ": " + e.getMessage(), e));
+            return;
+        }
+        w.block.release();
+        boolean kept;
+        synchronized (this) {
+            Transfer t = transfers.get(w.id);
+            kept = t != null && t.writing.remove(w.seq);
+            if (kept) {
+                t.blocks.put(w.seq, new Held(null, file, w.size));
+                t.bytes += w.size;
+            }
+        }
+        if (kept) {
+            w.done.complete(null);
+        } else {
+            // The transfer was aborted or expired while the block was being written.
+            deleteQuietly(file);
+            release(w.size, 0);
+            w.done.completeExceptionally(new StoreException(RelayErrorCode.UNKNOWN_TRANSFER,
+                    "transfer " + w.id + " was closed while block " + w.seq + " was stored"));
+        }
+    }
+
+    /**
+     * The bytes of a held block (the caller releases them), or empty if the store does not hold it.
+     * Reading a spilled block happens on the disk executor.
+     */
+    public CompletableFuture<Optional<ByteBuf>> get(TransferId id, long seq) {
+        Held h;
+        synchronized (this) {
+            Transfer t = transfers.get(id);
+            h = t == null ? null : t.blocks.get(seq);
+            if (t != null) {
+                t.touch(clock.instant());
+            }
+            if (h != null && h.memory != null) {
+                return CompletableFuture.completedFuture(Optional.of(h.memory.retainedDuplicate()));
+            }
+        }
+        if (h == null) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        CompletableFuture<Optional<ByteBuf>> result = new CompletableFuture<>();
+        Path file = h.file;
+        int size = h.size;
+        disk.execute(() -> {
+            ByteBuf buf = alloc.directBuffer(size, size);
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+                while (buf.writableBytes() > 0) {
+                    if (buf.writeBytes(ch, buf.writerIndex(), buf.writableBytes()) < 0) {
+                        throw new IOException(file + ": " + buf.readableBytes() + " bytes (expected: " + size + ")");
+                    }
+                }
+                result.complete(Optional.of(buf));
+            } catch (NoSuchFileException e) {
+                buf.release(); // confirmed or expired meanwhile
+                result.complete(Optional.empty());
+            } catch (IOException e) {
+                buf.release();
+                log.warn("cannot read spilled block {} of transfer {}: {}", seq, id, e.toString());
+                result.completeExceptionally(new StoreException(RelayErrorCode.STORE_FAILED,
+                        "cannot read block " + seq + ": " + e.getMessage(), e));
+            }
+        });
+        return result;
+    }
+
+    /** Frees the given blocks; returns how many were held. */
+    public int confirm(TransferId id, List<Long> seqs) throws StoreException {
+        List<Held> freed = new ArrayList<>();
+        synchronized (this) {
+            Transfer t = liveTransfer(id);
+            t.touch(clock.instant());
+            for (long seq : seqs) {
+                Held h = t.blocks.remove(seq);
+                if (h != null) {
+                    t.bytes -= h.size;
+                    freed.add(h);
+                }
+            }
+        }
+        freed.forEach(this::free);
+        return freed.size();
+    }
+
+    /** Drops a transfer with all its blocks; returns whether it was open. */
+    public boolean abort(TransferId id) {
+        Transfer t;
+        synchronized (this) {
+            t = transfers.remove(id);
+        }
+        if (t == null) {
+            return false;
+        }
+        dropBlocks(t);
+        return true;
+    }
+
+    /** Drops transfers past their expiry or idle for longer than the TTL; returns how many. */
+    public int expire() {
+        Instant now = clock.instant();
+        List<Transfer> dropped = new ArrayList<>();
+        synchronized (this) {
+            for (Iterator<Transfer> it = transfers.values().iterator(); it.hasNext(); ) {
+                Transfer t = it.next();
+                if (!now.isBefore(t.expiresAt) || !now.isBefore(t.lastActivity.plus(config.ttl()))) {
+                    it.remove();
+                    dropped.add(t);
+                }
+            }
+        }
+        for (Transfer t : dropped) {
+            log.info("transfer {} expired: dropping {} blocks, {} bytes", t.id, t.blocks.size(), t.bytes);
+            dropBlocks(t);
+        }
+        return dropped.size();
+    }
+
+    /** A transfer's holdings; empty if it is not open. */
+    public synchronized Optional<TransferStatus> status(TransferId id) {
+        Transfer t = transfers.get(id);
+        if (t == null) {
+            return Optional.empty();
+        }
+        return Optional.of(new TransferStatus(t.blocks.size(), t.bytes, t.expiresAt, t.quotaHint));
+    }
+
+    /** Names a held block. */
+    public record BlockKey(TransferId transferId, long seq) {
+    }
+
+    /** Some held block other than {@code seq} of {@code transfer}, from another transfer if there is one. */
+    public synchronized Optional<BlockKey> anyOtherBlock(TransferId transfer, long seq) {
+        BlockKey sameTransfer = null;
+        for (Transfer t : transfers.values()) {
+            for (long s : t.blocks.keySet()) {
+                if (!t.id.equals(transfer)) {
+                    return Optional.of(new BlockKey(t.id, s));
+                }
+                if (s != seq && sameTransfer == null) {
+                    sameTransfer = new BlockKey(t.id, s);
+                }
+            }
+        }
+        return Optional.ofNullable(sameTransfer);
+    }
+
+    /** Bytes held or reserved, in memory and on disk. */
+    public synchronized long used() {
+        return reserved;
+    }
+
+    public synchronized long memoryUsed() {
+        return memoryUsed;
+    }
+
+    /** Puts waiting for space. */
+    public synchronized int waiting() {
+        return waiters.size();
+    }
+
+    public long quota() {
+        return config.quotaBytes();
+    }
+
+    public StoreConfig config() {
+        return config;
+    }
+
+    /** Drops everything (shutdown). */
+    public void clear() {
+        List<Transfer> all;
+        synchronized (this) {
+            all = new ArrayList<>(transfers.values());
+            transfers.clear();
+        }
+        all.forEach(this::dropBlocks);
+    }
+
+    /** What a transfer holds at this relay. */
+    public record TransferStatus(long blocks, long bytes, Instant expiresAt, long quotaHint) {
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    private Transfer liveTransfer(TransferId id) throws StoreException {
+        Transfer t = transfers.get(id);
+        if (t == null) {
+            throw new StoreException(RelayErrorCode.UNKNOWN_TRANSFER, "transfer " + id + " is not open here");
+        }
+        return t;
+    }
+
+    private void dropBlocks(Transfer t) {
+        List<Held> held;
+        List<Waiter> cancelled = new ArrayList<>();
+        synchronized (this) {
+            held = new ArrayList<>(t.blocks.values());
+            t.blocks.clear();
+            t.bytes = 0;
+            for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
+                Waiter w = it.next();
+                if (w.id.equals(t.id)) {
+                    it.remove();
+                    cancelled.add(w);
+                }
+            }
+        }
+        held.forEach(this::free);
+        for (Waiter w : cancelled) {
+            w.block.release();
+            w.done.completeExceptionally(new StoreException(RelayErrorCode.UNKNOWN_TRANSFER,
+                    "transfer " + t.id + " was closed while block " + w.seq + " waited for space"));
+        }
+        if (!cancelled.isEmpty()) {
+            release(0, 0); // the queue head may fit now
+        }
+    }
+
+    private void free(Held h) {
+        if (h.memory != null) {
+            h.memory.release();
+            release(h.size, h.size);
+        } else {
+            disk.execute(() -> {
+                deleteQuietly(h.file);
+                release(h.size, 0);
+            });
+        }
+    }
+
+    /** Returns quota (and memory) and admits the waiting puts that fit now, in arrival order. */
+    private void release(long bytes, long memory) {
+        synchronized (this) {
+            reserved -= bytes;
+            memoryUsed -= memory;
+            while (!waiters.isEmpty() && reserved + waiters.peek().size <= config.quotaBytes()) {
+                Waiter w = waiters.poll();
+                reserved += w.size;
+                place(w);
+            }
+        }
+    }
+
+    private static void complete(CompletableFuture<Void> done) {
+        // Complete outside callers' locks where it matters; here the caller continues on its event loop.
+        done.complete(null);
+    }
+
+    private Path blockFile(TransferId id, long seq) {
+        return config.directory().resolve(id.toString()).resolve(seq + ".blk");
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+            Path dir = file.getParent();
+            try (DirectoryStream<Path> s = Files.newDirectoryStream(dir)) {
+                if (!s.iterator().hasNext()) {
+                    Files.deleteIfExists(dir);
+                }
+            }
+        } catch (IOException e) {
+            // A directory another block is being written into is not empty; anything else is logged.
+            if (!(e instanceof java.nio.file.DirectoryNotEmptyException) && !(e instanceof NoSuchFileException)) {
+                log.warn("cannot delete {}: {}", file, e.toString());
+            }
+        }
+    }
+
+    /** Blocks spilled by an earlier run belong to transfers that no longer exist here. */
+    private void removeLeftovers() throws IOException {
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(config.directory())) {
+            for (Path dir : dirs) {
+                if (!Files.isDirectory(dir) || !TRANSFER_DIR.matcher(dir.getFileName().toString()).matches()) {
+                    continue;
+                }
+                try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+                    for (Path f : files) {
+                        if (BLOCK_FILE.matcher(f.getFileName().toString()).matches()) {
+                            Files.deleteIfExists(f);
+                        }
+                    }
+                }
+                try {
+                    Files.deleteIfExists(dir);
+                } catch (java.nio.file.DirectoryNotEmptyException e) {
+                    log.warn("{}: not empty after removing old blocks; left alone", dir);
+                }
+            }
+        }
+    }
+
+    private static final class Transfer {
+        final TransferId id;
+        final TokenKey key;
+        final Instant expiresAt;
+        final long quotaHint;
+        final Map<Long, Held> blocks = new HashMap<>();
+        final java.util.Set<Long> writing = new java.util.HashSet<>();
+        Instant lastActivity;
+        long bytes;
+
+        Transfer(TransferId id, TokenKey key, Instant expiresAt, long quotaHint, Instant now) {
+            this.id = id;
+            this.key = key;
+            this.expiresAt = expiresAt;
+            this.quotaHint = quotaHint;
+            this.lastActivity = now;
+        }
+
+        void touch(Instant now) {
+            lastActivity = now;
+        }
+    }
+
+    /** A held block: in memory or in a file. */
+    private record Held(ByteBuf memory, Path file, int size) {
+    }
+
+    /** A put admitted or waiting for quota. */
+    private record Waiter(TransferId id, long seq, ByteBuf block, int size, CompletableFuture<Void> done) {
+    }
+}

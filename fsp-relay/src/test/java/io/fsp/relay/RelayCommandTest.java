@@ -1,0 +1,142 @@
+package io.fsp.relay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.relay.client.RelayConnection;
+import io.fsp.relay.client.RelayConnectionConfig;
+import io.fsp.relay.wire.RelayRole;
+import io.fsp.tls.Fingerprint;
+import io.fsp.tls.PinnedTrustManager;
+import io.fsp.tls.SslContexts;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+@Timeout(60)
+class RelayCommandTest {
+    private static final String TRUST = RelayHarness.SERVER.fingerprint().toString();
+    private static final Pattern LISTENING = Pattern.compile(
+            "fsp-relay: listening on 127\\.0\\.0\\.1:(\\d+), certificate sha256 ([0-9A-F:]{95})\\n");
+    @TempDir
+    Path dir;
+
+    private record Run(int exit, String out, String err) {
+    }
+
+    private Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cmd = new CommandLine(new RelayCommand());
+        cmd.setOut(new PrintWriter(out, true));
+        cmd.setErr(new PrintWriter(err, true));
+        int exit = cmd.execute(args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    @Test
+    void startsPrintsAddressAndFingerprintAndServesATrustedServer() throws Exception {
+        RelayCommand command = new RelayCommand();
+        StringWriter out = new StringWriter();
+        CommandLine cmd = new CommandLine(command);
+        cmd.setOut(new PrintWriter(out, true));
+        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> cmd.execute(
+                "--listen", "127.0.0.1:0", "--store", dir.resolve("store").toString(), "--state-dir",
+                dir.resolve("state").toString(), "--trust-server", TRUST, "--quota", "64M", "--memory", "8M",
+                "--ttl", "5m"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (command.running == null || out.toString().isEmpty()) {
+            assertTrue(System.nanoTime() < deadline, "relay did not start");
+            Thread.sleep(20);
+        }
+        Matcher m = LISTENING.matcher(out.toString());
+        assertTrue(m.matches(), out.toString());
+        Fingerprint printed = Fingerprint.parse(m.group(2));
+        assertTrue(Files.exists(dir.resolve("state/relay.crt")));
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        try (RelayConnection server = RelayConnection.connect(
+                new InetSocketAddress("127.0.0.1", Integer.parseInt(m.group(1))),
+                SslContexts.client(PinnedTrustManager.of(Set.of(printed)), Optional.of(RelayHarness.SERVER)),
+                group, RelayConnectionConfig.DEFAULT).get(10, TimeUnit.SECONDS)) {
+            assertEquals(RelayRole.SERVER, server.role());
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            command.running.close();
+        }
+        assertEquals(0, exit.get(10, TimeUnit.SECONDS));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "--quota|2X|--quota '2X': not a size",
+        "--memory|-5|--memory '-5': not a size",
+        "--ttl|forever|--ttl 'forever': not a duration",
+        "--listen|localhost|--listen 'localhost': (expected: HOST:PORT",
+        "--listen|127.0.0.1:70000|--listen '127.0.0.1:70000': port 70000 (expected: 0..65535)",
+        "--trust-server|ABCD|--trust-server fingerprint 'ABCD': 2 bytes",
+        "--max-block|2G|--max-block 2G: (expected: <= 1G)",
+        "--max-block|0|--max-block 0: maxBlockBytes: 0 (expected: 1..1073741824)",
+    })
+    void badOptionValuesAreUsageErrorsThatNameTheOption(String option, String value, String message) {
+        java.util.Map<String, String> options = new java.util.LinkedHashMap<>();
+        options.put("--listen", "127.0.0.1:0");
+        options.put("--store", dir.resolve("s").toString());
+        options.put("--state-dir", dir.resolve("st").toString());
+        options.put("--trust-server", TRUST);
+        options.put(option, value);
+        String[] args = options.entrySet().stream().flatMap(e -> java.util.stream.Stream.of(e.getKey(), e.getValue()))
+                .toArray(String[]::new);
+        Run r = run(args);
+        assertEquals(RelayCommand.EXIT_USAGE, r.exit(), r.err());
+        assertTrue(r.err().startsWith("fsp-relay: " + message), r.err());
+    }
+
+    @Test
+    void missingTrustServerIsAUsageError() {
+        Run r = run("--listen", "127.0.0.1:0", "--store", dir.toString());
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("--trust-server"), r.err());
+    }
+
+    @Test
+    void addressInUseFailsToStartWithExitOne() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
+                java.net.InetAddress.getByName("127.0.0.1"))) {
+            Run r = run("--listen", "127.0.0.1:" + taken.getLocalPort(), "--store", dir.resolve("s").toString(),
+                    "--state-dir", dir.resolve("st").toString(), "--trust-server", TRUST);
+            assertEquals(1, r.exit(), r.err());
+            assertTrue(r.err().startsWith("fsp-relay: cannot start on 127.0.0.1:" + taken.getLocalPort()), r.err());
+        }
+    }
+
+    @Test
+    void sizesAndDurationsParse() {
+        assertEquals(2L << 30, CliValues.size("2G"));
+        assertEquals(512L << 20, CliValues.size("512MiB"));
+        assertEquals(64 * 1024, CliValues.size("64k"));
+        assertEquals(1000, CliValues.size("1000"));
+        assertEquals(Duration.ofMinutes(30), CliValues.duration("30m"));
+        assertEquals(Duration.ofMillis(1500), CliValues.duration("1500ms"));
+        assertEquals(Duration.ofHours(2), CliValues.duration("PT2H"));
+        assertEquals(new InetSocketAddress("::1", 7), CliValues.hostPort("[::1]:7"));
+        assertEquals("[0:0:0:0:0:0:0:1]:7", CliValues.format(new InetSocketAddress("::1", 7)));
+    }
+}

@@ -1,0 +1,457 @@
+package io.fsp.relay;
+
+import static io.fsp.relay.RelayHarness.seqs;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.relay.client.BlockNotFoundException;
+import io.fsp.relay.client.RelayClosedException;
+import io.fsp.relay.client.RelayConnection;
+import io.fsp.relay.client.RelayConnectionConfig;
+import io.fsp.relay.client.RelayRefusedException;
+import io.fsp.relay.client.TokenRefusedException;
+import io.fsp.relay.fault.FaultPlan;
+import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.relay.wire.RelayMessage;
+import io.fsp.relay.wire.RelayRole;
+import io.fsp.tls.Certificates;
+import io.fsp.tls.PinnedTrustManager;
+import io.fsp.token.CapabilityToken;
+import io.fsp.token.TokenKey;
+import io.fsp.token.TokenScope;
+import io.fsp.token.TransferId;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A real relay over real TLS on loopback, driven through the library servers and clients use. */
+@Timeout(60)
+class RelayServerTest {
+    @TempDir
+    Path store;
+    private RelayHarness h;
+
+    @AfterEach
+    void stop() {
+        if (h != null) {
+            h.close();
+        }
+    }
+
+    private RelayHarness start(long quota, long memory) throws Exception {
+        h = new RelayHarness(store, quota, memory, FaultPlan.NONE);
+        return h;
+    }
+
+    private static byte[] block(int size, long seed) {
+        byte[] b = new byte[size];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    private static <T> Throwable failure(CompletableFuture<T> f) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+        return e.getCause();
+    }
+
+    private static byte[] take(CompletableFuture<ByteBuf> f) throws Exception {
+        ByteBuf b = f.get(10, TimeUnit.SECONDS);
+        try {
+            return ByteBufUtil.getBytes(b);
+        } finally {
+            b.release();
+        }
+    }
+
+    @Test
+    void trustedServerPushesAndClientWithTokenPullsByteIdenticalBlocks() throws Exception {
+        start(64L << 20, 64L << 20);
+        try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
+            assertEquals(RelayRole.SERVER, server.role());
+            assertEquals(RelayRole.CLIENT, client.role());
+            RelayHarness.Opened t = h.open(server);
+            Map<Long, byte[]> sent = new HashMap<>();
+            List<CompletableFuture<Void>> puts = new ArrayList<>();
+            for (long seq = 0; seq < 40; seq++) {
+                byte[] b = block(1 + (int) (seq * 7919 % 300_000), seq);
+                sent.put(seq, b);
+                puts.add(server.putBlock(t.id(), seq, Unpooled.wrappedBuffer(b)));
+            }
+            CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new)).get(20, TimeUnit.SECONDS);
+            client.authorize(t.token()).get(5, TimeUnit.SECONDS);
+            List<CompletableFuture<ByteBuf>> gets = new ArrayList<>();
+            for (long seq = 39; seq >= 0; seq--) { // any order, pipelined
+                gets.add(client.getBlock(t.id(), seq));
+            }
+            for (int i = 0; i < gets.size(); i++) {
+                assertArrayEquals(sent.get(39L - i), take(gets.get(i)), "block " + (39 - i));
+            }
+            RelayMessage.Status status = client.status(t.id()).get(5, TimeUnit.SECONDS);
+            assertEquals(40, status.blocks());
+            assertEquals(sent.values().stream().mapToLong(b -> b.length).sum(), status.bytes());
+        }
+    }
+
+    @Test
+    void serverWithAnUntrustedCertificateIsRefused() throws Exception {
+        start(1 << 20, 1 << 20);
+        CompletableFuture<RelayConnection> f = CompletableFuture.supplyAsync(() -> {
+            try {
+                return h.connect(Optional.of(Certificates.selfSigned("stranger")), RelayConnectionConfig.DEFAULT);
+            } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        });
+        Throwable e = failure(f);
+        while (e.getCause() != null && !(e instanceof RelayClosedException)) {
+            e = e.getCause();
+        }
+        assertInstanceOf(RelayClosedException.class, e);
+        // The relay keeps serving the trusted server.
+        try (RelayConnection server = h.server()) {
+            assertEquals(RelayRole.SERVER, server.role());
+        }
+    }
+
+    @Test
+    void clientWithoutCertificateCanNeitherOpenNorPut() throws Exception {
+        start(1 << 20, 1 << 20);
+        try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
+            RelayHarness.Opened t = h.open(server);
+            Throwable open = failure(client.openTransfer(TransferId.random(), TokenKey.random(),
+                    Instant.now().plusSeconds(60), 0));
+            assertEquals(RelayErrorCode.NOT_A_TRUSTED_SERVER, ((RelayRefusedException) open).code());
+            Throwable put = failure(client.putBlock(t.id(), 0, Unpooled.wrappedBuffer(new byte[10])));
+            assertEquals(RelayErrorCode.NOT_A_TRUSTED_SERVER, ((RelayRefusedException) put).code());
+            assertEquals(0, h.relay.store().used());
+        }
+    }
+
+    @Test
+    void forgedExpiredForeignAndUnknownTokensAreRefused() throws Exception {
+        start(1 << 20, 1 << 20);
+        try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
+            RelayHarness.Opened a = h.open(server);
+            RelayHarness.Opened b = h.open(server);
+            server.putBlock(b.id(), 0, Unpooled.wrappedBuffer(new byte[] {1, 2, 3})).get(5, TimeUnit.SECONDS);
+            Instant later = h.clock.instant().plusSeconds(600);
+
+            CapabilityToken forged = CapabilityToken.issue(TokenKey.random(), a.id(), later, TokenScope.ALL);
+            assertEquals(RelayErrorCode.TOKEN_FORGED, refusedToken(client.authorize(forged)));
+            CapabilityToken claimsB = CapabilityToken.issue(a.key(), b.id(), later, TokenScope.ALL);
+            assertEquals(RelayErrorCode.TOKEN_FORGED, refusedToken(client.authorize(claimsB)));
+            CapabilityToken expired = CapabilityToken.issue(a.key(), a.id(), h.clock.instant().minusSeconds(1),
+                    TokenScope.ALL);
+            assertEquals(RelayErrorCode.TOKEN_EXPIRED, refusedToken(client.authorize(expired)));
+            CapabilityToken unknown = CapabilityToken.issue(a.key(), TransferId.random(), later, TokenScope.ALL);
+            assertEquals(RelayErrorCode.UNKNOWN_TRANSFER,
+                    ((RelayRefusedException) failure(client.authorize(unknown))).code());
+
+            // A valid token for A opens nothing of B.
+            client.authorize(a.token()).get(5, TimeUnit.SECONDS);
+            assertEquals(RelayErrorCode.TOKEN_FOREIGN, refusedToken(client.getBlock(b.id(), 0)));
+            assertEquals(RelayErrorCode.TOKEN_FOREIGN, refusedToken(client.confirm(b.id(), List.of(0L))));
+            assertEquals(RelayErrorCode.TOKEN_FOREIGN, refusedToken(client.status(b.id())));
+            assertEquals(1, h.relay.store().status(b.id()).orElseThrow().blocks());
+        }
+    }
+
+    @Test
+    void tokenThatExpiresWhileConnectedStopsWorking() throws Exception {
+        start(1 << 20, 1 << 20);
+        try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
+            TransferId id = TransferId.random();
+            TokenKey key = TokenKey.random();
+            server.openTransfer(id, key, h.clock.instant().plus(Duration.ofHours(2)), 0).get(5, TimeUnit.SECONDS);
+            server.putBlock(id, 0, Unpooled.wrappedBuffer(new byte[] {9})).get(5, TimeUnit.SECONDS);
+            client.authorize(CapabilityToken.issue(key, id, h.clock.instant().plusSeconds(60), TokenScope.ALL))
+                    .get(5, TimeUnit.SECONDS);
+            assertArrayEquals(new byte[] {9}, take(client.getBlock(id, 0)));
+            h.clock.advance(Duration.ofSeconds(61));
+            assertEquals(RelayErrorCode.TOKEN_EXPIRED, refusedToken(client.getBlock(id, 0)));
+        }
+    }
+
+    @Test
+    void tokenScopeLimitsBlocksAndOperations() throws Exception {
+        start(1 << 20, 1 << 20);
+        try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
+            RelayHarness.Opened t = h.open(server);
+            for (long seq = 0; seq < 6; seq++) {
+                server.putBlock(t.id(), seq, Unpooled.wrappedBuffer(new byte[] {(byte) seq})).get(5, TimeUnit.SECONDS);
+            }
+            client.authorize(CapabilityToken.issue(t.key(), t.id(), h.clock.instant().plusSeconds(60),
+                    new TokenScope(true, false, 0, 4))).get(5, TimeUnit.SECONDS);
+            assertArrayEquals(new byte[] {4}, take(client.getBlock(t.id(), 4)));
+            assertEquals(RelayErrorCode.TOKEN_FOREIGN, refusedToken(client.getBlock(t.id(), 5)));
+            assertEquals(RelayErrorCode.TOKEN_FOREIGN, refusedToken(client.confirm(t.id(), List.of(1L))));
+        }
+    }
+
+    @Test
+    void confirmFreesBlocksAndTheirSpace() throws Exception {
+        start(1 << 20, 1 << 20);
+        try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
+            RelayHarness.Opened t = h.open(server);
+            for (long seq = 0; seq < 4; seq++) {
+                server.putBlock(t.id(), seq, Unpooled.wrappedBuffer(block(1000, seq))).get(5, TimeUnit.SECONDS);
+            }
+            client.authorize(t.token()).get(5, TimeUnit.SECONDS);
+            assertEquals(3L, client.confirm(t.id(), List.of(0L, 1L, 2L, 77L)).get(5, TimeUnit.SECONDS));
+            BlockNotFoundException gone = (BlockNotFoundException) failure(client.getBlock(t.id(), 1));
+            assertEquals(1, gone.seq());
+            assertArrayEquals(block(1000, 3), take(client.getBlock(t.id(), 3)));
+            assertEquals(1, client.status(t.id()).get(5, TimeUnit.SECONDS).blocks());
+            assertEquals(1000, h.relay.store().used());
+        }
+    }
+
+    @Test
+    void fullRelayMakesThePusherWaitAndResumeAsTheClientConfirms() throws Exception {
+        int blockSize = 64 * 1024;
+        int blocks = 48; // 3 MiB through a 1 MiB relay
+        start(1 << 20, 256 * 1024);
+        try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
+            RelayHarness.Opened t = h.open(server);
+            client.authorize(t.token()).get(5, TimeUnit.SECONDS);
+            List<CompletableFuture<Void>> puts = new ArrayList<>();
+            for (long seq = 0; seq < blocks; seq++) {
+                puts.add(server.putBlock(t.id(), seq, Unpooled.wrappedBuffer(block(blockSize, seq))));
+            }
+            awaitStored(puts, 16);
+            Thread.sleep(300);
+            assertEquals(16, puts.stream().filter(CompletableFuture::isDone).count(),
+                    "the relay holds a quota's worth and makes the rest wait");
+            assertTrue(h.relay.store().used() <= 1 << 20);
+            int next = 0;
+            while (next < blocks) {
+                if (!puts.get(next).isDone()) {
+                    Thread.sleep(5);
+                    continue;
+                }
+                assertArrayEquals(block(blockSize, next), take(client.getBlock(t.id(), next)));
+                client.confirm(t.id(), List.of((long) next)).get(5, TimeUnit.SECONDS);
+                assertTrue(h.relay.store().used() <= 1 << 20);
+                next++;
+            }
+            CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void blocksSpillToDiskAsTheirExactBytesAndComeBack() throws Exception {
+        start(8 << 20, 0); // nothing in memory: every block goes to disk
+        try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
+            RelayHarness.Opened t = h.open(server);
+            for (long seq = 0; seq < 10; seq++) {
+                server.putBlock(t.id(), seq, Unpooled.wrappedBuffer(block(100_000 + (int) seq, seq)))
+                        .get(5, TimeUnit.SECONDS);
+            }
+            assertEquals(0, h.relay.store().memoryUsed());
+            List<Path> files;
+            try (Stream<Path> s = Files.walk(store)) {
+                files = s.filter(Files::isRegularFile).toList();
+            }
+            assertEquals(10, files.size());
+            for (Path f : files) {
+                long seq = Long.parseLong(f.getFileName().toString().replace(".blk", ""));
+                assertArrayEquals(block(100_000 + (int) seq, seq), Files.readAllBytes(f),
+                        "the store holds exactly the bytes received");
+            }
+            client.authorize(t.token()).get(5, TimeUnit.SECONDS);
+            for (long seq = 0; seq < 10; seq++) {
+                assertArrayEquals(block(100_000 + (int) seq, seq), take(client.getBlock(t.id(), seq)));
+            }
+            client.confirm(t.id(), seqs(0, 10)).get(5, TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (h.relay.store().used() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            try (Stream<Path> s = Files.walk(store)) {
+                assertEquals(0, s.filter(Files::isRegularFile).count());
+            }
+        }
+    }
+
+    @Test
+    void pushWindowBoundsUnacknowledgedBytes() throws Exception {
+        start(64L << 20, 64L << 20);
+        RelayConnectionConfig small = RelayConnectionConfig.DEFAULT.withPushWindowBytes(100_000);
+        try (RelayConnection server = h.connect(Optional.of(RelayHarness.SERVER), small)) {
+            RelayHarness.Opened t = h.open(server);
+            long maxSeen = 0;
+            List<CompletableFuture<Void>> puts = new ArrayList<>();
+            for (long seq = 0; seq < 50; seq++) {
+                server.whenWritable().get(5, TimeUnit.SECONDS);
+                puts.add(server.putBlock(t.id(), seq, Unpooled.wrappedBuffer(block(30_000, seq))));
+                maxSeen = Math.max(maxSeen, server.unacknowledgedBytes());
+            }
+            CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+            assertTrue(maxSeen <= 130_000, "unacknowledged: " + maxSeen);
+            assertEquals(50, h.relay.store().status(t.id()).orElseThrow().blocks());
+        }
+    }
+
+    @Test
+    void abortDropsTheTransfer() throws Exception {
+        start(1 << 20, 1 << 20);
+        try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
+            RelayHarness.Opened t = h.open(server);
+            server.putBlock(t.id(), 0, Unpooled.wrappedBuffer(new byte[100])).get(5, TimeUnit.SECONDS);
+            server.abortTransfer(t.id()).get(5, TimeUnit.SECONDS);
+            assertEquals(RelayErrorCode.UNKNOWN_TRANSFER,
+                    ((RelayRefusedException) failure(client.authorize(t.token()))).code());
+            assertEquals(0, h.relay.store().used());
+        }
+    }
+
+    @Test
+    void relayKeepsServingOthersAfterBadInput() throws Exception {
+        start(1 << 20, 1 << 20);
+        try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
+            RelayHarness.Opened t = h.open(server);
+            server.putBlock(t.id(), 0, Unpooled.wrappedBuffer(new byte[] {42})).get(5, TimeUnit.SECONDS);
+            client.authorize(t.token()).get(5, TimeUnit.SECONDS);
+
+            // Garbage frame type after a good HELLO.
+            try (SSLSocket raw = rawTls()) {
+                OutputStream out = raw.getOutputStream();
+                out.write(new byte[] {0x01, 0, 0, 0, 6, 0, 0, 0, 1, 0, 1}); // HELLO v1
+                out.write(new byte[] {0x66, 0, 0, 0, 0});
+                out.flush();
+                DataInputStream in = new DataInputStream(raw.getInputStream());
+                assertEquals(0x02, in.readUnsignedByte()); // WELCOME
+                in.skipNBytes(in.readInt());
+                assertEquals(RelayErrorCode.BAD_FRAME, readError(in));
+                assertClosed(in);
+            }
+            // A frame that claims to be enormous.
+            try (SSLSocket raw = rawTls()) {
+                raw.getOutputStream().write(new byte[] {0x11, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff});
+                DataInputStream in = new DataInputStream(raw.getInputStream());
+                assertEquals(RelayErrorCode.BAD_FRAME, readError(in));
+                assertClosed(in);
+            }
+            // Anything before HELLO.
+            try (SSLSocket raw = rawTls()) {
+                raw.getOutputStream().write(new byte[] {(byte) 0x80, 0, 0, 0, 4, 0, 0, 0, 1});
+                DataInputStream in = new DataInputStream(raw.getInputStream());
+                assertEquals(RelayErrorCode.BAD_HANDSHAKE, readError(in));
+                assertClosed(in);
+            }
+            // Not TLS at all.
+            try (Socket plain = new Socket("127.0.0.1", h.relay.address().getPort())) {
+                plain.getOutputStream().write("GET / HTTP/1.1\r\n\r\n".getBytes());
+                plain.setSoTimeout(5000);
+                InputStream in = plain.getInputStream();
+                while (in.read() >= 0) {
+                    // drain whatever TLS alert comes back until the relay closes
+                }
+            }
+            // The honest peers are still served.
+            assertArrayEquals(new byte[] {42}, take(client.getBlock(t.id(), 0)));
+            server.putBlock(t.id(), 1, Unpooled.wrappedBuffer(new byte[] {43})).get(5, TimeUnit.SECONDS);
+            assertArrayEquals(new byte[] {43}, take(client.getBlock(t.id(), 1)));
+        }
+    }
+
+    @Test
+    void deadRelayFailsPendingAndNewRequestsWithRelayClosed() throws Exception {
+        start(1 << 20, 1 << 20);
+        RelayConnection client = h.client();
+        InetSocketAddress address = h.relay.address();
+        h.relay.close();
+        client.closeFuture().get(10, TimeUnit.SECONDS);
+        assertFalse(client.isOpen());
+        assertInstanceOf(RelayClosedException.class, failure(client.getBlock(TransferId.random(), 0)));
+        Throwable connect = failure(RelayConnection.connect(address,
+                io.fsp.tls.SslContexts.client(PinnedTrustManager.any(), Optional.empty()), h.group,
+                RelayConnectionConfig.DEFAULT));
+        assertInstanceOf(RelayClosedException.class, connect);
+        h.group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        h = null;
+    }
+
+    @Test
+    void silentConnectionIsClosedAfterTheIdleTimeout() throws Exception {
+        h = new RelayHarness(store, 1 << 20, 1 << 20, FaultPlan.NONE, RelayConnectionConfig.DEFAULT,
+                Duration.ofMillis(300), false);
+        RelayConnection client = h.client();
+        client.closeFuture().get(10, TimeUnit.SECONDS);
+        assertFalse(client.isOpen());
+        assertInstanceOf(RelayClosedException.class, failure(client.status(TransferId.random())));
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private static RelayErrorCode refusedToken(CompletableFuture<?> f) {
+        Throwable e = failure(f);
+        assertInstanceOf(TokenRefusedException.class, e, String.valueOf(e));
+        return ((TokenRefusedException) e).code();
+    }
+
+    private static void awaitStored(List<CompletableFuture<Void>> puts, int n) throws Exception {
+        for (int i = 0; i < n; i++) {
+            puts.get(i).get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private SSLSocket rawTls() throws Exception {
+        SSLContext ctx = SSLContext.getInstance("TLSv1.3");
+        ctx.init(null, new TrustManager[] {PinnedTrustManager.of(java.util.Set.of(RelayHarness.RELAY.fingerprint()))},
+                null);
+        SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", h.relay.address().getPort());
+        s.setSoTimeout(5000);
+        s.startHandshake();
+        return s;
+    }
+
+    private static RelayErrorCode readError(DataInputStream in) throws IOException {
+        assertEquals(0xFF, in.readUnsignedByte());
+        int length = in.readInt();
+        in.readInt(); // id
+        int code = in.readUnsignedShort();
+        in.skipNBytes(length - 6);
+        return RelayErrorCode.ofWire(code);
+    }
+
+    private static void assertClosed(DataInputStream in) throws IOException {
+        try {
+            assertEquals(-1, in.read());
+        } catch (EOFException | javax.net.ssl.SSLException | java.net.SocketException e) {
+            // closed
+        }
+    }
+}

@@ -1,0 +1,246 @@
+package io.fsp.relay.store;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.relay.MutableClock;
+import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.token.TokenKey;
+import io.fsp.token.TransferId;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(30)
+class BlockStoreTest {
+    private static final Instant START = Instant.parse("2026-11-22T00:00:00Z");
+    @TempDir
+    Path dir;
+    private final ExecutorService disk = Executors.newSingleThreadExecutor();
+    private final MutableClock clock = new MutableClock(START);
+    private final TransferId transfer = TransferId.random();
+    private final TokenKey key = TokenKey.random();
+    private BlockStore store;
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        if (store != null) {
+            store.clear();
+        }
+        disk.shutdown();
+        assertTrue(disk.awaitTermination(10, TimeUnit.SECONDS));
+    }
+
+    private BlockStore store(long quota, long memory) throws IOException {
+        store = new BlockStore(new StoreConfig(dir, quota, memory, Duration.ofMinutes(10)), disk, clock,
+                PooledByteBufAllocator.DEFAULT);
+        store.open(transfer, key, START.plus(Duration.ofHours(1)), 0);
+        return store;
+    }
+
+    private static byte[] bytes(int n, int seed) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    private static ByteBuf buf(byte[] b) {
+        return Unpooled.wrappedBuffer(b);
+    }
+
+    private byte[] read(long seq) throws Exception {
+        Optional<ByteBuf> got = store.get(transfer, seq).get(10, TimeUnit.SECONDS);
+        assertTrue(got.isPresent(), "block " + seq + " held");
+        byte[] b = ByteBufUtil.getBytes(got.get());
+        got.get().release();
+        return b;
+    }
+
+    private long fileCount() throws IOException {
+        try (Stream<Path> s = Files.walk(dir)) {
+            return s.filter(Files::isRegularFile).count();
+        }
+    }
+
+    @Test
+    void blockWithinTheMemoryBudgetIsHeldInMemory() throws Exception {
+        store(1 << 20, 1 << 20);
+        byte[] b = bytes(1000, 1);
+        store.put(transfer, 0, buf(b)).get(5, TimeUnit.SECONDS);
+        assertArrayEquals(b, read(0));
+        assertEquals(1000, store.memoryUsed());
+        assertEquals(0, fileCount());
+    }
+
+    @Test
+    void blocksBeyondTheMemoryBudgetSpillToDiskAsExactlyTheirBytes() throws Exception {
+        store(1 << 20, 1500);
+        byte[] first = bytes(1000, 1);
+        byte[] second = bytes(1000, 2);
+        store.put(transfer, 0, buf(first)).get(5, TimeUnit.SECONDS);
+        store.put(transfer, 1, buf(second)).get(5, TimeUnit.SECONDS);
+        assertEquals(1000, store.memoryUsed());
+        assertEquals(2000, store.used());
+        Path spilled = dir.resolve(transfer.toString()).resolve("1.blk");
+        assertArrayEquals(second, Files.readAllBytes(spilled));
+        assertEquals(1, fileCount());
+        assertArrayEquals(first, read(0));
+        assertArrayEquals(second, read(1));
+    }
+
+    @Test
+    void putWaitsWhileTheQuotaIsFullAndResumesWhenAConfirmFreesSpace() throws Exception {
+        store(2000, 1000);
+        store.put(transfer, 0, buf(bytes(1000, 1))).get(5, TimeUnit.SECONDS);
+        store.put(transfer, 1, buf(bytes(1000, 2))).get(5, TimeUnit.SECONDS);
+        byte[] third = bytes(1000, 3);
+        CompletableFuture<Void> waiting = store.put(transfer, 2, buf(third));
+        Thread.sleep(200);
+        assertFalse(waiting.isDone(), "put must wait for space");
+        assertEquals(1, store.waiting());
+        assertEquals(1, store.confirm(transfer, List.of(0L)));
+        waiting.get(5, TimeUnit.SECONDS);
+        assertArrayEquals(third, read(2));
+        assertEquals(2000, store.used());
+    }
+
+    @Test
+    void blockLargerThanTheQuotaIsRefusedAtOnce() throws Exception {
+        store(1000, 1000);
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> store.put(transfer, 0, buf(bytes(1001, 1))).get(5, TimeUnit.SECONDS));
+        assertEquals(RelayErrorCode.BLOCK_TOO_LARGE, ((StoreException) e.getCause()).code());
+        assertEquals(0, store.used());
+    }
+
+    @Test
+    void putForAnUnknownTransferIsRefused() throws Exception {
+        store(1000, 1000);
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> store.put(TransferId.random(), 0, buf(bytes(10, 1))).get(5, TimeUnit.SECONDS));
+        assertEquals(RelayErrorCode.UNKNOWN_TRANSFER, ((StoreException) e.getCause()).code());
+    }
+
+    @Test
+    void confirmFreesMemoryAndDeletesSpilledFiles() throws Exception {
+        store(1 << 20, 1000);
+        store.put(transfer, 0, buf(bytes(1000, 1))).get(5, TimeUnit.SECONDS);
+        store.put(transfer, 1, buf(bytes(1000, 2))).get(5, TimeUnit.SECONDS);
+        assertEquals(2, store.confirm(transfer, List.of(0L, 1L, 7L)));
+        assertTrue(store.get(transfer, 0).get().isEmpty());
+        assertTrue(store.get(transfer, 1).get().isEmpty());
+        awaitUsed(0);
+        assertEquals(0, store.memoryUsed());
+        assertEquals(0, fileCount());
+    }
+
+    @Test
+    void getDoesNotFreeABlock() throws Exception {
+        store(1 << 20, 1 << 20);
+        byte[] b = bytes(100, 1);
+        store.put(transfer, 0, buf(b)).get(5, TimeUnit.SECONDS);
+        assertArrayEquals(b, read(0));
+        assertArrayEquals(b, read(0)); // a client re-fetching after a bad verify finds it again
+    }
+
+    @Test
+    void repeatedPutKeepsTheFirstBytes() throws Exception {
+        store(1 << 20, 1 << 20);
+        byte[] first = bytes(100, 1);
+        store.put(transfer, 0, buf(first)).get(5, TimeUnit.SECONDS);
+        store.put(transfer, 0, buf(bytes(100, 2))).get(5, TimeUnit.SECONDS);
+        assertArrayEquals(first, read(0));
+        assertEquals(100, store.used());
+    }
+
+    @Test
+    void idleTransferExpiresAfterTheTtl() throws Exception {
+        store(1 << 20, 500);
+        store.put(transfer, 0, buf(bytes(400, 1))).get(5, TimeUnit.SECONDS);
+        store.put(transfer, 1, buf(bytes(400, 2))).get(5, TimeUnit.SECONDS);
+        clock.advance(Duration.ofMinutes(9));
+        assertEquals(0, store.expire());
+        read(0); // activity restarts the TTL
+        clock.advance(Duration.ofMinutes(9));
+        assertEquals(0, store.expire());
+        clock.advance(Duration.ofMinutes(2));
+        assertEquals(1, store.expire());
+        assertTrue(store.status(transfer).isEmpty());
+        awaitUsed(0);
+        assertEquals(0, fileCount());
+    }
+
+    @Test
+    void transferPastItsExpiryIsDroppedEvenWhenBusy() throws Exception {
+        store(1 << 20, 1 << 20);
+        for (int i = 0; i < 13; i++) {
+            clock.advance(Duration.ofMinutes(5));
+            store.put(transfer, i, buf(bytes(10, i))).get(5, TimeUnit.SECONDS);
+        }
+        assertEquals(1, store.expire());
+    }
+
+    @Test
+    void abortDropsBlocksAndFailsWaitingPuts() throws Exception {
+        store(1000, 0);
+        store.put(transfer, 0, buf(bytes(1000, 1))).get(5, TimeUnit.SECONDS);
+        CompletableFuture<Void> waiting = store.put(transfer, 1, buf(bytes(10, 2)));
+        assertTrue(store.abort(transfer));
+        ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(5, TimeUnit.SECONDS));
+        assertInstanceOf(StoreException.class, e.getCause());
+        awaitUsed(0);
+        assertEquals(0, fileCount());
+        assertFalse(store.abort(transfer));
+    }
+
+    @Test
+    void openingAgainWithTheSameKeyIsHarmlessButAnotherKeyIsRefused() throws Exception {
+        store(1000, 1000);
+        assertEquals(BlockStore.OpenResult.ALREADY_OPEN, store.open(transfer, key, START.plusSeconds(60), 0));
+        assertEquals(BlockStore.OpenResult.KEY_MISMATCH,
+                store.open(transfer, TokenKey.random(), START.plusSeconds(60), 0));
+    }
+
+    @Test
+    void blocksLeftByAnEarlierRunAreRemovedAtStartButOtherFilesAreNot() throws Exception {
+        Path old = dir.resolve("0011223344556677");
+        Files.createDirectories(old);
+        Files.write(old.resolve("3.blk"), new byte[10]);
+        Path foreign = dir.resolve("README");
+        Files.writeString(foreign, "not ours");
+        store(1000, 1000);
+        assertFalse(Files.exists(old));
+        assertTrue(Files.exists(foreign));
+    }
+
+    private void awaitUsed(long expected) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (store.used() != expected && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(expected, store.used());
+    }
+}

@@ -1,0 +1,196 @@
+package io.fsp.it;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.block.Block;
+import io.fsp.block.BlockChecksumException;
+import io.fsp.block.BlockLimits;
+import io.fsp.block.Blocks;
+import io.fsp.block.stage.BlockPipeline;
+import io.fsp.checksum.ChecksumAlgorithm;
+import io.fsp.crypto.TransferKey;
+import io.fsp.it.harness.RelayProcess;
+import io.fsp.relay.client.RelayClosedException;
+import io.fsp.relay.client.RelayConnection;
+import io.fsp.relay.client.RelayConnectionConfig;
+import io.fsp.tls.Certificates;
+import io.fsp.tls.KeyMaterial;
+import io.fsp.tls.PinnedTrustManager;
+import io.fsp.tls.SslContexts;
+import io.fsp.token.CapabilityToken;
+import io.fsp.token.TokenKey;
+import io.fsp.token.TokenScope;
+import io.fsp.token.TransferId;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code fsp-relay} as a separate process, fed real sealed blocks through the relay library. */
+@Timeout(120)
+class RelayIT {
+    private static final KeyMaterial SERVER = Certificates.selfSigned("fsp-server");
+    private static final String KNOWN = "Known plaintext that must never reach a relay's disk. ";
+    private static EventLoopGroup group;
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void startGroup() {
+        group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    }
+
+    @AfterAll
+    static void stopGroup() {
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private static RelayConnection connect(RelayProcess relay, Optional<KeyMaterial> identity) throws Exception {
+        return RelayConnection.connect(relay.address(),
+                SslContexts.client(PinnedTrustManager.of(Set.of(relay.fingerprint())), identity), group,
+                RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(10)))
+                .get(30, TimeUnit.SECONDS);
+    }
+
+    /** Seals {@code count} blocks of known text for a fresh transfer and pushes them; returns their wire bytes. */
+    private static List<byte[]> push(RelayConnection server, TransferId id, TokenKey tokenKey, int count)
+            throws Exception {
+        server.openTransfer(id, tokenKey, Instant.now().plusSeconds(600), 0).get(10, TimeUnit.SECONDS);
+        List<byte[]> wire = new ArrayList<>();
+        try (BlockPipeline sender = BlockPipeline.builder().transferId(id.value()).checksum(ChecksumAlgorithm.CRC32C)
+                .noCompression().encryption(TransferKey.generate(id.value(), 256, new SecureRandom())).build()) {
+            List<CompletableFuture<Void>> puts = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                ByteBuf data = Unpooled.copiedBuffer(KNOWN.repeat(1000), StandardCharsets.UTF_8);
+                Block b = sender.seal(data, (long) i * data.readableBytes(), "known.txt", i == count - 1).block();
+                data.release();
+                assertEquals(i, wire.size());
+                wire.add(ByteBufUtil.getBytes(b.content()));
+                puts.add(server.putBlock(id, b.header().sequence(), b.content()));
+            }
+            CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+        }
+        return wire;
+    }
+
+    private static long seqOf(byte[] wire) {
+        Block b = Blocks.parse(Unpooled.wrappedBuffer(wire), BlockLimits.DEFAULT);
+        try {
+            return b.header().sequence();
+        } finally {
+            b.release();
+        }
+    }
+
+    @Test
+    void relayProcessServesByteIdenticalBlocksAndItsStoreHoldsNoPlaintext() throws Exception {
+        try (RelayProcess relay = RelayProcess.start(dir, SERVER.fingerprint(), "--memory", "0", "--quota", "64M");
+             RelayConnection server = connect(relay, Optional.of(SERVER));
+             RelayConnection client = connect(relay, Optional.empty())) {
+            TransferId id = TransferId.random();
+            TokenKey key = TokenKey.random();
+            List<byte[]> wire = push(server, id, key, 8);
+            List<Path> files;
+            try (Stream<Path> s = Files.walk(relay.store())) {
+                files = s.filter(Files::isRegularFile).toList();
+            }
+            assertEquals(8, files.size());
+            for (Path f : files) {
+                String content = new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1);
+                assertFalse(content.contains("must never reach"), f + " holds plaintext");
+            }
+            client.authorize(CapabilityToken.issue(key, id, Instant.now().plusSeconds(600), TokenScope.ALL))
+                    .get(10, TimeUnit.SECONDS);
+            List<Long> seqs = new ArrayList<>();
+            for (byte[] w : wire) {
+                long seq = seqOf(w);
+                seqs.add(seq);
+                ByteBuf got = client.getBlock(id, seq).get(10, TimeUnit.SECONDS);
+                assertArrayEquals(w, ByteBufUtil.getBytes(got));
+                got.release();
+            }
+            assertEquals(8L, client.confirm(id, seqs).get(10, TimeUnit.SECONDS));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            long left;
+            do {
+                try (Stream<Path> s = Files.walk(relay.store())) {
+                    left = s.filter(Files::isRegularFile).count();
+                }
+            } while (left > 0 && System.nanoTime() < deadline);
+            assertEquals(0, left, "confirmed blocks are deleted from the relay's disk");
+        }
+    }
+
+    @Test
+    void killedRelaySurfacesAsRelayClosedToItsPeers() throws Exception {
+        RelayProcess relay = RelayProcess.start(dir, SERVER.fingerprint());
+        try (RelayConnection server = connect(relay, Optional.of(SERVER))) {
+            TransferId id = TransferId.random();
+            push(server, id, TokenKey.random(), 2);
+            relay.kill();
+            server.closeFuture().get(10, TimeUnit.SECONDS);
+            ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> server.putBlock(id, 5, Unpooled.wrappedBuffer(new byte[10])).get(10, TimeUnit.SECONDS));
+            assertInstanceOf(RelayClosedException.class, e.getCause());
+            ExecutionException again = assertThrows(ExecutionException.class, () -> connect(relay, Optional.empty()));
+            assertInstanceOf(RelayClosedException.class, again.getCause());
+        } finally {
+            relay.close();
+        }
+    }
+
+    @Test
+    void relayStartedWithAFlipBitFaultServesABlockWhoseChecksumFails() throws Exception {
+        try (RelayProcess relay = RelayProcess.start(dir, SERVER.fingerprint(), "--fault", "flip-bit:1");
+             RelayConnection server = connect(relay, Optional.of(SERVER));
+             RelayConnection client = connect(relay, Optional.empty())) {
+            assertTrue(relay.output().contains("FAULTS"), relay.output());
+            TransferId id = TransferId.random();
+            TokenKey key = TokenKey.random();
+            List<byte[]> wire = push(server, id, key, 3);
+            client.authorize(CapabilityToken.issue(key, id, Instant.now().plusSeconds(600), TokenScope.ALL))
+                    .get(10, TimeUnit.SECONDS);
+            List<Long> seqs = wire.stream().map(RelayIT::seqOf).toList();
+            assertTrue(seqs.contains(1L), "seqs " + seqs);
+            for (byte[] w : wire) {
+                long seq = seqOf(w);
+                ByteBuf got = client.getBlock(id, seq).get(10, TimeUnit.SECONDS);
+                try {
+                    if (seq == 1) {
+                        assertThrows(BlockChecksumException.class, () -> Blocks.parse(got, BlockLimits.DEFAULT));
+                    } else {
+                        assertArrayEquals(w, ByteBufUtil.getBytes(got));
+                    }
+                } finally {
+                    got.release();
+                }
+            }
+        }
+    }
+}

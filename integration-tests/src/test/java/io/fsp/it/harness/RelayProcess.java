@@ -1,0 +1,142 @@
+package io.fsp.it.harness;
+
+import io.fsp.tls.Fingerprint;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@code fsp-relay} as a real separate process ({@code java -cp … io.fsp.relay.RelayCommand}) on
+ * {@code 127.0.0.1}, with its store and certificate under a test directory. {@link #start} returns once
+ * the relay printed its {@code listening on …, certificate sha256 …} line; {@link #kill()} ends it the
+ * hard way, as a crashed relay ends.
+ */
+public final class RelayProcess implements AutoCloseable {
+    public static final String MAIN_CLASS = "io.fsp.relay.RelayCommand";
+    private static final Pattern LISTENING = Pattern.compile(
+            "fsp-relay: listening on ([0-9.]+):(\\d+), certificate sha256 ([0-9A-F:]{95})");
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+    private final Process process;
+    private final Path store;
+    private final StringBuffer output = new StringBuffer();
+    private final CompletableFuture<Matcher> listening = new CompletableFuture<>();
+
+    private RelayProcess(Process process, Path store) {
+        this.process = process;
+        this.store = store;
+    }
+
+    /**
+     * Starts a relay trusting {@code server}, keeping blocks in {@code dir/store} and its certificate in
+     * {@code dir/state}; {@code options} are added as given (e.g. {@code --memory 0}, {@code --fault stall}).
+     */
+    public static RelayProcess start(Path dir, Fingerprint server, String... options) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        String javaOptions = System.getProperty("fsp.it.serverJavaOptions", "").trim();
+        if (!javaOptions.isEmpty()) {
+            command.addAll(Arrays.asList(javaOptions.split("\\s+")));
+        }
+        String classPath = System.getProperty("fsp.it.classpath");
+        if (classPath == null || classPath.isBlank() || classPath.startsWith("${")) {
+            classPath = System.getProperty("java.class.path");
+        }
+        command.addAll(List.of("-cp", classPath, MAIN_CLASS, "--listen", "127.0.0.1:0",
+                "--store", dir.resolve("store").toString(), "--state-dir", dir.resolve("state").toString(),
+                "--trust-server", server.toString()));
+        command.addAll(Arrays.asList(options));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        RelayProcess relay = new RelayProcess(p, dir.resolve("store"));
+        Thread pump = new Thread(relay::pump, "fsp-relay-output");
+        pump.setDaemon(true);
+        pump.start();
+        try {
+            relay.listening.get(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
+            relay.kill();
+            throw new IOException("fsp-relay did not start within " + START_TIMEOUT.toSeconds() + " s\n--- output ---\n"
+                    + relay.output, e);
+        } catch (InterruptedException e) {
+            relay.kill();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while starting fsp-relay", e);
+        }
+        return relay;
+    }
+
+    private void pump() {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            for (String line; (line = r.readLine()) != null; ) {
+                output.append(line).append('\n');
+                Matcher m = LISTENING.matcher(line);
+                if (m.find()) {
+                    listening.complete(m);
+                }
+            }
+        } catch (IOException e) {
+            output.append("[output closed: ").append(e.getMessage()).append("]\n");
+        }
+        listening.completeExceptionally(new IOException("fsp-relay exited before listening"));
+    }
+
+    public InetSocketAddress address() {
+        Matcher m = listening.join();
+        return new InetSocketAddress(m.group(1), Integer.parseInt(m.group(2)));
+    }
+
+    /** The fingerprint the relay printed: what servers and clients pin. */
+    public Fingerprint fingerprint() {
+        return Fingerprint.parse(listening.join().group(3));
+    }
+
+    /** Where the relay spills blocks. */
+    public Path store() {
+        return store;
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Everything the relay printed so far (stdout and stderr). */
+    public String output() {
+        return output.toString();
+    }
+
+    /** Ends the process at once (SIGKILL), as a crash would. */
+    public void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                kill();
+            }
+        } catch (InterruptedException e) {
+            kill();
+            Thread.currentThread().interrupt();
+        }
+    }
+}
