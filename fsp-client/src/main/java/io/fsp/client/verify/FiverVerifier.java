@@ -21,7 +21,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -30,10 +29,12 @@ import java.util.function.Consumer;
  *
  * <p>Mode fiver (paper 000, Algorithm 2; paper 002 §4): the buffer a block arrives in is written by a
  * writer thread and, at the same time, hashed by a hashing thread; the file is never read back. The
- * buffer is released when both are done. Then the file is flushed ({@code fdatasync}), and only then is
- * the digest compared and the verdict issued, so a power loss can never leave a block reported
- * verified that is not on disk (paper 002 §3, Observation 2). Flushes are shared: one flush covers
- * every block of the file whose write finished before it started.
+ * buffer is released when both are done. As soon as the write is done the file is flushed
+ * ({@code fdatasync}); only when both the flush and the hash are done is the digest compared and the
+ * verdict issued, so a power loss can never leave a block reported verified that is not on disk
+ * (paper 002 §3, Observation 2). Flushes are shared: one flush covers every block of the file whose
+ * write finished before it started. Verdicts are issued in groups by one thread, which appends each
+ * group to the journal with one fsync.
  *
  * <p>Mode riva (paper 001 §4): after the flush the block's range is read back around the page cache
  * ({@link RivaVerifier}) and that is what is hashed, so undetected write errors are caught.
@@ -56,11 +57,12 @@ public final class FiverVerifier implements AutoCloseable {
     private final Semaphore buffersInUse;
     private final ExecutorService writers;
     private final ExecutorService hashers;
-    private final ExecutorService rereader;
     private final RivaVerifier riva;
     private final ThreadLocal<Hasher> hasher;
     private final LinkedBlockingQueue<Job> toFlush = new LinkedBlockingQueue<>();
+    private final LinkedBlockingQueue<Job> toDecide = new LinkedBlockingQueue<>();
     private final Thread flusher;
+    private final Thread decider;
     private final Object idle = new Object();
     private long outstanding;
     private volatile boolean closed;
@@ -72,20 +74,24 @@ public final class FiverVerifier implements AutoCloseable {
         final byte[] expected;
         final Runnable release;
         final CompletableFuture<BlockVerdict> verdict = new CompletableFuture<>();
-        final AtomicInteger stagesLeft;
+        /** Write and hash: when both are done the buffer is released. */
+        final AtomicInteger bufferUsers;
+        /** Flush and hash: when both are done the block is ready for its verdict. */
+        final AtomicInteger verdictNeeds;
         volatile byte[] actual = new byte[0];
         volatile String failure;
 
-        Job(BlockRef block, ByteBuffer data, byte[] expected, Runnable release, int stages) {
+        Job(BlockRef block, ByteBuffer data, byte[] expected, Runnable release, boolean hashed) {
             this.block = block;
             this.data = data;
             this.expected = expected;
             this.release = release;
-            this.stagesLeft = new AtomicInteger(stages);
+            this.bufferUsers = new AtomicInteger(hashed ? 2 : 1);
+            this.verdictNeeds = new AtomicInteger(hashed ? 2 : 1);
         }
     }
 
-    private static final Job STOP = new Job(new BlockRef("-", 0, 0), ByteBuffer.allocate(0), new byte[0], () -> { }, 0);
+    private static final Job STOP = new Job(new BlockRef("-", 0, 0), ByteBuffer.allocate(0), new byte[0], () -> { }, false);
 
     public FiverVerifier(PositionalWriter writer, VerifierConfig config) {
         this(writer, config, null, event -> { });
@@ -105,12 +111,12 @@ public final class FiverVerifier implements AutoCloseable {
         this.writers = Executors.newFixedThreadPool(config.writerThreads(), threads("fiver-write"));
         this.hashers = config.mode() == VerificationMode.FIVER
                 ? Executors.newFixedThreadPool(config.hashThreads(), threads("fiver-hash")) : null;
-        this.rereader = config.mode() == VerificationMode.RIVA
-                ? Executors.newSingleThreadExecutor(threads("riva-reread")) : null;
         this.riva = config.mode() == VerificationMode.RIVA ? new RivaVerifier() : null;
         this.hasher = ThreadLocal.withInitial(config.algorithm()::newHasher);
         this.flusher = threads("fiver-flush").newThread(this::flushLoop);
+        this.decider = threads("fiver-verdict").newThread(this::decideLoop);
         this.flusher.start();
+        this.decider.start();
     }
 
     private static ThreadFactory threads(String name) {
@@ -153,10 +159,10 @@ public final class FiverVerifier implements AutoCloseable {
         synchronized (idle) {
             outstanding++;
         }
-        int stages = config.mode() == VerificationMode.FIVER ? 2 : 1;
-        Job job = new Job(block, data.duplicate(), expectedDigest.clone(), release, stages);
+        boolean hashed = config.mode() == VerificationMode.FIVER;
+        Job job = new Job(block, data.duplicate(), expectedDigest.clone(), release, hashed);
         writers.execute(() -> write(job));
-        if (stages == 2) {
+        if (hashed) {
             hashers.execute(() -> hash(job));
         }
         return job.verdict;
@@ -181,7 +187,10 @@ public final class FiverVerifier implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             job.failure = "write failed: " + e.getMessage();
         }
-        stageDone(job);
+        bufferDone(job);
+        // Flushing starts as soon as the write is done, not after the hash: when hashing is the slower
+        // stage, the block is already durable by the time its digest is ready.
+        toFlush.add(job);
     }
 
     private void hash(Job job) {
@@ -193,12 +202,13 @@ public final class FiverVerifier implements AutoCloseable {
         } catch (RuntimeException e) {
             job.failure = "hashing failed: " + e;
         }
-        stageDone(job);
+        bufferDone(job);
+        verdictInputDone(job);
     }
 
-    /** When write and hash are both done: the buffer goes back, the block goes to the flusher. */
-    private void stageDone(Job job) {
-        if (job.stagesLeft.decrementAndGet() != 0) {
+    /** When write and hash are both done the buffer goes back to its owner. */
+    private void bufferDone(Job job) {
+        if (job.bufferUsers.decrementAndGet() != 0) {
             return;
         }
         try {
@@ -207,7 +217,13 @@ public final class FiverVerifier implements AutoCloseable {
             log.warn("releasing the buffer of {} failed", job.block, e);
         }
         buffersInUse.release();
-        toFlush.add(job);
+    }
+
+    /** When flush and hash are both done the block is ready for its verdict. */
+    private void verdictInputDone(Job job) {
+        if (job.verdictNeeds.decrementAndGet() == 0) {
+            toDecide.add(job);
+        }
     }
 
     private void flushLoop() {
@@ -242,15 +258,39 @@ public final class FiverVerifier implements AutoCloseable {
                     }
                 }
             }
-            if (rereader != null) {
-                rereader.execute(() -> rereadAndDecide(group));
-            } else {
-                decide(group);
+            for (Job job : group) {
+                verdictInputDone(job);
             }
+        }
+        toDecide.add(STOP);
+    }
+
+    /**
+     * Takes blocks that are flushed (and hashed), in groups: re-reads them in mode riva, appends the
+     * group to the journal with one fsync, then issues the verdicts.
+     */
+    private void decideLoop() {
+        boolean running = true;
+        while (running) {
+            List<Job> group = new ArrayList<>();
+            try {
+                group.add(toDecide.take());
+            } catch (InterruptedException e) {
+                return;
+            }
+            toDecide.drainTo(group);
+            running = !group.remove(STOP);
+            if (group.isEmpty()) {
+                continue;
+            }
+            if (riva != null) {
+                reread(group);
+            }
+            decide(group);
         }
     }
 
-    private void rereadAndDecide(List<Job> group) {
+    private void reread(List<Job> group) {
         for (Job job : group) {
             if (job.failure != null) {
                 continue;
@@ -262,7 +302,6 @@ public final class FiverVerifier implements AutoCloseable {
                 job.failure = "re-read from disk failed: " + e.getMessage();
             }
         }
-        decide(group);
     }
 
     /** Runs after the flush covering every block of the group: compare, journal, then report. */
@@ -341,13 +380,12 @@ public final class FiverVerifier implements AutoCloseable {
         drain();
         toFlush.add(STOP);
         flusher.join();
+        decider.join();
         writers.shutdown();
         if (hashers != null) {
             hashers.shutdown();
         }
-        if (rereader != null) {
-            rereader.shutdown();
-            rereader.awaitTermination(1, TimeUnit.MINUTES);
+        if (riva != null) {
             try {
                 riva.close();
             } catch (IOException e) {
