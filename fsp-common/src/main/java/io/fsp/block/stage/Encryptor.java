@@ -1,0 +1,212 @@
+package io.fsp.block.stage;
+
+import io.fsp.block.BlockAuthenticationException;
+import io.fsp.block.BlockHeader;
+import io.fsp.crypto.NonceSequence;
+import io.fsp.crypto.TransferKey;
+import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
+import java.security.GeneralSecurityException;
+import javax.crypto.AEADBadTagException;
+import javax.crypto.Cipher;
+import javax.crypto.spec.GCMParameterSpec;
+import org.bouncycastle.crypto.InvalidCipherTextException;
+import org.bouncycastle.crypto.engines.AESEngine;
+import org.bouncycastle.crypto.modes.GCMBlockCipher;
+import org.bouncycastle.crypto.modes.GCMModeCipher;
+import org.bouncycastle.crypto.params.AEADParameters;
+import org.bouncycastle.crypto.params.KeyParameter;
+
+/**
+ * AES-GCM (128 or 256 bit, by the {@link TransferKey}) with a 16-byte tag (paper 004 §3.5). The nonce of
+ * block {@code s} is {@link NonceSequence#nonce(long, long) transferId || s}, and the caller passes the clear
+ * header as associated data: a block moved to another sequence number or transfer, or with any header bit
+ * changed, fails the tag. Not thread-safe: one per thread.
+ */
+public final class Encryptor {
+
+    /** Which AES-GCM implementation runs. */
+    public enum Provider {
+        /** SunJCE, with AES-NI and carry-less multiply intrinsics. */
+        JDK,
+        /** Bouncy Castle's lightweight API. */
+        BOUNCY_CASTLE;
+
+        /**
+         * The faster of the two on this project's benchmark ({@code bin/bench-blocks}, docs/protocol.md §2.6):
+         * the JDK provider, by a wide margin, on 4 MiB blocks in pooled direct buffers.
+         */
+        public static final Provider DEFAULT = JDK;
+    }
+
+    private static final int SCRATCH = 64 * 1024;
+    private static final int JDK_CHUNK = 64 * 1024;
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+
+    private final TransferKey key;
+    private final Provider provider;
+    private final byte[] nonce = new byte[NonceSequence.NONCE_LENGTH];
+    private final Cipher jdk;
+    private final GCMModeCipher bc;
+    private final KeyParameter bcKey;
+    private byte[] scratchIn;
+    private byte[] scratchOut;
+
+    public Encryptor(TransferKey key) {
+        this(key, Provider.DEFAULT);
+    }
+
+    public Encryptor(TransferKey key, Provider provider) {
+        this.key = key;
+        this.provider = provider;
+        if (provider == Provider.JDK) {
+            try {
+                jdk = Cipher.getInstance("AES/GCM/NoPadding", "SunJCE");
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException("every Java 17 runtime provides AES/GCM/NoPadding", e);
+            }
+            bc = null;
+            bcKey = null;
+        } else {
+            jdk = null;
+            bc = GCMBlockCipher.newInstance(AESEngine.newInstance());
+            bcKey = new KeyParameter(key.encoded());
+        }
+    }
+
+    public Provider provider() {
+        return provider;
+    }
+
+    public TransferKey key() {
+        return key;
+    }
+
+    /** Ciphertext length for {@code plainLength} bytes of plaintext. */
+    public static int sealedLength(int plainLength) {
+        return plainLength + BlockHeader.TAG_LENGTH;
+    }
+
+    /**
+     * Encrypts the readable bytes of {@code first} then {@code second} (indices unchanged), as one plaintext,
+     * and writes ciphertext and tag at the writer index of {@code out}, which must have room.
+     */
+    public void seal(long sequence, ByteBuf aad, ByteBuf first, ByteBuf second, ByteBuf out) {
+        NonceSequence.nonce(key.transferId(), sequence, nonce);
+        int plain = first.readableBytes() + second.readableBytes();
+        int sealed = sealedLength(plain);
+        if (out.writableBytes() < sealed) {
+            throw new IllegalArgumentException("out writable: " + out.writableBytes() + " (expected: >= " + sealed + ")");
+        }
+        try {
+            if (jdk != null) {
+                jdk.init(Cipher.ENCRYPT_MODE, key.secretKey(), new GCMParameterSpec(128, nonce));
+                jdk.updateAAD(aad.nioBuffer());
+                ByteBuffer dst = out.nioBuffer(out.writerIndex(), sealed);
+                jdkUpdateInChunks(first, dst);
+                jdkUpdateInChunks(second, dst);
+                jdk.doFinal(EMPTY, dst);
+                if (dst.hasRemaining()) {
+                    throw new IllegalStateException("AES-GCM wrote " + dst.position() + " bytes (expected: " + sealed + ")");
+                }
+                out.writerIndex(out.writerIndex() + sealed);
+            } else {
+                bc.init(true, new AEADParameters(bcKey, 128, nonce.clone()));
+                bcAad(aad);
+                bcProcess(first, out);
+                bcProcess(second, out);
+                bcFinal(out);
+            }
+        } catch (GeneralSecurityException | InvalidCipherTextException e) {
+            throw new IllegalStateException("AES-GCM encryption failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Decrypts and authenticates the readable bytes of {@code sealed} (ciphertext and tag), writing the
+     * plaintext at the writer index of {@code out}. On a bad tag nothing of {@code out} may be used.
+     *
+     * @param block the block's name for error messages
+     */
+    public void open(long sequence, ByteBuf aad, ByteBuf sealed, ByteBuf out, String block) {
+        NonceSequence.nonce(key.transferId(), sequence, nonce);
+        int plain = sealed.readableBytes() - BlockHeader.TAG_LENGTH;
+        if (plain < 0) {
+            throw new BlockAuthenticationException(block + ": sealed length: " + sealed.readableBytes()
+                    + " (expected: >= " + BlockHeader.TAG_LENGTH + ")");
+        }
+        if (out.writableBytes() < plain) {
+            throw new IllegalArgumentException("out writable: " + out.writableBytes() + " (expected: >= " + plain + ")");
+        }
+        try {
+            if (jdk != null) {
+                jdk.init(Cipher.DECRYPT_MODE, key.secretKey(), new GCMParameterSpec(128, nonce));
+                jdk.updateAAD(aad.nioBuffer());
+                ByteBuffer dst = out.nioBuffer(out.writerIndex(), plain);
+                ByteBuffer[] parts = sealed.nioBuffers();
+                for (int i = 0; i < parts.length - 1; i++) {
+                    jdk.update(parts[i], dst);
+                }
+                jdk.doFinal(parts[parts.length - 1], dst);
+                out.writerIndex(out.writerIndex() + plain);
+            } else {
+                bc.init(false, new AEADParameters(bcKey, 128, nonce.clone()));
+                bcAad(aad);
+                bcProcess(sealed, out);
+                bcFinal(out);
+            }
+        } catch (AEADBadTagException | InvalidCipherTextException e) {
+            throw new BlockAuthenticationException(block + ": AES-GCM tag mismatch (expected: a block sealed under"
+                    + " this transfer's key, with this header and sequence number)", e);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("AES-GCM decryption failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Encrypts in 64 KiB steps. The output is the same as one call, but the JIT compiles the AES-GCM
+     * intrinsic after a few blocks instead of after thousands (one call per 4 MiB block stays interpreted,
+     * at about a fortieth of the speed, for minutes). Decryption cannot do this: the JDK buffers decrypted
+     * input until the tag is checked.
+     */
+    private void jdkUpdateInChunks(ByteBuf in, ByteBuffer dst) throws GeneralSecurityException {
+        for (ByteBuffer part : in.nioBuffers()) {
+            int end = part.limit();
+            for (int p = part.position(); p < end; p += JDK_CHUNK) {
+                part.limit(Math.min(end, p + JDK_CHUNK)).position(p);
+                jdk.update(part, dst);
+            }
+        }
+    }
+
+    private void bcAad(ByteBuf aad) {
+        byte[] a = new byte[aad.readableBytes()];
+        aad.getBytes(aad.readerIndex(), a);
+        bc.processAADBytes(a, 0, a.length);
+    }
+
+    /** Bouncy Castle reads and writes arrays: direct buffers pass through scratch arrays. */
+    private void bcProcess(ByteBuf in, ByteBuf out) {
+        if (scratchIn == null) {
+            scratchIn = new byte[SCRATCH];
+            scratchOut = new byte[SCRATCH + 2 * BlockHeader.TAG_LENGTH];
+        }
+        int end = in.readerIndex() + in.readableBytes();
+        for (int i = in.readerIndex(); i < end; i += SCRATCH) {
+            int n = Math.min(SCRATCH, end - i);
+            int written;
+            if (in.hasArray()) {
+                written = bc.processBytes(in.array(), in.arrayOffset() + i, n, scratchOut, 0);
+            } else {
+                in.getBytes(i, scratchIn, 0, n);
+                written = bc.processBytes(scratchIn, 0, n, scratchOut, 0);
+            }
+            out.writeBytes(scratchOut, 0, written);
+        }
+    }
+
+    private void bcFinal(ByteBuf out) throws InvalidCipherTextException {
+        int written = bc.doFinal(scratchOut == null ? (scratchOut = new byte[SCRATCH + 32]) : scratchOut, 0);
+        out.writeBytes(scratchOut, 0, written);
+    }
+}
