@@ -51,7 +51,7 @@ public final class FiverBenchmark implements Callable<Integer> {
     @Option(names = "--dir", defaultValue = "target/bench-fiver", description = "Directory for the test file (default: ${DEFAULT-VALUE}).")
     Path dir;
 
-    @Option(names = "--algorithm", defaultValue = "SHA-256", description = "Digest (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--algorithm", defaultValue = "sha256", description = "Block digest: crc32c, adler32, crc32, md5, sha1, sha256, blake3 (default: ${DEFAULT-VALUE}).")
     String algorithm;
 
     @Option(names = "--queue-depth", defaultValue = "16", description = "Blocks in flight (default: ${DEFAULT-VALUE}).")
@@ -81,7 +81,7 @@ public final class FiverBenchmark implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         fileSize = parseSize(size);
         blockSize = (int) parseSize(block);
-        hash = HashAlgorithm.jca(algorithm);
+        hash = HashAlgorithm.of(io.fsp.checksum.ChecksumAlgorithm.fromLabel(algorithm));
         pool = new ByteBuffer[queueDepth + 2];
         poolDigests = new byte[pool.length][];
         Random random = new Random(42);
@@ -134,7 +134,7 @@ public final class FiverBenchmark implements Callable<Integer> {
         Files.deleteIfExists(target());
 
         out.println();
-        out.printf(Locale.ROOT, "%-14s %10s %10s   %s%n", "measure", "median s", "MB/s", "all rounds (s)");
+        out.printf(Locale.ROOT, "%-14s %10s %10s %8s   %s%n", "measure", "median s", "MB/s", "min s", "all rounds (s)");
         Map<String, Double> median = new LinkedHashMap<>();
         for (String name : names) {
             double[] s = seconds.get(name).clone();
@@ -145,7 +145,7 @@ public final class FiverBenchmark implements Callable<Integer> {
             for (double x : seconds.get(name)) {
                 all.append(String.format(Locale.ROOT, "%.3f ", x));
             }
-            out.printf(Locale.ROOT, "%-14s %10.3f %10.1f   %s%n", name, m, fileSize / 1e6 / m, all.toString().trim());
+            out.printf(Locale.ROOT, "%-14s %10.3f %10.1f %8.3f   %s%n", name, m, fileSize / 1e6 / m, s[0], all.toString().trim());
         }
         double base = Math.max(median.get("t_transfer"), median.get("t_checksum"));
         out.println();

@@ -3,6 +3,7 @@ package io.fsp.client.verify;
 import io.fsp.client.collect.PositionalWriter;
 import io.fsp.client.journal.JournalRecord;
 import io.fsp.client.journal.ResumeJournal;
+import io.fsp.checksum.Digest;
 import io.netty.buffer.ByteBuf;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -178,6 +179,22 @@ public final class FiverVerifier implements AutoCloseable {
                 ? plaintext.nioBuffer()
                 : ByteBuffer.wrap(io.netty.buffer.ByteBufUtil.getBytes(plaintext)); // rare: a composite buffer
         return submit(block, view, expectedDigest, plaintext::release);
+    }
+
+    /**
+     * Hands over one plaintext block held in a Netty buffer, with the digest the server announced for
+     * it; the verifier releases the buffer.
+     *
+     * @throws IllegalArgumentException if the digest is of another algorithm than the verifier's
+     */
+    public CompletableFuture<BlockVerdict> submit(BlockRef block, ByteBuf plaintext, Digest expected)
+            throws InterruptedException {
+        if (config.algorithm() instanceof ChecksumHash c && c.algorithm() != expected.algorithm()) {
+            plaintext.release();
+            throw new IllegalArgumentException("digest: " + expected.algorithm().label()
+                    + " (expected: " + c.algorithm().label() + ", the algorithm the verifier was configured with)");
+        }
+        return submit(block, plaintext, expected.value());
     }
 
     private void write(Job job) {

@@ -1,5 +1,7 @@
 package io.fsp.client.verify;
 
+import io.fsp.checksum.ChecksumAlgorithm;
+
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -9,14 +11,19 @@ import java.security.NoSuchAlgorithmException;
  * (the server digests each block's plaintext with it) is the one the client checks with.
  */
 public interface HashAlgorithm {
-    /** The name as negotiated, e.g. {@code SHA-256}. */
+    /** The name as negotiated, e.g. {@code sha256}. */
     String name();
 
     Hasher newHasher();
 
     /** SHA-256, the default. */
     static HashAlgorithm sha256() {
-        return jca("SHA-256");
+        return of(ChecksumAlgorithm.SHA256);
+    }
+
+    /** One of the algorithms of the block format ({@code io.fsp.checksum}). */
+    static HashAlgorithm of(ChecksumAlgorithm algorithm) {
+        return new ChecksumHash(algorithm);
     }
 
     /** Any {@link MessageDigest} algorithm of the running JDK ({@code SHA-256}, {@code SHA-1}, {@code MD5}, …). */

@@ -1,5 +1,7 @@
 package io.fsp.client.verify;
 
+import io.fsp.checksum.ChecksumAlgorithm;
+import io.fsp.checksum.Digest;
 import io.fsp.client.collect.PositionalWriter;
 import io.fsp.client.journal.ResumeJournal;
 import io.fsp.client.journal.TransferIdentity;
@@ -30,6 +32,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -157,7 +160,7 @@ class FiverVerifierTest {
                 verdicts = run(verifier, received, expected, new ConcurrentHashMap<>());
                 BlockVerdict v = verdicts.get(bad.ref);
                 assertEquals(BlockVerdict.Outcome.MISMATCH, v.outcome());
-                assertTrue(v.cause().contains("SHA-256 of the bytes received differs"), v.cause());
+                assertTrue(v.cause().contains("sha256 of the bytes received differs"), v.cause());
                 assertArrayEquals(sha256(flipped), v.actual());
                 assertFalse(journal.isVerified(bad.ref.path(), bad.ref.offset(), bad.ref.length(), expected.get(bad.ref)));
                 for (Block b : blocks) {
@@ -284,6 +287,28 @@ class FiverVerifierTest {
         }
         assertEquals(1, released.get());
         assertFalse(Files.exists(tmp.resolve("escape.bin")));
+    }
+
+    @Test
+    void acceptsTheAnnouncedDigestOfItsAlgorithmAndRefusesAnother() throws Exception {
+        byte[] data = new byte[1000];
+        new Random(4).nextBytes(data);
+        VerifierConfig config = VerifierConfig.defaults().withAlgorithm(HashAlgorithm.of(ChecksumAlgorithm.BLAKE3));
+        try (PositionalWriter writer = new PositionalWriter(tmp.resolve("dest"));
+             FiverVerifier verifier = new FiverVerifier(writer, config)) {
+            Digest blake3 = ChecksumAlgorithm.BLAKE3.newHasher().update(data).finish();
+            ByteBuf first = Unpooled.wrappedBuffer(data.clone());
+            assertTrue(verifier.submit(new BlockRef("b3.bin", 0, 1000), first, blake3).get().verified());
+            assertEquals(0, first.refCnt());
+
+            Digest sha = ChecksumAlgorithm.SHA256.newHasher().update(data).finish();
+            ByteBuf second = Unpooled.wrappedBuffer(data.clone());
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> verifier.submit(new BlockRef("b3.bin", 0, 1000), second, sha));
+            assertEquals("digest: sha256 (expected: blake3, the algorithm the verifier was configured with)", e.getMessage());
+            assertEquals(0, second.refCnt(), "a refused buffer is released too");
+        }
+        assertArrayEquals(data, Files.readAllBytes(tmp.resolve("dest/b3.bin")));
     }
 
     static boolean directIoWorks(Path dir) {
