@@ -113,16 +113,22 @@ public final class FiverBenchmark implements Callable<Integer> {
         long full = fileSize;
         fileSize = Math.min(fileSize, 256L << 20);
         for (String name : names) {
+            settle();
             measures.get(name).run();
         }
         fileSize = full;
 
         Map<String, double[]> seconds = new LinkedHashMap<>();
+        Map<String, double[]> cpu = new LinkedHashMap<>();
         names.forEach(n -> seconds.put(n, new double[runs]));
+        names.forEach(n -> cpu.put(n, new double[runs]));
         for (int round = 0; round < runs; round++) {
             for (int k = 0; k < names.size(); k++) {
                 String name = names.get((round + k) % names.size());
+                settle();
+                long cpuBefore = processCpuNanos();
                 seconds.get(name)[round] = measures.get(name).run();
+                cpu.get(name)[round] = (processCpuNanos() - cpuBefore) / 1e9;
             }
             out.printf(Locale.ROOT, "round %d:", round + 1);
             for (String name : names) {
@@ -134,18 +140,19 @@ public final class FiverBenchmark implements Callable<Integer> {
         Files.deleteIfExists(target());
 
         out.println();
-        out.printf(Locale.ROOT, "%-14s %10s %10s %8s   %s%n", "measure", "median s", "MB/s", "min s", "all rounds (s)");
+        out.printf(Locale.ROOT, "%-14s %10s %10s %8s %10s   %s%n", "measure", "median s", "MB/s", "min s", "CPU s", "all rounds (s)");
         Map<String, Double> median = new LinkedHashMap<>();
         for (String name : names) {
             double[] s = seconds.get(name).clone();
             Arrays.sort(s);
-            double m = s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+            double m = median(s);
             median.put(name, m);
             StringBuilder all = new StringBuilder();
             for (double x : seconds.get(name)) {
                 all.append(String.format(Locale.ROOT, "%.3f ", x));
             }
-            out.printf(Locale.ROOT, "%-14s %10.3f %10.1f %8.3f   %s%n", name, m, fileSize / 1e6 / m, s[0], all.toString().trim());
+            out.printf(Locale.ROOT, "%-14s %10.3f %10.1f %8.3f %10.3f   %s%n", name, m, fileSize / 1e6 / m, s[0],
+                    median(cpu.get(name).clone()), all.toString().trim());
         }
         double base = Math.max(median.get("t_transfer"), median.get("t_checksum"));
         out.println();
@@ -157,6 +164,18 @@ public final class FiverBenchmark implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    private static double median(double[] values) {
+        Arrays.sort(values);
+        int n = values.length;
+        return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+    }
+
+    /** CPU time of this process, all threads: shows how much work each way does, apart from waiting. */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     private interface Measure {
@@ -185,13 +204,6 @@ public final class FiverBenchmark implements Callable<Integer> {
 
     /** The verifier fed from the buffer pool, as a collector would feed it. */
     private double verified(VerificationMode mode) throws Exception {
-        return verified(mode, true);
-    }
-
-    private double verified(VerificationMode mode, boolean settle) throws Exception {
-        if (settle) {
-            settle();
-        }
         VerifierConfig config = VerifierConfig.defaults().withMode(mode).withAlgorithm(hash)
                 .withQueueDepth(queueDepth).withHashThreads(hashThreads);
         BlockingQueue<Integer> free = new ArrayBlockingQueue<>(pool.length);
@@ -231,7 +243,6 @@ public final class FiverBenchmark implements Callable<Integer> {
 
     /** Hashing the same bytes in memory, with as many threads as the verifier hashes with. */
     private double checksumOnly() throws Exception {
-        settle();
         ExecutorService threads = Executors.newFixedThreadPool(hashThreads);
         try {
             long start = System.nanoTime();
@@ -259,9 +270,8 @@ public final class FiverBenchmark implements Callable<Integer> {
 
     /** Write (as in transfer only), then read the file back and hash every block. */
     private double sequential() throws Exception {
-        settle();
         long start = System.nanoTime();
-        verified(VerificationMode.OFF, false);
+        transferOnly();
         ExecutorService threads = Executors.newFixedThreadPool(hashThreads);
         try (FileChannel ch = FileChannel.open(target(), StandardOpenOption.READ)) {
             List<Future<?>> parts = new ArrayList<>();
