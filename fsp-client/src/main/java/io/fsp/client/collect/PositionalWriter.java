@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -31,6 +32,8 @@ public final class PositionalWriter implements Closeable {
 
     private final Path root;
     private final ConcurrentHashMap<String, FileChannel> open = new ConcurrentHashMap<>();
+    /** Files created by this writer whose directory entries have not been synced yet. */
+    private final Set<String> entryNotDurable = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     /** Uses {@code root} as the destination, creating it if it is missing. */
@@ -102,6 +105,7 @@ public final class PositionalWriter implements Closeable {
         createParents(relativePath, dir.getParent());
         try {
             Files.createDirectory(dir);
+            syncDirectories(dir.getParent());
         } catch (FileAlreadyExistsException e) {
             if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
                 throw new UnsafePathException(relativePath, "exists and is not a directory");
@@ -127,6 +131,10 @@ public final class PositionalWriter implements Closeable {
             // Extends sparsely: the byte written lies past every byte that was ever written.
             writeFully(ch, ByteBuffer.allocate(1), size - 1);
         }
+        if (size == 0) {
+            // No block will ever be flushed for an empty file: make its existence durable now.
+            force(relativePath);
+        }
     }
 
     /** Writes all of {@code data} (from its position to its limit) at {@code offset}; the buffer's position is not moved. */
@@ -150,6 +158,20 @@ public final class PositionalWriter implements Closeable {
      */
     public void force(String relativePath) throws IOException {
         channel(relativePath).force(false);
+        // A new file's name lives in its directory: without syncing that too, a power loss could
+        // lose the whole file even though its data was synced.
+        if (entryNotDurable.remove(relativePath)) {
+            syncDirectories(resolve(relativePath).getParent());
+        }
+    }
+
+    /** fsyncs {@code dir} and every directory above it up to the root. */
+    private void syncDirectories(Path dir) throws IOException {
+        for (Path d = dir; d != null && d.startsWith(root); d = d.getParent()) {
+            try (FileChannel ch = FileChannel.open(d, StandardOpenOption.READ)) {
+                ch.force(true);
+            }
+        }
     }
 
     /** The open channel of a file under the root, opening (and creating) it on first use. */
@@ -166,6 +188,9 @@ public final class PositionalWriter implements Closeable {
         synchronized (open) {
             ch = open.get(relativePath);
             if (ch == null) {
+                if (Files.notExists(file, LinkOption.NOFOLLOW_LINKS)) {
+                    entryNotDurable.add(relativePath);
+                }
                 // NOFOLLOW_LINKS: a symbolic link planted at the final name is refused, not followed.
                 ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
                         StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);

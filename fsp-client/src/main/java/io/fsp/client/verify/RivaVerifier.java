@@ -22,6 +22,8 @@ import java.util.Map;
  */
 public final class RivaVerifier implements Closeable {
     private static final int CHUNK = 1 << 20;
+    /** Direct-read channels kept open at most; a directory tree can have many more files. */
+    private static final int MAX_OPEN = 64;
 
     private final Map<Path, FileChannel> direct = new HashMap<>();
     private int alignment;
@@ -61,6 +63,9 @@ public final class RivaVerifier implements Closeable {
         } catch (IOException | UnsupportedOperationException e) {
             throw new IOException(file.getFileName() + ": cannot read around the page cache (O_DIRECT: "
                     + e.getMessage() + "); use --verify fiver on this file system", e);
+        }
+        if (direct.size() >= MAX_OPEN) {
+            close();
         }
         direct.put(file, ch);
         return ch;
