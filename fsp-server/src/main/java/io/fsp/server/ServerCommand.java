@@ -1,20 +1,205 @@
 package io.fsp.server;
 
+import io.fsp.config.ConfigException;
+import io.fsp.config.ConfigLoader;
+import io.fsp.config.ConfigSource;
+import io.fsp.server.auth.PasswordHasher;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** {@code fsp-server}: starts the FTP/FTPS server with the FSP extension. */
+/**
+ * {@code fsp-server}: starts the FTP/FTPS server. Settings come from the defaults, then {@code --config
+ * FILE}, then the options given here. Once every address accepts connections it prints, per address,
+ * {@code fsp-server: listening on 127.0.0.1:2121, certificate sha256 AB:CD:…} on standard output; logs go
+ * to standard error.
+ */
 @Command(name = "fsp-server", mixinStandardHelpOptions = true, version = "fsp-server 0.1.0",
-        description = "FTP/FTPS server with the FSP striped-transfer extension.")
+        sortOptions = false, usageHelpAutoWidth = true,
+        description = {"FTP/FTPS server (RFC 959, 2228, 2389, 2428, 3659, 4217) with the FSP striped-transfer extension.",
+                "Quick start: fsp-server --listen 127.0.0.1:2121 --root DIR --user alice:secret --allow-plain-login"},
+        subcommands = {ServerCommand.HashPasswordCommand.class},
+        exitCodeOnInvalidInput = ServerCommand.EXIT_USAGE,
+        exitCodeOnExecutionException = ServerCommand.EXIT_INTERNAL)
 public final class ServerCommand implements Callable<Integer> {
+    static final int EXIT_OK = 0;
+    static final int EXIT_FAILURE = 1;
+    static final int EXIT_USAGE = 2;
+    static final int EXIT_INTERNAL = 4;
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--listen", paramLabel = "HOST:PORT",
+            description = "Address to listen on; repeatable; port 0 picks a free port; IPv6 as [::1]:0 (default: 127.0.0.1:2121).")
+    List<String> listen;
+
+    @Option(names = "--root", paramLabel = "DIR", description = "Directory users see as \"/\" (for --user, --anonymous, and users without a ROOT).")
+    String root;
+
+    @Option(names = "--user", paramLabel = "NAME:PASSWORD", description = "A read-write user; repeatable. For real use prefer --users-file with hashed passwords.")
+    List<String> user;
+
+    @Option(names = "--users-file", paramLabel = "FILE", description = "Users file: NAME ACCESS ARGON2ID-HASH [ROOT] per line (see conf/users.example).")
+    String usersFile;
+
+    @Option(names = "--allow-plain-login", description = "Accept passwords on a control connection without TLS (default: TLS required).")
+    Boolean allowPlainLogin;
+
+    @Option(names = "--anonymous", description = "Allow read-only anonymous login (USER anonymous or ftp) to --root.")
+    Boolean anonymous;
+
+    @Option(names = "--passive-ports", paramLabel = "LOW-HIGH", description = "Ports for passive data connections (default: any free port).")
+    String passivePorts;
+
+    @Option(names = "--announce-address", paramLabel = "ADDR", description = "IPv4 address PASV replies announce, e.g. behind NAT (default: the control connection's local address).")
+    String announceAddress;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "Configuration file (see conf/server.conf.example); options given here override it.")
+    Path config;
+
+    @Option(names = "--state-dir", paramLabel = "DIR", description = "Where the generated TLS certificate and key are kept (default: ~/.fsp/server).")
+    String stateDir;
+
+    @Option(names = "--certificate", paramLabel = "PEM", description = "TLS certificate chain (PEM); with --private-key, instead of the generated one.")
+    String certificate;
+
+    @Option(names = "--private-key", paramLabel = "PEM", description = "TLS private key (PEM, unencrypted).")
+    String privateKey;
+
+    @Option(names = "--require-tls-session-reuse", description = "Refuse protected data connections that do not resume the control connection's TLS session (default: off).")
+    Boolean requireTlsSessionReuse;
+
+    @Option(names = "--idle-timeout", paramLabel = "DURATION", description = "Close control connections idle this long, e.g. 300s (default: 5m).")
+    String idleTimeout;
+
+    @Option(names = "--max-connections", paramLabel = "N", description = "Control connections in total (default: 256).")
+    String maxConnections;
+
+    @Option(names = "--max-connections-per-address", paramLabel = "N", description = "Control connections per client address (default: 32).")
+    String maxConnectionsPerAddress;
+
+    @Option(names = "--login-failure-delay", paramLabel = "DURATION", description = "Delay after a failed login, doubling per failure up to 16x (default: 1s).")
+    String loginFailureDelay;
+
+    @Option(names = {"-v", "--verbose"}, description = "Log every command and reply (PASS masked).")
+    boolean verbose;
+
+    @Option(names = {"-q", "--quiet"}, description = "Log warnings and errors only.")
+    boolean quiet;
+
     @Override
-    public Integer call() {
-        System.err.println("fsp-server: not implemented yet");
-        return 1;
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        ServerConfig settings;
+        try {
+            ConfigSource file = config == null ? ConfigSource.empty("defaults") : ConfigSource.read(config);
+            settings = ConfigLoader.load(ServerConfig.defaults(), file, ConfigSource.of("command line", options()));
+        } catch (ConfigException e) {
+            err.println("fsp-server: " + e.getMessage());
+            return EXIT_USAGE;
+        }
+        FspServer server;
+        try {
+            server = FspServer.start(settings);
+        } catch (IllegalArgumentException e) {
+            err.println("fsp-server: " + e.getMessage());
+            return EXIT_USAGE;
+        } catch (java.io.IOException e) {
+            err.println("fsp-server: " + e.getMessage());
+            return EXIT_FAILURE;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "fsp-server-shutdown"));
+        for (var address : server.addresses()) {
+            out.println("fsp-server: listening on " + ListenAddress.format(address)
+                    + ", certificate sha256 " + server.fingerprint());
+        }
+        out.flush();
+        stopped.await();
+        return EXIT_OK;
+    }
+
+    /** The options given on the command line, as configuration keys. */
+    private Map<String, List<String>> options() {
+        Map<String, List<String>> m = new LinkedHashMap<>();
+        put(m, "listen", listen);
+        put(m, "root", root);
+        put(m, "user", user);
+        put(m, "users-file", usersFile);
+        put(m, "allow-plain-login", allowPlainLogin);
+        put(m, "anonymous", anonymous);
+        put(m, "passive-ports", passivePorts);
+        put(m, "announce-address", announceAddress);
+        put(m, "state-dir", stateDir);
+        put(m, "certificate", certificate);
+        put(m, "private-key", privateKey);
+        put(m, "require-tls-session-reuse", requireTlsSessionReuse);
+        put(m, "idle-timeout", idleTimeout);
+        put(m, "max-connections", maxConnections);
+        put(m, "max-connections-per-address", maxConnectionsPerAddress);
+        put(m, "login-failure-delay", loginFailureDelay);
+        return m;
+    }
+
+    private static void put(Map<String, List<String>> m, String key, Object value) {
+        if (value instanceof List<?> list) {
+            m.put(key, list.stream().map(String::valueOf).toList());
+        } else if (value != null) {
+            m.put(key, List.of(String.valueOf(value)));
+        }
+    }
+
+    /** {@code fsp-server hash-password}: reads a password from standard input, prints its Argon2id hash. */
+    @Command(name = "hash-password", mixinStandardHelpOptions = true,
+            description = {"Reads a password (first line of standard input) and prints its Argon2id hash for the users file."})
+    static final class HashPasswordCommand implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            String password;
+            if (System.console() != null) {
+                char[] p = System.console().readPassword("Password: ");
+                password = p == null ? null : new String(p);
+            } else {
+                password = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+            }
+            if (password == null || password.isEmpty()) {
+                spec.commandLine().getErr().println("fsp-server hash-password: no password on standard input");
+                return EXIT_USAGE;
+            }
+            spec.commandLine().getOut().println(PasswordHasher.hash(password));
+            spec.commandLine().getOut().flush();
+            return EXIT_OK;
+        }
     }
 
     public static void main(String[] args) {
+        boolean verbose = List.of(args).contains("-v") || List.of(args).contains("--verbose");
+        boolean quiet = List.of(args).contains("-q") || List.of(args).contains("--quiet");
+        // slf4j-simple reads these once, before the first logger exists.
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "debug" : quiet ? "warn" : "info");
+        System.setProperty("org.slf4j.simpleLogger.log.io.netty", verbose ? "info" : "warn");
+        System.setProperty("org.slf4j.simpleLogger.showDateTime", "true");
+        System.setProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSS");
+        System.setProperty("org.slf4j.simpleLogger.showShortLogName", "true");
         System.exit(new CommandLine(new ServerCommand()).execute(args));
     }
 }

@@ -1,0 +1,177 @@
+package io.fsp.server;
+
+import io.fsp.server.auth.LoginThrottle;
+import io.fsp.server.auth.PasswordHasher;
+import io.fsp.server.auth.UserAccount;
+import io.fsp.server.auth.UserStore;
+import io.fsp.server.ftp.ConnectionLimits;
+import io.fsp.server.ftp.FtpServerContext;
+import io.fsp.server.ftp.FtpServerInitializer;
+import io.fsp.server.ftp.command.FtpCommands;
+import io.fsp.server.ftp.data.PassivePorts;
+import io.fsp.tls.Certificates;
+import io.fsp.tls.Fingerprint;
+import io.fsp.tls.KeyMaterial;
+import io.fsp.tls.SslContexts;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslContext;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running FSP server: the FTP/FTPS listeners, their event loops and the executor for blocking work.
+ * Start one with {@link #start(ServerConfig)} (in-process, as tests do, or from {@link ServerCommand}),
+ * read where it listens from {@link #addresses()}, stop it with {@link #close()}.
+ */
+public final class FspServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(FspServer.class);
+    private static final String CERT_FILE = "server-cert.pem";
+    private static final String KEY_FILE = "server-key.pem";
+    private static final int BLOCKING_QUEUE = 4096;
+
+    private final EventLoopGroup bossGroup;
+    private final EventLoopGroup workerGroup;
+    private final ExecutorService blocking;
+    private final List<Channel> listeners;
+    private final FtpServerContext context;
+
+    private FspServer(EventLoopGroup bossGroup, EventLoopGroup workerGroup, ExecutorService blocking,
+                      List<Channel> listeners, FtpServerContext context) {
+        this.bossGroup = bossGroup;
+        this.workerGroup = workerGroup;
+        this.blocking = blocking;
+        this.listeners = listeners;
+        this.context = context;
+    }
+
+    /**
+     * Loads or creates the TLS certificate, reads the users, binds every listen address and returns once
+     * all of them accept connections.
+     */
+    public static FspServer start(ServerConfig config) throws IOException, InterruptedException {
+        KeyMaterial key = loadKey(config);
+        SslContext ssl = SslContexts.server(key);
+        UserStore users = users(config);
+        if (users.size() == 0) {
+            throw new IllegalArgumentException("no users: give --user NAME:PASSWORD, --users-file FILE or --anonymous");
+        }
+        Optional<InetAddress> announce = config.announceAddress().isPresent()
+                ? Optional.of(InetAddress.getByName(config.announceAddress().get())) : Optional.empty();
+        ExecutorService blocking = blockingExecutor(config.blockingThreads());
+        FtpServerContext context = new FtpServerContext(config, ssl, key.fingerprint(), users,
+                new LoginThrottle(config.loginFailureDelay()), FtpCommands.standard(), blocking,
+                new ConnectionLimits(config.maxConnections(), config.maxConnectionsPerAddress()),
+                new PassivePorts(config.passivePorts()), announce);
+        EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        EventLoopGroup workers = new MultiThreadIoEventLoopGroup(config.ioThreads(), NioIoHandler.newFactory());
+        List<Channel> listeners = new ArrayList<>();
+        try {
+            ServerBootstrap bootstrap = new ServerBootstrap()
+                    .group(boss, workers)
+                    .channel(NioServerSocketChannel.class)
+                    .option(ChannelOption.SO_BACKLOG, 128)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(new FtpServerInitializer(context));
+            for (ListenAddress address : config.listen()) {
+                try {
+                    listeners.add(bootstrap.bind(address.toSocketAddress()).sync().channel());
+                } catch (Exception e) {
+                    throw new IOException("--listen " + address + ": cannot bind (" + e.getMessage() + ")", e);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            listeners.forEach(Channel::close);
+            boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            blocking.shutdownNow();
+            throw e;
+        }
+        FspServer server = new FspServer(boss, workers, blocking, listeners, context);
+        for (InetSocketAddress a : server.addresses()) {
+            log.info("listening on {} (certificate sha256 {})", ListenAddress.format(a), key.fingerprint());
+        }
+        return server;
+    }
+
+    private static KeyMaterial loadKey(ServerConfig config) throws IOException {
+        if (config.certificate().isPresent()) {
+            return Certificates.load(config.certificate().get(), config.privateKey().orElseThrow());
+        }
+        Path dir = config.effectiveStateDir();
+        return Certificates.loadOrCreate(dir.resolve(CERT_FILE), dir.resolve(KEY_FILE), "fsp-server");
+    }
+
+    private static UserStore users(ServerConfig config) throws IOException {
+        List<UserAccount> accounts = new ArrayList<>();
+        for (String spec : config.user()) {
+            int colon = spec.indexOf(':');
+            Path root = config.root().orElseThrow(() -> new IllegalArgumentException(
+                    "--user " + spec.substring(0, colon) + ": needs --root DIR (the directory users see)"));
+            accounts.add(new UserAccount(spec.substring(0, colon), PasswordHasher.hash(spec.substring(colon + 1)), root, true));
+        }
+        if (config.usersFile().isPresent()) {
+            accounts.addAll(UserStore.readFile(config.usersFile().get(), config.root().orElse(null)));
+        }
+        Optional<UserAccount> anonymous = Optional.empty();
+        if (config.anonymous()) {
+            Path root = config.root().orElseThrow(() -> new IllegalArgumentException("--anonymous: needs --root DIR"));
+            anonymous = Optional.of(new UserAccount(UserAccount.ANONYMOUS, "", root, false));
+        }
+        return new UserStore(accounts, anonymous);
+    }
+
+    private static ExecutorService blockingExecutor(int threads) {
+        AtomicInteger n = new AtomicInteger();
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(BLOCKING_QUEUE), r -> {
+                    Thread t = new Thread(r, "fsp-blocking-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        executor.allowCoreThreadTimeOut(true);
+        return executor;
+    }
+
+    /** The bound addresses, in the order of the {@code listen} setting (port 0 replaced by the real port). */
+    public List<InetSocketAddress> addresses() {
+        return listeners.stream().map(c -> (InetSocketAddress) c.localAddress()).toList();
+    }
+
+    /** The SHA-256 fingerprint of the server's TLS certificate, for clients to pin. */
+    public Fingerprint fingerprint() {
+        return context.fingerprint();
+    }
+
+    /** The shared state of the running server (configuration, users, command registry). */
+    public FtpServerContext context() {
+        return context;
+    }
+
+    /** Stops accepting, closes every connection, and waits briefly for the event loops to finish. */
+    @Override
+    public void close() {
+        listeners.forEach(Channel::close);
+        bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        blocking.shutdownNow();
+        log.info("stopped");
+    }
+}

@@ -1,0 +1,96 @@
+package io.fsp.server;
+
+import io.fsp.server.ftp.data.PortRange;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Everything the server can be told, with the defaults of {@link #defaults()}. Each component is a key in
+ * the configuration file ({@code passivePorts} is {@code passive-ports}); see
+ * {@code conf/server.conf.example} for the meaning of each.
+ */
+public record ServerConfig(
+        List<ListenAddress> listen,
+        Optional<Path> root,
+        List<String> user,
+        Optional<Path> usersFile,
+        boolean allowPlainLogin,
+        boolean anonymous,
+        Optional<PortRange> passivePorts,
+        Optional<String> announceAddress,
+        Optional<Path> stateDir,
+        Optional<Path> certificate,
+        Optional<Path> privateKey,
+        boolean requireTlsSessionReuse,
+        int maxLineLength,
+        Duration idleTimeout,
+        Duration dataConnectTimeout,
+        int maxConnections,
+        int maxConnectionsPerAddress,
+        Duration loginFailureDelay,
+        int maxLoginFailures,
+        int ioThreads,
+        int blockingThreads) {
+
+    public ServerConfig {
+        listen = List.copyOf(listen);
+        user = List.copyOf(user);
+        if (listen.isEmpty()) {
+            throw new IllegalArgumentException("listen: none (expected: at least one HOST:PORT)");
+        }
+        requireRange("max-line-length", maxLineLength, 64, 1 << 20);
+        requireRange("max-connections", maxConnections, 1, 1_000_000);
+        requireRange("max-connections-per-address", maxConnectionsPerAddress, 1, 1_000_000);
+        requireRange("max-login-failures", maxLoginFailures, 1, 1000);
+        requireRange("io-threads", ioThreads, 0, 1024);
+        requireRange("blocking-threads", blockingThreads, 1, 1024);
+        requirePositive("idle-timeout", idleTimeout);
+        requirePositive("data-connect-timeout", dataConnectTimeout);
+        if (loginFailureDelay.isNegative()) {
+            throw new IllegalArgumentException("login-failure-delay: " + loginFailureDelay + " (expected: >= 0)");
+        }
+        if ((certificate.isPresent()) != (privateKey.isPresent())) {
+            throw new IllegalArgumentException("certificate and private-key: only one is set (expected: both or neither)");
+        }
+        for (String u : user) {
+            if (u.indexOf(':') <= 0) {
+                throw new IllegalArgumentException("user: '" + u.replaceAll(":.*", ":****")
+                        + "' (expected: NAME:PASSWORD)");
+            }
+        }
+    }
+
+    public static ServerConfig defaults() {
+        return new ServerConfig(
+                List.of(new ListenAddress("127.0.0.1", 2121)),
+                Optional.empty(), List.of(), Optional.empty(),
+                false, false,
+                Optional.empty(), Optional.empty(),
+                Optional.empty(), Optional.empty(), Optional.empty(),
+                false,
+                8192,
+                Duration.ofMinutes(5), Duration.ofSeconds(30),
+                256, 32,
+                Duration.ofSeconds(1), 3,
+                0, 16);
+    }
+
+    /** Where the generated certificate and key live: {@code state-dir}, else {@code ~/.fsp/server}. */
+    public Path effectiveStateDir() {
+        return stateDir.orElseGet(() -> Path.of(System.getProperty("user.home"), ".fsp", "server"));
+    }
+
+    private static void requireRange(String key, int value, int min, int max) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(key + ": " + value + " (expected: " + min + ".." + max + ")");
+        }
+    }
+
+    private static void requirePositive(String key, Duration d) {
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(key + ": " + d + " (expected: > 0)");
+        }
+    }
+}

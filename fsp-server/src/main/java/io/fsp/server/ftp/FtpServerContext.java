@@ -1,0 +1,32 @@
+package io.fsp.server.ftp;
+
+import io.fsp.server.ServerConfig;
+import io.fsp.server.auth.LoginThrottle;
+import io.fsp.server.auth.UserStore;
+import io.fsp.server.ftp.command.FtpCommands;
+import io.fsp.server.ftp.data.PassivePorts;
+import io.fsp.tls.Fingerprint;
+import io.netty.handler.ssl.SslContext;
+import java.net.InetAddress;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+
+/**
+ * What every control connection of one server shares: configuration, TLS context, users, the command
+ * registry, the executor for blocking file-system work, and the connection limits.
+ *
+ * @param announceAddress the address PASV replies name instead of the control connection's local one
+ * @param blocking runs file-system calls, hashing and password checks, never on an event loop
+ */
+public record FtpServerContext(
+        ServerConfig config,
+        SslContext sslContext,
+        Fingerprint fingerprint,
+        UserStore users,
+        LoginThrottle loginThrottle,
+        FtpCommands commands,
+        ExecutorService blocking,
+        ConnectionLimits connectionLimits,
+        PassivePorts passivePorts,
+        Optional<InetAddress> announceAddress) {
+}

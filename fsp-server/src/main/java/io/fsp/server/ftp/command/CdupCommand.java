@@ -1,0 +1,31 @@
+package io.fsp.server.ftp.command;
+
+import io.fsp.server.fs.FtpPath;
+import io.fsp.server.ftp.FtpReply;
+import io.fsp.server.ftp.FtpRequest;
+import io.fsp.server.ftp.FtpSession;
+import io.fsp.server.ftp.Replies;
+import io.fsp.server.ftp.ReplyCode;
+
+/** {@code CDUP} (alias {@code XCUP}) — RFC 959 §4.1.1. At the root it is refused like any path above it. */
+public final class CdupCommand implements FtpCommand {
+    @Override
+    public String verb() {
+        return "CDUP";
+    }
+
+    @Override
+    public String syntax() {
+        return "CDUP";
+    }
+
+    @Override
+    public Access access() {
+        return Access.LOGGED_IN;
+    }
+
+    @Override
+    public void execute(FtpSession session, FtpRequest request) {
+        CwdCommand.change(session, "..");
+    }
+}

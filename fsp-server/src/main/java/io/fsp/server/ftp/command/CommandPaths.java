@@ -1,0 +1,41 @@
+package io.fsp.server.ftp.command;
+
+import io.fsp.server.fs.FtpPath;
+import io.fsp.server.ftp.FtpRequest;
+import io.fsp.server.ftp.FtpSession;
+import io.fsp.server.ftp.Replies;
+import java.nio.file.AccessDeniedException;
+import java.util.Optional;
+
+/** The path argument checks that file commands share; each replies itself when it refuses. */
+final class CommandPaths {
+    private CommandPaths() {
+    }
+
+    /** The path a command names, or empty after replying 501 (no argument) or 550 (outside the root). */
+    static Optional<FtpPath> required(FtpSession session, FtpRequest request, FtpCommand command) {
+        if (!request.hasArgument()) {
+            session.reply(Replies.missingArgument(command.verb(), command.syntax()));
+            return Optional.empty();
+        }
+        return resolve(session, request.argument());
+    }
+
+    static Optional<FtpPath> resolve(FtpSession session, String argument) {
+        try {
+            return Optional.of(session.resolve(argument));
+        } catch (AccessDeniedException e) {
+            session.reply(Replies.outsideRoot(argument));
+            return Optional.empty();
+        }
+    }
+
+    /** Whether the user may change files; replies 550 if not. */
+    static boolean writable(FtpSession session) {
+        if (!session.isWritable()) {
+            session.reply(Replies.readOnly());
+            return false;
+        }
+        return true;
+    }
+}

@@ -1,0 +1,62 @@
+package io.fsp.server.ftp.command;
+
+import io.fsp.server.fs.FtpPath;
+import io.fsp.server.ftp.FtpReply;
+import io.fsp.server.ftp.FtpRequest;
+import io.fsp.server.ftp.FtpSession;
+import io.fsp.server.ftp.Replies;
+import io.fsp.server.ftp.ReplyCode;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.util.List;
+
+/** {@code CWD <path>} (alias {@code XCWD}) — RFC 959 §4.1.1. Paths are a tree from "/" (RFC 3659 §6, TVFS). */
+public final class CwdCommand implements FtpCommand {
+    @Override
+    public String verb() {
+        return "CWD";
+    }
+
+    @Override
+    public String syntax() {
+        return "CWD <path>";
+    }
+
+    @Override
+    public Access access() {
+        return Access.LOGGED_IN;
+    }
+
+    @Override
+    public List<String> features(FtpSession session) {
+        return List.of("TVFS");
+    }
+
+    @Override
+    public void execute(FtpSession session, FtpRequest request) {
+        if (!request.hasArgument()) {
+            session.reply(Replies.missingArgument(verb(), syntax()));
+            return;
+        }
+        change(session, request.argument());
+    }
+
+    /** Changes to {@code argument}, shared with CDUP. */
+    static void change(FtpSession session, String argument) {
+        FtpPath path;
+        try {
+            path = session.resolve(argument);
+        } catch (AccessDeniedException e) {
+            session.reply(Replies.outsideRoot(argument));
+            return;
+        }
+        session.blocking(path, () -> Files.isDirectory(session.root().resolve(path)), isDirectory -> {
+            if (isDirectory) {
+                session.cwd(path);
+                session.reply(Replies.fileActionOk("Directory changed to " + Replies.quote(path)));
+            } else {
+                session.reply(Replies.notADirectory(path));
+            }
+        });
+    }
+}

@@ -1,0 +1,44 @@
+package io.fsp.server.ftp.command;
+
+import io.fsp.server.fs.FtpPath;
+import io.fsp.server.ftp.FtpReply;
+import io.fsp.server.ftp.FtpRequest;
+import io.fsp.server.ftp.FtpSession;
+import io.fsp.server.ftp.Replies;
+import io.fsp.server.ftp.ReplyCode;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+
+/** {@code DELE <path>} — RFC 959 §4.1.3. Deletes a file (or a link itself), never a directory. */
+public final class DeleCommand implements FtpCommand {
+    @Override
+    public String verb() {
+        return "DELE";
+    }
+
+    @Override
+    public String syntax() {
+        return "DELE <path>";
+    }
+
+    @Override
+    public Access access() {
+        return Access.LOGGED_IN;
+    }
+
+    @Override
+    public void execute(FtpSession session, FtpRequest request) {
+        if (!CommandPaths.writable(session)) {
+            return;
+        }
+        CommandPaths.required(session, request, this).ifPresent(path -> session.blocking(path, () -> {
+            Path real = session.root().resolveEntry(path);
+            if (Files.isDirectory(real, LinkOption.NOFOLLOW_LINKS)) {
+                throw new io.fsp.server.ftp.FtpReplyException(Replies.notAFile(path));
+            }
+            Files.delete(real);
+            return path;
+        }, deleted -> session.reply(Replies.fileActionOk(Replies.quote(deleted) + " deleted"))));
+    }
+}

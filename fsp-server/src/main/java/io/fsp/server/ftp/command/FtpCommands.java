@@ -1,0 +1,138 @@
+package io.fsp.server.ftp.command;
+
+import io.fsp.server.ftp.FtpReply;
+import io.fsp.server.ftp.FtpSession;
+import io.fsp.server.ftp.Replies;
+import io.fsp.server.ftp.ReplyCode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * The registry of verbs: each command under its verb and its aliases ({@code XPWD} is {@code PWD}, RFC 775),
+ * the access check every dispatch goes through, and the FEAT and HELP texts built from what is registered.
+ * Extensions register more commands here; their FEAT lines appear when their {@code features} say so.
+ */
+public final class FtpCommands {
+    private final Map<String, FtpCommand> byVerb = new LinkedHashMap<>();
+    private final List<FtpCommand> commands = new ArrayList<>();
+
+    /** Registers {@code command} under its verb and {@code aliases}. */
+    public FtpCommands register(FtpCommand command, String... aliases) {
+        put(command.verb(), command);
+        for (String alias : aliases) {
+            put(alias, command);
+        }
+        commands.add(command);
+        return this;
+    }
+
+    private void put(String verb, FtpCommand command) {
+        if (byVerb.putIfAbsent(verb.toUpperCase(Locale.ROOT), command) != null) {
+            throw new IllegalArgumentException("verb " + verb + ": registered twice (expected: once)");
+        }
+    }
+
+    /** The standard command set: RFC 959, 2228, 2389, 2428, 3659, 4217 and HASH. */
+    public static FtpCommands standard() {
+        return new FtpCommands()
+                .register(new UserCommand())
+                .register(new PassCommand())
+                .register(new QuitCommand())
+                .register(new NoopCommand())
+                .register(new SystCommand())
+                .register(new FeatCommand())
+                .register(new OptsCommand())
+                .register(new HelpCommand())
+                .register(new StatCommand())
+                .register(new AuthCommand())
+                .register(new PbszCommand())
+                .register(new ProtCommand())
+                .register(new PwdCommand(), "XPWD")
+                .register(new CwdCommand(), "XCWD")
+                .register(new CdupCommand(), "XCUP")
+                .register(new TypeCommand())
+                .register(new ModeCommand())
+                .register(new StruCommand())
+                .register(new PasvCommand())
+                .register(new EpsvCommand())
+                .register(new PortCommand())
+                .register(new EprtCommand())
+                .register(new ListCommand())
+                .register(new NlstCommand())
+                .register(new MlsdCommand())
+                .register(new MlstCommand())
+                .register(new SizeCommand())
+                .register(new MdtmCommand())
+                .register(new RestCommand())
+                .register(new RetrCommand())
+                .register(new StorCommand())
+                .register(new StouCommand())
+                .register(new AppeCommand())
+                .register(new AborCommand())
+                .register(new DeleCommand())
+                .register(new MkdCommand(), "XMKD")
+                .register(new RmdCommand(), "XRMD")
+                .register(new RnfrCommand())
+                .register(new RntoCommand())
+                .register(new AlloCommand())
+                .register(new HashCommand());
+    }
+
+    public Optional<FtpCommand> find(String verb) {
+        return Optional.ofNullable(byVerb.get(verb.toUpperCase(Locale.ROOT)));
+    }
+
+    /** The reply refusing {@code command} in the session's state, or {@code null} if it may run. */
+    public FtpReply checkAccess(FtpCommand command, FtpSession session) {
+        if (command.requiresTls() && !session.isSecure()) {
+            return new FtpReply(ReplyCode.SECURITY_POLICY_REFUSED, command.verb() + " requires TLS: send AUTH TLS first");
+        }
+        return switch (command.access()) {
+            case ANY -> null;
+            case AFTER_USER -> session.isLoggedIn() ? Replies.badSequence("Already logged in")
+                    : session.pendingUser().isEmpty() ? Replies.badSequence("Login with USER first") : null;
+            case LOGGED_IN -> session.isLoggedIn() ? null : Replies.notLoggedIn();
+        };
+    }
+
+    /** RFC 2389 §3.2: the FEAT reply. */
+    public FtpReply features(FtpSession session) {
+        TreeSet<String> lines = new TreeSet<>();
+        for (FtpCommand c : commands) {
+            lines.addAll(c.features(session));
+        }
+        List<String> reply = new ArrayList<>();
+        reply.add("Features:");
+        lines.forEach(l -> reply.add(" " + l));
+        reply.add("End");
+        return new FtpReply(ReplyCode.SYSTEM_STATUS, reply);
+    }
+
+    /** RFC 959 §4.1.3 HELP: every verb, eight to a line. */
+    public FtpReply help() {
+        List<String> reply = new ArrayList<>();
+        reply.add("The following commands are recognized:");
+        List<String> verbs = new ArrayList<>(new TreeSet<>(byVerb.keySet()));
+        for (int i = 0; i < verbs.size(); i += 8) {
+            StringBuilder sb = new StringBuilder();
+            for (String v : verbs.subList(i, Math.min(i + 8, verbs.size()))) {
+                sb.append(' ').append(String.format(Locale.ROOT, "%-5s", v));
+            }
+            reply.add(sb.toString());
+        }
+        reply.add("Help OK");
+        return new FtpReply(ReplyCode.HELP, reply);
+    }
+
+    /** HELP VERB: the verb's syntax. */
+    public FtpReply help(String verb) {
+        return find(verb)
+                .map(c -> new FtpReply(ReplyCode.HELP, "Syntax: " + c.syntax()))
+                .orElseGet(() -> Replies.notImplemented(verb.toUpperCase(Locale.ROOT)));
+    }
+}

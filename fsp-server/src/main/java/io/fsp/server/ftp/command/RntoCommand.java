@@ -1,0 +1,51 @@
+package io.fsp.server.ftp.command;
+
+import io.fsp.server.fs.FtpPath;
+import io.fsp.server.ftp.FtpReply;
+import io.fsp.server.ftp.FtpRequest;
+import io.fsp.server.ftp.FtpSession;
+import io.fsp.server.ftp.Replies;
+import io.fsp.server.ftp.ReplyCode;
+import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
+
+/**
+ * {@code RNTO <path>} — RFC 959 §4.1.3. Renames what RNFR named, replacing an existing file as
+ * {@code rename(2)} does.
+ */
+public final class RntoCommand implements FtpCommand {
+    @Override
+    public String verb() {
+        return "RNTO";
+    }
+
+    @Override
+    public String syntax() {
+        return "RNTO <path>";
+    }
+
+    @Override
+    public Access access() {
+        return Access.LOGGED_IN;
+    }
+
+    @Override
+    public void execute(FtpSession session, FtpRequest request) {
+        FtpPath from = session.renameFrom().orElse(null);
+        session.renameFrom(null);
+        if (from == null) {
+            session.reply(Replies.badSequence("RNTO must follow RNFR"));
+            return;
+        }
+        if (!CommandPaths.writable(session)) {
+            return;
+        }
+        CommandPaths.required(session, request, this).ifPresent(to -> session.blocking(to, () -> {
+            if (to.isRoot()) {
+                throw new java.nio.file.FileAlreadyExistsException("/");
+            }
+            Files.move(session.root().resolveEntry(from), session.root().resolveEntry(to), StandardCopyOption.ATOMIC_MOVE);
+            return to;
+        }, renamed -> session.reply(Replies.fileActionOk("Renamed " + Replies.quote(from) + " to " + Replies.quote(renamed)))));
+    }
+}

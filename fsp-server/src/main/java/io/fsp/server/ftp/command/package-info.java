@@ -1,0 +1,6 @@
+/**
+ * One stateless class per FTP verb, each documented with its syntax and RFC section, and the registry
+ * ({@link io.fsp.server.ftp.command.FtpCommands}) that maps verbs and aliases to them, checks access, and
+ * generates the FEAT (RFC 2389) and HELP replies.
+ */
+package io.fsp.server.ftp.command;

@@ -1,0 +1,144 @@
+package io.fsp.server.ftp.data;
+
+import io.fsp.server.fs.FtpPath;
+import io.fsp.server.ftp.FtpReply;
+import io.fsp.server.ftp.FtpReplyException;
+import io.fsp.server.ftp.FtpSession;
+import io.fsp.server.ftp.Replies;
+import io.fsp.server.ftp.ReplyCode;
+import io.netty.channel.Channel;
+import io.netty.util.concurrent.Future;
+import java.io.IOException;
+import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one transfer: sends 150, gets the data connection, hands it to the transfer's body, and answers
+ * 226 when the body's future succeeds, or the reply that fits its failure. 150 goes out before the data
+ * connection is secured, because clients such as ftplib start the TLS handshake only after reading it.
+ */
+public final class DataTransfers {
+    private static final Logger log = LoggerFactory.getLogger(DataTransfers.class);
+
+    private DataTransfers() {
+    }
+
+    /** What moves the bytes once the data channel is connected and set up. */
+    @FunctionalInterface
+    public interface Body {
+        /**
+         * Starts moving bytes on {@code ch} (encrypted if {@code tls}); the future completes with the number of
+         * bytes moved, after the data connection was closed and anything left to do (such as moving an
+         * upload into place) is done.
+         */
+        Future<Long> start(Channel ch, boolean tls, Transfer transfer);
+    }
+
+    /** Runs on the blocking executor when the transfer has ended, whether it succeeded. */
+    @FunctionalInterface
+    public interface Cleanup {
+        void run(boolean succeeded) throws IOException;
+    }
+
+    /**
+     * Starts a transfer on {@code connection}. {@code cleanup} runs exactly once when the transfer ended
+     * (closing files, removing what a failed upload left), off the event loop.
+     */
+    public static void run(FtpSession session, DataConnection connection, FtpPath about, String preliminary,
+                           Body body, Cleanup cleanup) {
+        Transfer transfer = new Transfer(session, about.toString());
+        boolean[] cleaned = {false};
+        java.util.function.Consumer<Boolean> end = ok -> {
+            if (cleaned[0]) {
+                return;
+            }
+            cleaned[0] = true;
+            try {
+                session.server().blocking().execute(() -> {
+                    try {
+                        cleanup.run(ok);
+                    } catch (IOException | RuntimeException e) {
+                        log.warn("{} cleanup after {} failed: {}", session, about, e.toString());
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                log.warn("{} cleanup after {} skipped: executor shut down", session, about);
+            }
+        };
+        session.transfer(transfer);
+        session.reply(new FtpReply(ReplyCode.OPENING_DATA_CONNECTION, preliminary));
+        Future<Channel> connecting = connection.connect();
+        transfer.connecting(connecting);
+        connecting.addListener(done -> {
+            if (transfer.isFinished()) {
+                if (done.isSuccess()) {
+                    ((Channel) done.getNow()).close();
+                }
+                end.accept(false);
+                return;
+            }
+            if (!done.isSuccess()) {
+                end.accept(false);
+                String why = done.cause() == null ? "cancelled" : done.cause().getMessage();
+                log.info("{} data connection for {} failed: {}", session, about, why);
+                transfer.finish(new FtpReply(ReplyCode.CANT_OPEN_DATA_CONNECTION, "Cannot open data connection: " + why));
+                return;
+            }
+            Channel ch = (Channel) done.getNow();
+            transfer.channel(ch);
+            boolean tls = DataChannelInitializer.init(session, ch);
+            Future<Long> result;
+            try {
+                result = body.start(ch, tls, transfer);
+            } catch (RuntimeException e) {
+                log.warn("{} transfer of {} failed to start", session, about, e);
+                ch.close();
+                end.accept(false);
+                transfer.finish(Replies.localError());
+                return;
+            }
+            result.addListener(r -> {
+                ch.close();
+                end.accept(r.isSuccess());
+                if (r.isSuccess()) {
+                    long bytes = (Long) r.getNow();
+                    logSummary(session, transfer, bytes, tls);
+                    transfer.finish(new FtpReply(ReplyCode.TRANSFER_COMPLETE, "Transfer complete (" + bytes + " bytes)"));
+                    return;
+                }
+                if (transfer.isAborted()) {
+                    log.info("{} {} aborted", session, about);
+                    return;
+                }
+                Throwable cause = r.cause();
+                log.info("{} {} failed: {}", session, about, cause.toString());
+                transfer.finish(replyFor(about, cause));
+            });
+        });
+    }
+
+    static FtpReply replyFor(FtpPath about, Throwable cause) {
+        if (cause instanceof FtpReplyException e) {
+            return e.reply();
+        }
+        if (cause instanceof DataConnectionException) {
+            return new FtpReply(ReplyCode.CANT_OPEN_DATA_CONNECTION, "Data connection failed: " + cause.getMessage());
+        }
+        if (cause instanceof LocalFileException e) {
+            return Replies.forFailure(about, e.getCause());
+        }
+        if (cause instanceof IOException || cause instanceof javax.net.ssl.SSLException
+                || cause instanceof io.netty.handler.codec.DecoderException) {
+            return new FtpReply(ReplyCode.TRANSFER_ABORTED, "Data connection closed; transfer aborted");
+        }
+        return Replies.localError();
+    }
+
+    private static void logSummary(FtpSession session, Transfer transfer, long bytes, boolean tls) {
+        double ms = transfer.elapsedNanos() / 1e6;
+        double mbps = ms > 0 ? bytes / 1e6 / (ms / 1e3) : 0;
+        log.info("{} {}: {} bytes in {} ms ({} MB/s){}", session, transfer.description(), bytes,
+                String.format(Locale.ROOT, "%.1f", ms), String.format(Locale.ROOT, "%.1f", mbps), tls ? " over TLS" : "");
+    }
+}

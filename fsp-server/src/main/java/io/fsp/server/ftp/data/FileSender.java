@@ -1,0 +1,76 @@
+package io.fsp.server.ftp.data;
+
+import io.fsp.server.ftp.FtpSession;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.handler.stream.ChunkedNioFile;
+import io.netty.util.concurrent.Promise;
+import java.nio.channels.FileChannel;
+
+/**
+ * Sends a file (RETR) or a listing (LIST, NLST, MLSD) on a data channel, then closes it. A file goes as a
+ * {@link DefaultFileRegion} ({@code sendfile(2)}: no copy through user space) when the channel is clear and
+ * the type is binary; otherwise as a {@link ChunkedNioFile} through TLS and/or the ASCII encoder.
+ */
+public final class FileSender {
+    /** Chunk size for TLS and ASCII: several TLS records per write, small enough to keep memory bounded. */
+    static final int CHUNK_SIZE = 256 * 1024;
+
+    private FileSender() {
+    }
+
+    /** Whether a transfer with these settings can use zero-copy. */
+    public static boolean zeroCopy(boolean tls, boolean ascii) {
+        return !tls && !ascii;
+    }
+
+    public static DataTransfers.Body file(FtpSession session, FileChannel file, long offset, long length, boolean ascii) {
+        return (ch, tls, transfer) -> {
+            Promise<Long> done = ch.eventLoop().newPromise();
+            DataChannelInitializer.ErrorHandler errors = new DataChannelInitializer.ErrorHandler(session);
+            ch.pipeline().addLast(DataChannelInitializer.ERRORS, errors);
+            Object message;
+            if (zeroCopy(tls, ascii)) {
+                message = new DefaultFileRegion(file, offset, length);
+            } else {
+                if (ascii) {
+                    ch.pipeline().addBefore(DataChannelInitializer.CHUNKED, DataChannelInitializer.ASCII, new AsciiEncoder());
+                }
+                try {
+                    message = new ChunkedNioFile(file, offset, length, CHUNK_SIZE);
+                } catch (java.io.IOException e) {
+                    done.tryFailure(new LocalFileException(e));
+                    return done;
+                }
+            }
+            ch.config().setAutoRead(true); // TLS handshakes and the peer's close must be read
+            writeThenClose(ch, message, length, errors, done);
+            return done;
+        };
+    }
+
+    public static DataTransfers.Body text(FtpSession session, ByteBuf listing) {
+        return (ch, tls, transfer) -> {
+            Promise<Long> done = ch.eventLoop().newPromise();
+            DataChannelInitializer.ErrorHandler errors = new DataChannelInitializer.ErrorHandler(session);
+            ch.pipeline().addLast(DataChannelInitializer.ERRORS, errors);
+            ch.config().setAutoRead(true);
+            writeThenClose(ch, listing, listing.readableBytes(), errors, done);
+            return done;
+        };
+    }
+
+    private static void writeThenClose(Channel ch, Object message, long length,
+                                       DataChannelInitializer.ErrorHandler errors, Promise<Long> done) {
+        ch.writeAndFlush(message).addListener((ChannelFuture w) -> {
+            if (!w.isSuccess()) {
+                done.tryFailure(errors.cause() != null ? errors.cause() : w.cause());
+                return;
+            }
+            // Closing sends TLS close_notify first; the transfer counts only once the close is done.
+            ch.close().addListener(c -> done.trySuccess(length));
+        });
+    }
+}
