@@ -1,0 +1,172 @@
+package io.fsp.meridian.net;
+
+import io.fsp.meridian.MeridianConfig;
+import io.fsp.meridian.MeridianNode;
+import io.fsp.meridian.MeridianScheduler;
+import io.fsp.meridian.MultiConstraintQuery;
+import io.fsp.meridian.QueryResult;
+import io.fsp.meridian.RingEntry;
+import io.fsp.meridian.wire.MeridianCodec;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Meridian node on a UDP socket: what a relay daemon or a server embeds. All node work runs on one
+ * event loop; the methods here are thread-safe and return futures.
+ *
+ * <pre>{@code
+ * // a relay: join the overlay
+ * MeridianService node = MeridianService.start(new InetSocketAddress(ip, 7400), bootstrapPeers, MeridianConfig.defaults());
+ * // a server: ask one entry node for relays near both ends, without joining
+ * MeridianService asker = MeridianService.client(new InetSocketAddress(serverIp, 0), MeridianConfig.defaults());
+ * List<QueryHit> relays = asker.query(entry, new MultiConstraintQuery(List.of(
+ *         new Constraint(asker.address(), 20), new Constraint(clientProbeAddress, 80)), 3)).get().hits();
+ * }</pre>
+ *
+ * Bind a concrete address, not a wildcard: peers learn a node by the address its datagrams come from,
+ * and the node must recognise itself in gossip.
+ */
+public final class MeridianService implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(MeridianService.class);
+
+    private final EventLoopGroup group;
+    private final Channel channel;
+    private final MeridianNode node;
+    private final MeridianDatagramHandler handler;
+
+    private MeridianService(EventLoopGroup group, Channel channel, MeridianNode node, MeridianDatagramHandler handler) {
+        this.group = group;
+        this.channel = channel;
+        this.node = node;
+        this.handler = handler;
+    }
+
+    /** Starts a member node: binds, probes the bootstrap peers and starts gossip. */
+    public static MeridianService start(InetSocketAddress bind, List<InetSocketAddress> bootstrapPeers,
+                                        MeridianConfig config) throws InterruptedException {
+        return open(bind, config, ReplyDelay.NONE, bootstrapPeers, true);
+    }
+
+    /** As {@link #start}, holding back probe answers by {@code delay} (tests emulating wide-area RTTs). */
+    public static MeridianService start(InetSocketAddress bind, List<InetSocketAddress> bootstrapPeers,
+                                        MeridianConfig config, ReplyDelay delay) throws InterruptedException {
+        return open(bind, config, delay, bootstrapPeers, true);
+    }
+
+    /**
+     * Starts a non-member: it answers probes (so it can be a query target) and asks queries through an
+     * entry node, but never joins any ring.
+     */
+    public static MeridianService client(InetSocketAddress bind, MeridianConfig config) throws InterruptedException {
+        return open(bind, config, ReplyDelay.NONE, List.of(), false);
+    }
+
+    private static MeridianService open(InetSocketAddress bind, MeridianConfig config, ReplyDelay delay,
+                                        List<InetSocketAddress> bootstrap, boolean member) throws InterruptedException {
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        try {
+            MeridianCodec codec = new MeridianCodec(config.wire());
+            MeridianDatagramHandler handler = new MeridianDatagramHandler(codec, delay);
+            Channel channel = UdpChannels.bind(group, bind, config.wire(), handler);
+            InetSocketAddress self = (InetSocketAddress) channel.localAddress();
+            EventLoop loop = channel.eventLoop();
+            MeridianScheduler scheduler = new MeridianScheduler() {
+                @Override
+                public long nanoTime() {
+                    return System.nanoTime();
+                }
+
+                @Override
+                public Cancellable schedule(long delayNanos, Runnable task) {
+                    var future = loop.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+                    return () -> future.cancel(false);
+                }
+            };
+            MeridianNode node = new MeridianNode(self, config,
+                    (to, message) -> MeridianDatagramHandler.send(channel, codec, to, message), scheduler,
+                    new Random(new SecureRandom().nextLong()));
+            loop.submit(() -> {
+                handler.receiver(node::onMessage);
+                if (member) {
+                    node.start(bootstrap);
+                }
+            }).sync();
+            log.info("meridian: {} on udp {} (bootstrap {})", member ? "node" : "client", self, bootstrap);
+            return new MeridianService(group, channel, node, handler);
+        } catch (InterruptedException | RuntimeException e) {
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            throw e;
+        }
+    }
+
+    /** The UDP address peers reach this node at. */
+    public InetSocketAddress address() {
+        return node.self();
+    }
+
+    /** Multi-constraint query entering the overlay at this node (a member). */
+    public CompletableFuture<QueryResult> query(MultiConstraintQuery query) {
+        return onLoop(n -> n.query(query));
+    }
+
+    /** Multi-constraint query entering the overlay at {@code entry} (member or not). */
+    public CompletableFuture<QueryResult> query(InetSocketAddress entry, MultiConstraintQuery query) {
+        return onLoop(n -> n.query(entry, query));
+    }
+
+    /** The member closest to {@code target}, entering the overlay at {@code entry}. */
+    public CompletableFuture<QueryResult> closest(InetSocketAddress entry, InetSocketAddress target) {
+        return onLoop(n -> n.closest(entry, target));
+    }
+
+    /** This node's own ring members. */
+    public CompletableFuture<List<RingEntry>> rings() {
+        return onLoop(n -> CompletableFuture.completedFuture(n.rings().snapshot()));
+    }
+
+    /** What {@code entry} knows: its ring members and RTTs. */
+    public CompletableFuture<List<RingEntry>> rings(InetSocketAddress entry) {
+        return onLoop(n -> n.rings(entry));
+    }
+
+    /** Datagrams dropped as malformed or oversized. */
+    public long rejected() {
+        return handler.rejected();
+    }
+
+    /** Probes this node has sent. */
+    public CompletableFuture<Long> probesSent() {
+        return onLoop(n -> CompletableFuture.completedFuture(n.probesSent()));
+    }
+
+    private <T> CompletableFuture<T> onLoop(Function<MeridianNode, CompletableFuture<T>> call) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        channel.eventLoop().execute(() -> call.apply(node).whenComplete((v, e) -> {
+            if (e != null) {
+                result.completeExceptionally(e);
+            } else {
+                result.complete(v);
+            }
+        }));
+        return result;
+    }
+
+    @Override
+    public void close() {
+        channel.eventLoop().submit(node::stop).awaitUninterruptibly();
+        channel.close().syncUninterruptibly();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

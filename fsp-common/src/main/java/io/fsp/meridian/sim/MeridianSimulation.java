@@ -1,0 +1,289 @@
+package io.fsp.meridian.sim;
+
+import io.fsp.meridian.Constraint;
+import io.fsp.meridian.MeridianNode;
+import io.fsp.meridian.MultiConstraintQuery;
+import io.fsp.meridian.QueryHit;
+import io.fsp.meridian.QueryResult;
+import io.fsp.meridian.sim.SimReport.ClosestStats;
+import io.fsp.meridian.sim.SimReport.McqStats;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Builds an overlay of {@link MeridianNode}s on a {@link SimNetwork}, lets it gossip for the warm-up,
+ * then issues random closest-node and multi-constraint queries and scores every answer against the
+ * brute-force truth over the matrix. Maintenance stops before the queries so that every probe counted
+ * during a query belongs to it.
+ */
+public final class MeridianSimulation {
+    private static final long QUERY_LIMIT_NANOS = 120_000_000_000L;
+
+    private final LatencyMatrix matrix;
+    private final SimOptions options;
+    private final Random random;
+    private final SimNetwork network;
+    private final int[] members;
+    private final int[] targets;
+    private final MeridianNode[] nodes;
+
+    public MeridianSimulation(LatencyMatrix matrix, SimOptions options) {
+        if (matrix.size() < 10) {
+            throw new IllegalArgumentException("matrix size: " + matrix.size() + " (expected: >= 10)");
+        }
+        this.matrix = matrix;
+        this.options = options;
+        this.random = new Random(options.seed());
+        this.network = new SimNetwork(matrix);
+        int[] order = shuffled(matrix.size());
+        int targetCount = Math.max(2, (int) Math.round(matrix.size() * options.targetShare()));
+        this.targets = Arrays.copyOfRange(order, 0, targetCount);
+        this.members = Arrays.copyOfRange(order, targetCount, order.length);
+        this.nodes = new MeridianNode[members.length];
+    }
+
+    public SimNetwork network() {
+        return network;
+    }
+
+    public MeridianNode node(int member) {
+        return nodes[member];
+    }
+
+    /** Matrix locations held out of the overlay (they only answer probes). */
+    public int[] targetLocations() {
+        return targets.clone();
+    }
+
+    public int memberCount() {
+        return members.length;
+    }
+
+    /** Creates the nodes, bootstraps each from up to three earlier ones and runs the warm-up. */
+    public void warmUp() {
+        for (int t : targets) {
+            network.attachResponder(t);
+        }
+        for (int k = 0; k < members.length; k++) {
+            int location = members[k];
+            MeridianNode node = new MeridianNode(network.address(location), options.config(),
+                    network.transport(location), network, new Random(random.nextLong()));
+            nodes[k] = node;
+            network.attach(location, node::onMessage);
+            List<java.net.InetSocketAddress> bootstrap = new ArrayList<>();
+            for (int b = 0; b < Math.min(3, k); b++) {
+                bootstrap.add(network.address(members[random.nextInt(k)]));
+            }
+            // Nodes join over the first ten seconds, not all at the same instant.
+            network.schedule((long) (random.nextDouble() * 10e9), () -> node.start(bootstrap));
+        }
+        network.runUntil(options.warmup().toNanos());
+        for (MeridianNode node : nodes) {
+            node.stopMaintenance();
+        }
+    }
+
+    /** Warms up, runs the queries and scores them. */
+    public SimReport run() {
+        warmUp();
+        long maintenancePings = network.pings();
+        double minutes = options.warmup().toNanos() / 60e9;
+        double ringMembers = Arrays.stream(nodes).mapToInt(n -> n.rings().size()).average().orElse(0);
+        ClosestStats closest = runClosest();
+        McqStats relay = runMcq(false);
+        McqStats tight = runMcq(true);
+        return new SimReport(matrix.name(), members.length, targets.length, ringMembers,
+                maintenancePings / (double) members.length / minutes, closest, relay, tight);
+    }
+
+    private ClosestStats runClosest() {
+        int n = options.queries();
+        double[] quality = new double[n];
+        double[] randomQuality = new double[n];
+        double[] probes = new double[n];
+        int within = 0;
+        int exact = 0;
+        int randomWithin = 0;
+        int budgetWithin = 0;
+        long hops = 0;
+        for (int q = 0; q < n; q++) {
+            int target = targets[random.nextInt(targets.length)];
+            int entry = random.nextInt(members.length);
+            double best = Double.POSITIVE_INFINITY;
+            for (int m : members) {
+                double r = matrix.rtt(m, target);
+                if (r >= 0) {
+                    best = Math.min(best, r);
+                }
+            }
+            long before = network.pings();
+            QueryResult result = await(nodes[entry].closest(network.address(target)));
+            probes[q] = network.pings() - before;
+            hops += result == null ? 0 : result.hops();
+            double answer = Double.POSITIVE_INFINITY;
+            if (result != null && !result.hits().isEmpty()) {
+                int node = network.indexOf(result.hits().get(0).node());
+                answer = node < 0 ? answer : matrix.rtt(node, target);
+            }
+            quality[q] = best > 0 ? answer / best : answer == 0 ? 1 : Double.POSITIVE_INFINITY;
+            within += answer <= best * 1.1 ? 1 : 0;
+            exact += answer == best ? 1 : 0;
+            double rnd = matrix.rtt(members[random.nextInt(members.length)], target);
+            randomQuality[q] = rnd / best;
+            randomWithin += rnd <= best * 1.1 ? 1 : 0;
+            double budgetBest = Double.POSITIVE_INFINITY;
+            for (int i = 0; i < Math.max(1, probes[q]); i++) {
+                double r = matrix.rtt(members[random.nextInt(members.length)], target);
+                if (r >= 0) {
+                    budgetBest = Math.min(budgetBest, r);
+                }
+            }
+            budgetWithin += budgetBest <= best * 1.1 ? 1 : 0;
+        }
+        return new ClosestStats(n, within / (double) n, exact / (double) n, median(quality), mean(probes),
+                percentile(probes, 0.9), hops / (double) n, randomWithin / (double) n, median(randomQuality),
+                budgetWithin / (double) n);
+    }
+
+    private McqStats runMcq(boolean tight) {
+        int n = options.queries();
+        double[] probes = new double[n];
+        int success = 0;
+        int wrong = 0;
+        long hops = 0;
+        long solutionSizes = 0;
+        double randomSuccess = 0;
+        int budgetSuccess = 0;
+        for (int q = 0; q < n; q++) {
+            int sender = targets[random.nextInt(targets.length)];
+            int receiver;
+            do {
+                receiver = targets[random.nextInt(targets.length)];
+            } while (receiver == sender && targets.length > 1);
+            int[] ts = {sender, receiver};
+            double[] bounds = tight ? tightBounds(ts) : relayBounds(ts);
+            if (bounds == null) {
+                q--; // no member satisfies: draw again (success is measured only where an answer exists)
+                continue;
+            }
+            int solutions = 0;
+            for (int m : members) {
+                solutions += satisfies(m, ts, bounds) ? 1 : 0;
+            }
+            solutionSizes += solutions;
+            List<Constraint> constraints = List.of(new Constraint(network.address(sender), bounds[0]),
+                    new Constraint(network.address(receiver), bounds[1]));
+            int entry = random.nextInt(members.length);
+            long before = network.pings();
+            QueryResult result = await(nodes[entry].query(new MultiConstraintQuery(constraints, options.wanted())));
+            probes[q] = network.pings() - before;
+            int good = 0;
+            if (result != null) {
+                hops += result.hops();
+                for (QueryHit hit : result.hits()) {
+                    int node = network.indexOf(hit.node());
+                    if (node >= 0 && satisfies(node, ts, bounds)) {
+                        good++;
+                    } else {
+                        wrong++;
+                    }
+                }
+            }
+            success += good > 0 ? 1 : 0;
+            randomSuccess += solutions / (double) members.length;
+            boolean budgetFound = false;
+            for (int i = 0; i < Math.max(1, probes[q] / 2); i++) {
+                budgetFound |= satisfies(members[random.nextInt(members.length)], ts, bounds);
+            }
+            budgetSuccess += budgetFound ? 1 : 0;
+        }
+        return new McqStats(n, success / (double) n, wrong, solutionSizes / (double) n, mean(probes),
+                percentile(probes, 0.9), hops / (double) n, randomSuccess / n, budgetSuccess / (double) n);
+    }
+
+    /**
+     * FSP's relay selection: within a·RTT(s,r) of the sender and b·RTT(s,r) of the receiver, a and b
+     * uniform in 0.2..1.2 (from "next to the sender" to "halfway"); null if no member satisfies.
+     */
+    private double[] relayBounds(int[] ts) {
+        double direct = matrix.rtt(ts[0], ts[1]);
+        if (direct <= 0) {
+            return null;
+        }
+        double[] bounds = {direct * (0.2 + random.nextDouble()), direct * (0.2 + random.nextDouble())};
+        for (int m : members) {
+            if (satisfies(m, ts, bounds)) {
+                return bounds;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Hard queries: bounds shaped by a random member x and scaled so that only the K members that need
+     * the least scaling satisfy them (K uniform in 1..maxSolutions; more when RTTs tie).
+     */
+    private double[] tightBounds(int[] ts) {
+        int x = members[random.nextInt(members.length)];
+        double[] shape = {Math.max(0.1, matrix.rtt(x, ts[0])), Math.max(0.1, matrix.rtt(x, ts[1]))};
+        double[] scale = new double[members.length];
+        for (int k = 0; k < members.length; k++) {
+            double need = 0;
+            for (int i = 0; i < 2; i++) {
+                double r = matrix.rtt(members[k], ts[i]);
+                need = Math.max(need, r < 0 ? Double.POSITIVE_INFINITY : r / shape[i]);
+            }
+            scale[k] = need;
+        }
+        Arrays.sort(scale);
+        double lambda = scale[Math.min(members.length, 1 + random.nextInt(options.maxSolutions())) - 1];
+        return Double.isInfinite(lambda) ? null : new double[] {shape[0] * lambda, shape[1] * lambda};
+    }
+
+    private boolean satisfies(int node, int[] ts, double[] bounds) {
+        for (int i = 0; i < ts.length; i++) {
+            double r = matrix.rtt(node, ts[i]);
+            if (r < 0 || r > bounds[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Runs the network until the query completes; null if it timed out. */
+    private QueryResult await(CompletableFuture<QueryResult> future) {
+        network.runWhile(() -> !future.isDone(), network.nanoTime() + QUERY_LIMIT_NANOS);
+        return future.isDone() && !future.isCompletedExceptionally() ? future.join() : null;
+    }
+
+    private int[] shuffled(int n) {
+        int[] a = new int[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = i;
+        }
+        for (int i = n - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            int t = a[i];
+            a[i] = a[j];
+            a[j] = t;
+        }
+        return a;
+    }
+
+    private static double mean(double[] v) {
+        return Arrays.stream(v).average().orElse(0);
+    }
+
+    private static double median(double[] v) {
+        return percentile(v, 0.5);
+    }
+
+    private static double percentile(double[] v, double p) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        return s[Math.min(s.length - 1, (int) Math.floor(p * (s.length - 1) + 0.5))];
+    }
+}

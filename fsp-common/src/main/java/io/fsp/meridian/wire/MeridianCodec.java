@@ -1,0 +1,333 @@
+package io.fsp.meridian.wire;
+
+import io.fsp.meridian.Constraint;
+import io.fsp.meridian.QueryHit;
+import io.fsp.meridian.RingEntry;
+import io.fsp.meridian.wire.MeridianMessage.Gossip;
+import io.fsp.meridian.wire.MeridianMessage.MeasureReply;
+import io.fsp.meridian.wire.MeridianMessage.MeasureRequest;
+import io.fsp.meridian.wire.MeridianMessage.Ping;
+import io.fsp.meridian.wire.MeridianMessage.Pong;
+import io.fsp.meridian.wire.MeridianMessage.Query;
+import io.fsp.meridian.wire.MeridianMessage.QueryKind;
+import io.fsp.meridian.wire.MeridianMessage.QueryReply;
+import io.fsp.meridian.wire.MeridianMessage.RingsReply;
+import io.fsp.meridian.wire.MeridianMessage.RingsRequest;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Encodes and decodes Meridian datagrams (layout in docs/protocol.md §4). Every length is checked
+ * against {@link WireLimits} before anything is allocated; trailing bytes are an error.
+ */
+public final class MeridianCodec {
+    public static final int MAGIC = 0x4D52; // "MR"
+    public static final int VERSION = 1;
+    /** Wire value of an unknown or unreachable RTT. */
+    static final long RTT_UNKNOWN = 0xFFFF_FFFFL;
+
+    static final int PING = 1;
+    static final int PONG = 2;
+    static final int GOSSIP = 3;
+    static final int MEASURE_REQUEST = 4;
+    static final int MEASURE_REPLY = 5;
+    static final int QUERY = 6;
+    static final int QUERY_REPLY = 7;
+    static final int RINGS_REQUEST = 8;
+    static final int RINGS_REPLY = 9;
+
+    private final WireLimits limits;
+
+    public MeridianCodec(WireLimits limits) {
+        this.limits = limits;
+    }
+
+    public WireLimits limits() {
+        return limits;
+    }
+
+    // ------------------------------------------------------------------------------------ encode
+
+    /** Encodes {@code message}; fails (without sending anything) if it would exceed the limits. */
+    public ByteBuf encode(MeridianMessage message, ByteBufAllocator alloc) {
+        ByteBuf out = alloc.buffer(128);
+        try {
+            writeMessage(message, out);
+            if (out.readableBytes() > limits.maxMessageBytes()) {
+                throw new IllegalArgumentException("message length: " + out.readableBytes()
+                        + " (expected: <= " + limits.maxMessageBytes() + ")");
+            }
+            return out;
+        } catch (RuntimeException e) {
+            out.release();
+            throw e;
+        }
+    }
+
+    private void writeMessage(MeridianMessage message, ByteBuf out) {
+        out.writeShort(MAGIC);
+        out.writeByte(VERSION);
+        if (message instanceof Ping p) {
+            out.writeByte(PING).writeLong(p.nonce());
+        } else if (message instanceof Pong p) {
+            out.writeByte(PONG).writeLong(p.nonce());
+        } else if (message instanceof Gossip g) {
+            out.writeByte(GOSSIP);
+            writeCount(out, g.peers().size(), limits.maxEntries(), "peers");
+            g.peers().forEach(a -> writeAddress(out, a));
+        } else if (message instanceof MeasureRequest m) {
+            out.writeByte(MEASURE_REQUEST).writeLong(m.requestId());
+            writeCount(out, m.targets().size(), limits.maxTargets(), "targets");
+            m.targets().forEach(a -> writeAddress(out, a));
+        } else if (message instanceof MeasureReply m) {
+            out.writeByte(MEASURE_REPLY).writeLong(m.requestId());
+            writeCount(out, m.rttMs().size(), limits.maxEntries(), "rtts");
+            m.rttMs().forEach(r -> writeRtt(out, r));
+            out.writeShort(Math.min(m.probesSent(), 0xFFFF));
+        } else if (message instanceof Query q) {
+            out.writeByte(QUERY).writeLong(q.queryId());
+            out.writeByte(q.kind().ordinal());
+            out.writeByte(q.hopsTaken()).writeByte(q.hopLimit());
+            out.writeShort(q.wanted());
+            out.writeInt(q.probes());
+            writeAddress(out, q.origin());
+            writeCount(out, q.constraints().size(), limits.maxTargets(), "constraints");
+            for (Constraint c : q.constraints()) {
+                writeAddress(out, c.target());
+                writeRtt(out, c.maxRttMs());
+            }
+            writeHits(out, q.hits(), q.constraints().size());
+        } else if (message instanceof QueryReply r) {
+            out.writeByte(QUERY_REPLY).writeLong(r.queryId());
+            out.writeByte(r.hops()).writeInt(r.probes());
+            int targets = r.hits().isEmpty() ? 0 : r.hits().get(0).rttMs().size();
+            writeCount(out, targets, limits.maxTargets(), "targets");
+            writeHits(out, r.hits(), targets);
+        } else if (message instanceof RingsRequest r) {
+            out.writeByte(RINGS_REQUEST).writeLong(r.requestId());
+        } else if (message instanceof RingsReply r) {
+            out.writeByte(RINGS_REPLY).writeLong(r.requestId());
+            writeCount(out, r.entries().size(), limits.maxEntries(), "entries");
+            for (RingEntry e : r.entries()) {
+                out.writeByte(e.ring()).writeByte(e.primary() ? 1 : 0);
+                writeAddress(out, e.peer());
+                writeRtt(out, e.rttMs());
+            }
+        } else {
+            throw new IllegalArgumentException("message: " + message.getClass().getSimpleName());
+        }
+    }
+
+    private void writeHits(ByteBuf out, List<QueryHit> hits, int targets) {
+        writeCount(out, hits.size(), limits.maxEntries(), "hits");
+        for (QueryHit h : hits) {
+            if (h.rttMs().size() != targets) {
+                throw new IllegalArgumentException("hit rtts: " + h.rttMs().size() + " (expected: " + targets + ")");
+            }
+            writeAddress(out, h.node());
+            h.rttMs().forEach(r -> writeRtt(out, r));
+        }
+    }
+
+    private static void writeCount(ByteBuf out, int count, int max, String what) {
+        if (count > max) {
+            throw new IllegalArgumentException(what + ": " + count + " (expected: <= " + max + ")");
+        }
+        out.writeByte(count);
+    }
+
+    private static void writeAddress(ByteBuf out, InetSocketAddress address) {
+        InetAddress ip = address.getAddress();
+        if (ip == null) {
+            throw new IllegalArgumentException("address: " + address + " (expected: resolved)");
+        }
+        byte[] bytes = ip.getAddress();
+        out.writeByte(bytes.length == 4 ? 4 : 6).writeBytes(bytes).writeShort(address.getPort());
+    }
+
+    private static void writeRtt(ByteBuf out, double rttMs) {
+        long micros = rttMs < 0 || Double.isNaN(rttMs) ? RTT_UNKNOWN
+                : Math.min(RTT_UNKNOWN - 1, Math.round(rttMs * 1000));
+        out.writeInt((int) micros);
+    }
+
+    // ------------------------------------------------------------------------------------ decode
+
+    /** Decodes one datagram's bytes; consumes {@code in} fully or throws. */
+    public MeridianMessage decode(ByteBuf in) {
+        int length = in.readableBytes();
+        if (length > limits.maxMessageBytes()) {
+            throw new MeridianFormatException("length: " + length + " (expected: <= " + limits.maxMessageBytes() + ")");
+        }
+        need(in, 4, "header");
+        int magic = in.readUnsignedShort();
+        if (magic != MAGIC) {
+            throw new MeridianFormatException("magic: 0x" + Integer.toHexString(magic) + " (expected: 0x4d52)");
+        }
+        int version = in.readUnsignedByte();
+        if (version != VERSION) {
+            throw new MeridianFormatException("version: " + version + " (expected: " + VERSION + ")");
+        }
+        int type = in.readUnsignedByte();
+        MeridianMessage message = switch (type) {
+            case PING -> new Ping(readLong(in, "nonce"));
+            case PONG -> new Pong(readLong(in, "nonce"));
+            case GOSSIP -> new Gossip(readAddresses(in, readCount(in, limits.maxEntries(), "peers")));
+            case MEASURE_REQUEST -> {
+                long id = readLong(in, "requestId");
+                yield new MeasureRequest(id, readAddresses(in, readCount(in, limits.maxTargets(), "targets")));
+            }
+            case MEASURE_REPLY -> {
+                long id = readLong(in, "requestId");
+                int n = readCount(in, limits.maxEntries(), "rtts");
+                List<Double> rtts = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    rtts.add(readRtt(in));
+                }
+                need(in, 2, "probesSent");
+                yield new MeasureReply(id, rtts, in.readUnsignedShort());
+            }
+            case QUERY -> readQuery(in);
+            case QUERY_REPLY -> {
+                long id = readLong(in, "queryId");
+                need(in, 5, "query reply header");
+                int hops = in.readUnsignedByte();
+                int probes = in.readInt();
+                if (probes < 0) {
+                    throw new MeridianFormatException("probes: " + Integer.toUnsignedString(probes) + " (expected: < 2^31)");
+                }
+                int targets = readCount(in, limits.maxTargets(), "targets");
+                yield new QueryReply(id, hops, probes, readHits(in, targets));
+            }
+            case RINGS_REQUEST -> new RingsRequest(readLong(in, "requestId"));
+            case RINGS_REPLY -> {
+                long id = readLong(in, "requestId");
+                int n = readCount(in, limits.maxEntries(), "entries");
+                List<RingEntry> entries = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    need(in, 2, "ring entry");
+                    int ring = in.readUnsignedByte();
+                    int primary = in.readUnsignedByte();
+                    if (primary > 1) {
+                        throw new MeridianFormatException("primary: " + primary + " (expected: 0 or 1)");
+                    }
+                    entries.add(new RingEntry(ring, primary == 1, readAddress(in), readRtt(in)));
+                }
+                yield new RingsReply(id, entries);
+            }
+            default -> throw new MeridianFormatException("type: " + type + " (expected: 1..9)");
+        };
+        if (in.isReadable()) {
+            throw new MeridianFormatException("trailing bytes: " + in.readableBytes() + " (expected: 0)");
+        }
+        return message;
+    }
+
+    private Query readQuery(ByteBuf in) {
+        long id = readLong(in, "queryId");
+        need(in, 9, "query header");
+        int kindCode = in.readUnsignedByte();
+        if (kindCode >= QueryKind.values().length) {
+            throw new MeridianFormatException("kind: " + kindCode + " (expected: 0.." + (QueryKind.values().length - 1) + ")");
+        }
+        QueryKind kind = QueryKind.values()[kindCode];
+        int hopsTaken = in.readUnsignedByte();
+        int hopLimit = in.readUnsignedByte();
+        int wanted = in.readUnsignedShort();
+        int probes = in.readInt();
+        if (probes < 0) {
+            throw new MeridianFormatException("probes: " + Integer.toUnsignedString(probes) + " (expected: < 2^31)");
+        }
+        InetSocketAddress origin = readAddress(in);
+        int n = readCount(in, limits.maxTargets(), "constraints");
+        if (n == 0 || (kind == QueryKind.CLOSEST && n != 1)) {
+            throw new MeridianFormatException("constraints: " + n + " (expected: " + (kind == QueryKind.CLOSEST ? "1" : ">= 1") + ")");
+        }
+        List<Constraint> constraints = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            InetSocketAddress target = readAddress(in);
+            double bound = readRtt(in);
+            if (bound < 0 || bound > 60_000) {
+                throw new MeridianFormatException("constraint bound: " + bound + " ms (expected: 0..60000)");
+            }
+            constraints.add(new Constraint(target, bound));
+        }
+        return new Query(id, kind, hopsTaken, hopLimit, wanted, probes, origin, constraints, readHits(in, n));
+    }
+
+    private List<QueryHit> readHits(ByteBuf in, int targets) {
+        int n = readCount(in, limits.maxEntries(), "hits");
+        List<QueryHit> hits = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            InetSocketAddress node = readAddress(in);
+            List<Double> rtts = new ArrayList<>(targets);
+            for (int t = 0; t < targets; t++) {
+                rtts.add(readRtt(in));
+            }
+            hits.add(new QueryHit(node, rtts));
+        }
+        return hits;
+    }
+
+    private static int readCount(ByteBuf in, int max, String what) {
+        need(in, 1, what);
+        int n = in.readUnsignedByte();
+        if (n > max) {
+            throw new MeridianFormatException(what + ": " + n + " (expected: <= " + max + ")");
+        }
+        return n;
+    }
+
+    private static List<InetSocketAddress> readAddresses(ByteBuf in, int n) {
+        List<InetSocketAddress> list = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            list.add(readAddress(in));
+        }
+        return list;
+    }
+
+    private static InetSocketAddress readAddress(ByteBuf in) {
+        need(in, 1, "address family");
+        int family = in.readUnsignedByte();
+        int size = switch (family) {
+            case 4 -> 4;
+            case 6 -> 16;
+            default -> throw new MeridianFormatException("address family: " + family + " (expected: 4 or 6)");
+        };
+        need(in, size + 2, "address");
+        byte[] bytes = new byte[size];
+        in.readBytes(bytes);
+        int port = in.readUnsignedShort();
+        if (port == 0) {
+            throw new MeridianFormatException("port: 0 (expected: 1..65535)");
+        }
+        try {
+            return new InetSocketAddress(InetAddress.getByAddress(bytes), port);
+        } catch (UnknownHostException e) {
+            throw new MeridianFormatException("address: " + e.getMessage()); // unreachable: length checked
+        }
+    }
+
+    private static double readRtt(ByteBuf in) {
+        need(in, 4, "rtt");
+        long micros = in.readUnsignedInt();
+        return micros == RTT_UNKNOWN ? -1 : micros / 1000.0;
+    }
+
+    private static long readLong(ByteBuf in, String what) {
+        need(in, 8, what);
+        return in.readLong();
+    }
+
+    private static void need(ByteBuf in, int bytes, String what) {
+        if (in.readableBytes() < bytes) {
+            throw new MeridianFormatException(what + ": truncated, " + in.readableBytes()
+                    + " bytes left (expected: >= " + bytes + ")");
+        }
+    }
+}

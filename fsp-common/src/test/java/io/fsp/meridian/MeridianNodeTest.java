@@ -1,0 +1,111 @@
+package io.fsp.meridian;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.meridian.sim.LatencyMatrix;
+import io.fsp.meridian.sim.MeridianSimulation;
+import io.fsp.meridian.sim.SimNetwork;
+import io.fsp.meridian.sim.SimOptions;
+import io.fsp.meridian.wire.MeridianMessage;
+import io.fsp.meridian.wire.MeridianMessage.Gossip;
+import io.fsp.meridian.wire.MeridianMessage.MeasureReply;
+import io.fsp.meridian.wire.MeridianMessage.Pong;
+import io.fsp.meridian.wire.MeridianMessage.Query;
+import io.fsp.meridian.wire.MeridianMessage.QueryKind;
+import io.fsp.meridian.wire.MeridianMessage.QueryReply;
+import io.fsp.meridian.wire.MeridianMessage.RingsReply;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** Node behaviour that matters for safety, driven over the simulated network. */
+class MeridianNodeTest {
+    private static final long SECOND = 1_000_000_000L;
+
+    @Test
+    void placesGossipedPeersOnlyByItsOwnMeasurements() {
+        double[][] rtt = {
+                {0, 40, 90, 30},
+                {40, 0, 50, 50},
+                {90, 50, 0, 60},
+                {30, 50, 60, 0}};
+        SimNetwork net = new SimNetwork(new LatencyMatrix("four", rtt));
+        MeridianNode node = new MeridianNode(net.address(0), MeridianConfig.defaults(), net.transport(0), net, new Random(1));
+        net.attach(0, node::onMessage);
+        net.attachResponder(1); // the stranger who gossips: reachable, so it may be placed at its measured RTT
+        net.attachResponder(2); // a real peer it names
+        // location 3 runs nothing: a peer the stranger invents never answers
+        node.start(List.of());
+        var stranger = net.transport(1);
+        stranger.send(net.address(0), new Gossip(List.of(net.address(2), net.address(3))));
+        // Claims that cannot place anything: an unsolicited pong, a rings reply full of fake RTTs, a stray measure reply.
+        stranger.send(net.address(0), new Pong(12345));
+        stranger.send(net.address(0), new RingsReply(1, List.of(new RingEntry(1, true, net.address(3), 1.5))));
+        stranger.send(net.address(0), new MeasureReply(99, List.of(1.0), 1));
+        net.runUntil(10 * SECOND);
+
+        assertEquals(40, node.rings().member(net.address(1)).rttMs(), 1e-6);
+        assertEquals(90, node.rings().member(net.address(2)).rttMs(), 1e-6, "placed at the RTT it measured");
+        assertFalse(node.rings().contains(net.address(3)), "a peer that never answered is not placed");
+        assertEquals(2, node.rings().size());
+    }
+
+    @Test
+    void aQueryCannotMakeTheOverlaySendMoreProbesThanTheBound() {
+        MeridianConfig config = MeridianConfig.builder().maxHops(3).maxProbesPerHop(20).build();
+        MeridianSimulation sim = new MeridianSimulation(LatencyMatrix.synthetic(120, 3),
+                SimOptions.defaults().withConfig(config).withWarmup(Duration.ofMinutes(3)));
+        sim.warmUp();
+        SimNetwork net = sim.network();
+        int[] targets = sim.targetLocations();
+        List<Constraint> impossible = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            impossible.add(new Constraint(net.address(targets[1 + i]), 0.001));
+        }
+        int attacker = targets[0];
+        List<MeridianMessage> replies = new ArrayList<>();
+        net.attach(attacker, (from, m) -> replies.add(m));
+        Query hostile = new Query(77, QueryKind.MULTI_CONSTRAINT, 0, 255, 64, 0, net.address(attacker), impossible, List.of());
+        long before = net.pings();
+        for (int i = 0; i < 5; i++) { // the same query again and again: duplicates are dropped
+            net.transport(attacker).send(sim.node(0).self(), hostile);
+        }
+        net.runUntil(net.nanoTime() + 60 * SECOND);
+        long probes = net.pings() - before;
+
+        assertTrue(probes > 0, "the query did run");
+        assertTrue(probes <= (long) config.maxHops() * config.maxProbesPerHop(),
+                "probes: " + probes + " (expected: <= " + config.maxHops() * config.maxProbesPerHop() + ")");
+        assertEquals(1, replies.stream().filter(m -> m instanceof QueryReply).count(), "answered once");
+        QueryReply reply = (QueryReply) replies.stream().filter(m -> m instanceof QueryReply).findFirst().orElseThrow();
+        assertTrue(reply.hops() <= config.maxHops());
+        assertTrue(reply.hits().isEmpty());
+    }
+
+    @Test
+    void aNonMemberAsksThroughAnEntryNode() {
+        MeridianSimulation sim = new MeridianSimulation(LatencyMatrix.synthetic(100, 5), SimOptions.defaults());
+        sim.warmUp();
+        SimNetwork net = sim.network();
+        int[] targets = sim.targetLocations();
+        int asker = targets[0];
+        MeridianNode client = new MeridianNode(net.address(asker), MeridianConfig.defaults(), net.transport(asker), net,
+                new Random(2));
+        net.attach(asker, client::onMessage); // never started: answers probes, joins no ring
+        var future = client.closest(sim.node(3).self(), net.address(targets[1]));
+        net.runWhile(() -> !future.isDone(), net.nanoTime() + 60 * SECOND);
+        QueryResult result = future.join();
+        assertEquals(1, result.hits().size());
+        assertNotNull(result.hits().get(0).node());
+        assertTrue(result.hops() >= 1 && result.probes() >= 1);
+        var rings = client.rings(sim.node(3).self());
+        net.runWhile(() -> !rings.isDone(), net.nanoTime() + 10 * SECOND);
+        assertEquals(sim.node(3).rings().snapshot(), rings.join());
+        assertEquals(0, client.rings().size());
+    }
+}

@@ -1,0 +1,104 @@
+package io.fsp.meridian;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class RingsTest {
+    private final MeridianConfig config = MeridianConfig.defaults();
+
+    private static InetSocketAddress peer(int i) {
+        return new InetSocketAddress("127.0.0.1", 10_000 + i);
+    }
+
+    @ParameterizedTest(name = "{0} ms -> ring {1}")
+    @CsvSource({"0,0", "0.999,0", "1,1", "1.999,1", "2,2", "3.9,2", "4,3", "127.9,7", "128,8", "255.99,8",
+            "256,9", "511,9", "5000,9"})
+    void placesRttInRingWithExponentialRadii(double rtt, int ring) {
+        assertEquals(ring, new Rings(config).ringOf(rtt));
+    }
+
+    @Test
+    void ringEdgesFollowAlphaTimesSToTheI() {
+        assertEquals(0, config.ringLowerMs(0));
+        assertEquals(1, config.ringLowerMs(1));
+        assertEquals(2, config.ringUpperMs(1));
+        assertEquals(256, config.ringLowerMs(9));
+        assertEquals(Double.POSITIVE_INFINITY, config.ringUpperMs(9));
+    }
+
+    @Test
+    void fillsKPrimariesThenLSecondariesThenReplacesTheOldestSecondary() {
+        Rings rings = new Rings(config);
+        for (int i = 0; i < 8; i++) {
+            assertTrue(rings.offer(peer(i), 50 + i, i));
+        }
+        List<RingMember> ring = rings.ring(6);
+        assertEquals(8, ring.size());
+        assertEquals(4, ring.stream().filter(RingMember::primary).count());
+        assertTrue(rings.offer(peer(8), 60, 100));
+        assertEquals(8, rings.ring(6).size());
+        assertFalse(rings.contains(peer(4)), "oldest secondary replaced");
+        assertTrue(rings.contains(peer(0)), "primaries stay");
+        assertTrue(rings.contains(peer(8)));
+    }
+
+    @Test
+    void removingAPrimaryPromotesASecondary() {
+        Rings rings = new Rings(config);
+        for (int i = 0; i < 6; i++) {
+            rings.offer(peer(i), 50, i);
+        }
+        rings.remove(peer(0));
+        assertEquals(4, rings.ring(6).stream().filter(RingMember::primary).count());
+        assertTrue(rings.member(peer(4)).primary());
+    }
+
+    @Test
+    void smoothsRttAndMovesMemberWhenItLeavesItsRing() {
+        Rings rings = new Rings(config);
+        rings.offer(peer(1), 100, 0);
+        assertEquals(7, rings.member(peer(1)).ring());
+        rings.offer(peer(1), 200, 1); // 0.7 * 100 + 0.3 * 200 = 130
+        assertEquals(130, rings.member(peer(1)).rttMs(), 1e-9);
+        assertEquals(8, rings.member(peer(1)).ring());
+        assertEquals(1, rings.size());
+    }
+
+    @Test
+    void dropsMemberAfterTwoLostProbesInARow() {
+        Rings rings = new Rings(config);
+        rings.offer(peer(1), 10, 0);
+        assertFalse(rings.probeLost(peer(1)));
+        rings.offer(peer(1), 10, 1); // an answer resets the count
+        assertFalse(rings.probeLost(peer(1)));
+        assertTrue(rings.probeLost(peer(1)));
+        assertFalse(rings.contains(peer(1)));
+    }
+
+    @Test
+    void choosePrimariesMarksExactlyTheChosenMembers() {
+        Rings rings = new Rings(config);
+        for (int i = 0; i < 8; i++) {
+            rings.offer(peer(i), 50, i);
+        }
+        rings.choosePrimaries(6, Set.of(peer(4), peer(5), peer(6), peer(7)));
+        for (int i = 0; i < 8; i++) {
+            assertEquals(i >= 4, rings.member(peer(i)).primary());
+        }
+    }
+
+    @Test
+    void rejectsNegativeRtt() {
+        Rings rings = new Rings(config);
+        assertFalse(rings.offer(peer(1), -1, 0));
+        assertEquals(0, rings.size());
+    }
+}

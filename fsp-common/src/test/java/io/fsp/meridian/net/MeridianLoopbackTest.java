@@ -1,0 +1,142 @@
+package io.fsp.meridian.net;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.meridian.Constraint;
+import io.fsp.meridian.MeridianConfig;
+import io.fsp.meridian.MultiConstraintQuery;
+import io.fsp.meridian.QueryHit;
+import io.fsp.meridian.QueryResult;
+import io.fsp.meridian.RingEntry;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Eight real nodes on 127.0.0.1 over UDP. Each sits at a point of a plane (in ms); a node or target
+ * holds back its answer to a probe by its distance to the prober, so measured RTTs are those
+ * distances (there is no netem here). Margins between every node's distance and every bound are
+ * at least 10 ms, so scheduling jitter cannot flip an answer.
+ */
+@Timeout(60)
+class MeridianLoopbackTest {
+    private static final InetSocketAddress ANY_LOOPBACK = new InetSocketAddress("127.0.0.1", 0);
+    private static final double[] SENDER = {0, 0};
+    private static final double[] RECEIVER = {100, 0};
+    private static final double[][] NODES = {
+            {10, 0}, {50, 5}, {90, 0}, {45, 25}, {55, -20}, {50, 80}, {0, 60}, {100, 60}};
+    private static final double BOUND_SENDER = 70;
+    private static final double BOUND_RECEIVER = 70;
+
+    private final Map<Integer, double[]> positionByPort = new ConcurrentHashMap<>();
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    private ReplyDelay delayFrom(double[] self) {
+        return prober -> {
+            double[] p = positionByPort.get(prober.getPort());
+            return p == null ? Duration.ZERO
+                    : Duration.ofNanos((long) (Math.hypot(self[0] - p[0], self[1] - p[1]) * 1e6));
+        };
+    }
+
+    private static double distance(double[] a, double[] b) {
+        return Math.hypot(a[0] - b[0], a[1] - b[1]);
+    }
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (AutoCloseable c : open) {
+            c.close();
+        }
+    }
+
+    @Test
+    void gossipConvergesAndQueryReturnsExactlyTheSatisfyingNodes() throws Exception {
+        MeridianConfig config = MeridianConfig.builder()
+                .gossipInitialInterval(Duration.ofMillis(100)).gossipInitialPeriod(Duration.ofSeconds(30))
+                .gossipInterval(Duration.ofMillis(300)).replacementInterval(Duration.ofSeconds(1))
+                .probeTimeout(Duration.ofMillis(600)).probeCacheTtl(Duration.ofSeconds(1))
+                .queryTimeout(Duration.ofSeconds(10)).build();
+        ProbeResponder sender = ProbeResponder.start(ANY_LOOPBACK, delayFrom(SENDER));
+        ProbeResponder receiver = ProbeResponder.start(ANY_LOOPBACK, delayFrom(RECEIVER));
+        open.add(sender);
+        open.add(receiver);
+
+        List<MeridianService> nodes = new ArrayList<>();
+        for (double[] position : NODES) {
+            List<InetSocketAddress> bootstrap = nodes.isEmpty() ? List.of() : List.of(nodes.get(0).address());
+            MeridianService node = MeridianService.start(ANY_LOOPBACK, bootstrap, config, delayFrom(position));
+            positionByPort.put(node.address().getPort(), position);
+            nodes.add(node);
+            open.add(node);
+        }
+
+        // Gossip converges: every node has measured and placed all seven others.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!nodes.stream().allMatch(n -> n.rings().join().size() == NODES.length - 1)) {
+            assertTrue(System.nanoTime() < deadline, "gossip did not converge: "
+                    + nodes.stream().map(n -> n.rings().join().size()).toList());
+            Thread.sleep(100);
+        }
+
+        // RTTs are the emulated distances (plus loopback and scheduling time).
+        MeridianService asker = MeridianService.client(ANY_LOOPBACK, config);
+        open.add(asker);
+        List<RingEntry> known = asker.rings(nodes.get(0).address()).get(10, TimeUnit.SECONDS);
+        assertEquals(NODES.length - 1, known.size());
+        for (RingEntry e : known) {
+            double expected = distance(NODES[0], positionByPort.get(e.peer().getPort()));
+            assertTrue(e.rttMs() >= expected - 1 && e.rttMs() <= expected + 15,
+                    e + " (expected about " + expected + " ms)");
+        }
+
+        Set<InetSocketAddress> satisfying = new HashSet<>();
+        for (int i = 0; i < NODES.length; i++) {
+            if (distance(NODES[i], SENDER) <= BOUND_SENDER && distance(NODES[i], RECEIVER) <= BOUND_RECEIVER) {
+                satisfying.add(nodes.get(i).address());
+            }
+        }
+        assertEquals(3, satisfying.size(), "the layout has three satisfying nodes");
+
+        MultiConstraintQuery query = new MultiConstraintQuery(List.of(
+                new Constraint(sender.address(), BOUND_SENDER), new Constraint(receiver.address(), BOUND_RECEIVER)), 8);
+        for (int entry : new int[] {0, 5, 1}) {
+            QueryResult result = asker.query(nodes.get(entry).address(), query).get(15, TimeUnit.SECONDS);
+            Set<InetSocketAddress> found = result.hits().stream().map(QueryHit::node).collect(Collectors.toSet());
+            assertEquals(satisfying, found, "entry node " + entry + ": " + result);
+            assertTrue(result.probes() <= config.maxHops() * config.maxProbesPerHop());
+        }
+    }
+
+    @Test
+    void dropsMalformedDatagramsAndKeepsServing() throws Exception {
+        MeridianService node = MeridianService.start(ANY_LOOPBACK, List.of(), MeridianConfig.defaults());
+        open.add(node);
+        try (DatagramSocket socket = new DatagramSocket(ANY_LOOPBACK)) {
+            socket.send(new DatagramPacket(new byte[] {0x4d, 0x52, 1, 42}, 4, node.address()));
+            byte[] oversized = new byte[5000];
+            socket.send(new DatagramPacket(oversized, oversized.length, node.address()));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (node.rejected() < 2) {
+            assertTrue(System.nanoTime() < deadline, "rejected: " + node.rejected() + " (expected: 2)");
+            Thread.sleep(20);
+        }
+        MeridianService asker = MeridianService.client(ANY_LOOPBACK, MeridianConfig.defaults());
+        open.add(asker);
+        assertEquals(List.of(), asker.rings(node.address()).get(5, TimeUnit.SECONDS));
+    }
+}

@@ -1,0 +1,62 @@
+package io.fsp.meridian.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.meridian.MeridianConfig;
+import io.fsp.meridian.wire.WireLimits;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The overlay on the real PlanetLab latency matrix (303 locations, path from the pom) with a fixed
+ * seed. Thresholds sit a little below the figures measured with these seeds so that they catch
+ * regressions, not noise.
+ */
+class MeridianSimulationTest {
+    private static LatencyMatrix planetLab;
+
+    @BeforeAll
+    static void loadMatrix() throws IOException {
+        String path = System.getProperty("fsp.latencyMatrix", "../../shared/data/planetlab-303-rtt-ms.txt.gz");
+        assertTrue(Files.isReadable(Path.of(path)), "latency matrix not found at " + path
+                + " (set -Dfsp.latencyMatrix=FILE)");
+        planetLab = LatencyMatrix.load(Path.of(path));
+        assertEquals(303, planetLab.size());
+    }
+
+    @Test
+    void defaultOverlayBeatsRandomChoiceByFar() {
+        SimReport r = new MeridianSimulation(planetLab, SimOptions.defaults().withQueries(300)).run();
+        assertEquals(0, r.mcq().wrong(), "every hit satisfies its constraints");
+        assertTrue(r.mcq().success() >= 0.84, r.toText());
+        assertTrue(r.mcq().success() > 3 * r.mcq().randomSuccess(), r.toText());
+        assertTrue(r.closest().within10() >= 0.55, r.toText());
+        assertTrue(r.closest().within10() > 2 * r.closest().randomWithin10(), r.toText());
+        // Probes stay far below the per-query bound (8 hops x 64) and below asking everyone (242 x 2).
+        assertTrue(r.mcq().meanProbes() <= 60, r.toText());
+        assertTrue(r.mcq().p90Probes() <= 100, r.toText());
+        assertTrue(r.closest().meanProbes() <= 30, r.toText());
+    }
+
+    @Test
+    void eightPerRingReachesTheSuccessTarget() {
+        MeridianConfig eight = MeridianConfig.builder().primaryPerRing(8).secondaryPerRing(8)
+                .wire(new WireLimits(8192, 255, 16)).build();
+        SimReport r = new MeridianSimulation(planetLab, SimOptions.defaults().withQueries(300).withConfig(eight)).run();
+        assertTrue(r.mcq().success() >= 0.92, r.toText());
+        assertTrue(r.tight().success() >= 0.92, r.toText());
+        assertTrue(r.closest().within10() >= 0.65, r.toText());
+        assertTrue(r.mcq().meanProbes() <= 80, r.toText());
+    }
+
+    @Test
+    void sameSeedSameFigures() {
+        SimOptions o = SimOptions.defaults().withQueries(50).withSeed(9);
+        LatencyMatrix m = LatencyMatrix.synthetic(150, 4);
+        assertEquals(new MeridianSimulation(m, o).run(), new MeridianSimulation(m, o).run());
+    }
+}

@@ -1,0 +1,122 @@
+package io.fsp.meridian.wire;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.meridian.Constraint;
+import io.fsp.meridian.QueryHit;
+import io.fsp.meridian.RingEntry;
+import io.fsp.meridian.wire.MeridianMessage.Gossip;
+import io.fsp.meridian.wire.MeridianMessage.MeasureReply;
+import io.fsp.meridian.wire.MeridianMessage.MeasureRequest;
+import io.fsp.meridian.wire.MeridianMessage.Ping;
+import io.fsp.meridian.wire.MeridianMessage.Pong;
+import io.fsp.meridian.wire.MeridianMessage.Query;
+import io.fsp.meridian.wire.MeridianMessage.QueryKind;
+import io.fsp.meridian.wire.MeridianMessage.QueryReply;
+import io.fsp.meridian.wire.MeridianMessage.RingsReply;
+import io.fsp.meridian.wire.MeridianMessage.RingsRequest;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import java.net.InetSocketAddress;
+import java.util.Collections;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Test;
+
+class MeridianCodecTest {
+    private static final InetSocketAddress A = new InetSocketAddress("127.0.0.1", 7400);
+    private static final InetSocketAddress B = new InetSocketAddress("::1", 7401);
+    private final MeridianCodec codec = new MeridianCodec(WireLimits.DEFAULT);
+
+    static Stream<MeridianMessage> messages() {
+        List<Constraint> cs = List.of(new Constraint(A, 20.5), new Constraint(B, 80));
+        return Stream.of(
+                new Ping(42), new Pong(-1),
+                new Gossip(List.of()), new Gossip(List.of(A, B)),
+                new MeasureRequest(7, List.of(A, B)),
+                new MeasureReply(7, List.of(1.5, -1.0), 2),
+                new Query(9, QueryKind.MULTI_CONSTRAINT, 1, 8, 3, 40, A, cs,
+                        List.of(new QueryHit(B, List.of(10.0, 70.25)))),
+                new Query(10, QueryKind.CLOSEST, 0, 8, 1, 0, B, List.of(new Constraint(A, 0)), List.of()),
+                new QueryReply(9, 2, 57, List.of(new QueryHit(B, List.of(10.0, 70.25)))),
+                new QueryReply(9, 2, 57, List.of()),
+                new RingsRequest(3),
+                new RingsReply(3, List.of(new RingEntry(6, true, A, 33.125), new RingEntry(9, false, B, 300))));
+    }
+
+    private byte[] bytes(MeridianMessage m) {
+        ByteBuf buf = codec.encode(m, ByteBufAllocator.DEFAULT);
+        try {
+            return ByteBufUtil.getBytes(buf);
+        } finally {
+            buf.release();
+        }
+    }
+
+    private MeridianMessage decode(byte[] bytes) {
+        ByteBuf buf = Unpooled.wrappedBuffer(bytes);
+        try {
+            return codec.decode(buf);
+        } finally {
+            buf.release();
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("messages")
+    void roundTripsEveryMessage(MeridianMessage m) {
+        assertEquals(m, decode(bytes(m)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("messages")
+    void rejectsEveryTruncationAndTrailingGarbage(MeridianMessage m) {
+        byte[] full = bytes(m);
+        for (int cut = 0; cut < full.length; cut++) {
+            byte[] part = java.util.Arrays.copyOf(full, cut);
+            assertThrows(MeridianFormatException.class, () -> decode(part), "cut at " + cut);
+        }
+        byte[] longer = java.util.Arrays.copyOf(full, full.length + 1);
+        MeridianFormatException e = assertThrows(MeridianFormatException.class, () -> decode(longer));
+        assertEquals("trailing bytes: 1 (expected: 0)", e.getMessage());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "bad magic      | 4e52010100000000000000 | magic: 0x4e52 (expected: 0x4d52)",
+            "bad version    | 4d52020100000000000000 | version: 2 (expected: 1)",
+            "unknown type   | 4d52016300             | type: 99 (expected: 1..9)",
+            "too many peers | 4d520103ff             | peers: 255 (expected: <= 128)",
+            "too many targets | 4d5201040000000000000001 09 | targets: 9 (expected: <= 8)",
+            "bad family     | 4d52010301 05 7f000001 1cf8 | address family: 5 (expected: 4 or 6)",
+            "port zero      | 4d52010301 04 7f000001 0000 | port: 0 (expected: 1..65535)",
+            "closest with 2 targets | 4d520106 0000000000000001 00 00 08 0001 00000000 04 7f000001 1cf8 02 | constraints: 2 (expected: 1)",
+    })
+    void rejectsMalformedWithClearMessage(String name, String hex, String message) {
+        byte[] bytes = ByteBufUtil.decodeHexDump(hex.replace(" ", ""));
+        MeridianFormatException e = assertThrows(MeridianFormatException.class, () -> decode(bytes));
+        assertEquals(message, e.getMessage());
+    }
+
+    @Test
+    void rejectsOversizedDatagramBeforeParsing() {
+        byte[] big = new byte[WireLimits.DEFAULT.maxMessageBytes() + 1];
+        MeridianFormatException e = assertThrows(MeridianFormatException.class, () -> decode(big));
+        assertEquals("length: 4097 (expected: <= 4096)", e.getMessage());
+    }
+
+    @Test
+    void refusesToEncodeMoreEntriesThanTheLimit() {
+        Gossip tooMany = new Gossip(Collections.nCopies(129, A));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> codec.encode(tooMany, ByteBufAllocator.DEFAULT));
+        assertTrue(e.getMessage().startsWith("peers: 129"), e.getMessage());
+    }
+}
