@@ -7,7 +7,11 @@ import io.fsp.server.auth.UserStore;
 import io.fsp.server.ftp.ConnectionLimits;
 import io.fsp.server.ftp.FtpServerContext;
 import io.fsp.server.ftp.FtpServerInitializer;
+import io.fsp.server.ftp.command.FgetCommand;
+import io.fsp.server.ftp.command.FretCommand;
+import io.fsp.server.ftp.command.FspoCommand;
 import io.fsp.server.ftp.command.FtpCommands;
+import io.fsp.server.stripe.StripeContext;
 import io.fsp.server.ftp.data.PassivePorts;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.Fingerprint;
@@ -52,9 +56,11 @@ public final class FspServer implements AutoCloseable {
     private final ExecutorService blocking;
     private final List<Channel> listeners;
     private final FtpServerContext context;
+    private final StripeContext stripe;
 
     private FspServer(EventLoopGroup bossGroup, EventLoopGroup workerGroup, ExecutorService blocking,
-                      List<Channel> listeners, FtpServerContext context) {
+                      List<Channel> listeners, FtpServerContext context, StripeContext stripe) {
+        this.stripe = stripe;
         this.bossGroup = bossGroup;
         this.workerGroup = workerGroup;
         this.blocking = blocking;
@@ -76,8 +82,13 @@ public final class FspServer implements AutoCloseable {
         Optional<InetAddress> announce = config.announceAddress().isPresent()
                 ? Optional.of(InetAddress.getByName(config.announceAddress().get())) : Optional.empty();
         ExecutorService blocking = blockingExecutor(config.blockingThreads());
+        StripeContext stripe = new StripeContext(key, config.relay(), !config.fspWithoutTls());
+        FtpCommands commands = FtpCommands.standard()
+                .register(new FspoCommand(stripe))
+                .register(new FretCommand(stripe))
+                .register(new FgetCommand(stripe));
         FtpServerContext context = new FtpServerContext(config, ssl, key.fingerprint(), users,
-                new LoginThrottle(config.loginFailureDelay()), FtpCommands.standard(), blocking,
+                new LoginThrottle(config.loginFailureDelay()), commands, blocking,
                 new ConnectionLimits(config.maxConnections(), config.maxConnectionsPerAddress()),
                 new PassivePorts(config.passivePorts()), announce);
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -102,9 +113,10 @@ public final class FspServer implements AutoCloseable {
             boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             blocking.shutdownNow();
+            stripe.close();
             throw e;
         }
-        FspServer server = new FspServer(boss, workers, blocking, listeners, context);
+        FspServer server = new FspServer(boss, workers, blocking, listeners, context, stripe);
         for (InetSocketAddress a : server.addresses()) {
             log.info("listening on {} (certificate sha256 {})", ListenAddress.format(a), key.fingerprint());
         }
@@ -172,6 +184,7 @@ public final class FspServer implements AutoCloseable {
         bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         blocking.shutdownNow();
+        stripe.close();
         log.info("stopped");
     }
 }
