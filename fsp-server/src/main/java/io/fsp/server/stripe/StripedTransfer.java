@@ -40,10 +40,12 @@ public final class StripedTransfer {
     private final List<SourceFile> files;
     private final List<PlannedBlock> plan;
     private final long totalBytes;
+    private final boolean directory;
 
-    private StripedTransfer(TransferId id, StripeOptions options, TransferKey key, List<String> directories,
-                            List<SourceFile> files) {
+    private StripedTransfer(TransferId id, StripeOptions options, TransferKey key, boolean directory,
+                            List<String> directories, List<SourceFile> files) {
         this.id = id;
+        this.directory = directory;
         this.options = options;
         this.key = key;
         this.directories = List.copyOf(directories);
@@ -93,7 +95,7 @@ public final class StripedTransfer {
                 }
             }
         }
-        return new StripedTransfer(id, options, key, dirs, files);
+        return new StripedTransfer(id, options, key, !Files.isRegularFile(real, LinkOption.NOFOLLOW_LINKS), dirs, files);
     }
 
     private static String relativeName(Path root, Path p) {
@@ -111,6 +113,11 @@ public final class StripedTransfer {
 
     public TransferId id() {
         return id;
+    }
+
+    /** Whether a directory (rather than one file) is retrieved. */
+    public boolean isDirectory() {
+        return directory;
     }
 
     public StripeOptions options() {

@@ -154,7 +154,7 @@ public final class FretCommand implements FtpCommand {
         String summary = "FSP transfer " + t.id() + " of " + Replies.quote(path) + ": " + t.files().size() + " files, "
                 + t.totalBytes() + " bytes, " + t.plan().size() + " blocks";
         List<String> info = new ArrayList<>();
-        info.add("FSP " + t.id() + " files=" + t.files().size() + " directories=" + t.directories().size()
+        info.add("FSP " + t.id() + " kind=" + (t.isDirectory() ? "directory" : "file") + " files=" + t.files().size() + " directories=" + t.directories().size()
                 + " bytes=" + t.totalBytes() + " blocks=" + t.plan().size() + " " + t.options().describe());
         info.add("KEY " + (t.key() == null ? "none" : Base64.getEncoder().encodeToString(t.key().encoded())));
         info.add("TOKEN " + p.token().toText());
