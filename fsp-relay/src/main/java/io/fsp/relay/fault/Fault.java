@@ -8,6 +8,13 @@ public sealed interface Fault {
     record FlipBit(long seq) implements Fault {
     }
 
+    /**
+     * Serves block {@code seq} with one payload bit flipped and the wire checksum recomputed, as an attacker
+     * would: only the end-to-end checks (AES-GCM tag, plaintext digest) can catch it.
+     */
+    record Tamper(long seq) implements Fault {
+    }
+
     /** Closes each client connection after sending {@code bytes} bytes of frames, mid-frame if so. */
     record CloseAfter(long bytes) implements Fault {
         public CloseAfter {
@@ -50,6 +57,7 @@ public sealed interface Fault {
         try {
             return switch (name) {
                 case "flip-bit" -> new FlipBit(number(arg));
+                case "tamper" -> new Tamper(number(arg));
                 case "close-after" -> new CloseAfter(number(arg));
                 case "stall" -> new Stall();
                 case "throttle" -> new Throttle(number(arg));
@@ -58,7 +66,7 @@ public sealed interface Fault {
                 default -> throw new IllegalArgumentException("unknown fault");
             };
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--fault " + spec + ": " + e.getMessage() + " (expected: flip-bit:SEQ,"
+            throw new IllegalArgumentException("--fault " + spec + ": " + e.getMessage() + " (expected: flip-bit:SEQ, tamper:SEQ,"
                     + " close-after:BYTES, stall, throttle:BYTES_PER_SECOND, duplicate:SEQ or foreign-block:SEQ)");
         }
     }

@@ -385,6 +385,9 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
                     flipped.setByte(at, flipped.getByte(at) ^ 0x10);
                     bytes = flipped;
                 }
+                if (role == RelayRole.CLIENT && faults.tampers(seq) && bytes.readableBytes() > 64) {
+                    bytes = ForeignBlocks.tamper(bytes);
+                }
                 if (role == RelayRole.CLIENT && faults.duplicates(seq)) {
                     ctx.write(new RelayMessage.Block(g.id(), g.transferId(), seq, bytes.retainedDuplicate()));
                 }
