@@ -5,7 +5,7 @@ import java.io.IOException;
 import picocli.CommandLine;
 
 /**
- * The exit codes of {@code fsp} (docs/protocol.md §1.9 and README):
+ * The exit codes of {@code fsp} (docs/protocol.md §1, "FSP extension" and README):
  * <ul>
  *   <li>0 — done: every block on disk and verified (or written, with {@code --verify off})</li>
  *   <li>1 — failure: connection, login, refused command, missing file; the message says which</li>

@@ -18,7 +18,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * {@code FGET <transfer-id> <seq>[,<seq>…]} — FSP extension (docs/protocol.md §1.9): the origin re-fetch. The
+ * {@code FGET <transfer-id> <seq>[,<seq>…]} — FSP extension (docs/protocol.md §1, "FSP extension"): the origin re-fetch. The
  * server seals the named blocks of one of this session's recent FRET transfers again (same key and sequence
  * numbers, so the same bytes) and sends them, one after the other, on the data connection set up with
  * EPSV/PASV; 226 when all are sent. For blocks that every relay lost or spoiled.

@@ -36,7 +36,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code FRET <path>} — FSP extension (docs/protocol.md §1.9): a striped retrieve of a file or a whole
+ * {@code FRET <path>} — FSP extension (docs/protocol.md §1, "FSP extension"): a striped retrieve of a file or a whole
  * directory. Per transfer a fresh AES key and token key; the token key goes to each relay (OPEN_TRANSFER),
  * the AES key and the capability token only to the client, on this TLS control channel. Replies 150, then
  * {@code 151} lines (transfer, key, token, relays, directories, files, then one {@code BLK} line per placed

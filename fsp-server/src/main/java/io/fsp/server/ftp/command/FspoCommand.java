@@ -9,7 +9,7 @@ import io.fsp.server.stripe.StripeSession;
 import java.util.List;
 
 /**
- * {@code FSPO [key=value …]} — FSP extension (docs/protocol.md §1.9): sets options of the session's next
+ * {@code FSPO [key=value …]} — FSP extension (docs/protocol.md §1, "FSP extension"): sets options of the session's next
  * striped transfers (block size, compression, cipher, checksum, digest, strategy, include-direct, streams)
  * and answers {@code 200} with all of them; without arguments it only shows them. All or nothing: one bad
  * pair and nothing changes (501 naming it).
