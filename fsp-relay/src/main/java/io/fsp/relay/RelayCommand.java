@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
         description = {"Relay daemon: holds encrypted blocks of striped transfers for the servers it trusts,"
                 + " and hands them to clients that present a capability token.",
                 "Prints 'fsp-relay: listening on HOST:PORT, certificate sha256 FINGERPRINT' once ready."},
-        exitCodeListHeading = "Exit codes:%n",
+        exitCodeOnExecutionException = 4, exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:stopped normally", "1:could not start (address in use, unreadable state)",
                 "2:usage error", "4:internal error"})
 public final class RelayCommand implements Callable<Integer> {
@@ -86,7 +86,7 @@ public final class RelayCommand implements Callable<Integer> {
     boolean verifyBlocks;
 
     @Option(names = "--fault", paramLabel = "SPEC", hidden = true,
-            description = "Misbehave towards clients, for tests: flip-bit:SEQ, close-after:BYTES, stall,"
+            description = "Misbehave towards clients, for tests: flip-bit:SEQ, tamper:SEQ, close-after:BYTES, stall,"
                     + " throttle:BYTES_PER_SECOND, duplicate:SEQ, foreign-block:SEQ (repeatable).")
     List<String> faults = new ArrayList<>();
 

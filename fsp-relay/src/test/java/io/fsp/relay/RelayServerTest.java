@@ -101,6 +101,7 @@ class RelayServerTest {
         try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
             assertEquals(RelayRole.SERVER, server.role());
             assertEquals(RelayRole.CLIENT, client.role());
+            assertEquals(RelayHarness.RELAY.fingerprint(), server.relayFingerprint());
             RelayHarness.Opened t = h.open(server);
             Map<Long, byte[]> sent = new HashMap<>();
             List<CompletableFuture<Void>> puts = new ArrayList<>();
@@ -121,6 +122,41 @@ class RelayServerTest {
             RelayMessage.Status status = client.status(t.id()).get(5, TimeUnit.SECONDS);
             assertEquals(40, status.blocks());
             assertEquals(sent.values().stream().mapToLong(b -> b.length).sum(), status.bytes());
+        }
+    }
+
+    @Test
+    void severalClientsFetchWhileTheServerPushesAndAllGetTheSameBytes() throws Exception {
+        start(8L << 20, 2L << 20); // part in memory, part spilled
+        int blocks = 60;
+        try (RelayConnection server = h.server()) {
+            RelayHarness.Opened t = h.open(server);
+            List<RelayConnection> clients = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                clients.add(h.client());
+                clients.get(i).authorize(t.token()).get(5, TimeUnit.SECONDS);
+            }
+            List<CompletableFuture<Void>> fetched = new ArrayList<>();
+            List<CompletableFuture<Void>> puts = new ArrayList<>();
+            for (long seq = 0; seq < blocks; seq++) {
+                long s = seq;
+                CompletableFuture<Void> put = server.putBlock(t.id(), seq,
+                        Unpooled.wrappedBuffer(block(50_000 + (int) seq, seq)));
+                puts.add(put);
+                for (RelayConnection c : clients) {
+                    fetched.add(put.thenCompose(x -> c.getBlock(t.id(), s)).thenAccept(b -> {
+                        try {
+                            assertArrayEquals(block(50_000 + (int) s, s), ByteBufUtil.getBytes(b), "block " + s);
+                        } finally {
+                            b.release();
+                        }
+                    }));
+                }
+            }
+            CompletableFuture.allOf(fetched.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+            assertEquals(blocks, h.relay.store().status(t.id()).orElseThrow().blocks());
+            assertTrue(h.relay.store().memoryUsed() <= 2L << 20);
+            clients.forEach(RelayConnection::close);
         }
     }
 
@@ -155,8 +191,22 @@ class RelayServerTest {
             assertEquals(RelayErrorCode.NOT_A_TRUSTED_SERVER, ((RelayRefusedException) open).code());
             Throwable put = failure(client.putBlock(t.id(), 0, Unpooled.wrappedBuffer(new byte[10])));
             assertEquals(RelayErrorCode.NOT_A_TRUSTED_SERVER, ((RelayRefusedException) put).code());
+            // A large block from a peer without a trusted certificate is not even buffered.
+            Throwable big = failure(client.putBlock(t.id(), 1, Unpooled.wrappedBuffer(new byte[1 << 20])));
+            assertInstanceOf(RelayClosedException.class, big); // ERROR BAD_FRAME, or a reset if that was lost
+            assertEquals(0, h.relay.store().used());
             assertEquals(0, h.relay.store().used());
         }
+    }
+
+    @Test
+    void clientPinningAnotherRelayIsRefusedAtTheHandshake() throws Exception {
+        start(1 << 20, 1 << 20);
+        Throwable e = failure(RelayConnection.connect(h.relay.address(),
+                io.fsp.tls.SslContexts.client(PinnedTrustManager.of(java.util.Set.of(RelayHarness.SERVER.fingerprint())),
+                        Optional.empty()), h.group, RelayConnectionConfig.DEFAULT));
+        assertInstanceOf(RelayClosedException.class, e);
+        assertTrue(e.getMessage().contains("not trusted"), e.getMessage());
     }
 
     @Test

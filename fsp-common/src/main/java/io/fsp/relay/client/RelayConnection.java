@@ -6,6 +6,7 @@ import io.fsp.relay.wire.RelayFrameEncoder;
 import io.fsp.relay.wire.RelayLimits;
 import io.fsp.relay.wire.RelayMessage;
 import io.fsp.relay.wire.RelayRole;
+import io.fsp.tls.Fingerprint;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TokenKey;
 import io.fsp.token.TransferId;
@@ -25,6 +26,8 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -35,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
  * One TLS connection to a relay, usable from any thread. A server {@linkplain #openTransfer opens} a
@@ -47,8 +51,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Every operation returns a future that fails with a {@link RelayException}: {@link
  * RelayClosedException} (dead relay), {@link RelayTimeoutException} (no answer), {@link
  * RelayRefusedException} / {@link TokenRefusedException} (ERROR from the relay), {@link
- * BlockNotFoundException}. Futures complete on the connection's event loop: keep callbacks short or use the
- * {@code *Async} variants with an executor.
+ * BlockNotFoundException}. Futures complete on the connection's event loop: keep callbacks short, or chain
+ * with {@code thenApplyAsync(…, executor)} for disk or CPU work.
  */
 public final class RelayConnection implements AutoCloseable {
     private final Channel channel;
@@ -96,6 +100,8 @@ public final class RelayConnection implements AutoCloseable {
                         sslHandler.handshakeFuture().addListener(f -> {
                             if (f.isSuccess()) {
                                 c.hello();
+                            } else {
+                                c.noteFailure(f.cause()); // before the close, so that the close says why
                             }
                         });
                         ch.closeFuture().addListener(f -> c.closed());
@@ -135,6 +141,19 @@ public final class RelayConnection implements AutoCloseable {
         return relay;
     }
 
+    /**
+     * The SHA-256 fingerprint of the certificate the relay presented. A server that reached a relay by its
+     * address can announce this to the client, which then pins it.
+     */
+    public Fingerprint relayFingerprint() {
+        try {
+            Certificate[] chain = channel.pipeline().get(SslHandler.class).engine().getSession().getPeerCertificates();
+            return Fingerprint.of((X509Certificate) chain[0]);
+        } catch (SSLPeerUnverifiedException e) {
+            throw new IllegalStateException("relay " + relay + " presented no certificate", e);
+        }
+    }
+
     public boolean isOpen() {
         return channel.isActive();
     }
@@ -156,7 +175,9 @@ public final class RelayConnection implements AutoCloseable {
 
     /**
      * Pushes one block; takes ownership of {@code block} (released once written or on failure). Completes
-     * when the relay has stored it, which is the server's cue that the block may be announced.
+     * when the relay has stored it, which is the server's cue that the block may be announced. To place the
+     * block elsewhere should this fail, pass {@code block.retainedDuplicate()} and keep the original until
+     * the future completes.
      */
     public CompletableFuture<Void> putBlock(TransferId transferId, long seq, ByteBuf block) {
         CompletableFuture<Void> f = new CompletableFuture<>();
@@ -344,9 +365,6 @@ public final class RelayConnection implements AutoCloseable {
     }
 
     private RelayException closedException() {
-        if (failure instanceof RelayException r) {
-            return r;
-        }
         String why = failure == null ? "connection closed"
                 : "connection closed: " + failure.getMessage();
         return new RelayClosedException(relay, why, failure);

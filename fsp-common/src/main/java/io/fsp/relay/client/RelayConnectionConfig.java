@@ -27,6 +27,10 @@ public record RelayConnectionConfig(Duration connectTimeout, Duration requestTim
         }
     }
 
+    public RelayConnectionConfig withConnectTimeout(Duration timeout) {
+        return new RelayConnectionConfig(timeout, requestTimeout, putTimeout, pushWindowBytes, limits);
+    }
+
     public RelayConnectionConfig withRequestTimeout(Duration timeout) {
         return new RelayConnectionConfig(connectTimeout, timeout, putTimeout, pushWindowBytes, limits);
     }

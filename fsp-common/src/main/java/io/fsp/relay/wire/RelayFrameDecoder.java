@@ -22,12 +22,29 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
     private enum State { HEADER, BODY, BROKEN }
 
     private final RelayLimits limits;
+    private boolean acceptBlocks;
     private State state = State.HEADER;
     private int type;
     private int length;
 
+    /** A decoder that accepts block frames up to the limit (what a peer of a relay uses). */
     public RelayFrameDecoder(RelayLimits limits) {
+        this(limits, true);
+    }
+
+    /**
+     * @param acceptBlocks false: block frames may be no larger than control frames, until {@link
+     *                     #acceptBlocks()} is called. A relay starts this way, so that a peer it does not
+     *                     trust to push blocks can never make it buffer a large frame.
+     */
+    public RelayFrameDecoder(RelayLimits limits, boolean acceptBlocks) {
         this.limits = limits;
+        this.acceptBlocks = acceptBlocks;
+    }
+
+    /** From now on, block frames may carry up to {@link RelayLimits#maxBlockBytes()}. */
+    public void acceptBlocks() {
+        acceptBlocks = true;
     }
 
     @Override
@@ -43,7 +60,7 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
                     throw broken(in, new CorruptedFrameException(
                             "type: 0x" + Integer.toHexString(type) + " (expected: a known relay frame type)"));
                 }
-                long max = FrameType.carriesBlock(type)
+                long max = FrameType.carriesBlock(type) && acceptBlocks
                         ? FrameType.BLOCK_PREFIX + (long) limits.maxBlockBytes()
                         : RelayLimits.MAX_CONTROL_BODY;
                 if (bodyLength > max) {

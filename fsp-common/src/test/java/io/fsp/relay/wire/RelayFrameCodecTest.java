@@ -107,6 +107,26 @@ class RelayFrameCodecTest {
     }
 
     @Test
+    void decoderThatDoesNotYetAcceptBlocksLimitsBlockFramesToControlSize() {
+        RelayFrameDecoder decoder = new RelayFrameDecoder(RelayLimits.DEFAULT, false);
+        EmbeddedChannel ch = new EmbeddedChannel(decoder);
+        ByteBuf big = Unpooled.buffer().writeByte(FrameType.PUT_BLOCK).writeInt(RelayLimits.MAX_CONTROL_BODY + 1);
+        assertInstanceOf(TooLongFrameException.class, assertThrows(DecoderException.class, () -> ch.writeInbound(big)));
+        assertFalse(ch.finish());
+
+        RelayFrameDecoder trusting = new RelayFrameDecoder(RelayLimits.DEFAULT, false);
+        EmbeddedChannel ok = new EmbeddedChannel(trusting);
+        trusting.acceptBlocks();
+        byte[] block = new byte[RelayLimits.MAX_CONTROL_BODY * 2];
+        assertTrue(ok.writeInbound(Unpooled.wrappedBuffer(encode(new RelayMessage.PutBlock(1, T, 0,
+                Unpooled.wrappedBuffer(block))))));
+        RelayMessage.PutBlock put = ok.readInbound();
+        assertEquals(block.length, put.content().readableBytes());
+        put.release();
+        assertFalse(ok.finish());
+    }
+
+    @Test
     void controlFrameLongerThanTheLimitIsRefused() {
         EmbeddedChannel ch = new EmbeddedChannel(new RelayFrameDecoder(RelayLimits.DEFAULT));
         ByteBuf header = Unpooled.buffer().writeByte(FrameType.ERROR).writeInt(Integer.MAX_VALUE);

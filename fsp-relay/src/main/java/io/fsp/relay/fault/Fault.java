@@ -9,8 +9,8 @@ public sealed interface Fault {
     }
 
     /**
-     * Serves block {@code seq} with one payload bit flipped and the wire checksum recomputed, as an attacker
-     * would: only the end-to-end checks (AES-GCM tag, plaintext digest) can catch it.
+     * Serves block {@code seq} with one payload bit flipped and its wire checksum recomputed: a tampering
+     * relay that only the end-to-end checks (AES-GCM tag, plaintext digest) can catch.
      */
     record Tamper(long seq) implements Fault {
     }
@@ -46,7 +46,7 @@ public sealed interface Fault {
     }
 
     /**
-     * Parses the command-line form: {@code flip-bit:SEQ}, {@code close-after:BYTES}, {@code stall},
+     * Parses the command-line form: {@code flip-bit:SEQ}, {@code tamper:SEQ}, {@code close-after:BYTES}, {@code stall},
      * {@code throttle:BYTES_PER_SECOND}, {@code duplicate:SEQ}, {@code foreign-block:SEQ}.
      */
     static Fault parse(String spec) {
@@ -66,8 +66,8 @@ public sealed interface Fault {
                 default -> throw new IllegalArgumentException("unknown fault");
             };
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--fault " + spec + ": " + e.getMessage() + " (expected: flip-bit:SEQ, tamper:SEQ,"
-                    + " close-after:BYTES, stall, throttle:BYTES_PER_SECOND, duplicate:SEQ or foreign-block:SEQ)");
+            throw new IllegalArgumentException("--fault " + spec + ": " + e.getMessage() + " (expected: flip-bit:SEQ,"
+                    + " tamper:SEQ, close-after:BYTES, stall, throttle:BYTES_PER_SECOND, duplicate:SEQ or foreign-block:SEQ)");
         }
     }
 

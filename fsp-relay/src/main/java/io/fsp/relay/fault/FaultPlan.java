@@ -27,12 +27,12 @@ public record FaultPlan(List<Fault> faults) {
         return faults.stream().anyMatch(f -> f instanceof Fault.Stall);
     }
 
-    public boolean tampers(long seq) {
-        return faults.stream().anyMatch(f -> f instanceof Fault.Tamper t && t.seq() == seq);
-    }
-
     public boolean flipsBit(long seq) {
         return faults.stream().anyMatch(f -> f instanceof Fault.FlipBit b && b.seq() == seq);
+    }
+
+    public boolean tampers(long seq) {
+        return faults.stream().anyMatch(f -> f instanceof Fault.Tamper t && t.seq() == seq);
     }
 
     public boolean duplicates(long seq) {

@@ -25,25 +25,4 @@ final class ForeignBlocks {
             return Unpooled.wrappedBuffer(noise);
         }));
     }
-
-    /**
-     * A copy of {@code block} with one payload bit flipped and the trailing wire checksum recomputed over the
-     * changed bytes (the tamper fault); releases {@code block}.
-     */
-    static ByteBuf tamper(ByteBuf block) {
-        ByteBuf copy = block.alloc().buffer(block.readableBytes()).writeBytes(block);
-        block.release();
-        io.fsp.checksum.ChecksumAlgorithm algorithm = io.fsp.checksum.ChecksumAlgorithm.fromId(copy.getUnsignedByte(1));
-        if (algorithm == null) {
-            return copy;
-        }
-        int covered = copy.readableBytes() - algorithm.length();
-        int at = covered - 8; // inside the payload, before the checksum
-        copy.setByte(at, copy.getByte(at) ^ 0x01);
-        io.fsp.checksum.Hasher hasher = algorithm.newHasher();
-        hasher.update(copy, 0, covered);
-        byte[] value = hasher.finish().value();
-        copy.setBytes(covered, value);
-        return copy;
-    }
 }

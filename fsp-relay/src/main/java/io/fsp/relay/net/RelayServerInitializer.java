@@ -38,6 +38,7 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
     private final int maxConnections;
     private final Duration idleTimeout;
     private final BlockCheck blockCheck;
+    private final ReadBudget readBudget;
     private final AtomicInteger connections = new AtomicInteger();
 
     public RelayServerInitializer(SslContext ssl, BlockStore store, RelayLimits limits, Clock clock, FaultPlan faults,
@@ -50,6 +51,8 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
         this.maxConnections = maxConnections;
         this.idleTimeout = idleTimeout;
         this.blockCheck = blockCheck;
+        // Spilled blocks in flight to clients: a few blocks' worth, at least 64 MiB.
+        this.readBudget = new ReadBudget(Math.max(64L << 20, 4L * limits.maxBlockBytes()));
     }
 
     @Override
@@ -65,9 +68,9 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
         ch.pipeline()
                 .addLast(SSL, ssl.newHandler(ch.alloc()))
                 .addLast(IDLE, new IdleStateHandler(0, 0, idleTimeout.toMillis(), TimeUnit.MILLISECONDS))
-                .addLast(DECODER, new RelayFrameDecoder(limits))
+                .addLast(DECODER, new RelayFrameDecoder(limits, false)) // large frames once a server said HELLO
                 .addLast(ENCODER, ENCODER_INSTANCE)
-                .addLast(SESSION, new RelaySessionHandler(store, clock, faults, blockCheck));
+                .addLast(SESSION, new RelaySessionHandler(store, clock, faults, blockCheck, readBudget));
     }
 
     /** Connections open now. */

@@ -2,9 +2,11 @@ package io.fsp.relay.net;
 
 import io.fsp.relay.fault.CloseAfterHandler;
 import io.fsp.relay.fault.FaultPlan;
+import io.fsp.relay.fault.Tampering;
 import io.fsp.relay.store.BlockStore;
 import io.fsp.relay.store.StoreException;
 import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.relay.wire.RelayFrameDecoder;
 import io.fsp.relay.wire.RelayMessage;
 import io.fsp.relay.wire.RelayRole;
 import io.fsp.token.CapabilityToken;
@@ -20,6 +22,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.traffic.ChannelTrafficShapingHandler;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.ReferenceCounted;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.ArrayDeque;
@@ -48,6 +51,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private final Clock clock;
     private final FaultPlan faults;
     private final BlockCheck blockCheck;
+    private final ReadBudget readBudget;
     private final ArrayDeque<RelayMessage> inbox = new ArrayDeque<>();
     private final Map<TransferId, CapabilityToken> tokens = new HashMap<>();
     private ChannelHandlerContext ctx;
@@ -57,7 +61,9 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private boolean busy;
     private boolean closing;
 
-    public RelaySessionHandler(BlockStore store, Clock clock, FaultPlan faults, BlockCheck blockCheck) {
+    public RelaySessionHandler(BlockStore store, Clock clock, FaultPlan faults, BlockCheck blockCheck,
+                               ReadBudget readBudget) {
+        this.readBudget = readBudget;
         this.store = store;
         this.clock = clock;
         this.faults = faults;
@@ -141,7 +147,9 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             try {
                 serve(m);
             } catch (RuntimeException e) {
-                ReferenceCountUtil.release(m);
+                if (m instanceof ReferenceCounted r && r.refCnt() > 0) {
+                    r.release(); // unless a handler passed the bytes on before failing
+                }
                 log.warn("{} internal error serving {}: {}", session, m, e.toString(), e);
                 fail(new RelayMessage.Error(m.id(), RelayErrorCode.STORE_FAILED, "internal error"));
             }
@@ -157,6 +165,12 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
 
     /** Runs {@code work}'s completion back on the event loop and then serves the next request. */
     private <T> void await(CompletableFuture<T> work, java.util.function.BiConsumer<T, Throwable> then) {
+        await(work, then, () -> { });
+    }
+
+    /** As above; {@code onAbandon} runs instead of {@code then} if the connection closed meanwhile. */
+    private <T> void await(CompletableFuture<T> work, java.util.function.BiConsumer<T, Throwable> then,
+                           Runnable onAbandon) {
         busy = true;
         work.whenComplete((value, error) -> ctx.executor().execute(() -> {
             busy = false;
@@ -164,6 +178,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
                 if (value instanceof Optional<?> o && o.isPresent()) {
                     ReferenceCountUtil.release(o.get());
                 }
+                onAbandon.run();
                 return;
             }
             then.accept(value, error);
@@ -194,6 +209,8 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             confirm(c);
         } else if (m instanceof RelayMessage.StatusRequest s) {
             status(s);
+        } else if (m instanceof RelayMessage.Hello) {
+            fail(new RelayMessage.Error(0, RelayErrorCode.BAD_HANDSHAKE, "HELLO twice on one connection"));
         } else {
             ReferenceCountUtil.release(m);
             fail(new RelayMessage.Error(0, RelayErrorCode.BAD_FRAME,
@@ -214,6 +231,9 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         }
         role = peerRole();
         welcomed = true;
+        if (role == RelayRole.SERVER) {
+            ctx.pipeline().get(RelayFrameDecoder.class).acceptBlocks();
+        }
         if (role == RelayRole.CLIENT) {
             faults.closeAfter().ifPresent(n -> ctx.pipeline().addAfter(RelayServerInitializer.SSL, "fault-close",
                     new CloseAfterHandler(n)));
@@ -368,32 +388,41 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         long seq = g.seq();
-        CompletableFuture<Optional<ByteBuf>> read = role == RelayRole.CLIENT && faults.servesForeign(seq)
-                ? ForeignBlocks.pick(store, g.transferId(), seq)
-                : store.get(g.transferId(), seq);
+        // A spilled block is read into fresh memory: take it from the shared budget until it is written.
+        long budget = store.held(g.transferId(), seq).filter(BlockStore.HeldBlock::onDisk)
+                .map(BlockStore.HeldBlock::size).orElse(0);
+        CompletableFuture<Optional<ByteBuf>> read = readBudget.acquire(budget).thenCompose(granted ->
+                role == RelayRole.CLIENT && faults.servesForeign(seq)
+                        ? ForeignBlocks.pick(store, g.transferId(), seq)
+                        : store.get(g.transferId(), seq));
+        Runnable giveBack = () -> readBudget.release(budget);
         await(read, (block, error) -> {
+            if (error != null || block.isEmpty()) {
+                giveBack.run();
+            }
             if (error != null) {
                 refuse(g.id(), error);
             } else if (block.isEmpty()) {
                 reply(new RelayMessage.NotFound(g.id(), g.transferId(), seq));
             } else {
                 ByteBuf bytes = block.get();
-                if (role == RelayRole.CLIENT && faults.flipsBit(seq) && bytes.isReadable()) {
-                    ByteBuf flipped = bytes.alloc().buffer(bytes.readableBytes()).writeBytes(bytes);
-                    bytes.release();
-                    int at = flipped.readableBytes() / 2;
-                    flipped.setByte(at, flipped.getByte(at) ^ 0x10);
-                    bytes = flipped;
+                if (role == RelayRole.CLIENT && faults.flipsBit(seq)) {
+                    bytes = Tampering.flipBit(bytes);
                 }
-                if (role == RelayRole.CLIENT && faults.tampers(seq) && bytes.readableBytes() > 64) {
-                    bytes = ForeignBlocks.tamper(bytes);
+                if (role == RelayRole.CLIENT && faults.tampers(seq)) {
+                    bytes = Tampering.tamper(bytes);
                 }
                 if (role == RelayRole.CLIENT && faults.duplicates(seq)) {
                     ctx.write(new RelayMessage.Block(g.id(), g.transferId(), seq, bytes.retainedDuplicate()));
                 }
-                reply(new RelayMessage.Block(g.id(), g.transferId(), seq, bytes));
+                ctx.writeAndFlush(new RelayMessage.Block(g.id(), g.transferId(), seq, bytes)).addListener(w -> {
+                    giveBack.run();
+                    if (!w.isSuccess()) {
+                        ctx.fireExceptionCaught(w.cause());
+                    }
+                });
             }
-        });
+        }, giveBack);
     }
 
     private void confirm(RelayMessage.Confirm c) {

@@ -228,6 +228,17 @@ public final class BlockStore {
         return result;
     }
 
+    /** Size of a held block and whether reading it needs the disk; empty if not held. */
+    public synchronized Optional<HeldBlock> held(TransferId id, long seq) {
+        Transfer t = transfers.get(id);
+        Held h = t == null ? null : t.blocks.get(seq);
+        return h == null ? Optional.empty() : Optional.of(new HeldBlock(h.size, h.memory == null));
+    }
+
+    /** What {@link #held} tells. */
+    public record HeldBlock(int size, boolean onDisk) {
+    }
+
     /** Frees the given blocks; returns how many were held. */
     public int confirm(TransferId id, List<Long> seqs) throws StoreException {
         List<Held> freed = new ArrayList<>();

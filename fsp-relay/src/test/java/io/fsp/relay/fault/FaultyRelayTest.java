@@ -7,6 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fsp.block.Block;
+import io.fsp.block.BlockFormatException;
+import io.fsp.block.BlockLimits;
+import io.fsp.block.Blocks;
+import io.fsp.block.stage.BlockPipeline;
+import io.fsp.checksum.ChecksumAlgorithm;
+import io.fsp.crypto.TransferKey;
 import io.fsp.relay.RelayHarness;
 import io.fsp.relay.client.RelayClosedException;
 import io.fsp.relay.client.RelayConnection;
@@ -16,6 +23,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -157,10 +165,49 @@ class FaultyRelayTest {
     }
 
     @Test
+    void tamperedBlockPassesItsWireChecksumButNotDecryption() throws Exception {
+        h = new RelayHarness(store, 64L << 20, 64L << 20, FaultPlan.of(new Fault.Tamper(0)),
+                RelayConnectionConfig.DEFAULT, Duration.ofMinutes(1), true);
+        RelayHarness.Opened t;
+        TransferKey key;
+        byte[] sent;
+        try (RelayConnection server = h.server()) {
+            t = h.open(server);
+            key = TransferKey.generate(t.id().value(), 128, new SecureRandom());
+            try (BlockPipeline sender = BlockPipeline.builder().transferId(t.id().value())
+                    .checksum(ChecksumAlgorithm.CRC32C).noCompression().encryption(key).build()) {
+                ByteBuf data = Unpooled.wrappedBuffer(block(10_000, 7));
+                Block b = sender.seal(data, 0, "f", true).block();
+                data.release();
+                assertEquals(0, b.header().sequence());
+                sent = ByteBufUtil.getBytes(b.content());
+                server.putBlock(t.id(), 0, b.content()).get(5, TimeUnit.SECONDS);
+            }
+        }
+        try (RelayConnection client = h.client();
+             BlockPipeline receiver = BlockPipeline.builder().transferId(t.id().value())
+                     .checksum(ChecksumAlgorithm.CRC32C).encryption(key).build()) {
+            client.authorize(t.token()).get(5, TimeUnit.SECONDS);
+            ByteBuf got = client.getBlock(t.id(), 0).get(5, TimeUnit.SECONDS);
+            try {
+                assertFalse(java.util.Arrays.equals(sent, ByteBufUtil.getBytes(got)));
+                Block parsed = Blocks.parse(got, BlockLimits.DEFAULT); // the wire checksum matches
+                try {
+                    assertThrows(BlockFormatException.class, () -> receiver.open(parsed).release());
+                } finally {
+                    parsed.release();
+                }
+            } finally {
+                got.release();
+            }
+        }
+    }
+
+    @Test
     void faultsParseFromTheCommandLineForm() {
-        assertEquals(FaultPlan.of(new Fault.FlipBit(3), new Fault.CloseAfter(1024), new Fault.Stall(),
+        assertEquals(FaultPlan.of(new Fault.FlipBit(3), new Fault.Tamper(2), new Fault.CloseAfter(1024), new Fault.Stall(),
                         new Fault.Throttle(5000), new Fault.Duplicate(1), new Fault.ForeignBlock(0)),
-                FaultPlan.parse(List.of("flip-bit:3", "close-after:1024", "stall", "THROTTLE:5000", "duplicate:1",
+                FaultPlan.parse(List.of("flip-bit:3", "tamper:2", "close-after:1024", "stall", "THROTTLE:5000", "duplicate:1",
                         "foreign-block:0")));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> FaultPlan.parse(List.of("flip-bit")));
