@@ -30,12 +30,13 @@ import java.util.function.Consumer;
  *
  * <p>Mode fiver (paper 000, Algorithm 2; paper 002 §4): the buffer a block arrives in is written by a
  * writer thread and, at the same time, hashed by a hashing thread; the file is never read back. The
- * buffer is released when both are done. As soon as the write is done the file is flushed
- * ({@code fdatasync}); only when both the flush and the hash are done is the digest compared and the
- * verdict issued, so a power loss can never leave a block reported verified that is not on disk
+ * buffer is released when both are done. The file is flushed ({@code fdatasync}) once a written block
+ * waits for nothing else; only when both the flush and the hash are done is the digest compared and
+ * the verdict issued, so a power loss can never leave a block reported verified that is not on disk
  * (paper 002 §3, Observation 2). Flushes are shared: one flush covers every block of the file whose
- * write finished before it started. Verdicts are issued in groups by one thread, which appends each
- * group to the journal with one fsync.
+ * write finished before it started, so when hashing is the slower stage one flush covers all the
+ * blocks the writer is ahead by. Verdicts are issued in groups by one thread, which appends each group
+ * to the journal with one fsync.
  *
  * <p>Mode riva (paper 001 §4): after the flush the block's range is read back around the page cache
  * ({@link RivaVerifier}) and that is what is hashed, so undetected write errors are caught.
@@ -50,6 +51,8 @@ import java.util.function.Consumer;
  */
 public final class FiverVerifier implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FiverVerifier.class);
+    /** Flush at the latest when this much written data is not flushed, so dirty data stays bounded. */
+    private static final long EAGER_FLUSH_BYTES = 256L << 20;
 
     private final PositionalWriter writer;
     private final VerifierConfig config;
@@ -60,7 +63,14 @@ public final class FiverVerifier implements AutoCloseable {
     private final ExecutorService hashers;
     private final RivaVerifier riva;
     private final ThreadLocal<Hasher> hasher;
-    private final LinkedBlockingQueue<Job> toFlush = new LinkedBlockingQueue<>();
+    /** Guards the flush state below and the written/hashed/flushed flags of every job. */
+    private final Object flushLock = new Object();
+    /** Written and not yet taken into a flush. */
+    private final List<Job> unflushed = new ArrayList<>();
+    /** How many of {@link #unflushed} wait for nothing but the flush. */
+    private int due;
+    private long unflushedBytes;
+    private boolean stopping;
     private final LinkedBlockingQueue<Job> toDecide = new LinkedBlockingQueue<>();
     private final Thread flusher;
     private final Thread decider;
@@ -77,8 +87,11 @@ public final class FiverVerifier implements AutoCloseable {
         final CompletableFuture<BlockVerdict> verdict = new CompletableFuture<>();
         /** Write and hash: when both are done the buffer is released. */
         final AtomicInteger bufferUsers;
-        /** Flush and hash: when both are done the block is ready for its verdict. */
-        final AtomicInteger verdictNeeds;
+        // Guarded by flushLock.
+        boolean written;
+        boolean hashed;
+        boolean takenForFlush;
+        boolean flushed;
         volatile byte[] actual = new byte[0];
         volatile String failure;
 
@@ -88,7 +101,7 @@ public final class FiverVerifier implements AutoCloseable {
             this.expected = expected;
             this.release = release;
             this.bufferUsers = new AtomicInteger(hashed ? 2 : 1);
-            this.verdictNeeds = new AtomicInteger(hashed ? 2 : 1);
+            this.hashed = !hashed; // nothing to wait for when the mode does not hash buffers
         }
     }
 
@@ -205,9 +218,17 @@ public final class FiverVerifier implements AutoCloseable {
             job.failure = "write failed: " + e.getMessage();
         }
         bufferDone(job);
-        // Flushing starts as soon as the write is done, not after the hash: when hashing is the slower
-        // stage, the block is already durable by the time its digest is ready.
-        toFlush.add(job);
+        synchronized (flushLock) {
+            job.written = true;
+            unflushed.add(job);
+            unflushedBytes += job.block.length();
+            if (job.hashed) {
+                due++;
+            }
+            if (due > 0 || unflushedBytes >= EAGER_FLUSH_BYTES) {
+                flushLock.notifyAll();
+            }
+        }
     }
 
     private void hash(Job job) {
@@ -220,7 +241,19 @@ public final class FiverVerifier implements AutoCloseable {
             job.failure = "hashing failed: " + e;
         }
         bufferDone(job);
-        verdictInputDone(job);
+        boolean ready = false;
+        synchronized (flushLock) {
+            job.hashed = true;
+            if (job.flushed) {
+                ready = true;
+            } else if (job.written && !job.takenForFlush) {
+                due++;
+                flushLock.notifyAll();
+            }
+        }
+        if (ready) {
+            toDecide.add(job);
+        }
     }
 
     /** When write and hash are both done the buffer goes back to its owner. */
@@ -236,24 +269,34 @@ public final class FiverVerifier implements AutoCloseable {
         buffersInUse.release();
     }
 
-    /** When flush and hash are both done the block is ready for its verdict. */
-    private void verdictInputDone(Job job) {
-        if (job.verdictNeeds.decrementAndGet() == 0) {
-            toDecide.add(job);
-        }
-    }
-
+    /**
+     * Flushes on demand: as soon as some written block waits for nothing but its flush (its hash is
+     * done, or the mode does not hash), or a lot of written data is not flushed yet. When hashing is
+     * the slower stage, one flush then covers the many blocks the writer is ahead by, instead of one
+     * {@code fdatasync} per block.
+     */
     private void flushLoop() {
-        boolean running = true;
-        while (running) {
-            List<Job> group = new ArrayList<>();
-            try {
-                group.add(toFlush.take());
-            } catch (InterruptedException e) {
-                return;
+        while (true) {
+            List<Job> group;
+            synchronized (flushLock) {
+                while (!stopping && due == 0 && unflushedBytes < EAGER_FLUSH_BYTES) {
+                    try {
+                        flushLock.wait();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                if (stopping && unflushed.isEmpty()) {
+                    break;
+                }
+                group = new ArrayList<>(unflushed);
+                unflushed.clear();
+                due = 0;
+                unflushedBytes = 0;
+                for (Job job : group) {
+                    job.takenForFlush = true;
+                }
             }
-            toFlush.drainTo(group);
-            running = !group.remove(STOP);
             if (group.isEmpty()) {
                 continue;
             }
@@ -275,9 +318,16 @@ public final class FiverVerifier implements AutoCloseable {
                     }
                 }
             }
-            for (Job job : group) {
-                verdictInputDone(job);
+            List<Job> ready = new ArrayList<>(group.size());
+            synchronized (flushLock) {
+                for (Job job : group) {
+                    job.flushed = true;
+                    if (job.hashed) {
+                        ready.add(job);
+                    }
+                }
             }
+            toDecide.addAll(ready);
         }
         toDecide.add(STOP);
     }
@@ -395,7 +445,10 @@ public final class FiverVerifier implements AutoCloseable {
     public void close() throws InterruptedException {
         closed = true;
         drain();
-        toFlush.add(STOP);
+        synchronized (flushLock) {
+            stopping = true;
+            flushLock.notifyAll();
+        }
         flusher.join();
         decider.join();
         writers.shutdown();
