@@ -74,6 +74,7 @@ public final class FiverVerifier implements AutoCloseable {
     private final LinkedBlockingQueue<Job> toDecide = new LinkedBlockingQueue<>();
     private final Thread flusher;
     private final Thread decider;
+    private final java.util.concurrent.ConcurrentLinkedQueue<Runnable> capacityWaiters = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final Object idle = new Object();
     private long outstanding;
     private volatile boolean closed;
@@ -160,6 +161,49 @@ public final class FiverVerifier implements AutoCloseable {
      */
     public CompletableFuture<BlockVerdict> submit(BlockRef block, ByteBuffer data, byte[] expectedDigest, Runnable release)
             throws InterruptedException {
+        check(block, data, release);
+        buffersInUse.acquire();
+        return start(block, data, expectedDigest, release);
+    }
+
+    /**
+     * The non-blocking form of {@link #submit(BlockRef, ByteBuf, Digest)} for callers on an event loop:
+     * returns null when {@code queueDepth} buffers are in use, and the buffer then stays the caller's.
+     * Stop reading, register {@link #onCapacity}, and try again when it runs.
+     */
+    public CompletableFuture<BlockVerdict> trySubmit(BlockRef block, ByteBuf plaintext, Digest expected) {
+        checkAlgorithm(plaintext, expected);
+        ByteBuffer view = nioView(plaintext);
+        check(block, view, plaintext::release);
+        if (!buffersInUse.tryAcquire()) {
+            return null;
+        }
+        return start(block, view, expected.value(), plaintext::release);
+    }
+
+    /**
+     * Runs {@code task} once, on a verifier thread, as soon as a buffer slot is free (at once if one is
+     * free now). Event-loop callers hand the actual work back to their loop from it.
+     */
+    public void onCapacity(Runnable task) {
+        capacityWaiters.add(Objects.requireNonNull(task, "task"));
+        if (buffersInUse.availablePermits() > 0) {
+            runCapacityWaiters();
+        }
+    }
+
+    private void runCapacityWaiters() {
+        Runnable task;
+        while ((task = capacityWaiters.poll()) != null) {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                log.warn("capacity callback failed", e);
+            }
+        }
+    }
+
+    private void check(BlockRef block, ByteBuffer data, Runnable release) {
         Objects.requireNonNull(release, "release");
         if (data.remaining() != block.length()) {
             release.run();
@@ -169,7 +213,10 @@ public final class FiverVerifier implements AutoCloseable {
             release.run();
             throw new IllegalStateException("verifier is closed");
         }
-        buffersInUse.acquire();
+    }
+
+    /** Called with a buffer slot held. */
+    private CompletableFuture<BlockVerdict> start(BlockRef block, ByteBuffer data, byte[] expectedDigest, Runnable release) {
         synchronized (idle) {
             outstanding++;
         }
@@ -188,10 +235,13 @@ public final class FiverVerifier implements AutoCloseable {
      */
     public CompletableFuture<BlockVerdict> submit(BlockRef block, ByteBuf plaintext, byte[] expectedDigest)
             throws InterruptedException {
-        ByteBuffer view = plaintext.nioBufferCount() == 1
+        return submit(block, nioView(plaintext), expectedDigest, plaintext::release);
+    }
+
+    private static ByteBuffer nioView(ByteBuf plaintext) {
+        return plaintext.nioBufferCount() == 1
                 ? plaintext.nioBuffer()
                 : ByteBuffer.wrap(io.netty.buffer.ByteBufUtil.getBytes(plaintext)); // rare: a composite buffer
-        return submit(block, view, expectedDigest, plaintext::release);
     }
 
     /**
@@ -202,12 +252,16 @@ public final class FiverVerifier implements AutoCloseable {
      */
     public CompletableFuture<BlockVerdict> submit(BlockRef block, ByteBuf plaintext, Digest expected)
             throws InterruptedException {
+        checkAlgorithm(plaintext, expected);
+        return submit(block, plaintext, expected.value());
+    }
+
+    private void checkAlgorithm(ByteBuf plaintext, Digest expected) {
         if (config.algorithm() instanceof ChecksumHash c && c.algorithm() != expected.algorithm()) {
             plaintext.release();
             throw new IllegalArgumentException("digest: " + expected.algorithm().label()
                     + " (expected: " + c.algorithm().label() + ", the algorithm the verifier was configured with)");
         }
-        return submit(block, plaintext, expected.value());
     }
 
     private void write(Job job) {
@@ -267,6 +321,9 @@ public final class FiverVerifier implements AutoCloseable {
             log.warn("releasing the buffer of {} failed", job.block, e);
         }
         buffersInUse.release();
+        if (!capacityWaiters.isEmpty()) {
+            runCapacityWaiters();
+        }
     }
 
     /**
