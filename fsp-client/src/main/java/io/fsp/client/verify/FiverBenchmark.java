@@ -66,6 +66,7 @@ public final class FiverBenchmark implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    private final Map<VerificationMode, Long> flushCounts = new java.util.EnumMap<>(VerificationMode.class);
     private long fileSize;
     private int blockSize;
     private ByteBuffer[] pool;
@@ -162,6 +163,7 @@ public final class FiverBenchmark implements Callable<Integer> {
                 out.printf(Locale.ROOT, "  %-12s %+7.1f %%%n", name.substring(2), 100 * (median.get(name) - base) / base);
             }
         }
+        out.printf(Locale.ROOT, "fdatasync calls per run (most seen): %s, for %d blocks%n", flushCounts, blocks());
         out.flush();
         return 0;
     }
@@ -211,10 +213,14 @@ public final class FiverBenchmark implements Callable<Integer> {
             free.add(i);
         }
         long[] failed = {0};
+        long[] flushes = {0};
         long start = System.nanoTime();
         try (PositionalWriter writer = new PositionalWriter(dir)) {
             writer.prepareFile(target().getFileName().toString(), fileSize);
             try (FiverVerifier verifier = new FiverVerifier(writer, config, null, e -> {
+                if (e instanceof VerificationEvent.Flushed) {
+                    flushes[0]++;
+                }
                 if (e instanceof VerificationEvent.Verdict v && v.verdict().outcome() != BlockVerdict.Outcome.VERIFIED
                         && v.verdict().outcome() != BlockVerdict.Outcome.WRITTEN) {
                     failed[0]++;
@@ -231,6 +237,7 @@ public final class FiverBenchmark implements Callable<Integer> {
             }
         }
         double t = (System.nanoTime() - start) / 1e9;
+        flushCounts.merge(mode, flushes[0], Math::max);
         if (failed[0] > 0 && mode != VerificationMode.RIVA) {
             throw new IllegalStateException(failed[0] + " blocks not verified in mode " + mode.cliName());
         }

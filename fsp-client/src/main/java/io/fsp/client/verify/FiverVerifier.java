@@ -30,12 +30,13 @@ import java.util.function.Consumer;
  *
  * <p>Mode fiver (paper 000, Algorithm 2; paper 002 §4): the buffer a block arrives in is written by a
  * writer thread and, at the same time, hashed by a hashing thread; the file is never read back. The
- * buffer is released when both are done. As soon as the write is done the file is flushed
- * ({@code fdatasync}); only when both the flush and the hash are done is the digest compared and the
- * verdict issued, so a power loss can never leave a block reported verified that is not on disk
+ * buffer is released when both are done. The file is flushed ({@code fdatasync}) once a written block
+ * waits for nothing else; only when both the flush and the hash are done is the digest compared and
+ * the verdict issued, so a power loss can never leave a block reported verified that is not on disk
  * (paper 002 §3, Observation 2). Flushes are shared: one flush covers every block of the file whose
- * write finished before it started. Verdicts are issued in groups by one thread, which appends each
- * group to the journal with one fsync.
+ * write finished before it started, so when hashing is the slower stage one flush covers all the
+ * blocks the writer is ahead by. Verdicts are issued in groups by one thread, which appends each group
+ * to the journal with one fsync.
  *
  * <p>Mode riva (paper 001 §4): after the flush the block's range is read back around the page cache
  * ({@link RivaVerifier}) and that is what is hashed, so undetected write errors are caught.
@@ -50,6 +51,8 @@ import java.util.function.Consumer;
  */
 public final class FiverVerifier implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FiverVerifier.class);
+    /** Flush at the latest when this much written data is not flushed, so dirty data stays bounded. */
+    private static final long EAGER_FLUSH_BYTES = 256L << 20;
 
     private final PositionalWriter writer;
     private final VerifierConfig config;
@@ -60,10 +63,18 @@ public final class FiverVerifier implements AutoCloseable {
     private final ExecutorService hashers;
     private final RivaVerifier riva;
     private final ThreadLocal<Hasher> hasher;
-    private final LinkedBlockingQueue<Job> toFlush = new LinkedBlockingQueue<>();
+    /** Guards the flush state below and the written/hashed/flushed flags of every job. */
+    private final Object flushLock = new Object();
+    /** Written and not yet taken into a flush. */
+    private final List<Job> unflushed = new ArrayList<>();
+    /** How many of {@link #unflushed} wait for nothing but the flush. */
+    private int due;
+    private long unflushedBytes;
+    private boolean stopping;
     private final LinkedBlockingQueue<Job> toDecide = new LinkedBlockingQueue<>();
     private final Thread flusher;
     private final Thread decider;
+    private final java.util.concurrent.ConcurrentLinkedQueue<Runnable> capacityWaiters = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final Object idle = new Object();
     private long outstanding;
     private volatile boolean closed;
@@ -77,8 +88,11 @@ public final class FiverVerifier implements AutoCloseable {
         final CompletableFuture<BlockVerdict> verdict = new CompletableFuture<>();
         /** Write and hash: when both are done the buffer is released. */
         final AtomicInteger bufferUsers;
-        /** Flush and hash: when both are done the block is ready for its verdict. */
-        final AtomicInteger verdictNeeds;
+        // Guarded by flushLock.
+        boolean written;
+        boolean hashed;
+        boolean takenForFlush;
+        boolean flushed;
         volatile byte[] actual = new byte[0];
         volatile String failure;
 
@@ -88,7 +102,7 @@ public final class FiverVerifier implements AutoCloseable {
             this.expected = expected;
             this.release = release;
             this.bufferUsers = new AtomicInteger(hashed ? 2 : 1);
-            this.verdictNeeds = new AtomicInteger(hashed ? 2 : 1);
+            this.hashed = !hashed; // nothing to wait for when the mode does not hash buffers
         }
     }
 
@@ -147,6 +161,49 @@ public final class FiverVerifier implements AutoCloseable {
      */
     public CompletableFuture<BlockVerdict> submit(BlockRef block, ByteBuffer data, byte[] expectedDigest, Runnable release)
             throws InterruptedException {
+        check(block, data, release);
+        buffersInUse.acquire();
+        return start(block, data, expectedDigest, release);
+    }
+
+    /**
+     * The non-blocking form of {@link #submit(BlockRef, ByteBuf, Digest)} for callers on an event loop:
+     * returns null when {@code queueDepth} buffers are in use, and the buffer then stays the caller's.
+     * Stop reading, register {@link #onCapacity}, and try again when it runs.
+     */
+    public CompletableFuture<BlockVerdict> trySubmit(BlockRef block, ByteBuf plaintext, Digest expected) {
+        checkAlgorithm(plaintext, expected);
+        ByteBuffer view = nioView(plaintext);
+        check(block, view, plaintext::release);
+        if (!buffersInUse.tryAcquire()) {
+            return null;
+        }
+        return start(block, view, expected.value(), plaintext::release);
+    }
+
+    /**
+     * Runs {@code task} once, on a verifier thread, as soon as a buffer slot is free (at once if one is
+     * free now). Event-loop callers hand the actual work back to their loop from it.
+     */
+    public void onCapacity(Runnable task) {
+        capacityWaiters.add(Objects.requireNonNull(task, "task"));
+        if (buffersInUse.availablePermits() > 0) {
+            runCapacityWaiters();
+        }
+    }
+
+    private void runCapacityWaiters() {
+        Runnable task;
+        while ((task = capacityWaiters.poll()) != null) {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                log.warn("capacity callback failed", e);
+            }
+        }
+    }
+
+    private void check(BlockRef block, ByteBuffer data, Runnable release) {
         Objects.requireNonNull(release, "release");
         if (data.remaining() != block.length()) {
             release.run();
@@ -156,7 +213,10 @@ public final class FiverVerifier implements AutoCloseable {
             release.run();
             throw new IllegalStateException("verifier is closed");
         }
-        buffersInUse.acquire();
+    }
+
+    /** Called with a buffer slot held. */
+    private CompletableFuture<BlockVerdict> start(BlockRef block, ByteBuffer data, byte[] expectedDigest, Runnable release) {
         synchronized (idle) {
             outstanding++;
         }
@@ -175,10 +235,13 @@ public final class FiverVerifier implements AutoCloseable {
      */
     public CompletableFuture<BlockVerdict> submit(BlockRef block, ByteBuf plaintext, byte[] expectedDigest)
             throws InterruptedException {
-        ByteBuffer view = plaintext.nioBufferCount() == 1
+        return submit(block, nioView(plaintext), expectedDigest, plaintext::release);
+    }
+
+    private static ByteBuffer nioView(ByteBuf plaintext) {
+        return plaintext.nioBufferCount() == 1
                 ? plaintext.nioBuffer()
                 : ByteBuffer.wrap(io.netty.buffer.ByteBufUtil.getBytes(plaintext)); // rare: a composite buffer
-        return submit(block, view, expectedDigest, plaintext::release);
     }
 
     /**
@@ -189,12 +252,16 @@ public final class FiverVerifier implements AutoCloseable {
      */
     public CompletableFuture<BlockVerdict> submit(BlockRef block, ByteBuf plaintext, Digest expected)
             throws InterruptedException {
+        checkAlgorithm(plaintext, expected);
+        return submit(block, plaintext, expected.value());
+    }
+
+    private void checkAlgorithm(ByteBuf plaintext, Digest expected) {
         if (config.algorithm() instanceof ChecksumHash c && c.algorithm() != expected.algorithm()) {
             plaintext.release();
             throw new IllegalArgumentException("digest: " + expected.algorithm().label()
                     + " (expected: " + c.algorithm().label() + ", the algorithm the verifier was configured with)");
         }
-        return submit(block, plaintext, expected.value());
     }
 
     private void write(Job job) {
@@ -205,9 +272,17 @@ public final class FiverVerifier implements AutoCloseable {
             job.failure = "write failed: " + e.getMessage();
         }
         bufferDone(job);
-        // Flushing starts as soon as the write is done, not after the hash: when hashing is the slower
-        // stage, the block is already durable by the time its digest is ready.
-        toFlush.add(job);
+        synchronized (flushLock) {
+            job.written = true;
+            unflushed.add(job);
+            unflushedBytes += job.block.length();
+            if (job.hashed) {
+                due++;
+            }
+            if (due > 0 || unflushedBytes >= EAGER_FLUSH_BYTES) {
+                flushLock.notifyAll();
+            }
+        }
     }
 
     private void hash(Job job) {
@@ -220,7 +295,19 @@ public final class FiverVerifier implements AutoCloseable {
             job.failure = "hashing failed: " + e;
         }
         bufferDone(job);
-        verdictInputDone(job);
+        boolean ready = false;
+        synchronized (flushLock) {
+            job.hashed = true;
+            if (job.flushed) {
+                ready = true;
+            } else if (job.written && !job.takenForFlush) {
+                due++;
+                flushLock.notifyAll();
+            }
+        }
+        if (ready) {
+            toDecide.add(job);
+        }
     }
 
     /** When write and hash are both done the buffer goes back to its owner. */
@@ -234,26 +321,39 @@ public final class FiverVerifier implements AutoCloseable {
             log.warn("releasing the buffer of {} failed", job.block, e);
         }
         buffersInUse.release();
-    }
-
-    /** When flush and hash are both done the block is ready for its verdict. */
-    private void verdictInputDone(Job job) {
-        if (job.verdictNeeds.decrementAndGet() == 0) {
-            toDecide.add(job);
+        if (!capacityWaiters.isEmpty()) {
+            runCapacityWaiters();
         }
     }
 
+    /**
+     * Flushes on demand: as soon as some written block waits for nothing but its flush (its hash is
+     * done, or the mode does not hash), or a lot of written data is not flushed yet. When hashing is
+     * the slower stage, one flush then covers the many blocks the writer is ahead by, instead of one
+     * {@code fdatasync} per block.
+     */
     private void flushLoop() {
-        boolean running = true;
-        while (running) {
-            List<Job> group = new ArrayList<>();
-            try {
-                group.add(toFlush.take());
-            } catch (InterruptedException e) {
-                return;
+        while (true) {
+            List<Job> group;
+            synchronized (flushLock) {
+                while (!stopping && due == 0 && unflushedBytes < EAGER_FLUSH_BYTES) {
+                    try {
+                        flushLock.wait();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                if (stopping && unflushed.isEmpty()) {
+                    break;
+                }
+                group = new ArrayList<>(unflushed);
+                unflushed.clear();
+                due = 0;
+                unflushedBytes = 0;
+                for (Job job : group) {
+                    job.takenForFlush = true;
+                }
             }
-            toFlush.drainTo(group);
-            running = !group.remove(STOP);
             if (group.isEmpty()) {
                 continue;
             }
@@ -275,9 +375,16 @@ public final class FiverVerifier implements AutoCloseable {
                     }
                 }
             }
-            for (Job job : group) {
-                verdictInputDone(job);
+            List<Job> ready = new ArrayList<>(group.size());
+            synchronized (flushLock) {
+                for (Job job : group) {
+                    job.flushed = true;
+                    if (job.hashed) {
+                        ready.add(job);
+                    }
+                }
             }
+            toDecide.addAll(ready);
         }
         toDecide.add(STOP);
     }
@@ -395,7 +502,10 @@ public final class FiverVerifier implements AutoCloseable {
     public void close() throws InterruptedException {
         closed = true;
         drain();
-        toFlush.add(STOP);
+        synchronized (flushLock) {
+            stopping = true;
+            flushLock.notifyAll();
+        }
         flusher.join();
         decider.join();
         writers.shutdown();

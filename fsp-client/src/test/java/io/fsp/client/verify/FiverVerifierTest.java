@@ -311,6 +311,41 @@ class FiverVerifierTest {
         assertArrayEquals(data, Files.readAllBytes(tmp.resolve("dest/b3.bin")));
     }
 
+    @Test
+    void trySubmitNeverBlocksAndOnCapacitySaysWhenToTryAgain() throws Exception {
+        byte[] data = new byte[BLOCK];
+        new Random(6).nextBytes(data);
+        Digest digest = ChecksumAlgorithm.SHA256.newHasher().update(data).finish();
+        java.util.concurrent.CountDownLatch writeMayProceed = new java.util.concurrent.CountDownLatch(1);
+        VerifierConfig config = VerifierConfig.defaults().withQueueDepth(1);
+        try (PositionalWriter writer = new PositionalWriter(tmp.resolve("dest"));
+             FiverVerifier verifier = new FiverVerifier(writer, config, null, e -> {
+                 if (e instanceof VerificationEvent.Written) {
+                     try {
+                         writeMayProceed.await(); // holds the only buffer slot
+                     } catch (InterruptedException ie) {
+                         Thread.currentThread().interrupt();
+                     }
+                 }
+             })) {
+            CompletableFuture<BlockVerdict> first = verifier.trySubmit(new BlockRef("f", 0, BLOCK), Unpooled.wrappedBuffer(data.clone()), digest);
+            assertTrue(first != null);
+            ByteBuf second = Unpooled.wrappedBuffer(data.clone());
+            assertEquals(null, verifier.trySubmit(new BlockRef("f", BLOCK, BLOCK), second, digest), "no slot: refused at once");
+            assertEquals(1, second.refCnt(), "a refused buffer stays the caller's");
+            CompletableFuture<Void> capacity = new CompletableFuture<>();
+            verifier.onCapacity(() -> capacity.complete(null));
+            assertFalse(capacity.isDone());
+            writeMayProceed.countDown();
+            capacity.get();
+            CompletableFuture<BlockVerdict> retried = verifier.trySubmit(new BlockRef("f", BLOCK, BLOCK), second, digest);
+            assertTrue(retried != null);
+            assertTrue(first.get().verified());
+            assertTrue(retried.get().verified());
+            assertEquals(0, second.refCnt());
+        }
+    }
+
     static boolean directIoWorks(Path dir) {
         try {
             Path probe = Files.write(dir.resolve("direct-probe"), new byte[4096]);
