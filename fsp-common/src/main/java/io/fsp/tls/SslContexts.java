@@ -25,6 +25,19 @@ public final class SslContexts {
     }
 
     /**
+     * A server context whose TLS 1.3 handshakes send no session tickets: its session timeout is above the
+     * 7-day ticket lifetime limit, for which the JDK sends none. For connections whose clients may close
+     * without reading a ticket (Java's {@code SSLSocket} after an upload): closing a socket with unread
+     * data makes the kernel send a reset, and the reset discards what the server has not read yet.
+     */
+    public static SslContext serverWithoutSessionTickets(KeyMaterial key) throws SSLException {
+        return serverBuilder(key).sessionTimeout(NO_TICKET_SESSION_TIMEOUT_SECONDS).build();
+    }
+
+    /** Above RFC 8446's 7-day ticket lifetime limit, so the JDK sends no NewSessionTicket. */
+    private static final long NO_TICKET_SESSION_TIMEOUT_SECONDS = 8L * 24 * 3600;
+
+    /**
      * A server context that requires a client certificate whose fingerprint is trusted (a relay accepting
      * blocks only from servers it was told to trust).
      */

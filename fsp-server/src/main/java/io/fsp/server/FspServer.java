@@ -51,6 +51,15 @@ public final class FspServer implements AutoCloseable {
     private static final String KEY_FILE = "server-key.pem";
     private static final int BLOCKING_QUEUE = 4096;
 
+    static {
+        // lftp sends the IP literal it connects to ("::1") as TLS server name, which RFC 6066 §3 forbids,
+        // and the JDK then refuses the whole handshake. The server has one certificate and needs no server
+        // name, so it ignores the extension. JSSE reads this once, when its first SSL context is made.
+        if (System.getProperty("jdk.tls.server.disableExtensions") == null) {
+            System.setProperty("jdk.tls.server.disableExtensions", "server_name");
+        }
+    }
+
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
     private final ExecutorService blocking;
@@ -87,7 +96,8 @@ public final class FspServer implements AutoCloseable {
                 .register(new FspoCommand(stripe))
                 .register(new FretCommand(stripe))
                 .register(new FgetCommand(stripe));
-        FtpServerContext context = new FtpServerContext(config, ssl, key.fingerprint(), users,
+        FtpServerContext context = new FtpServerContext(config, ssl, SslContexts.serverWithoutSessionTickets(key),
+                key.fingerprint(), users,
                 new LoginThrottle(config.loginFailureDelay()), commands, blocking,
                 new ConnectionLimits(config.maxConnections(), config.maxConnectionsPerAddress()),
                 new PassivePorts(config.passivePorts()), announce);

@@ -74,7 +74,10 @@ class Aria2IT {
     void splitDownloadOverSeveralControlConnections() throws Exception {
         Path dir = SERVER.tree().dir("aria2-split");
         Path source = TestTree.write(dir.resolve("big.bin"), TestTree.randomBytes(24 * 1024 * 1024 + 5, 21));
-        List<String> args = options("split.bin", "-x4", "-s4", "-k1M", "--min-split-size=1M");
+        // Throttled so the transfer outlasts the other connections' logins (password hashing is
+        // deliberately slow); unthrottled, the first connection fetches everything alone.
+        List<String> args = options("split.bin", "-x4", "-s4", "-k1M", "--min-split-size=1M",
+                "--max-download-limit=8M");
         args.add(SERVER.url("aria2-split/big.bin"));
 
         aria2().run(Duration.ofSeconds(80), args).assertSuccess();
@@ -98,7 +101,9 @@ class Aria2IT {
         aria2().run(Duration.ofSeconds(60), args).assertSuccess();
 
         assertEquals(TestTree.sha256(source), TestTree.sha256(local.resolve("file.bin")));
-        assertTrue(restOffsets(log()).contains(2_500_000L), "resumed at the local length");
+        // aria2c resumes at its piece boundary at or below the local length
+        List<Long> offsets = restOffsets(log());
+        assertTrue(offsets.stream().anyMatch(o -> o > 2_000_000L && o <= 2_500_000L), () -> "resumed near 2500000: " + offsets);
     }
 
     @Test

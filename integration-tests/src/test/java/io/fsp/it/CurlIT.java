@@ -83,12 +83,13 @@ class CurlIT {
         assertArrayEquals(data, Files.readAllBytes(dir.resolve("uploaded.bin")));
     }
 
+    // Passive only: curl 7.88 fails every active-mode TLS transfer by itself ("sa_addr inet_ntop()
+    // failed with errno 97", against vsftpd too). Active TLS is covered by Commons Net, ftplib, lftp.
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
         "tls-epsv-ipv4 | EPSV | false | ",
-        "tls-port-ipv4 | PORT | false | -P 127.0.0.1 --disable-eprt",
+        "tls-pasv-ipv4 | PASV | false | --disable-epsv",
         "tls-epsv-ipv6 | EPSV | true  | ",
-        "tls-eprt-ipv6 | EPRT | true  | -P ::1",
     })
     void explicitTlsWithSslReqd(String name, String dataCommand, boolean ipv6, String options) throws Exception {
         Path dir = SERVER.tree().dir("curl-" + name);
@@ -159,11 +160,11 @@ class CurlIT {
         TestTree.write(dir.resolve("unix.txt"), "one\ntwo\nthree\n".getBytes(StandardCharsets.US_ASCII));
         ExternalTool.Result download = curl("-B", "--trace-ascii", local.resolve("trace.txt").toString(),
                 SERVER.url("curl-ascii/unix.txt")).assertSuccess();
-        assertSent(download, "TYPE A");
         // curl turns CRLF back into LF for its output; the trace shows what came over the wire.
+        String trace = Files.readString(local.resolve("trace.txt"));
+        assertTrue(trace.contains("TYPE A"), trace);
         assertEquals("one\ntwo\nthree\n", download.stdout());
-        assertEquals(14 + 3, receivedBytes(Files.readString(local.resolve("trace.txt"))),
-                "three CRLF line ends on the wire");
+        assertEquals(14 + 3, receivedBytes(trace), "three CRLF line ends on the wire");
 
         Files.writeString(local.resolve("up.txt"), "x\ny\n");
         ExternalTool.Result upload = curl("-B", "-T", local.resolve("up.txt").toString(),

@@ -21,8 +21,8 @@ public record FtpPath(List<String> segments) {
 
     /**
      * Resolves a path argument from a command against this directory: absolute arguments start at the
-     * user's root, {@code ..} goes up one level. Climbing above the root is refused, not clamped, so a
-     * client learns its path was wrong instead of silently reaching another file.
+     * user's root, {@code ..} goes up one level and stays at the root when already there (as {@code cd ..}
+     * does at a file system's root), so no argument can name anything above the root. A NUL byte is refused.
      */
     public FtpPath resolve(String argument) throws PathEscapeException {
         if (argument.indexOf('\0') >= 0) {
@@ -34,10 +34,9 @@ public record FtpPath(List<String> segments) {
                 continue;
             }
             if (part.equals("..")) {
-                if (result.isEmpty()) {
-                    throw new PathEscapeException(argument);
+                if (!result.isEmpty()) {
+                    result.remove(result.size() - 1);
                 }
-                result.remove(result.size() - 1);
             } else {
                 result.add(part);
             }

@@ -56,9 +56,11 @@ public final class FtpRequestDecoder extends ByteToMessageDecoder {
             }
             if (eol < 0) {
                 if (in.readableBytes() > maxLineLength + 1) {
-                    in.skipBytes(in.readableBytes());
+                    // Too long already: drop what was searched, then discard up to the line's end.
+                    in.skipBytes(searchLength);
                     state = State.DISCARD_LINE;
                     out.add(tooLong());
+                    continue;
                 }
                 return; // wait for the rest of the line
             }
@@ -76,6 +78,11 @@ public final class FtpRequestDecoder extends ByteToMessageDecoder {
             in.readerIndex(eol + 1);
             out.add(parse(line));
         }
+    }
+
+    /** Bytes held back waiting for the rest of a line (for tests: at most one line's worth). */
+    int bufferedBytes() {
+        return actualReadableBytes();
     }
 
     private MalformedRequest tooLong() {

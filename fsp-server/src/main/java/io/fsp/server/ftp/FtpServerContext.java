@@ -16,11 +16,14 @@ import java.util.concurrent.ExecutorService;
  * registry, the executor for blocking file-system work, and the connection limits.
  *
  * @param announceAddress the address PASV replies name instead of the control connection's local one
+ * @param sslContext     TLS for control connections, and for data connections that resume their session
+ * @param dataSslContext TLS for data connections that start a new session: sends no session tickets
  * @param blocking runs file-system calls, hashing and password checks, never on an event loop
  */
 public record FtpServerContext(
         ServerConfig config,
         SslContext sslContext,
+        SslContext dataSslContext,
         Fingerprint fingerprint,
         UserStore users,
         LoginThrottle loginThrottle,

@@ -343,6 +343,6 @@ public final class FtpSession {
     public String toString() {
         InetSocketAddress peer = peerAddress();
         String who = user != null ? user.name() : pendingUser != null ? pendingUser + "?" : "-";
-        return "[" + id + " " + who + "@" + (peer == null ? "?" : peer.getAddress().getHostAddress()) + "]";
+        return "[" + id + " " + who + "@" + (peer == null ? "?" : io.netty.util.NetUtil.toAddressString(peer.getAddress())) + "]";
     }
 }

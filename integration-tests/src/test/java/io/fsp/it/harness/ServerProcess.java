@@ -65,6 +65,11 @@ public final class ServerProcess implements AutoCloseable {
     }
 
     private static String classPath() {
+        // -Dfsp.it.serverClasspath=... runs the tests against another build of the server.
+        String override = System.getProperty("fsp.it.serverClasspath");
+        if (override != null && !override.isBlank()) {
+            return override;
+        }
         String path = System.getProperty("fsp.it.classpath");
         if (path == null || path.isBlank() || path.startsWith("${")) {
             // Running from an IDE: the test JVM's own class path holds the server.

@@ -31,7 +31,7 @@ public final class AborCommand implements FtpCommand {
     public void execute(FtpSession session, FtpRequest request) {
         session.transfer().ifPresentOrElse(t -> {
             t.abort(true);
-            session.reply(new FtpReply(ReplyCode.TRANSFER_COMPLETE, "ABOR successful"));
+            t.whenFinished(() -> session.reply(new FtpReply(ReplyCode.TRANSFER_COMPLETE, "ABOR successful")));
         }, () -> {
             session.dataConnection(null);
             session.reply(new FtpReply(ReplyCode.DATA_CONNECTION_OPEN, "No transfer to abort"));

@@ -55,6 +55,11 @@ public final class AuthCommand implements FtpCommand {
         }
         session.pendingUser(null);
         SSLEngine engine = session.server().sslContext().newEngine(session.channel().alloc());
+        if (session.server().config().requireTlsSessionReuse()) {
+            // Uploads use TLS 1.2 on data connections (see DataClientHelloHandler); to resume the
+            // control session there, the control session must be TLS 1.2 as well.
+            engine.setEnabledProtocols(new String[] {"TLSv1.2"});
+        }
         session.channel().pipeline().addFirst(FtpServerInitializer.SSL, new SslHandler(engine, true));
         session.reply(new FtpReply(ReplyCode.SECURITY_EXCHANGE_OK, "AUTH " + mechanism + " ok; start the TLS handshake"));
     }

@@ -64,7 +64,7 @@ final class Uploads {
         session.blocking(path, () -> open(session, path, mode, offset), target -> {
             String what = mode == Mode.UNIQUE ? "FILE: " + target.path().name()
                     : "Opening " + (ascii ? "ASCII" : "BINARY") + " mode data connection for " + Replies.quote(target.path());
-            DataTransfers.run(session, connection.get(), target.path(), what, (ch, tls, transfer) -> {
+            DataTransfers.run(session, connection.get(), target.path(), what, true, (ch, tls, transfer) -> {
                 if (ascii) {
                     ch.pipeline().addLast(DataChannelInitializer.ASCII, new AsciiDecoder());
                 }

@@ -5,21 +5,19 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.stream.ChunkedWriteHandler;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
 import java.util.Arrays;
 import java.util.Optional;
-import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Sets up a connected data channel for a transfer: {@code [ssl]} → {@code [ascii]} → {@code chunked} →
- * transfer handler. With PROT P the server is the TLS server on the data connection (RFC 4217 §7), with
- * the control connection's SSL context, so a client that resumes the control channel's session
- * (curl, lftp) can, and one that cannot (ftplib, Java's FTPSClient) does a full handshake, unless
- * {@code require-tls-session-reuse} forbids it.
+ * transfer handler. With PROT P the server is the TLS server on the data connection (RFC 4217 §7); its
+ * {@code ssl} handler is chosen from the client's first message by {@link DataClientHelloHandler}.
  */
 public final class DataChannelInitializer {
     public static final String SSL = "ssl";
@@ -31,27 +29,21 @@ public final class DataChannelInitializer {
     private DataChannelInitializer() {
     }
 
-    /** Adds the handlers; returns whether the channel is encrypted. */
-    public static boolean init(FtpSession session, Channel ch) {
+    /**
+     * Adds the handlers. The future completes when the channel is ready for the transfer's handlers:
+     * at once when clear; with TLS, once the client's first message chose the TLS handler (the
+     * handshake itself then runs on; writes wait for it inside the TLS handler).
+     */
+    public static Future<Void> init(FtpSession session, Channel ch, boolean upload) {
         ChannelPipeline p = ch.pipeline();
-        boolean tls = session.protectData();
-        if (tls) {
-            SSLEngine engine = session.server().sslContext().newEngine(ch.alloc());
-            SslHandler ssl = new SslHandler(engine);
-            p.addLast(SSL, ssl);
-            if (session.server().config().requireTlsSessionReuse()) {
-                Optional<SSLSession> control = session.tlsSession();
-                ssl.handshakeFuture().addListener(f -> {
-                    if (f.isSuccess() && !reuses(engine.getSession(), control)) {
-                        log.info("{} data connection did not reuse the control TLS session; closing", session);
-                        ch.pipeline().fireExceptionCaught(new DataConnectionException(
-                                "the data connection must reuse the control connection's TLS session"));
-                    }
-                });
-            }
-        }
         p.addLast(CHUNKED, new ChunkedWriteHandler());
-        return tls;
+        if (!session.protectData()) {
+            return ch.eventLoop().newSucceededFuture(null);
+        }
+        Promise<Void> installed = ch.eventLoop().newPromise();
+        p.addFirst(SSL, new DataClientHelloHandler(session, upload, installed));
+        ch.read(); // the ClientHello; the TLS handler reads on as it needs
+        return installed;
     }
 
     /**

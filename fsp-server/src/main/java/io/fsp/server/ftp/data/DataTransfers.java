@@ -47,13 +47,98 @@ public final class DataTransfers {
      */
     public static void run(FtpSession session, DataConnection connection, FtpPath about, String preliminary,
                            Body body, Cleanup cleanup) {
+        run(session, connection, about, preliminary, false, body, cleanup);
+    }
+
+    /** As above; {@code upload} when the client sends the data (STOR, APPE, STOU). */
+    public static void run(FtpSession session, DataConnection connection, FtpPath about, String preliminary,
+                           boolean upload, Body body, Cleanup cleanup) {
         Transfer transfer = new Transfer(session, about.toString());
-        boolean[] cleaned = {false};
-        java.util.function.Consumer<Boolean> end = ok -> {
-            if (cleaned[0]) {
+        Ending ending = new Ending(session, transfer, about, cleanup);
+        session.transfer(transfer);
+        session.reply(new FtpReply(ReplyCode.OPENING_DATA_CONNECTION, preliminary));
+        Future<Channel> connecting = connection.connect();
+        transfer.connecting(connecting);
+        connecting.addListener(done -> {
+            if (!done.isSuccess() || transfer.isAborted()) {
+                if (done.isSuccess()) {
+                    ((Channel) done.getNow()).close();
+                }
+                String why = done.cause() == null ? "cancelled" : done.cause().getMessage();
+                log.info("{} data connection for {} failed: {}", session, about, why);
+                ending.fail(new DataConnectionException("cannot open data connection: " + why));
                 return;
             }
-            cleaned[0] = true;
+            Channel ch = (Channel) done.getNow();
+            transfer.channel(ch);
+            boolean tls = session.protectData();
+            DataChannelInitializer.init(session, ch, upload).addListener(ready -> {
+                if (!ready.isSuccess() || transfer.isAborted()) {
+                    ch.close();
+                    ending.fail(ready.isSuccess() ? new DataConnectionException("aborted") : ready.cause());
+                    return;
+                }
+                Future<Long> result;
+                try {
+                    result = body.start(ch, tls, transfer);
+                } catch (RuntimeException e) {
+                    log.warn("{} transfer of {} failed to start", session, about, e);
+                    ch.close();
+                    ending.fail(e);
+                    return;
+                }
+                result.addListener(r -> {
+                    ch.close();
+                    if (r.isSuccess()) {
+                        ending.succeed((Long) r.getNow(), tls);
+                    } else {
+                        ending.fail(r.cause());
+                    }
+                });
+            });
+        });
+    }
+
+    /** The end of one transfer: cleanup off the loop, then the one final reply. */
+    private static final class Ending {
+        private final FtpSession session;
+        private final Transfer transfer;
+        private final FtpPath about;
+        private final Cleanup cleanup;
+        private boolean ended;
+
+        Ending(FtpSession session, Transfer transfer, FtpPath about, Cleanup cleanup) {
+            this.session = session;
+            this.transfer = transfer;
+            this.about = about;
+            this.cleanup = cleanup;
+        }
+
+        void succeed(long bytes, boolean tls) {
+            end(true, () -> {
+                logSummary(session, transfer, bytes, tls);
+                return new FtpReply(ReplyCode.TRANSFER_COMPLETE, "Transfer complete (" + bytes + " bytes)");
+            });
+        }
+
+        void fail(Throwable cause) {
+            end(false, () -> {
+                if (transfer.isAborted()) {
+                    log.info("{} {} aborted", session, about);
+                    return Transfer.abortedReply();
+                }
+                log.info("{} {} failed: {}", session, about, cause.toString());
+                log.debug("{} {} failure", session, about, cause);
+                return replyFor(about, cause);
+            });
+        }
+
+        private void end(boolean ok, java.util.function.Supplier<FtpReply> reply) {
+            if (ended) {
+                return;
+            }
+            ended = true;
+            Runnable answer = () -> transfer.finish(reply.get());
             try {
                 session.server().blocking().execute(() -> {
                     try {
@@ -61,61 +146,13 @@ public final class DataTransfers {
                     } catch (IOException | RuntimeException e) {
                         log.warn("{} cleanup after {} failed: {}", session, about, e.toString());
                     }
+                    session.channel().eventLoop().execute(answer);
                 });
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 log.warn("{} cleanup after {} skipped: executor shut down", session, about);
+                answer.run();
             }
-        };
-        session.transfer(transfer);
-        session.reply(new FtpReply(ReplyCode.OPENING_DATA_CONNECTION, preliminary));
-        Future<Channel> connecting = connection.connect();
-        transfer.connecting(connecting);
-        connecting.addListener(done -> {
-            if (transfer.isFinished()) {
-                if (done.isSuccess()) {
-                    ((Channel) done.getNow()).close();
-                }
-                end.accept(false);
-                return;
-            }
-            if (!done.isSuccess()) {
-                end.accept(false);
-                String why = done.cause() == null ? "cancelled" : done.cause().getMessage();
-                log.info("{} data connection for {} failed: {}", session, about, why);
-                transfer.finish(new FtpReply(ReplyCode.CANT_OPEN_DATA_CONNECTION, "Cannot open data connection: " + why));
-                return;
-            }
-            Channel ch = (Channel) done.getNow();
-            transfer.channel(ch);
-            boolean tls = DataChannelInitializer.init(session, ch);
-            Future<Long> result;
-            try {
-                result = body.start(ch, tls, transfer);
-            } catch (RuntimeException e) {
-                log.warn("{} transfer of {} failed to start", session, about, e);
-                ch.close();
-                end.accept(false);
-                transfer.finish(Replies.localError());
-                return;
-            }
-            result.addListener(r -> {
-                ch.close();
-                end.accept(r.isSuccess());
-                if (r.isSuccess()) {
-                    long bytes = (Long) r.getNow();
-                    logSummary(session, transfer, bytes, tls);
-                    transfer.finish(new FtpReply(ReplyCode.TRANSFER_COMPLETE, "Transfer complete (" + bytes + " bytes)"));
-                    return;
-                }
-                if (transfer.isAborted()) {
-                    log.info("{} {} aborted", session, about);
-                    return;
-                }
-                Throwable cause = r.cause();
-                log.info("{} {} failed: {}", session, about, cause.toString());
-                transfer.finish(replyFor(about, cause));
-            });
-        });
+        }
     }
 
     static FtpReply replyFor(FtpPath about, Throwable cause) {
@@ -124,6 +161,9 @@ public final class DataTransfers {
         }
         if (cause instanceof DataConnectionException) {
             return new FtpReply(ReplyCode.CANT_OPEN_DATA_CONNECTION, "Data connection failed: " + cause.getMessage());
+        }
+        if (cause instanceof java.util.concurrent.CancellationException) {
+            return Transfer.abortedReply();
         }
         if (cause instanceof LocalFileException e) {
             return Replies.forFailure(about, e.getCause());

@@ -84,6 +84,14 @@ public final class FileReceiver extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        org.slf4j.LoggerFactory.getLogger(FileReceiver.class).debug("{} upload error after {} bytes (end of stream: {}): {}",
+                session, received, endOfStream, cause.toString(), cause);
+        if (endOfStream) {
+            // After close_notify every byte has arrived; a client that then closes its socket at once makes
+            // our reply close_notify bounce with a reset, which must not fail a complete upload.
+            ctx.close();
+            return;
+        }
         fail(cause);
         ctx.close();
     }

@@ -5,15 +5,24 @@ import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.ReplyCode;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A transfer in progress, between its 150 and its final reply. It ends exactly once: completed (226),
- * failed (425, 426, 451…), or aborted by ABOR or by the control connection closing.
+ * failed (425, 426, 451…), or aborted by ABOR or by the control connection closing. The final reply is
+ * sent only after the transfer cleaned up (file closed, partial upload removed), so a client that sees it
+ * also sees the file system as it stays.
  */
 public final class Transfer {
+    /** An abort that has not finished the transfer by then is answered anyway. */
+    private static final long ABORT_GRACE_SECONDS = 5;
+
     private final FtpSession session;
     private final String description;
     private final long startNanos = System.nanoTime();
+    private final List<Runnable> whenFinished = new ArrayList<>();
     private Future<Channel> connecting;
     private Channel channel;
     private boolean aborted;
@@ -49,11 +58,11 @@ public final class Transfer {
     }
 
     /**
-     * Stops the transfer: closes the data connection and, if {@code reply}, answers the transfer command
-     * with 426 (ABOR then answers 226 itself).
+     * Stops the transfer by closing its data connection; it then ends with 426 through its usual path
+     * (cleanup first). {@code reply} false means nobody is left to answer (the control connection closed).
      */
     public void abort(boolean reply) {
-        if (finished) {
+        if (finished || aborted) {
             return;
         }
         aborted = true;
@@ -63,11 +72,19 @@ public final class Transfer {
         if (channel != null) {
             channel.close();
         }
-        if (reply) {
-            finish(new FtpReply(ReplyCode.TRANSFER_ABORTED, "Transfer aborted; data connection closed"));
+        session.channel().eventLoop().schedule(() -> finish(abortedReply()), ABORT_GRACE_SECONDS, TimeUnit.SECONDS);
+    }
+
+    static FtpReply abortedReply() {
+        return new FtpReply(ReplyCode.TRANSFER_ABORTED, "Transfer aborted; data connection closed");
+    }
+
+    /** Runs {@code r} once the transfer has sent its final reply (ABOR answers 226 after the 426). */
+    public void whenFinished(Runnable r) {
+        if (finished) {
+            r.run();
         } else {
-            finished = true;
-            session.transfer(null);
+            whenFinished.add(r);
         }
     }
 
@@ -81,5 +98,7 @@ public final class Transfer {
         if (session.channel().isActive()) {
             session.reply(reply);
         }
+        whenFinished.forEach(Runnable::run);
+        whenFinished.clear();
     }
 }

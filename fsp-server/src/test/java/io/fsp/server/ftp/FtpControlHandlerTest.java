@@ -1,0 +1,222 @@
+package io.fsp.server.ftp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The dispatcher on an {@link EmbeddedChannel}: access rules, ordering of pipelined commands, FEAT and HELP. */
+class FtpControlHandlerTest {
+    @TempDir
+    Path root;
+    private EmbeddedChannel ch;
+
+    /** An embedded channel with socket addresses, as the session expects. */
+    private static final class SocketLikeChannel extends EmbeddedChannel {
+        SocketLikeChannel(FtpServerContext context) {
+            super(new FtpRequestDecoder(1024), new FtpReplyEncoder(), new FtpControlHandler(context));
+        }
+
+        @Override
+        protected SocketAddress localAddress0() {
+            return new InetSocketAddress("127.0.0.1", 21);
+        }
+
+        @Override
+        protected SocketAddress remoteAddress0() {
+            return new InetSocketAddress("127.0.0.1", 50000);
+        }
+    }
+
+    private List<String> start(Map<String, List<String>> settings) throws Exception {
+        ch = new SocketLikeChannel(TestContexts.context(root, settings));
+        return replies();
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (ch != null) {
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    /** Sends raw bytes, runs what the executor queued, and returns every reply line written since. */
+    private List<String> send(String lines) {
+        ch.writeInbound(Unpooled.copiedBuffer(lines, StandardCharsets.UTF_8));
+        return replies();
+    }
+
+    private List<String> replies() {
+        for (int i = 0; i < 10; i++) {
+            ch.runPendingTasks();
+            ch.runScheduledPendingTasks();
+        }
+        StringBuilder sb = new StringBuilder();
+        for (ByteBuf b; (b = ch.readOutbound()) != null; b.release()) {
+            sb.append(b.toString(StandardCharsets.UTF_8));
+        }
+        List<String> lines = new ArrayList<>(List.of(sb.toString().split("\r\n")));
+        lines.removeIf(String::isEmpty);
+        return lines;
+    }
+
+    private static final Map<String, List<String>> PLAIN = Map.of(
+            "allow-plain-login", List.of("true"), "login-failure-delay", List.of("0s"));
+
+    @Test
+    void greetsWith220() throws Exception {
+        assertEquals(List.of("220 FSP FTP server ready"), start(PLAIN));
+    }
+
+    @Test
+    void answersUnknownVerbWith502() throws Exception {
+        start(PLAIN);
+        assertTrue(send("XYZZY foo\r\n").get(0).startsWith("502 "));
+    }
+
+    @Test
+    void refusesFileCommandsBeforeLoginWith530() throws Exception {
+        start(PLAIN);
+        for (String cmd : List.of("RETR a", "STOR a", "LIST", "CWD /", "PASV", "PWD", "DELE a", "HASH a")) {
+            assertTrue(send(cmd + "\r\n").get(0).startsWith("530 "), cmd);
+        }
+    }
+
+    @Test
+    void answersOutOfOrderCommandsWith503() throws Exception {
+        start(PLAIN);
+        assertTrue(send("PASS secret\r\n").get(0).startsWith("503 "));
+        login();
+        assertTrue(send("RNTO b\r\n").get(0).startsWith("503 "));
+        assertTrue(send("PBSZ 0\r\n").get(0).startsWith("503 "), "PBSZ before AUTH");
+        assertTrue(send("PROT P\r\n").get(0).startsWith("503 "), "PROT before AUTH");
+    }
+
+    @Test
+    void refusesPasswordOnPlainChannelUnlessAllowed() throws Exception {
+        start(Map.of());
+        assertTrue(send("USER alice\r\n").get(0).startsWith("530 TLS required"));
+        assertTrue(send("PASS secret\r\n").get(0).startsWith("503 "));
+    }
+
+    @Test
+    void answersPipelinedCommandsInOrder() throws Exception {
+        start(PLAIN);
+        List<String> r = send("USER alice\r\nPASS secret\r\nPWD\r\nXPWD\r\nNOOP\r\n");
+        assertEquals(5, r.size(), r.toString());
+        assertTrue(r.get(0).startsWith("331 "));
+        assertTrue(r.get(1).startsWith("230 "));
+        assertEquals("257 \"/\" is the current directory", r.get(2));
+        assertEquals("257 \"/\" is the current directory", r.get(3), "XPWD is PWD");
+        assertTrue(r.get(4).startsWith("200 "));
+    }
+
+    @Test
+    void answersWrongPasswordWith530AndClosesAfterTooManyFailures() throws Exception {
+        start(PLAIN);
+        for (int i = 0; i < 2; i++) {
+            assertTrue(send("USER alice\r\nPASS wrong\r\n").get(1).startsWith("530 Login incorrect"));
+            assertTrue(ch.isOpen());
+        }
+        assertTrue(send("USER alice\r\nPASS wrong\r\n").get(1).startsWith("530 "));
+        assertFalse(ch.isOpen(), "third failure closes the connection");
+    }
+
+    @Test
+    void unknownUserIsIndistinguishableFromWrongPassword() throws Exception {
+        start(PLAIN);
+        List<String> r = send("USER mallory\r\nPASS x\r\n");
+        assertEquals(List.of("331 Password required for mallory", "530 Login incorrect"), r);
+    }
+
+    @Test
+    void featListsExtensionsAndSelectedHash() throws Exception {
+        start(PLAIN);
+        List<String> feat = send("FEAT\r\n");
+        assertEquals("211-Features:", feat.get(0));
+        assertEquals("211 End", feat.get(feat.size() - 1));
+        for (String f : List.of(" AUTH TLS", " EPSV", " EPRT", " MDTM", " SIZE", " REST STREAM", " UTF8", " PBSZ", " PROT",
+                " MLST type*;size*;modify*;perm*;", " HASH SHA-256*;SHA-1;MD5;CRC32")) {
+            assertTrue(feat.contains(f), f + " in " + feat);
+        }
+        assertEquals(List.of("200 MD5"), send("OPTS HASH md5\r\n"));
+        assertTrue(send("FEAT\r\n").contains(" HASH SHA-256;SHA-1;MD5*;CRC32"));
+        assertTrue(send("OPTS HASH BLAKE9\r\n").get(0).startsWith("504 "));
+    }
+
+    @Test
+    void helpListsVerbsAndSyntax() throws Exception {
+        start(PLAIN);
+        List<String> help = send("HELP\r\n");
+        assertEquals("214-The following commands are recognized:", help.get(0));
+        assertTrue(String.join(" ", help).contains("XPWD"));
+        assertEquals(List.of("214 Syntax: RETR <path>"), send("HELP retr\r\n"));
+    }
+
+    @Test
+    void keepsServingAfterMalformedInput() throws Exception {
+        start(PLAIN);
+        ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {'C', 'W', 'D', ' ', (byte) 0xC3, 0x28, '\r', '\n'}));
+        assertTrue(replies().get(0).startsWith("501 "));
+        assertTrue(send("X".repeat(2000) + "\r\n").get(0).startsWith("500 "));
+        assertTrue(send("NOOP\r\n").get(0).startsWith("200 "));
+    }
+
+    @Test
+    void answersBadArgumentsWith501And504() throws Exception {
+        start(PLAIN);
+        login();
+        assertTrue(send("TYPE X\r\n").get(0).startsWith("501 "));
+        assertTrue(send("TYPE E\r\n").get(0).startsWith("504 "));
+        assertTrue(send("MODE B\r\n").get(0).startsWith("504 "));
+        assertTrue(send("STRU R\r\n").get(0).startsWith("504 "));
+        assertTrue(send("REST -1\r\n").get(0).startsWith("501 "));
+        assertTrue(send("PORT 1,2,3\r\n").get(0).startsWith("501 "));
+        assertTrue(send("PORT 10,0,0,9,200,10\r\n").get(0).startsWith("501 "), "another host");
+        assertTrue(send("PORT 127,0,0,1,0,21\r\n").get(0).startsWith("501 "), "privileged port");
+        assertTrue(send("EPRT |2|::1|5000|\r\n").get(0).startsWith("522 "), "IPv6 on an IPv4 connection");
+        assertTrue(send("EPRT garbage\r\n").get(0).startsWith("501 "));
+        assertTrue(send("RETR\r\n").get(0).startsWith("501 "));
+        assertTrue(send("RETR missing.txt\r\n").get(0).startsWith("425 "), "no data connection prepared");
+    }
+
+    @Test
+    void epsvAllRefusesOtherDataCommands() throws Exception {
+        start(PLAIN);
+        login();
+        assertEquals(List.of("200 EPSV ALL ok"), send("EPSV ALL\r\n"));
+        assertTrue(send("PASV\r\n").get(0).startsWith("503 "));
+        assertTrue(send("PORT 127,0,0,1,200,10\r\n").get(0).startsWith("503 "));
+        assertTrue(send("EPRT |1|127.0.0.1|5000|\r\n").get(0).startsWith("503 "));
+    }
+
+    @Test
+    void cwdAndCdupStayInsideTheRoot() throws Exception {
+        java.nio.file.Files.createDirectories(root.resolve("d"));
+        start(PLAIN);
+        login();
+        assertTrue(send("CWD d\r\n").get(0).startsWith("250 "));
+        assertEquals(List.of("257 \"/d\" is the current directory"), send("PWD\r\n"));
+        assertTrue(send("CDUP\r\nCDUP\r\n").get(1).startsWith("250 "));
+        assertEquals(List.of("257 \"/\" is the current directory"), send("PWD\r\n"));
+        assertTrue(send("CWD nope\r\n").get(0).startsWith("550 "));
+    }
+
+    private void login() {
+        List<String> r = send("USER alice\r\nPASS secret\r\n");
+        assertTrue(r.get(1).startsWith("230 "), r.toString());
+    }
+}
