@@ -27,6 +27,7 @@ import java.util.Objects;
  * @param maxHops               most nodes a query visits (a query's own hop limit is capped by this)
  * @param maxProbesPerHop       most probes one node spends (itself and via members) on one query
  * @param gossipProbesPerSecond most probes per second gossip from others may trigger
+ * @param requestProbesPerSecond most probes per second queries and measure requests may trigger
  * @param queryTimeout          how long the origin of a query waits for its reply
  * @param replacement           how primaries are chosen in a full ring
  * @param querySecondaries      whether queries consider secondary members too (not only primaries)
@@ -36,7 +37,7 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
                              double beta, Duration gossipInitialInterval, Duration gossipInitialPeriod,
                              Duration gossipInterval, Duration replacementInterval, Duration probeTimeout,
                              double rttSmoothing, Duration probeCacheTtl, int maxHops, int maxProbesPerHop,
-                             int gossipProbesPerSecond, Duration queryTimeout, RingReplacement replacement,
+                             int gossipProbesPerSecond, int requestProbesPerSecond, Duration queryTimeout, RingReplacement replacement,
                              boolean querySecondaries, WireLimits wire) {
 
     public MeridianConfig {
@@ -46,6 +47,7 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
         range("maxHops", maxHops, 1, 255);
         range("maxProbesPerHop", maxProbesPerHop, 1, 4096);
         range("gossipProbesPerSecond", gossipProbesPerSecond, 1, 1_000_000);
+        range("requestProbesPerSecond", requestProbesPerSecond, 1, 1_000_000);
         if (!(ringBase > 1) || ringBase > 16) {
             throw new IllegalArgumentException("ringBase: " + ringBase + " (expected: > 1 and <= 16)");
         }
@@ -105,6 +107,7 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
         b.maxHops = maxHops;
         b.maxProbesPerHop = maxProbesPerHop;
         b.gossipProbesPerSecond = gossipProbesPerSecond;
+        b.requestProbesPerSecond = requestProbesPerSecond;
         b.queryTimeout = queryTimeout;
         b.replacement = replacement;
         b.querySecondaries = querySecondaries;
@@ -153,6 +156,7 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
         private int maxHops = 8;
         private int maxProbesPerHop = 64;
         private int gossipProbesPerSecond = 100;
+        private int requestProbesPerSecond = 500;
         private Duration queryTimeout = Duration.ofSeconds(20);
         private RingReplacement replacement = RingReplacement.HYPERVOLUME;
         private boolean querySecondaries = true;
@@ -174,6 +178,7 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
         public Builder maxHops(int v) { maxHops = v; return this; }
         public Builder maxProbesPerHop(int v) { maxProbesPerHop = v; return this; }
         public Builder gossipProbesPerSecond(int v) { gossipProbesPerSecond = v; return this; }
+        public Builder requestProbesPerSecond(int v) { requestProbesPerSecond = v; return this; }
         public Builder queryTimeout(Duration v) { queryTimeout = v; return this; }
         public Builder replacement(RingReplacement v) { replacement = v; return this; }
         public Builder querySecondaries(boolean v) { querySecondaries = v; return this; }
@@ -182,7 +187,7 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
         public MeridianConfig build() {
             return new MeridianConfig(primaryPerRing, secondaryPerRing, ringBase, alphaMs, rings, beta,
                     gossipInitialInterval, gossipInitialPeriod, gossipInterval, replacementInterval, probeTimeout,
-                    rttSmoothing, probeCacheTtl, maxHops, maxProbesPerHop, gossipProbesPerSecond, queryTimeout,
+                    rttSmoothing, probeCacheTtl, maxHops, maxProbesPerHop, gossipProbesPerSecond, requestProbesPerSecond, queryTimeout,
                     replacement, querySecondaries, wire);
         }
     }

@@ -72,8 +72,8 @@ public final class MeridianNode {
     private Cancellable gossipTimer;
     private Cancellable replacementTimer;
     private boolean running;
-    private double gossipTokens;
-    private long gossipTokensAt;
+    private final ProbeBudget gossipBudget;
+    private final ProbeBudget requestBudget;
     private long probesSent;
 
     public MeridianNode(InetSocketAddress self, MeridianConfig config, MeridianTransport transport,
@@ -84,6 +84,8 @@ public final class MeridianNode {
         this.scheduler = scheduler;
         this.random = random;
         this.rings = new Rings(config);
+        this.gossipBudget = new ProbeBudget(config.gossipProbesPerSecond(), scheduler.nanoTime());
+        this.requestBudget = new ProbeBudget(config.requestProbesPerSecond(), scheduler.nanoTime());
     }
 
     public InetSocketAddress self() {
@@ -110,8 +112,6 @@ public final class MeridianNode {
         bootstrap = List.copyOf(bootstrapPeers);
         running = true;
         startNanos = scheduler.nanoTime();
-        gossipTokens = config.gossipProbesPerSecond();
-        gossipTokensAt = startNanos;
         gossip();
         scheduleReplacement();
     }
@@ -210,6 +210,11 @@ public final class MeridianNode {
      * {@code done} gets the RTT in ms or −1 on timeout. Returns true if a probe was actually sent.
      */
     boolean measure(InetSocketAddress peer, boolean cached, DoubleConsumer done) {
+        return measure(peer, cached, null, done);
+    }
+
+    /** As above; a probe that {@code budget} (if any) has no token for is not sent and reports −1. */
+    private boolean measure(InetSocketAddress peer, boolean cached, ProbeBudget budget, DoubleConsumer done) {
         long now = scheduler.nanoTime();
         if (cached) {
             Sample s = recent.get(peer);
@@ -221,6 +226,10 @@ public final class MeridianNode {
         InFlightProbe inFlight = probesByPeer.get(peer);
         if (inFlight != null) {
             inFlight.waiters.add(done);
+            return false;
+        }
+        if (budget != null && !budget.take(now)) {
+            done.accept(-1);
             return false;
         }
         long nonce = random.nextLong();
@@ -256,7 +265,10 @@ public final class MeridianNode {
         probe.finish(rtt);
     }
 
-    /** Measures every target (cached where fresh); {@code done} gets the RTTs and the probes sent. */
+    /**
+     * Measures every target (cached where fresh) on behalf of a query or a measure request, within the
+     * request probe budget; {@code done} gets the RTTs and the probes sent.
+     */
     private void measureAll(List<InetSocketAddress> targets, BiConsumer<double[], Integer> done) {
         double[] rtts = new double[targets.size()];
         int[] left = {targets.size()};
@@ -278,7 +290,7 @@ public final class MeridianNode {
             };
             if (target.equals(self)) {
                 onRtt.accept(0);
-            } else if (measure(target, true, onRtt)) {
+            } else if (measure(target, true, requestBudget, onRtt)) {
                 sent[0]++;
             }
         }
@@ -341,7 +353,7 @@ public final class MeridianNode {
             rings.offer(peer, s.rttMs, now);
             return;
         }
-        if (!takeGossipToken(now)) {
+        if (!gossipBudget.take(now)) {
             return;
         }
         measure(peer, false, rtt -> {
@@ -349,17 +361,6 @@ public final class MeridianNode {
                 rings.offer(peer, rtt, scheduler.nanoTime());
             }
         });
-    }
-
-    private boolean takeGossipToken(long now) {
-        double perNano = config.gossipProbesPerSecond() / 1e9;
-        gossipTokens = Math.min(config.gossipProbesPerSecond(), gossipTokens + (now - gossipTokensAt) * perNano);
-        gossipTokensAt = now;
-        if (gossipTokens < 1) {
-            return false;
-        }
-        gossipTokens -= 1;
-        return true;
     }
 
     // ------------------------------------------------------------------------------- replacement
@@ -678,8 +679,8 @@ public final class MeridianNode {
     }
 
     /**
-     * Closest-node discovery (Meridian): forward to the closest member if it is closer than β times
-     * this node's distance; the answer is the closest node seen on the whole path.
+     * Closest-node discovery as a one-target query with bound 0: s = d², so the §3.1 rule forwards to
+     * the closest member j when d_j² < β·d². The answer is the closest node seen on the whole path.
      */
     private void decideClosest(Hop hop, int hops, int probes) {
         Query q = hop.query;
@@ -701,7 +702,7 @@ public final class MeridianNode {
             best = hit(next, new double[] {nextD});
         }
         List<QueryHit> hits = best == null ? List.of() : List.of(best);
-        if (next != null && d >= 0 && nextD < config.beta() * d && hops < Math.min(q.hopLimit(), config.maxHops())) {
+        if (next != null && d >= 0 && SolutionSpace.worthForwarding(nextD * nextD, d * d, config.beta()) && hops < Math.min(q.hopLimit(), config.maxHops())) {
             transport.send(next, new Query(q.queryId(), q.kind(), hops, q.hopLimit(), q.wanted(), probes,
                     q.origin(), q.constraints(), hits));
         } else {

@@ -12,6 +12,7 @@ import io.fsp.meridian.sim.SimOptions;
 import io.fsp.meridian.wire.MeridianMessage;
 import io.fsp.meridian.wire.MeridianMessage.Gossip;
 import io.fsp.meridian.wire.MeridianMessage.MeasureReply;
+import io.fsp.meridian.wire.MeridianMessage.MeasureRequest;
 import io.fsp.meridian.wire.MeridianMessage.Pong;
 import io.fsp.meridian.wire.MeridianMessage.Query;
 import io.fsp.meridian.wire.MeridianMessage.QueryKind;
@@ -85,6 +86,36 @@ class MeridianNodeTest {
         QueryReply reply = (QueryReply) replies.stream().filter(m -> m instanceof QueryReply).findFirst().orElseThrow();
         assertTrue(reply.hops() <= config.maxHops());
         assertTrue(reply.hits().isEmpty());
+    }
+
+    @Test
+    void aFloodOfMeasureRequestsIsCappedByTheRequestProbeBudget() {
+        LatencyMatrix matrix = LatencyMatrix.synthetic(300, 8);
+        SimNetwork net = new SimNetwork(matrix);
+        MeridianConfig config = MeridianConfig.builder().requestProbesPerSecond(50)
+                .probeCacheTtl(Duration.ZERO).build();
+        MeridianNode node = new MeridianNode(net.address(0), config, net.transport(0), net, new Random(1));
+        net.attach(0, node::onMessage);
+        for (int i = 2; i < 300; i++) {
+            net.attachResponder(i);
+        }
+        List<MeridianMessage> replies = new ArrayList<>();
+        net.attach(1, (from, m) -> replies.add(m));
+        // 100 requests x 16 distinct targets within half a second: 1600 probes if nothing capped them.
+        for (int r = 0; r < 100; r++) {
+            List<java.net.InetSocketAddress> targets = new ArrayList<>();
+            for (int t = 0; t < 16; t++) {
+                targets.add(net.address(2 + (r * 16 + t) % 298));
+            }
+            MeasureRequest request = new MeasureRequest(r, targets);
+            net.schedule(r * 5_000_000L, () -> net.transport(1).send(net.address(0), request));
+        }
+        net.runUntil(5 * SECOND);
+        assertEquals(100, replies.size(), "every request is answered");
+        // Burst of 50 plus at most 50/s refill while requests arrive (well under a second).
+        assertTrue(net.pings() <= 100, "pings: " + net.pings() + " (expected: <= 100)");
+        long unknown = replies.stream().mapToLong(m -> ((MeasureReply) m).rttMs().stream().filter(x -> x < 0).count()).sum();
+        assertTrue(unknown >= 1600 - 100, "answers beyond the budget say unknown: " + unknown);
     }
 
     @Test

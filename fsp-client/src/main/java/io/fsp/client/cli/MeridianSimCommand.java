@@ -71,6 +71,9 @@ public final class MeridianSimCommand implements Callable<Integer> {
             description = "Ring replacement: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     RingReplacement replacement;
 
+    @Option(names = "--primaries-only", description = "Queries ask primary ring members only (default: primaries and secondaries).")
+    boolean primariesOnly;
+
     @Option(names = "--max-solutions", defaultValue = "10",
             description = "Tight queries have 1..this many satisfying members (default: ${DEFAULT-VALUE}).")
     int maxSolutions;
@@ -81,10 +84,10 @@ public final class MeridianSimCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         SimOptions options;
         try {
-            int entries = Math.min(255, Math.max(128, 10 * (primary + secondary)));
+            int entries = Math.min(255, Math.max(160, 10 * (primary + secondary)));
             MeridianConfig config = MeridianConfig.builder().primaryPerRing(primary).secondaryPerRing(secondary)
-                    .beta(beta).replacement(replacement)
-                    .wire(new WireLimits(8192, entries, Math.max(8, primary + secondary))).build();
+                    .beta(beta).replacement(replacement).querySecondaries(!primariesOnly)
+                    .wire(new WireLimits(8192, entries, Math.max(16, primary + secondary))).build();
             options = SimOptions.defaults().withConfig(config).withQueries(queries).withSeed(seed)
                     .withMaxSolutions(maxSolutions);
         } catch (IllegalArgumentException e) {

@@ -47,19 +47,24 @@ public final class NodesCommand implements Callable<Integer> {
         MeridianConfig config = MeridianConfig.builder().queryTimeout(Duration.ofMillis(Math.max(1, timeoutMs))).build();
         try (MeridianService client = MeridianService.client(new InetSocketAddress(local, 0), config)) {
             List<RingEntry> entries = client.rings(node).get(timeoutMs + 1000, TimeUnit.MILLISECONDS);
-            out.printf(Locale.ROOT, "%s knows %d nodes%n", node, entries.size());
+            out.printf(Locale.ROOT, "%s knows %d nodes%n", hostPort(node), entries.size());
             out.printf(Locale.ROOT, "%-4s %-16s %-9s %-40s %10s%n", "ring", "range (ms)", "role", "node", "rtt (ms)");
             for (RingEntry e : entries) {
                 out.printf(Locale.ROOT, "%-4d %-16s %-9s %-40s %10.3f%n", e.ring(), range(config, e.ring()),
-                        e.primary() ? "primary" : "secondary", e.peer().getAddress().getHostAddress() + ":" + e.peer().getPort(),
+                        e.primary() ? "primary" : "secondary", hostPort(e.peer()),
                         e.rttMs());
             }
             out.flush();
             return 0;
         } catch (ExecutionException | TimeoutException e) {
-            err.println("fsp nodes: no answer from " + node + " within " + timeoutMs + " ms");
+            err.println("fsp nodes: no answer from " + hostPort(node) + " within " + timeoutMs + " ms");
             return 1;
         }
+    }
+
+    private static String hostPort(InetSocketAddress a) {
+        String host = a.getAddress().getHostAddress();
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
     }
 
     private static String range(MeridianConfig c, int ring) {

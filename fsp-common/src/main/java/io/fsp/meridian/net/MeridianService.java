@@ -75,6 +75,10 @@ public final class MeridianService implements AutoCloseable {
 
     private static MeridianService open(InetSocketAddress bind, MeridianConfig config, ReplyDelay delay,
                                         List<InetSocketAddress> bootstrap, boolean member) throws InterruptedException {
+        if (member && (bind.isUnresolved() || bind.getAddress().isAnyLocalAddress())) {
+            throw new IllegalArgumentException("meridian bind: " + bind
+                    + " (expected: a concrete address; peers know a node by the source address of its datagrams)");
+        }
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try {
             MeridianCodec codec = new MeridianCodec(config.wire());
@@ -103,7 +107,11 @@ public final class MeridianService implements AutoCloseable {
                     node.start(bootstrap);
                 }
             }).sync();
-            log.info("meridian: {} on udp {} (bootstrap {})", member ? "node" : "client", self, bootstrap);
+            if (member) {
+                log.info("meridian: node on udp {} (bootstrap {})", self, bootstrap);
+            } else {
+                log.debug("meridian: client on udp {}", self);
+            }
             return new MeridianService(group, channel, node, handler);
         } catch (InterruptedException | RuntimeException e) {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
@@ -121,13 +129,25 @@ public final class MeridianService implements AutoCloseable {
         return onLoop(n -> n.query(query));
     }
 
-    /** Multi-constraint query entering the overlay at {@code entry} (member or not). */
+    /**
+     * Multi-constraint query entering the overlay at {@code entry} (member or not). The answer comes
+     * back to {@link #address()}, so a service bound to a wildcard address cannot ask.
+     */
     public CompletableFuture<QueryResult> query(InetSocketAddress entry, MultiConstraintQuery query) {
+        requireConcreteAddress();
         return onLoop(n -> n.query(entry, query));
+    }
+
+    private void requireConcreteAddress() {
+        if (address().getAddress().isAnyLocalAddress()) {
+            throw new IllegalStateException("meridian query from " + address()
+                    + ": the answer needs a concrete address to come back to (bind one)");
+        }
     }
 
     /** The member closest to {@code target}, entering the overlay at {@code entry}. */
     public CompletableFuture<QueryResult> closest(InetSocketAddress entry, InetSocketAddress target) {
+        requireConcreteAddress();
         return onLoop(n -> n.closest(entry, target));
     }
 

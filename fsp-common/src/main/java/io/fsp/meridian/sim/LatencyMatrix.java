@@ -85,7 +85,8 @@ public final class LatencyMatrix {
                 throw new IOException(file + ": rows: " + rows.size() + " (expected: "
                         + (rows.isEmpty() ? ">= 1" : rows.get(0).length + ", a square matrix") + ")");
             }
-            return new LatencyMatrix(file.getFileName().toString(), symmetric(rows.toArray(new double[0][])));
+            String name = file.getFileName().toString().replaceFirst("\\.gz$", "").replaceFirst("\\.txt$", "");
+            return new LatencyMatrix(name, symmetric(rows.toArray(new double[0][])));
         }
     }
 

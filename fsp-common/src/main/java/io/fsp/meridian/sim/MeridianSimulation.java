@@ -206,14 +206,21 @@ public final class MeridianSimulation {
 
     /**
      * FSP's relay selection: within a·RTT(s,r) of the sender and b·RTT(s,r) of the receiver, a and b
-     * uniform in 0.2..1.2 (from "next to the sender" to "halfway"); null if no member satisfies.
+     * uniform in 0.2..1.2 with a + b >= 1.1 (from "next to the sender" to "halfway"); null if no member
+     * satisfies.
      */
     private double[] relayBounds(int[] ts) {
         double direct = matrix.rtt(ts[0], ts[1]);
         if (direct <= 0) {
             return null;
         }
-        double[] bounds = {direct * (0.2 + random.nextDouble()), direct * (0.2 + random.nextDouble())};
+        double a;
+        double b;
+        do { // a + b < 1 could only be met through triangle-inequality violations: not a relay request
+            a = 0.2 + random.nextDouble();
+            b = 0.2 + random.nextDouble();
+        } while (a + b < 1.1);
+        double[] bounds = {direct * a, direct * b};
         for (int m : members) {
             if (satisfies(m, ts, bounds)) {
                 return bounds;
@@ -246,7 +253,8 @@ public final class MeridianSimulation {
     private boolean satisfies(int node, int[] ts, double[] bounds) {
         for (int i = 0; i < ts.length; i++) {
             double r = matrix.rtt(node, ts[i]);
-            if (r < 0 || r > bounds[i]) {
+            // 1e-6 ms: virtual delays are whole nanoseconds, so a measured RTT may differ by that much.
+            if (r < 0 || r > bounds[i] + 1e-6) {
                 return false;
             }
         }

@@ -8,8 +8,11 @@ package io.fsp.meridian.wire;
  * @param maxTargets      most constraint targets a query or measure request may name
  */
 public record WireLimits(int maxMessageBytes, int maxEntries, int maxTargets) {
-    /** Fits one Ethernet-sized UDP payload comfortably; a full rings reply (10 rings × 8) fits too. */
-    public static final WireLimits DEFAULT = new WireLimits(4096, 128, 8);
+    /**
+     * 4 KiB datagrams; 160 entries, so that a rings reply of 10 rings × 16 IPv6 members (25 bytes each)
+     * still fits; 16 targets, so that a ring of 16 members can measure itself for the hypervolume rule.
+     */
+    public static final WireLimits DEFAULT = new WireLimits(4096, 160, 16);
 
     public WireLimits {
         if (maxMessageBytes < 64 || maxMessageBytes > 65507) {

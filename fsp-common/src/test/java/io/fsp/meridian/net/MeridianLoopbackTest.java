@@ -95,13 +95,22 @@ class MeridianLoopbackTest {
         // RTTs are the emulated distances (plus loopback and scheduling time).
         MeridianService asker = MeridianService.client(ANY_LOOPBACK, config);
         open.add(asker);
-        List<RingEntry> known = asker.rings(nodes.get(0).address()).get(10, TimeUnit.SECONDS);
-        assertEquals(NODES.length - 1, known.size());
-        for (RingEntry e : known) {
-            double expected = distance(NODES[0], positionByPort.get(e.peer().getPort()));
-            assertTrue(e.rttMs() >= expected - 1 && e.rttMs() <= expected + 15,
-                    e + " (expected about " + expected + " ms)");
+        // A scheduling hiccup on a busy machine can inflate one sample; the smoothed RTTs settle as
+        // maintenance re-probes every second.
+        List<RingEntry> known = List.of();
+        List<String> off = List.of("no answer yet");
+        while (!off.isEmpty()) {
+            assertTrue(System.nanoTime() < deadline + TimeUnit.SECONDS.toNanos(20), "RTTs off: " + off);
+            known = asker.rings(nodes.get(0).address()).get(10, TimeUnit.SECONDS);
+            off = known.stream().filter(e -> {
+                double expected = distance(NODES[0], positionByPort.get(e.peer().getPort()));
+                return e.rttMs() < expected - 1 || e.rttMs() > expected + 15;
+            }).map(RingEntry::toString).toList();
+            if (!off.isEmpty()) {
+                Thread.sleep(500);
+            }
         }
+        assertEquals(NODES.length - 1, known.size());
 
         Set<InetSocketAddress> satisfying = new HashSet<>();
         for (int i = 0; i < NODES.length; i++) {
@@ -114,10 +123,19 @@ class MeridianLoopbackTest {
         MultiConstraintQuery query = new MultiConstraintQuery(List.of(
                 new Constraint(sender.address(), BOUND_SENDER), new Constraint(receiver.address(), BOUND_RECEIVER)), 8);
         for (int entry : new int[] {0, 5, 1}) {
-            QueryResult result = asker.query(nodes.get(entry).address(), query).get(15, TimeUnit.SECONDS);
-            Set<InetSocketAddress> found = result.hits().stream().map(QueryHit::node).collect(Collectors.toSet());
-            assertEquals(satisfying, found, "entry node " + entry + ": " + result);
-            assertTrue(result.probes() <= config.maxHops() * config.maxProbesPerHop());
+            // Emulated delays only ever add time, so jitter can hide a satisfying node but never make a
+            // wrong one appear: every answer must be a subset, and one of three tries exact.
+            Set<InetSocketAddress> found = Set.of();
+            for (int attempt = 0; attempt < 3 && !found.equals(satisfying); attempt++) {
+                if (attempt > 0) {
+                    Thread.sleep(config.probeCacheTtl().toMillis() + 100); // fresh probes, not cached ones
+                }
+                QueryResult result = asker.query(nodes.get(entry).address(), query).get(15, TimeUnit.SECONDS);
+                found = result.hits().stream().map(QueryHit::node).collect(Collectors.toSet());
+                assertTrue(satisfying.containsAll(found), "entry node " + entry + ": " + result);
+                assertTrue(result.probes() <= config.maxHops() * config.maxProbesPerHop());
+            }
+            assertEquals(satisfying, found, "entry node " + entry);
         }
     }
 

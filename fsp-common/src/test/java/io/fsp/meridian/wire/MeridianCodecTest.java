@@ -93,8 +93,8 @@ class MeridianCodecTest {
             "bad magic      | 4e52010100000000000000 | magic: 0x4e52 (expected: 0x4d52)",
             "bad version    | 4d52020100000000000000 | version: 2 (expected: 1)",
             "unknown type   | 4d52016300             | type: 99 (expected: 1..9)",
-            "too many peers | 4d520103ff             | peers: 255 (expected: <= 128)",
-            "too many targets | 4d5201040000000000000001 09 | targets: 9 (expected: <= 8)",
+            "too many peers | 4d520103ff             | peers: 255 (expected: <= 160)",
+            "too many targets | 4d5201040000000000000001 11 | targets: 17 (expected: <= 16)",
             "bad family     | 4d52010301 05 7f000001 1cf8 | address family: 5 (expected: 4 or 6)",
             "port zero      | 4d52010301 04 7f000001 0000 | port: 0 (expected: 1..65535)",
             "closest with 2 targets | 4d520106 0000000000000001 00 00 08 0001 00000000 04 7f000001 1cf8 02 | constraints: 2 (expected: 1)",
@@ -106,6 +106,39 @@ class MeridianCodecTest {
     }
 
     @Test
+    void mutatedDatagramsDecodeOrFailCleanly() {
+        // Random byte flips, insertions and cuts of valid messages: the decoder answers with a message or
+        // a MeridianFormatException, never anything else.
+        java.util.Random random = new java.util.Random(42);
+        List<byte[]> seeds = messages().map(this::bytes).toList();
+        int rejected = 0;
+        for (int i = 0; i < 20_000; i++) {
+            byte[] b = seeds.get(random.nextInt(seeds.size())).clone();
+            int edits = 1 + random.nextInt(4);
+            for (int e = 0; e < edits && b.length > 0; e++) {
+                switch (random.nextInt(3)) {
+                    case 0 -> b[random.nextInt(b.length)] = (byte) random.nextInt(256);
+                    case 1 -> b = java.util.Arrays.copyOf(b, random.nextInt(b.length));
+                    default -> {
+                        byte[] longer = java.util.Arrays.copyOf(b, b.length + 1 + random.nextInt(8));
+                        for (int k = b.length; k < longer.length; k++) {
+                            longer[k] = (byte) random.nextInt(256);
+                        }
+                        b = longer;
+                    }
+                }
+            }
+            byte[] input = b;
+            try {
+                decode(input);
+            } catch (MeridianFormatException expected) {
+                rejected++;
+            }
+        }
+        assertTrue(rejected > 10_000, "rejected: " + rejected);
+    }
+
+    @Test
     void rejectsOversizedDatagramBeforeParsing() {
         byte[] big = new byte[WireLimits.DEFAULT.maxMessageBytes() + 1];
         MeridianFormatException e = assertThrows(MeridianFormatException.class, () -> decode(big));
@@ -114,9 +147,9 @@ class MeridianCodecTest {
 
     @Test
     void refusesToEncodeMoreEntriesThanTheLimit() {
-        Gossip tooMany = new Gossip(Collections.nCopies(129, A));
+        Gossip tooMany = new Gossip(Collections.nCopies(161, A));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> codec.encode(tooMany, ByteBufAllocator.DEFAULT));
-        assertTrue(e.getMessage().startsWith("peers: 129"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("peers: 161"), e.getMessage());
     }
 }
