@@ -4,16 +4,11 @@ import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.verify.VerificationMode;
-import io.fsp.tls.Certificates;
-import io.fsp.tls.KeyMaterial;
 import io.fsp.tls.PinnedTrustManager;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -29,8 +24,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -46,7 +39,6 @@ import picocli.CommandLine.Spec;
 @Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Starts a server and three relays on 127.0.0.1, stripes a generated data set through them, verifies it.")
 public final class DemoCommand implements Callable<Integer> {
-    private static final Pattern LISTENING = Pattern.compile("listening on (\\S+):(\\d+), certificate sha256 (\\S+)");
 
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -71,6 +63,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     private final List<Process> children = new ArrayList<>();
 
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
@@ -88,42 +81,17 @@ public final class DemoCommand implements Callable<Integer> {
             out.flush();
             generate(dataset, sizeMb);
 
-            // The server's certificate is made here so that the relays can pin it before the server starts.
-            Path serverState = work.resolve("server-state");
-            Files.createDirectories(serverState);
-            KeyMaterial serverKey = Certificates.selfSigned("fsp-server");
-            Certificates.write(serverKey, serverState.resolve("server-cert.pem"), serverState.resolve("server-key.pem"));
-
-            List<String> relaySpecs = new ArrayList<>();
-            for (int i = 0; i < relayCount; i++) {
-                Path dir = work.resolve("relay" + i);
-                Files.createDirectories(dir);
-                Matcher m = start(bin.resolve("fsp-relay"), work.resolve("relay" + i + ".log"),
-                        "--listen", "127.0.0.1:0", "--store", dir.resolve("store").toString(),
-                        "--state-dir", dir.resolve("state").toString(), "--quota", "4G", "--memory", "64M",
-                        "--trust-server", serverKey.fingerprint().toString());
-                relaySpecs.add(m.group(1) + ":" + m.group(2) + "=" + m.group(3));
-                out.printf("fsp demo: relay %d on %s:%s%n", i, m.group(1), m.group(2));
-                out.flush();
-            }
-            String password = HexFormat.of().formatHex(new java.security.SecureRandom().generateSeed(8));
-            List<String> serverArgs = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--root", data.toString(),
-                    "--user", "demo:" + password, "--state-dir", serverState.toString()));
-            for (String r : relaySpecs) {
-                serverArgs.add("--relay");
-                serverArgs.add(r);
-            }
-            Matcher s = start(bin.resolve("fsp-server"), work.resolve("server.log"), serverArgs.toArray(String[]::new));
-            int port = Integer.parseInt(s.group(2));
-            out.printf("fsp demo: server on 127.0.0.1:%d, certificate sha256 %s%n", port, s.group(3));
+            LoopbackSetup setup = LoopbackSetup.start(bin, work, data, relayCount, children, out);
+            int port = setup.port();
+            String password = setup.password();
             out.printf("fsp demo: fsp get fsp://demo@127.0.0.1:%d/dataset -o %s --trust %s --strategy %s%s%n", port,
-                    work.resolve("received"), s.group(3), strategy, includeDirect ? " --include-direct" : "");
+                    work.resolve("received"), setup.fingerprint(), strategy, includeDirect ? " --include-direct" : "");
             out.flush();
 
             Path received = work.resolve("received");
             CollectOptions options = new CollectOptions("127.0.0.1", port, "demo", password.toCharArray(),
                     "demo@127.0.0.1:" + port, "/dataset", received,
-                    PinnedTrustManager.of(Set.of(io.fsp.tls.Fingerprint.parse(s.group(3)))),
+                    PinnedTrustManager.of(Set.of(io.fsp.tls.Fingerprint.parse(setup.fingerprint()))),
                     List.of("strategy=" + strategy), includeDirect, 4, VerificationMode.FIVER, Duration.ofSeconds(10),
                     Duration.ofSeconds(10));
             Collector collector = new Collector(options);
@@ -159,7 +127,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     /** The launchers' directory: $FSP_HOME/bin, else found from where this class was loaded (MODULE/target/x.jar). */
-    private static Path binDirectory() throws Exception {
+    static Path binDirectory() throws Exception {
         String home = System.getenv("FSP_HOME");
         if (home != null) {
             return Path.of(home, "bin");
@@ -173,37 +141,7 @@ public final class DemoCommand implements Callable<Integer> {
         throw new IOException("cannot find bin/fsp-server above " + jar + " (set FSP_HOME to the FSP checkout)");
     }
 
-    /** Starts a launcher and waits for its "listening on HOST:PORT, certificate sha256 FP" line. */
-    private Matcher start(Path launcher, Path log, String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>();
-        command.add(launcher.toString());
-        command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).redirectError(log.toFile()).start();
-        children.add(p);
-        BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10); // the first run builds the module
-        for (String line; (line = lines.readLine()) != null && System.nanoTime() < deadline; ) {
-            Matcher m = LISTENING.matcher(line);
-            if (m.find()) {
-                Thread drain = new Thread(() -> lines.lines().forEach(l -> { }), "drain");
-                drain.setDaemon(true);
-                drain.start();
-                return m;
-            }
-        }
-        throw new IOException(launcher.getFileName() + " did not start; see " + log + ":\n" + tail(log));
-    }
-
-    private static String tail(Path log) {
-        try {
-            List<String> l = Files.readAllLines(log);
-            return String.join("\n", l.subList(Math.max(0, l.size() - 15), l.size()));
-        } catch (IOException e) {
-            return "(no log)";
-        }
-    }
-
-    private void stopAll() {
+    void stopAll() {
         for (Process p : children) {
             p.descendants().forEach(ProcessHandle::destroy);
             p.destroy();
@@ -275,7 +213,7 @@ public final class DemoCommand implements Callable<Integer> {
         return out;
     }
 
-    private static void deleteTree(Path root) {
+    static void deleteTree(Path root) {
         try (Stream<Path> walk = Files.walk(root)) {
             walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException ignored) {

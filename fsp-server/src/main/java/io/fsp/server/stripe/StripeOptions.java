@@ -14,13 +14,14 @@ import java.util.Locale;
  * @param strategy how blocks are spread over the targets
  * @param includeDirect whether the client's data connection is a target beside the relays
  * @param streams parallel fetches the client may run per relay (advisory for the server)
+ * @param useRelays stripe over the relay list; off with include-direct sends every block on the data connection
  */
 public record StripeOptions(int blockSize, int compressionLevel, int cipherBits, ChecksumAlgorithm checksum,
-                            ChecksumAlgorithm digest, DistributionStrategy strategy, boolean includeDirect, int streams) {
+                            ChecksumAlgorithm digest, DistributionStrategy strategy, boolean includeDirect, int streams, boolean useRelays) {
     public static final int MIN_BLOCK_SIZE = 4 * 1024;
     public static final int MAX_BLOCK_SIZE = 16 * 1024 * 1024;
     public static final StripeOptions DEFAULTS = new StripeOptions(1024 * 1024, 0, 256, ChecksumAlgorithm.CRC32C,
-            ChecksumAlgorithm.SHA256, DistributionStrategy.FCFS, false, 4);
+            ChecksumAlgorithm.SHA256, DistributionStrategy.FCFS, false, 4, true);
 
     public StripeOptions {
         if (blockSize < MIN_BLOCK_SIZE || blockSize > MAX_BLOCK_SIZE) {
@@ -43,27 +44,29 @@ public record StripeOptions(int blockSize, int compressionLevel, int cipherBits,
         String v = value.toLowerCase(Locale.ROOT);
         return switch (key.toLowerCase(Locale.ROOT)) {
             case "block-size" -> new StripeOptions(parseSize(key, v), compressionLevel, cipherBits, checksum, digest, strategy,
-                    includeDirect, streams);
+                    includeDirect, streams, useRelays);
             case "compression" -> new StripeOptions(blockSize, parseCompression(v), cipherBits, checksum, digest, strategy,
-                    includeDirect, streams);
+                    includeDirect, streams, useRelays);
             case "cipher" -> new StripeOptions(blockSize, compressionLevel, parseCipher(v), checksum, digest, strategy,
-                    includeDirect, streams);
+                    includeDirect, streams, useRelays);
             case "checksum" -> new StripeOptions(blockSize, compressionLevel, cipherBits, ChecksumAlgorithm.fromLabel(v), digest,
-                    strategy, includeDirect, streams);
+                    strategy, includeDirect, streams, useRelays);
             case "digest" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, ChecksumAlgorithm.fromLabel(v),
-                    strategy, includeDirect, streams);
+                    strategy, includeDirect, streams, useRelays);
             case "strategy" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest,
-                    DistributionStrategy.parse(v), includeDirect, streams);
+                    DistributionStrategy.parse(v), includeDirect, streams, useRelays);
             case "include-direct" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
-                    parseBoolean(key, v), streams);
+                    parseBoolean(key, v), streams, useRelays);
             case "streams" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
-                    includeDirect, parseInt(key, v));
+                    includeDirect, parseInt(key, v), useRelays);
+            case "use-relays" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
+                    includeDirect, streams, parseBoolean(key, v));
             default -> throw new IllegalArgumentException("option: " + key + " (expected: one of " + String.join(", ", KEYS) + ")");
         };
     }
 
     public static final String[] KEYS = {"block-size", "compression", "cipher", "checksum", "digest", "strategy",
-        "include-direct", "streams"};
+        "include-direct", "streams", "use-relays"};
 
     public String cipherName() {
         return cipherBits == 0 ? "none" : "aes-" + cipherBits + "-gcm";
@@ -74,7 +77,7 @@ public record StripeOptions(int blockSize, int compressionLevel, int cipherBits,
         return "block-size=" + blockSize + " compression=" + (compressionLevel == 0 ? "off" : compressionLevel)
                 + " cipher=" + cipherName() + " checksum=" + checksum.label() + " digest=" + digest.label()
                 + " strategy=" + strategy.cliName() + " include-direct=" + (includeDirect ? "on" : "off")
-                + " streams=" + streams;
+                + " streams=" + streams + " use-relays=" + (useRelays ? "on" : "off");
     }
 
     static int parseSize(String key, String v) {

@@ -116,7 +116,7 @@ public final class FretCommand implements FtpCommand {
         Instant expires = Instant.now().plus(TOKEN_LIFETIME);
         CapabilityToken token = CapabilityToken.issue(tokenKey, transfer.id(), expires, TokenScope.ALL);
         // Connect to every relay at once; the ones that fail are left out of this transfer.
-        List<RelayEndpoint> endpoints = stripe.relays();
+        List<RelayEndpoint> endpoints = options.useRelays() ? stripe.relays() : List.of();
         List<CompletableFuture<RelayConnection>> opening = new ArrayList<>();
         for (RelayEndpoint e : endpoints) {
             CompletableFuture<RelayConnection> c;
