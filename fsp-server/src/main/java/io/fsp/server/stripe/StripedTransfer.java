@@ -147,7 +147,16 @@ public final class StripedTransfer {
 
     /** A sender pipeline whose first sealed block gets sequence number {@code firstSeq}. */
     public BlockPipeline pipeline(long firstSeq) {
+        return pipeline(firstSeq, null);
+    }
+
+    /**
+     * As {@link #pipeline(long)}, digesting each block's plaintext on {@code digests} (if not null) beside
+     * compression and encryption, so the engine's thread does not hash as well.
+     */
+    public BlockPipeline pipeline(long firstSeq, java.util.concurrent.Executor digests) {
         BlockPipeline.Builder b = BlockPipeline.builder()
+                .digestExecutor(digests)
                 .checksum(options.checksum())
                 .digest(options.digest())
                 .sequence(new NonceSequence(firstSeq));

@@ -43,7 +43,7 @@ public final class Striping {
         direct.ifPresent(ch -> targets.add(new BlockTarget.Direct(ch)));
         StripingEngine engine = new StripingEngine(transfer, targets,
                 line -> session.reply(new FtpReply(ReplyCode.FSP_ANNOUNCEMENT, line)),
-                stripe.relayConfig().requestTimeout());
+                stripe.relayConfig().requestTimeout(), stripe.engines());
         session.channel().closeFuture().addListener(f -> engine.cancel());
         long start = System.nanoTime();
         stripe.engines().execute(() -> {

@@ -45,12 +45,15 @@ final class StripingEngine {
     private final AtomicInteger inFlight = new AtomicInteger();
     private volatile boolean cancelled;
     private int cyclic;
+    private final java.util.concurrent.Executor digests;
 
     /**
      * @param announce receives each announcement line ({@code BLK …}), in the order blocks were placed
      * @param waitLimit longest wait for a target to take a block before it is given up
      */
-    StripingEngine(StripedTransfer transfer, List<BlockTarget> targets, Consumer<String> announce, Duration waitLimit) {
+    StripingEngine(StripedTransfer transfer, List<BlockTarget> targets, Consumer<String> announce, Duration waitLimit,
+                   java.util.concurrent.Executor digests) {
+        this.digests = digests;
         this.transfer = transfer;
         this.targets = List.copyOf(targets);
         this.announce = announce;
@@ -65,7 +68,7 @@ final class StripingEngine {
     java.util.Map<String, Integer> run() throws IOException, InterruptedException {
         java.util.Map<String, Integer> placed = new java.util.concurrent.ConcurrentHashMap<>();
         List<PlannedBlock> plan = transfer.plan();
-        try (BlockPipeline pipeline = transfer.pipeline(0)) {
+        try (BlockPipeline pipeline = transfer.pipeline(0, digests)) {
             FileChannel open = null;
             int openIndex = -1;
             try {

@@ -103,7 +103,7 @@ public final class StripeRig implements AutoCloseable {
 
     /** {@code fsp get} in this process: FRET {@code remote} into {@code dest}, FIVER-verified. */
     public CollectSummary get(String remote, Path dest, boolean direct, String... fspOptions) throws Exception {
-        return new Collector(options(remote, dest, VerificationMode.FIVER, direct, Duration.ofSeconds(2), fspOptions)).run();
+        return new Collector(options(remote, dest, VerificationMode.FIVER, direct, Duration.ofSeconds(10), fspOptions)).run();
     }
 
     @Override
