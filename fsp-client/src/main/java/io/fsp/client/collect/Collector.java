@@ -37,7 +37,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -670,9 +669,5 @@ public final class Collector {
     /** Files a transfer leaves while incomplete: the journal, so a rerun resumes. */
     public Path journalPath() {
         return journalFile();
-    }
-
-    static boolean exists(Path p) {
-        return Files.exists(p);
     }
 }
