@@ -192,8 +192,8 @@ public final class Collector {
             directReader.setDaemon(true);
             directReader.start();
         }
-        // Striping may pause while relays are full: the control channel waits without a limit then.
-        control.readTimeout(Duration.ZERO);
+        // Striping pauses while every relay is full (the server gives a target up after 30 s): allow for that.
+        control.readTimeout(Duration.ofMinutes(5));
         while (true) {
             r = control.read();
             if (r.code() == 151) {
