@@ -91,6 +91,19 @@ class StripedTransferIT {
         assertFalse(!direct && s.blocksBySource().containsKey("direct"), s.toText());
     }
 
+    @ParameterizedTest(name = "verify {0}")
+    @CsvSource({"OFF", "FIVER", "RIVA"})
+    void directOnlyWithoutRelays(io.fsp.client.verify.VerificationMode mode) throws Exception {
+        Path dest = dir.resolve("out/direct-" + mode + ".copy");
+        Files.createDirectories(dest.getParent());
+        CollectSummary s = new io.fsp.client.collect.Collector(rig.options("/tree/a.bin", dest, mode, true,
+                java.time.Duration.ofSeconds(10), "use-relays=off", "block-size=64k")).run();
+        assertTrue(s.complete(), s.toText());
+        assertEquals(mode != io.fsp.client.verify.VerificationMode.OFF, s.verified(), s.toText());
+        assertEquals(Map.of("direct", 16L), s.blocksBySource(), s.toText());
+        assertEquals(TreeDigests.sha256(rig.root().resolve("tree/a.bin")), TreeDigests.sha256(dest));
+    }
+
     @Test
     void clearTransferWithOtherChecksumsIsVerified() throws Exception {
         Path dest = dir.resolve("out/clear.copy");
