@@ -66,7 +66,9 @@ public final class FspRelay implements AutoCloseable {
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
                     .childHandler(new RelayServerInitializer(ssl, store, config.limits(), config.clock(), config.faults(),
                             config.maxConnections(), config.idleTimeout(),
-                            config.verifyBlocks() ? BlockCheck.of(config.limits().maxBlockBytes(), verifier) : BlockCheck.NONE))
+                            config.verifyBlocks()
+                                    ? BlockCheck.of(config.limits().maxBlockBytes(), verifier, config.acceptClearBlocks())
+                                    : BlockCheck.NONE))
                     .bind(config.listen()).syncUninterruptibly().channel();
             Duration ttl = config.store().ttl();
             long period = Math.max(100, Math.min(ttl.toMillis() / 4, MAX_EXPIRY_PERIOD.toMillis()));
@@ -80,7 +82,8 @@ public final class FspRelay implements AutoCloseable {
             FspRelay relay = new FspRelay(config, boss, workers, disk, verifier, store, listener);
             log.info("listening on {}, quota {} bytes ({} in memory), ttl {}, trusting {} server(s), {}{}",
                     CliValues.format(relay.address()), config.store().quotaBytes(), config.store().memoryBytes(), ttl,
-                    config.trustedServers().size(), config.verifyBlocks() ? "checking blocks" : "blocks unchecked",
+                    config.trustedServers().size(), !config.verifyBlocks() ? "blocks unchecked"
+                            : config.acceptClearBlocks() ? "checking blocks, clear ones accepted" : "checking blocks",
                     config.faults().isEmpty() ? "" : ", FAULTS " + config.faults());
             return relay;
         } catch (IOException | RuntimeException e) {

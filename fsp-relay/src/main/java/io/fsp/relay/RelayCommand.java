@@ -85,6 +85,11 @@ public final class RelayCommand implements Callable<Integer> {
                     + " --no-verify-blocks stores any bytes).")
     boolean verifyBlocks;
 
+    @Option(names = "--accept-clear-blocks",
+            description = "Also store blocks that are not encrypted (default: refuse them, so the relay never"
+                    + " holds plaintext).")
+    boolean acceptClearBlocks;
+
     @Option(names = "--fault", paramLabel = "SPEC", hidden = true,
             description = "Misbehave towards clients, for tests: flip-bit:SEQ, tamper:SEQ, close-after:BYTES, stall,"
                     + " throttle:BYTES_PER_SECOND, duplicate:SEQ, foreign-block:SEQ (repeatable).")
@@ -157,7 +162,7 @@ public final class RelayCommand implements Callable<Integer> {
                 "fsp-relay");
         return new RelayConfig(address, new StoreConfig(storeDir, quotaBytes, memoryBytes, ttlValue), identity,
                 trusted, limits, maxConnections, value("--idle-timeout", idleTimeout, CliValues::duration),
-                verifyBlocks, plan, Clock.systemUTC());
+                verifyBlocks, acceptClearBlocks, plan, Clock.systemUTC());
     }
 
     private static <T> T value(String option, String text, java.util.function.Function<String, T> parser) {

@@ -20,11 +20,13 @@ import java.util.Set;
  * @param idleTimeout a connection that sends and receives nothing for this long is closed
  * @param verifyBlocks refuse pushed blocks that are not sound FSP blocks of their transfer and sequence
  *                     number (wire checksum, header); off only for peers that push other opaque bytes
+ * @param acceptClearBlocks store blocks that are not encrypted (with {@code verifyBlocks}; off: a relay
+ *                          never holds plaintext)
  * @param faults misbehaviour towards clients, for tests; {@link FaultPlan#NONE} in production
  */
 public record RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMaterial identity,
                           Set<Fingerprint> trustedServers, RelayLimits limits, int maxConnections, Duration idleTimeout,
-                          boolean verifyBlocks, FaultPlan faults, Clock clock) {
+                          boolean verifyBlocks, boolean acceptClearBlocks, FaultPlan faults, Clock clock) {
     public static final int DEFAULT_MAX_CONNECTIONS = 1024;
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(10);
 
@@ -43,7 +45,7 @@ public record RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMateri
     }
 
     public RelayConfig withFaults(FaultPlan plan) {
-        return new RelayConfig(listen, store, identity, trustedServers, limits, maxConnections, idleTimeout, verifyBlocks, plan,
-                clock);
+        return new RelayConfig(listen, store, identity, trustedServers, limits, maxConnections, idleTimeout, verifyBlocks,
+                acceptClearBlocks, plan, clock);
     }
 }

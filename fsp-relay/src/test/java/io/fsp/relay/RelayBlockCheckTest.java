@@ -158,6 +158,21 @@ class RelayBlockCheckTest {
     }
 
     @Test
+    void clearBlockIsRefusedSoTheRelayNeverHoldsPlaintext() throws Exception {
+        try (BlockPipeline clear = BlockPipeline.builder().transferId(t.id().value())
+                .checksum(ChecksumAlgorithm.CRC32C).noCompression().build()) {
+            ByteBuf data = Unpooled.copiedBuffer(KNOWN_TEXT, StandardCharsets.UTF_8);
+            Block b = clear.seal(data, 0, "notes.txt", true).block();
+            data.release();
+            ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> server.putBlock(t.id(), b.header().sequence(), b.content()).get(5, TimeUnit.SECONDS));
+            assertEquals(RelayErrorCode.BAD_BLOCK, ((RelayRefusedException) e.getCause()).code());
+            assertTrue(e.getCause().getMessage().contains("not encrypted"), e.getCause().getMessage());
+        }
+        assertEquals(0, h.relay.store().used());
+    }
+
+    @Test
     void bytesThatAreNoBlockAreRefusedAndTheConnectionGoesOn() throws Exception {
         assertEquals(RelayErrorCode.BAD_BLOCK, refused(0, Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4})));
         assertEquals(RelayErrorCode.BAD_BLOCK, refused(0, Unpooled.wrappedBuffer(new byte[5000])));

@@ -49,7 +49,7 @@ public final class RelayHarness implements AutoCloseable {
         this.connectionConfig = connectionConfig;
         relay = FspRelay.start(new RelayConfig(new InetSocketAddress("127.0.0.1", 0),
                 new StoreConfig(store, quota, memory, Duration.ofMinutes(10)), RELAY, Set.of(SERVER.fingerprint()),
-                RelayLimits.DEFAULT, 64, idleTimeout, verifyBlocks, faults, clock));
+                RelayLimits.DEFAULT, 64, idleTimeout, verifyBlocks, false, faults, clock));
     }
 
     /** Connects with the trusted server's certificate. */

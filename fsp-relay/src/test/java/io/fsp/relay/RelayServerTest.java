@@ -375,6 +375,102 @@ class RelayServerTest {
     }
 
     @Test
+    void firstWritableStripesAroundAFullRelay() throws Exception {
+        start(64L << 20, 64L << 20);
+        try (RelayHarness other = new RelayHarness(store.resolve("small"), 100_000, 100_000, FaultPlan.NONE)) {
+            RelayConnectionConfig window = RelayConnectionConfig.DEFAULT.withPushWindowBytes(50_000);
+            try (RelayConnection big = h.connect(Optional.of(RelayHarness.SERVER), window);
+                 RelayConnection small = other.connect(Optional.of(RelayHarness.SERVER), window)) {
+                RelayHarness.Opened onBig = h.open(big);
+                RelayHarness.Opened onSmall = other.open(small);
+                Map<RelayConnection, TransferId> ids = Map.of(big, onBig.id(), small, onSmall.id());
+                List<CompletableFuture<Void>> puts = new ArrayList<>();
+                for (long seq = 0; seq < 40; seq++) {
+                    RelayConnection r = RelayConnection.firstWritable(List.of(small, big)).get(10, TimeUnit.SECONDS);
+                    puts.add(r.putBlock(ids.get(r), seq, Unpooled.wrappedBuffer(block(20_000, seq))));
+                }
+                // The small relay holds 5 blocks and stops acknowledging; at most a window's worth more waits
+                // for it (2 at the relay, 1 here), and everything else goes to the big one.
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                long onBigStored;
+                while ((onBigStored = h.relay.store().status(onBig.id()).orElseThrow().blocks()) < 32
+                        && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                assertTrue(onBigStored >= 32, "blocks on the big relay: " + onBigStored);
+                assertEquals(5, other.relay.store().status(onSmall.id()).orElseThrow().blocks());
+                assertEquals(40 - onBigStored - 5, puts.stream().filter(f -> !f.isDone()).count(),
+                        "every other block waits for the small relay");
+            }
+        }
+    }
+
+    @Test
+    void abandonedTransferIsDroppedAfterTheTtlByTheRunningRelay() throws Exception {
+        try (FspRelay relay = FspRelay.start(new RelayConfig(new java.net.InetSocketAddress("127.0.0.1", 0),
+                new io.fsp.relay.store.StoreConfig(store, 1 << 20, 0, Duration.ofMillis(300)), RelayHarness.RELAY,
+                java.util.Set.of(RelayHarness.SERVER.fingerprint()), io.fsp.relay.wire.RelayLimits.DEFAULT, 8,
+                RelayConfig.DEFAULT_IDLE_TIMEOUT, false, false, FaultPlan.NONE, java.time.Clock.systemUTC()))) {
+            h = new RelayHarness(store.resolve("unused"), 1 << 20, 1 << 20, FaultPlan.NONE); // for its event loop
+            TransferId id = TransferId.random();
+            try (RelayConnection server = RelayConnection.connect(relay.address(), io.fsp.tls.SslContexts.client(
+                    PinnedTrustManager.of(java.util.Set.of(RelayHarness.RELAY.fingerprint())),
+                    Optional.of(RelayHarness.SERVER)), h.group, RelayConnectionConfig.DEFAULT).get(10, TimeUnit.SECONDS)) {
+                server.openTransfer(id, TokenKey.random(), Instant.now().plusSeconds(3600), 0).get(5, TimeUnit.SECONDS);
+                server.putBlock(id, 0, Unpooled.wrappedBuffer(new byte[1000])).get(5, TimeUnit.SECONDS);
+                assertEquals(1000, relay.store().used());
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (relay.store().status(id).isPresent() && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                }
+                assertTrue(relay.store().status(id).isEmpty(), "transfer expired");
+                assertEquals(RelayErrorCode.UNKNOWN_TRANSFER,
+                        ((RelayRefusedException) failure(server.status(id))).code());
+                while (relay.store().used() > 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                }
+                assertEquals(0, relay.store().used());
+                try (Stream<Path> s = Files.walk(store)) {
+                    assertEquals(0, s.filter(p -> Files.isRegularFile(p) && p.toString().endsWith(".blk")).count());
+                }
+            }
+        }
+    }
+
+    @Test
+    void aTrustedServerCannotTouchAnotherServersTransfer() throws Exception {
+        io.fsp.tls.KeyMaterial second = Certificates.selfSigned("second server");
+        try (FspRelay relay = FspRelay.start(new RelayConfig(new java.net.InetSocketAddress("127.0.0.1", 0),
+                new io.fsp.relay.store.StoreConfig(store, 1 << 20, 1 << 20, Duration.ofMinutes(1)), RelayHarness.RELAY,
+                java.util.Set.of(RelayHarness.SERVER.fingerprint(), second.fingerprint()),
+                io.fsp.relay.wire.RelayLimits.DEFAULT, 8, RelayConfig.DEFAULT_IDLE_TIMEOUT, false, false, FaultPlan.NONE,
+                java.time.Clock.systemUTC()))) {
+            h = new RelayHarness(store.resolve("unused"), 1 << 20, 1 << 20, FaultPlan.NONE); // for its event loop
+            io.netty.handler.ssl.SslContext asFirst = io.fsp.tls.SslContexts.client(
+                    PinnedTrustManager.of(java.util.Set.of(RelayHarness.RELAY.fingerprint())), Optional.of(RelayHarness.SERVER));
+            io.netty.handler.ssl.SslContext asSecond = io.fsp.tls.SslContexts.client(
+                    PinnedTrustManager.of(java.util.Set.of(RelayHarness.RELAY.fingerprint())), Optional.of(second));
+            try (RelayConnection first = RelayConnection.connect(relay.address(), asFirst, h.group,
+                    RelayConnectionConfig.DEFAULT).get(10, TimeUnit.SECONDS);
+                 RelayConnection other = RelayConnection.connect(relay.address(), asSecond, h.group,
+                    RelayConnectionConfig.DEFAULT).get(10, TimeUnit.SECONDS)) {
+                TransferId id = TransferId.random();
+                TokenKey key = TokenKey.random();
+                first.openTransfer(id, key, Instant.now().plusSeconds(60), 0).get(5, TimeUnit.SECONDS);
+                first.putBlock(id, 0, Unpooled.wrappedBuffer(new byte[] {1})).get(5, TimeUnit.SECONDS);
+                assertEquals(RelayErrorCode.NOT_A_TRUSTED_SERVER, ((RelayRefusedException) failure(
+                        other.putBlock(id, 1, Unpooled.wrappedBuffer(new byte[] {2})))).code());
+                assertEquals(RelayErrorCode.NOT_A_TRUSTED_SERVER,
+                        ((RelayRefusedException) failure(other.abortTransfer(id))).code());
+                assertEquals(RelayErrorCode.TRANSFER_EXISTS, ((RelayRefusedException) failure(
+                        other.openTransfer(id, key, Instant.now().plusSeconds(60), 0))).code());
+                assertEquals(1, relay.store().status(id).orElseThrow().blocks());
+                first.abortTransfer(id).get(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @Test
     void abortDropsTheTransfer() throws Exception {
         start(1 << 20, 1 << 20);
         try (RelayConnection server = h.server(); RelayConnection client = h.client()) {

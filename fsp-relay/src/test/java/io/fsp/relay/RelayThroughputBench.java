@@ -33,7 +33,7 @@ class RelayThroughputBench {
         try (RelayHarness warmUp = new RelayHarness(store, 512L << 20, 256L << 20, FaultPlan.NONE)) {
             oneRun(warmUp, Math.min(256, mib) * (1 << 20) / blockSize, blockSize); // JIT, TLS, pools
         }
-        for (String mode : List.of("memory", "disk")) {
+        for (String mode : System.getProperty("bench.modes", "memory,disk").split(",")) {
             List<Double> rates = new ArrayList<>();
             List<Double> perCpu = new ArrayList<>();
             for (int run = 0; run < runs; run++) {

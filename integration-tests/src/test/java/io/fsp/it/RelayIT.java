@@ -166,6 +166,19 @@ class RelayIT {
     }
 
     @Test
+    void stalledRelayProcessTimesClientsOutButStillTakesBlocks() throws Exception {
+        try (RelayProcess relay = RelayProcess.start(dir, SERVER.fingerprint(), "--fault", "stall");
+             RelayConnection server = connect(relay, Optional.of(SERVER))) {
+            push(server, TransferId.random(), TokenKey.random(), 2);
+            RelayConnectionConfig impatient = RelayConnectionConfig.DEFAULT.withConnectTimeout(Duration.ofSeconds(1));
+            ExecutionException e = assertThrows(ExecutionException.class, () -> RelayConnection.connect(
+                    relay.address(), SslContexts.client(PinnedTrustManager.of(Set.of(relay.fingerprint())),
+                            Optional.empty()), group, impatient).get(30, TimeUnit.SECONDS));
+            assertInstanceOf(io.fsp.relay.client.RelayTimeoutException.class, e.getCause());
+        }
+    }
+
+    @Test
     void relayStartedWithAFlipBitFaultServesABlockWhoseChecksumFails() throws Exception {
         try (RelayProcess relay = RelayProcess.start(dir, SERVER.fingerprint(), "--fault", "flip-bit:1");
              RelayConnection server = connect(relay, Optional.of(SERVER));

@@ -206,9 +206,43 @@ public final class RelayConnection implements AutoCloseable {
                 f.complete(null);
             } else {
                 writableWaiters.add(f);
+                f.whenComplete((x, e) -> {
+                    if (f.isCancelled()) {
+                        channel.eventLoop().execute(() -> writableWaiters.remove(f));
+                    }
+                });
             }
         });
         return f;
+    }
+
+    /**
+     * The first of {@code relays} with room in its push window: first-come-first-served striping gives the
+     * next block to it, so faster relays get more. Fails only when every connection is closed.
+     */
+    public static CompletableFuture<RelayConnection> firstWritable(Collection<RelayConnection> relays) {
+        CompletableFuture<RelayConnection> first = new CompletableFuture<>();
+        if (relays.isEmpty()) {
+            first.completeExceptionally(new IllegalArgumentException("relays: none (expected: at least one)"));
+            return first;
+        }
+        java.util.concurrent.atomic.AtomicInteger failed = new java.util.concurrent.atomic.AtomicInteger();
+        List<CompletableFuture<Void>> waits = new ArrayList<>();
+        for (RelayConnection r : relays) {
+            CompletableFuture<Void> w = r.whenWritable();
+            waits.add(w);
+            w.whenComplete((ok, error) -> {
+                if (error == null) {
+                    first.complete(r);
+                } else if (!(error instanceof java.util.concurrent.CancellationException)
+                        && failed.incrementAndGet() == relays.size()) {
+                    first.completeExceptionally(error);
+                }
+            });
+        }
+        // The relays that did not win stop waiting, so a long-full relay collects no waiters.
+        first.whenComplete((r, error) -> waits.forEach(w -> w.cancel(false)));
+        return first;
     }
 
     /** Block bytes pushed but not yet acknowledged plus those waiting here (a rough load figure). */
@@ -230,7 +264,9 @@ public final class RelayConnection implements AutoCloseable {
 
     /**
      * Fetches one block: the bytes exactly as the server put them. The caller owns (and must release) the
-     * buffer. Fails with {@link BlockNotFoundException} if the relay does not hold it.
+     * buffer. Fails with {@link BlockNotFoundException} if the relay does not hold it. Requests may be
+     * pipelined; the relay answers them in order. Every answer is read as it arrives, so bound the number of
+     * outstanding gets (e.g. by the writer's queue depth) to bound memory.
      */
     public CompletableFuture<ByteBuf> getBlock(TransferId transferId, long seq) {
         return request(id -> new RelayMessage.GetBlock(id, transferId, seq), config.requestTimeout(), ByteBuf.class);

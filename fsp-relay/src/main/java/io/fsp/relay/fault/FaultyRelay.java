@@ -26,7 +26,10 @@ public final class FaultyRelay {
     private FaultyRelay() {
     }
 
-    /** A relay with a 256 MiB quota (64 MiB in memory) and a ten-minute TTL. */
+    /**
+     * A relay with a 256 MiB quota (64 MiB in memory) and a ten-minute TTL that, like a production relay,
+     * checks pushed blocks and refuses clear ones.
+     */
     public static FspRelay start(Path storeDir, Set<Fingerprint> trustedServers, Fault... faults) throws IOException {
         return start(new StoreConfig(storeDir, 256L << 20, 64L << 20, Duration.ofMinutes(10)), trustedServers,
                 faults);
@@ -35,6 +38,7 @@ public final class FaultyRelay {
     public static FspRelay start(StoreConfig store, Set<Fingerprint> trustedServers, Fault... faults) throws IOException {
         return FspRelay.start(new RelayConfig(new InetSocketAddress("127.0.0.1", 0), store,
                 Certificates.selfSigned("fsp-relay"), trustedServers, RelayLimits.DEFAULT,
-                RelayConfig.DEFAULT_MAX_CONNECTIONS, RelayConfig.DEFAULT_IDLE_TIMEOUT, true, new FaultPlan(List.of(faults)), Clock.systemUTC()));
+                RelayConfig.DEFAULT_MAX_CONNECTIONS, RelayConfig.DEFAULT_IDLE_TIMEOUT, true, false,
+                new FaultPlan(List.of(faults)), Clock.systemUTC()));
     }
 }

@@ -14,26 +14,29 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 
 /**
- * Checks a pushed block before the relay stores it: a well-formed data block (docs/protocol.md §2) whose
- * wire checksum matches and whose header names the transfer and sequence number of the PUT_BLOCK frame.
+ * Checks a pushed block before the relay stores it: a well-formed, encrypted data block (docs/protocol.md §2)
+ * whose wire checksum matches and whose header names the transfer and sequence number of the PUT_BLOCK frame.
  * Needs no key: the header and checksum are in the clear. The hashing runs on its own executor, not on
  * the event loop.
  */
 public final class BlockCheck {
     /** Stores whatever bytes arrive (for peers that do not send FSP blocks, and for tests). */
-    public static final BlockCheck NONE = new BlockCheck(null, null);
+    public static final BlockCheck NONE = new BlockCheck(null, null, true);
 
     private final BlockLimits limits;
     private final Executor executor;
+    private final boolean acceptClear;
 
-    private BlockCheck(BlockLimits limits, Executor executor) {
+    private BlockCheck(BlockLimits limits, Executor executor, boolean acceptClear) {
         this.limits = limits;
         this.executor = executor;
+        this.acceptClear = acceptClear;
     }
 
-    public static BlockCheck of(int maxBlockBytes, Executor executor) {
+    /** @param acceptClear whether blocks without encryption may be stored (relay option --accept-clear-blocks) */
+    public static BlockCheck of(int maxBlockBytes, Executor executor, boolean acceptClear) {
         return new BlockCheck(new BlockLimits(Math.min(maxBlockBytes, BlockLimits.MAX_DATA_LENGTH),
-                BlockLimits.DEFAULT.maxNameLength()), executor);
+                BlockLimits.DEFAULT.maxNameLength()), executor, acceptClear);
     }
 
     /** Completes when {@code bytes} passed; fails with a {@link StoreException} BAD_BLOCK. Does not release. */
@@ -62,6 +65,10 @@ public final class BlockCheck {
             if (!h.flags().isData()) {
                 throw new StoreException(RelayErrorCode.BAD_BLOCK, "block " + seq + ": flags " + h.flags()
                         + " (expected: a DATA block)");
+            }
+            if (!acceptClear && !h.flags().isEncrypted()) {
+                throw new StoreException(RelayErrorCode.BAD_BLOCK, "block " + seq + ": not encrypted (expected:"
+                        + " ENCRYPTED; this relay holds no plaintext unless started with --accept-clear-blocks)");
             }
             if (h.transferId() != transfer.value()) {
                 throw new StoreException(RelayErrorCode.BAD_BLOCK, "block " + seq + ": transfer "

@@ -9,6 +9,7 @@ import io.fsp.relay.wire.RelayErrorCode;
 import io.fsp.relay.wire.RelayFrameDecoder;
 import io.fsp.relay.wire.RelayMessage;
 import io.fsp.relay.wire.RelayRole;
+import io.fsp.tls.Fingerprint;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TokenException;
 import io.fsp.token.TokenKey;
@@ -24,6 +25,8 @@ import io.netty.handler.traffic.ChannelTrafficShapingHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.ReferenceCounted;
 import java.net.InetSocketAddress;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -57,6 +60,8 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private ChannelHandlerContext ctx;
     private String session = "[?]";
     private RelayRole role;
+    /** The certificate fingerprint of a SERVER peer. */
+    private Fingerprint server;
     private boolean welcomed;
     private boolean busy;
     private boolean closing;
@@ -251,11 +256,22 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private RelayRole peerRole() {
         SslHandler ssl = ctx.pipeline().get(SslHandler.class);
         try {
-            ssl.engine().getSession().getPeerCertificates();
+            Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
+            server = Fingerprint.of((X509Certificate) chain[0]);
             return RelayRole.SERVER;
         } catch (SSLPeerUnverifiedException e) {
             return RelayRole.CLIENT;
         }
+    }
+
+    /** Whether this server opened {@code transfer}; refuses the request if another server did. */
+    private boolean ownsTransfer(int msgId, TransferId transfer) {
+        Optional<Fingerprint> owner = store.owner(transfer);
+        if (owner.isPresent() && !owner.get().equals(server)) {
+            refuse(msgId, RelayErrorCode.NOT_A_TRUSTED_SERVER, "transfer " + transfer + " belongs to another server");
+            return false;
+        }
+        return true;
     }
 
     // ---------------------------------------------------------------- server operations
@@ -278,7 +294,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             refuse(o.id(), RelayErrorCode.TOKEN_EXPIRED, "expiresAt: " + o.expiresAt() + " (expected: in the future)");
             return;
         }
-        switch (store.open(o.transferId(), o.tokenKey(), o.expiresAt(), o.quotaHint())) {
+        switch (store.open(o.transferId(), o.tokenKey(), o.expiresAt(), o.quotaHint(), server)) {
             case OPENED -> {
                 log.info("{} transfer {} opened, expires {}, hint {} bytes", session, o.transferId(), o.expiresAt(),
                         o.quotaHint());
@@ -286,12 +302,16 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             }
             case ALREADY_OPEN -> reply(new RelayMessage.Ok(o.id()));
             case KEY_MISMATCH -> refuse(o.id(), RelayErrorCode.TRANSFER_EXISTS,
-                    "transfer " + o.transferId() + " is already open with another key");
+                    "transfer " + o.transferId() + " is already open with another key or for another server");
         }
     }
 
     private void put(RelayMessage.PutBlock p) {
         if (!requireServer(p)) {
+            return;
+        }
+        if (!ownsTransfer(p.id(), p.transferId())) {
+            p.release();
             return;
         }
         TransferId id = p.transferId();
@@ -316,7 +336,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void abort(RelayMessage.AbortTransfer a) {
-        if (!requireServer(a)) {
+        if (!requireServer(a) || !ownsTransfer(a.id(), a.transferId())) {
             return;
         }
         if (store.abort(a.transferId())) {

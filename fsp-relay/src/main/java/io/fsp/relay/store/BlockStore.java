@@ -1,6 +1,7 @@
 package io.fsp.relay.store;
 
 import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.tls.Fingerprint;
 import io.fsp.token.TokenKey;
 import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
@@ -64,14 +65,24 @@ public final class BlockStore {
     /** Outcome of {@link #open}. */
     public enum OpenResult { OPENED, ALREADY_OPEN, KEY_MISMATCH }
 
-    /** Opens a transfer; opening it again with the same key is harmless (a reconnecting server). */
-    public synchronized OpenResult open(TransferId id, TokenKey key, Instant expiresAt, long quotaHint) {
+    /**
+     * Opens a transfer for the server whose certificate is {@code owner}; opening it again with the same key
+     * by the same server is harmless (a reconnecting server).
+     */
+    public synchronized OpenResult open(TransferId id, TokenKey key, Instant expiresAt, long quotaHint,
+                                        Fingerprint owner) {
         Transfer t = transfers.get(id);
         if (t != null) {
-            return t.key.equals(key) ? OpenResult.ALREADY_OPEN : OpenResult.KEY_MISMATCH;
+            return t.key.equals(key) && t.owner.equals(owner) ? OpenResult.ALREADY_OPEN : OpenResult.KEY_MISMATCH;
         }
-        transfers.put(id, new Transfer(id, key, expiresAt, quotaHint, clock.instant()));
+        transfers.put(id, new Transfer(id, key, expiresAt, quotaHint, owner, clock.instant()));
         return OpenResult.OPENED;
+    }
+
+    /** The server that opened the transfer, if it is open. */
+    public synchronized Optional<Fingerprint> owner(TransferId id) {
+        Transfer t = transfers.get(id);
+        return t == null ? Optional.empty() : Optional.of(t.owner);
     }
 
     /** The key tokens for {@code id} are checked with, if the transfer is open. */
@@ -123,7 +134,7 @@ public final class BlockStore {
         if (memoryUsed + w.size <= config.memoryBytes()) {
             memoryUsed += w.size;
             // A copy of exactly the block's size: the received buffer may be a slice of a larger one.
-            ByteBuf copy = alloc.directBuffer(w.size, w.size);
+            ByteBuf copy = alloc.buffer(w.size, w.size);
             copy.writeBytes(w.block, w.block.readerIndex(), w.size);
             w.block.release();
             Transfer t = transfers.get(w.id);
@@ -207,7 +218,7 @@ public final class BlockStore {
         Path file = h.file;
         int size = h.size;
         disk.execute(() -> {
-            ByteBuf buf = alloc.directBuffer(size, size);
+            ByteBuf buf = alloc.buffer(size, size);
             try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
                 while (buf.writableBytes() > 0) {
                     if (buf.writeBytes(ch, buf.writerIndex(), buf.writableBytes()) < 0) {
@@ -417,7 +428,8 @@ public final class BlockStore {
     }
 
     private static void complete(CompletableFuture<Void> done) {
-        // Complete outside callers' locks where it matters; here the caller continues on its event loop.
+        // Runs under this store's lock: continuations must only hand over to their own thread (the session
+        // handler re-schedules onto its event loop), never call back into the store inline.
         done.complete(null);
     }
 
@@ -468,6 +480,7 @@ public final class BlockStore {
     private static final class Transfer {
         final TransferId id;
         final TokenKey key;
+        final Fingerprint owner;
         final Instant expiresAt;
         final long quotaHint;
         final Map<Long, Held> blocks = new HashMap<>();
@@ -475,9 +488,10 @@ public final class BlockStore {
         Instant lastActivity;
         long bytes;
 
-        Transfer(TransferId id, TokenKey key, Instant expiresAt, long quotaHint, Instant now) {
+        Transfer(TransferId id, TokenKey key, Instant expiresAt, long quotaHint, Fingerprint owner, Instant now) {
             this.id = id;
             this.key = key;
+            this.owner = owner;
             this.expiresAt = expiresAt;
             this.quotaHint = quotaHint;
             this.lastActivity = now;

@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.relay.MutableClock;
 import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.tls.Certificates;
+import io.fsp.tls.Fingerprint;
 import io.fsp.token.TokenKey;
 import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
@@ -37,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(30)
 class BlockStoreTest {
     private static final Instant START = Instant.parse("2026-11-22T00:00:00Z");
+    private static final Fingerprint SERVER = Certificates.selfSigned("server").fingerprint();
     @TempDir
     Path dir;
     private final ExecutorService disk = Executors.newSingleThreadExecutor();
@@ -57,7 +60,7 @@ class BlockStoreTest {
     private BlockStore store(long quota, long memory) throws IOException {
         store = new BlockStore(new StoreConfig(dir, quota, memory, Duration.ofMinutes(10)), disk, clock,
                 PooledByteBufAllocator.DEFAULT);
-        store.open(transfer, key, START.plus(Duration.ofHours(1)), 0);
+        store.open(transfer, key, START.plus(Duration.ofHours(1)), 0, SERVER);
         return store;
     }
 
@@ -219,9 +222,11 @@ class BlockStoreTest {
     @Test
     void openingAgainWithTheSameKeyIsHarmlessButAnotherKeyIsRefused() throws Exception {
         store(1000, 1000);
-        assertEquals(BlockStore.OpenResult.ALREADY_OPEN, store.open(transfer, key, START.plusSeconds(60), 0));
+        assertEquals(BlockStore.OpenResult.ALREADY_OPEN, store.open(transfer, key, START.plusSeconds(60), 0, SERVER));
         assertEquals(BlockStore.OpenResult.KEY_MISMATCH,
-                store.open(transfer, TokenKey.random(), START.plusSeconds(60), 0));
+                store.open(transfer, TokenKey.random(), START.plusSeconds(60), 0, SERVER));
+        assertEquals(BlockStore.OpenResult.KEY_MISMATCH, store.open(transfer, key, START.plusSeconds(60), 0,
+                Certificates.selfSigned("another server").fingerprint()));
     }
 
     @Test
