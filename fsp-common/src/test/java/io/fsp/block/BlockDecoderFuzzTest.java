@@ -11,6 +11,8 @@ import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.DecoderException;
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Coverage-guided fuzzing of the block decoder and the receiver pipeline behind it. {@code mvn verify} runs
@@ -56,6 +58,9 @@ class BlockDecoderFuzzTest {
         }
     }
 
+    // Jazzer turns the JUnit timeout into libFuzzer's per-input limit, so a hanging input fails within it;
+    // it also bounds the whole 45 s run, hence the margin.
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
     @FuzzTest(maxDuration = "45s")
     void decoderNeverCrashesHangsOrOverAllocates(byte[] input) {
         if (input.length < 2) {

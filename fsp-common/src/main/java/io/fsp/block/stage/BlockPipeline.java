@@ -17,7 +17,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.internal.PlatformDependent;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * The stages of one transfer in the order of docs/protocol.md §2.5.
@@ -35,11 +38,23 @@ import java.util.Objects;
  * {@link NonceSequence} (and {@link ReplayGuard}) per transfer. {@link #close()} frees native zstd memory.
  */
 public final class BlockPipeline implements AutoCloseable {
+    /**
+     * The default allocator: pooled, direct where the platform allows, with 16 MiB chunks. Netty's default
+     * 4 MiB chunk cannot hold a 4 MiB block plus its header, so every block would be a fresh unpooled
+     * allocation that page-faults its way in; from this pool it reuses memory that is already mapped.
+     */
+    public static final PooledByteBufAllocator ALLOCATOR = new PooledByteBufAllocator(
+            PlatformDependent.directBufferPreferred(),
+            PooledByteBufAllocator.defaultNumHeapArena(), PooledByteBufAllocator.defaultNumDirectArena(),
+            PooledByteBufAllocator.defaultPageSize(), 11,
+            PooledByteBufAllocator.defaultSmallCacheSize(), PooledByteBufAllocator.defaultNormalCacheSize(), true);
+
     private final ByteBufAllocator alloc;
     private final BlockLimits limits;
     private final long transferId;
     private final WireChecksum checksum;
     private final Digester digester;
+    private final Executor digestExecutor;
     private final int compressionLevel;
     private final Encryptor encryptor;
     private final NonceSequence sequence;
@@ -52,6 +67,7 @@ public final class BlockPipeline implements AutoCloseable {
         this.transferId = b.key != null ? b.key.transferId() : b.transferId;
         this.checksum = new WireChecksum(b.checksum);
         this.digester = b.digest == null ? null : new Digester(b.digest);
+        this.digestExecutor = b.digestExecutor;
         this.compressionLevel = b.compressionLevel;
         this.compressor = b.compress ? new Compressor(b.compressionLevel) : null;
         this.encryptor = b.key == null ? null : new Encryptor(b.key, b.provider);
@@ -88,21 +104,37 @@ public final class BlockPipeline implements AutoCloseable {
             throw new BlockTooLongException("name length: " + (descriptor.encodedLength() - BlockDescriptor.FIXED_LENGTH)
                     + " (expected: <= " + limits.maxNameLength() + ")");
         }
-        Digest digest = digester == null ? null : digester.digest(data);
+        // The digest only reads the plaintext: with an executor it runs beside compression and encryption.
+        CompletableFuture<Digest> overlapped = digester != null && digestExecutor != null
+                ? CompletableFuture.supplyAsync(() -> digester.digest(data), digestExecutor) : null;
+        Digest digest = digester != null && overlapped == null ? digester.digest(data) : null;
         int flags = BlockFlags.DATA | (endOfFile ? BlockFlags.END_OF_FILE : 0);
-        ByteBuf body = compressor == null ? null : compressor.compress(alloc, data);
-        if (body != null) {
-            flags |= BlockFlags.COMPRESSED;
-        }
-        long seq = sequence.next();
+        ByteBuf body = null;
+        Block block = null;
         try {
-            Block block = encryptor != null
+            body = compressor == null ? null : compressor.compress(alloc, data);
+            if (body != null) {
+                flags |= BlockFlags.COMPRESSED;
+            }
+            long seq = sequence.next();
+            block = encryptor != null
                     ? sealEncrypted(flags | BlockFlags.ENCRYPTED, seq, descriptor, body != null ? body : data)
                     : sealClear(flags, seq, descriptor, body != null ? body.retain() : data.retainedSlice());
-            return new SealedBlock(block, digest);
+            if (overlapped != null) {
+                digest = overlapped.join();
+            }
+            SealedBlock sealed = new SealedBlock(block, digest);
+            block = null;
+            return sealed;
         } finally {
+            if (overlapped != null) {
+                overlapped.join(); // never return while another thread still reads the caller's buffer
+            }
             if (body != null) {
                 body.release();
+            }
+            if (block != null) {
+                block.release();
             }
         }
     }
@@ -178,6 +210,11 @@ public final class BlockPipeline implements AutoCloseable {
         ByteBuf body;
         if (encryptor != null) {
             ByteBuf payload = block.payload();
+            int min = BlockDescriptor.FIXED_LENGTH + 1 + BlockHeader.TAG_LENGTH;
+            if (payload.readableBytes() < min) {
+                throw new BlockFormatException(id + ": payload length: " + payload.readableBytes() + " (expected: >= " + min
+                        + ", a sealed descriptor and tag)");
+            }
             ByteBuf plain = alloc.buffer(payload.readableBytes() - BlockHeader.TAG_LENGTH);
             try {
                 encryptor.open(header.sequence(), block.headerBytes(), payload, plain, id);
@@ -241,7 +278,7 @@ public final class BlockPipeline implements AutoCloseable {
 
     /** Options with their defaults: CRC32C wire checksum, SHA-256 digest, no compression, no encryption. */
     public static final class Builder {
-        private ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+        private ByteBufAllocator alloc = ALLOCATOR;
         private BlockLimits limits = BlockLimits.DEFAULT;
         private ChecksumAlgorithm checksum = ChecksumAlgorithm.CRC32C;
         private ChecksumAlgorithm digest = ChecksumAlgorithm.SHA256;
@@ -252,6 +289,7 @@ public final class BlockPipeline implements AutoCloseable {
         private long transferId;
         private NonceSequence sequence;
         private ReplayGuard replayGuard;
+        private Executor digestExecutor;
 
         public Builder allocator(ByteBufAllocator alloc) {
             this.alloc = Objects.requireNonNull(alloc, "alloc");
@@ -271,6 +309,15 @@ public final class BlockPipeline implements AutoCloseable {
         /** Plaintext digest algorithm, or {@code null} for none (e.g. when the client hashes in its own stage). */
         public Builder digest(ChecksumAlgorithm digest) {
             this.digest = digest;
+            return this;
+        }
+
+        /**
+         * Run the sender's plaintext digest on this executor, beside compression, encryption and checksum
+         * (one task per block, joined before {@link #seal} returns). Default: on the calling thread.
+         */
+        public Builder digestExecutor(Executor executor) {
+            this.digestExecutor = executor;
             return this;
         }
 

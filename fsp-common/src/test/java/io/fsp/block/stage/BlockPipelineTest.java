@@ -177,6 +177,19 @@ class BlockPipelineTest {
     }
 
     @Test
+    void aDigestOnAnotherThreadGivesTheSameBlockAndDigest() throws Exception {
+        java.util.concurrent.ExecutorService digestThread = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (BlockPipeline overlapped = Cipher.AES128_JDK.apply(BlockPipeline.builder().compression(1).digestExecutor(digestThread)).build();
+             BlockPipeline receiver = pipeline(Cipher.AES128_JDK, ChecksumAlgorithm.CRC32C, ChecksumAlgorithm.SHA256, false)) {
+            for (int i = 0; i < 5; i++) {
+                roundTrip(overlapped, receiver, TestData.text(100_000 + i, i), i == 4, true);
+            }
+        } finally {
+            digestThread.shutdown();
+        }
+    }
+
+    @Test
     void randomDataIsNotCompressedAndTextIs() {
         try (BlockPipeline p = BlockPipeline.builder().compression(3).build()) {
             ByteBuf random = Unpooled.wrappedBuffer(TestData.random(65_536, 9));
