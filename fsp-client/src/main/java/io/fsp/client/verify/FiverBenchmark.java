@@ -63,6 +63,9 @@ public final class FiverBenchmark implements Callable<Integer> {
     @Option(names = "--riva", description = "Also measure mode riva (re-read with O_DIRECT).")
     boolean riva;
 
+    @Option(names = "--only", split = ",", description = "Run only these measures (transfer, checksum, fiver, sequential, riva), e.g. for profiling.")
+    List<String> only;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -107,6 +110,12 @@ public final class FiverBenchmark implements Callable<Integer> {
         measures.put("t_sequential", this::sequential);
         if (riva) {
             measures.put("t_riva", () -> verified(VerificationMode.RIVA));
+        }
+        if (only != null) {
+            measures.keySet().retainAll(only.stream().map(o -> "t_" + o.trim()).toList());
+            if (measures.isEmpty()) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--only: " + only + " (expected: transfer, checksum, fiver, sequential, riva)");
+            }
         }
         List<String> names = new ArrayList<>(measures.keySet());
 
@@ -155,6 +164,10 @@ public final class FiverBenchmark implements Callable<Integer> {
             out.printf(Locale.ROOT, "%-14s %10.3f %10.1f %8.3f %10.3f   %s%n", name, m, fileSize / 1e6 / m, s[0],
                     median(cpu.get(name).clone()), all.toString().trim());
         }
+        if (!median.containsKey("t_transfer") || !median.containsKey("t_checksum")) {
+            out.flush();
+            return 0;
+        }
         double base = Math.max(median.get("t_transfer"), median.get("t_checksum"));
         out.println();
         out.printf(Locale.ROOT, "Equation 1 overhead, (t - max(t_transfer, t_checksum)) / max(...), max = %.3f s:%n", base);
@@ -164,8 +177,34 @@ public final class FiverBenchmark implements Callable<Integer> {
             }
         }
         out.printf(Locale.ROOT, "fdatasync calls per run (most seen): %s, for %d blocks%n", flushCounts, blocks());
+        stageCpu.forEach((mode, stages) -> {
+            out.printf(Locale.ROOT, "thread CPU s, last %s run (main includes earlier runs):", mode.cliName());
+            stages.forEach((stage, sec) -> out.printf(Locale.ROOT, " %s=%.3f", stage, sec));
+            out.println();
+        });
         out.flush();
         return 0;
+    }
+
+    /** Thread CPU seconds by verifier stage (thread name prefix), most recent run per mode. */
+    private final Map<VerificationMode, Map<String, Double>> stageCpu = new java.util.EnumMap<>(VerificationMode.class);
+
+    private void recordStageCpu(VerificationMode mode) {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        Map<String, Double> byStage = new java.util.TreeMap<>();
+        for (java.lang.management.ThreadInfo info : mx.getThreadInfo(mx.getAllThreadIds())) {
+            if (info == null) {
+                continue;
+            }
+            String name = info.getThreadName();
+            String stage = name.startsWith("fiver-") || name.startsWith("riva-") ? name.replaceAll("-\\d+$", "")
+                    : name.equals("main") ? "main (producer)" : null;
+            long ns = mx.getThreadCpuTime(info.getThreadId());
+            if (stage != null && ns > 0) {
+                byStage.merge(stage, ns / 1e9, Double::sum);
+            }
+        }
+        stageCpu.put(mode, byStage);
     }
 
     private static double median(double[] values) {
@@ -234,6 +273,8 @@ public final class FiverBenchmark implements Callable<Integer> {
                     byte[] digest = len == blockSize ? poolDigests[i] : digestOf(data);
                     verifier.submit(new BlockRef(target().getFileName().toString(), offset, len), data, digest, () -> free.add(i));
                 }
+                verifier.drain();
+                recordStageCpu(mode); // while the verifier's threads are alive
             }
         }
         double t = (System.nanoTime() - start) / 1e9;

@@ -1,10 +1,11 @@
 package io.fsp.client.verify;
 
+import io.fsp.checksum.Digest;
 import io.fsp.client.collect.PositionalWriter;
 import io.fsp.client.journal.JournalRecord;
 import io.fsp.client.journal.ResumeJournal;
-import io.fsp.checksum.Digest;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -74,7 +76,7 @@ public final class FiverVerifier implements AutoCloseable {
     private final LinkedBlockingQueue<Job> toDecide = new LinkedBlockingQueue<>();
     private final Thread flusher;
     private final Thread decider;
-    private final java.util.concurrent.ConcurrentLinkedQueue<Runnable> capacityWaiters = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Runnable> capacityWaiters = new ConcurrentLinkedQueue<>();
     private final Object idle = new Object();
     private long outstanding;
     private volatile boolean closed;
@@ -241,7 +243,7 @@ public final class FiverVerifier implements AutoCloseable {
     private static ByteBuffer nioView(ByteBuf plaintext) {
         return plaintext.nioBufferCount() == 1
                 ? plaintext.nioBuffer()
-                : ByteBuffer.wrap(io.netty.buffer.ByteBufUtil.getBytes(plaintext)); // rare: a composite buffer
+                : ByteBuffer.wrap(ByteBufUtil.getBytes(plaintext)); // rare: a composite buffer
     }
 
     /**
