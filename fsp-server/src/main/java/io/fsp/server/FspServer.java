@@ -82,6 +82,14 @@ public final class FspServer implements AutoCloseable {
      * all of them accept connections.
      */
     public static FspServer start(ServerConfig config) throws IOException, InterruptedException {
+        return start(config, FtpCommands.standard());
+    }
+
+    /**
+     * As {@link #start(ServerConfig)}, with the given command registry: the standard commands plus
+     * extensions (the FSP striped-transfer commands register here).
+     */
+    public static FspServer start(ServerConfig config, FtpCommands commands) throws IOException, InterruptedException {
         KeyMaterial key = loadKey(config);
         SslContext ssl = SslContexts.server(key);
         UserStore users = users(config);

@@ -410,6 +410,19 @@ class FtpServerTest {
     }
 
     @Test
+    void requiredSessionReuseRefusesDataConnectionsThatStartNewSessions(@TempDir Path state) throws Exception {
+        try (FspServer s = TestServers.start(root, state, Map.of("require-tls-session-reuse", List.of("true")))) {
+            // Java's FTPSClient cannot resume the control session on a data connection.
+            FTPSClient c = tlsClient(s.addresses().get(0));
+            c.enterLocalPassiveMode();
+            assertFalse(c.retrieveFile("text.txt", OutputStream.nullOutputStream()));
+            assertEquals(425, c.getReplyCode(), c.getReplyString());
+            assertTrue(FTPReply.isPositiveCompletion(c.noop()), "the control connection goes on");
+            c.disconnect();
+        }
+    }
+
+    @Test
     void onlyCompleteUploadsReplaceFiles() throws Exception {
         Files.writeString(root.resolve("keep.txt"), "old content");
         try (RawControl ctl = new RawControl(v4()).login()) {

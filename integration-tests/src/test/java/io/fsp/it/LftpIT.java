@@ -112,6 +112,16 @@ class LftpIT {
         }
         String dataCommand = ipv6 ? (passive ? "EPSV" : "EPRT") : (passive ? "PASV" : "PORT");
         assertTrue(dialogue.contains("---> " + dataCommand), () -> "lftp used " + dataCommand);
+        // ... and the server accepted it (lftp silently falls back to passive mode otherwise)
+        List<String> lines = dialogue.lines().toList();
+        for (int i = 0; i + 1 < lines.size(); i++) {
+            if (lines.get(i).contains("---> " + dataCommand)) {
+                String reply = lines.get(i + 1);
+                assertTrue(reply.contains("<--- 2"), () -> "reply to lftp's " + dataCommand + ": " + reply);
+            }
+        }
+        // lftp reports protocol trouble it recovers from (and waits after) with "****" lines
+        assertEquals(List.of(), lines.stream().filter(l -> l.contains("**** ")).toList(), "lftp saw no errors");
     }
 
     private static void assertSameTree(Path expected, Path actual) throws Exception {

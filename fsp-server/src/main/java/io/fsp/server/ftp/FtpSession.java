@@ -91,7 +91,7 @@ public final class FtpSession {
     /**
      * Runs {@code work} on the blocking executor, then {@code then} with its result on the event loop. A
      * failure is answered with {@link Replies#forFailure} about {@code about}. A result that is
-     * {@link AutoCloseable} is closed if the connection went away meanwhile.
+     * {@link AutoCloseable} is closed if the connection went away meanwhile (and {@code onFailure} runs).
      */
     public <T> void blocking(FtpPath about, Callable<T> work, Consumer<T> then) {
         blocking(about, work, then, () -> { });
@@ -115,6 +115,7 @@ public final class FtpSession {
                 ctx.executor().execute(() -> {
                     if (!ctx.channel().isActive()) {
                         closeQuietly(result);
+                        onFailure.run(); // releases what the command took, such as its data connection
                         return;
                     }
                     try {
@@ -122,6 +123,7 @@ public final class FtpSession {
                     } catch (RuntimeException e) {
                         log.warn("{} internal error after {}", this, about, e);
                         closeQuietly(result);
+                        onFailure.run();
                         reply(Replies.localError());
                     }
                 });

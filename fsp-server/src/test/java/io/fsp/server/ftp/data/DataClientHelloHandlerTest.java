@@ -1,0 +1,58 @@
+package io.fsp.server.ftp.data;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Which ClientHellos count as an attempt to resume a session, from hand-built ClientHello bodies. */
+class DataClientHelloHandlerTest {
+    /** A ClientHello body with a session id of {@code sessionId} bytes and the given extensions (type, length). */
+    private static ByteBuf hello(int sessionId, int... extensions) {
+        ByteBuf b = Unpooled.buffer();
+        b.writeShort(0x0303).writeZero(32);
+        b.writeByte(sessionId).writeZero(sessionId);
+        b.writeShort(2).writeShort(0x1301); // one cipher suite
+        b.writeByte(1).writeByte(0);        // null compression
+        ByteBuf ext = Unpooled.buffer();
+        for (int i = 0; i < extensions.length; i += 2) {
+            ext.writeShort(extensions[i]).writeShort(extensions[i + 1]).writeZero(extensions[i + 1]);
+        }
+        b.writeShort(ext.readableBytes()).writeBytes(ext);
+        ext.release();
+        return b;
+    }
+
+    @ParameterizedTest(name = "session id {0}, extensions {1}/{2} {3}/{4}, TLS 1.2 only {5} -> {6}")
+    @CsvSource({
+        // TLS 1.3 client (supported_versions 43) with a pre-shared key (41): resumption
+        "32, 43, 3, 41, 40, false, true",
+        // ... but a connection limited to TLS 1.2 cannot resume a TLS 1.3 session
+        "0, 43, 3, 41, 40, true, false",
+        // TLS 1.3 client without PSK: its session id is a placeholder
+        "32, 43, 3, 10, 4, false, false",
+        // ... unless the connection is TLS 1.2, where the id names a TLS 1.2 session
+        "32, 43, 3, 10, 4, true, true",
+        // TLS 1.2-only client with a session id, or with a non-empty ticket (35)
+        "32, 10, 4, 11, 2, false, true",
+        "0, 35, 100, 10, 4, false, true",
+        // TLS 1.2-only client, empty ticket extension, no id: a new session
+        "0, 35, 0, 10, 4, false, false",
+    })
+    void recognisesResumptionAttempts(int sessionId, int t1, int l1, int t2, int l2, boolean tls12Only, boolean expected) {
+        ByteBuf b = hello(sessionId, t1, l1, t2, l2);
+        assertEquals(expected, DataClientHelloHandler.attemptsResumption(b, tls12Only));
+        b.release();
+    }
+
+    @ParameterizedTest
+    @CsvSource({"0", "10", "34", "35", "40", "41", "44"})
+    void truncatedHelloIsNoResumptionAndNoCrash(int length) {
+        ByteBuf full = hello(32, 41, 40);
+        ByteBuf cut = full.slice(0, Math.min(length, full.readableBytes()));
+        assertEquals(false, DataClientHelloHandler.attemptsResumption(cut, false));
+        full.release();
+    }
+}
