@@ -8,6 +8,9 @@ import io.fsp.meridian.wire.MeridianMessage.Pong;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.PriorityQueue;
 import java.util.function.BiConsumer;
 
@@ -20,8 +23,7 @@ public final class SimNetwork implements MeridianScheduler {
     private static final int PORT = 7000;
 
     private final LatencyMatrix matrix;
-    @SuppressWarnings("unchecked")
-    private final BiConsumer<InetSocketAddress, MeridianMessage>[] hosts;
+    private final List<BiConsumer<InetSocketAddress, MeridianMessage>> hosts;
     private final InetSocketAddress[] addresses;
     private final PriorityQueue<Event> events = new PriorityQueue<>();
     private long now;
@@ -29,10 +31,9 @@ public final class SimNetwork implements MeridianScheduler {
     private long pings;
     private long messages;
 
-    @SuppressWarnings("unchecked")
     public SimNetwork(LatencyMatrix matrix) {
         this.matrix = matrix;
-        this.hosts = new BiConsumer[matrix.size()];
+        this.hosts = new ArrayList<>(Collections.nCopies(matrix.size(), null));
         this.addresses = new InetSocketAddress[matrix.size()];
         for (int i = 0; i < addresses.length; i++) {
             addresses[i] = addressOf(i);
@@ -91,7 +92,7 @@ public final class SimNetwork implements MeridianScheduler {
 
     /** Installs what runs at location {@code index}: a node's message handler. */
     public void attach(int index, BiConsumer<InetSocketAddress, MeridianMessage> host) {
-        hosts[index] = host;
+        hosts.set(index, host);
     }
 
     /** A location that only answers probes, like a client's probe endpoint. */
@@ -116,12 +117,12 @@ public final class SimNetwork implements MeridianScheduler {
                 return;
             }
             double rtt = matrix.rtt(index, dest);
-            if (rtt < 0 || hosts[dest] == null) {
+            if (rtt < 0 || hosts.get(dest) == null) {
                 return;
             }
             InetSocketAddress from = addresses[index];
             schedule((long) (rtt * 1e6 / 2), () -> {
-                BiConsumer<InetSocketAddress, MeridianMessage> host = hosts[dest];
+                BiConsumer<InetSocketAddress, MeridianMessage> host = hosts.get(dest);
                 if (host != null) {
                     host.accept(from, message);
                 }
