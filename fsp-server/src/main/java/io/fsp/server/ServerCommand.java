@@ -41,6 +41,9 @@ public final class ServerCommand implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** Counted down to stop a server started by {@link #call()} (by the shutdown hook, or by tests). */
+    final CountDownLatch stop = new CountDownLatch(1);
+
     @Option(names = "--listen", paramLabel = "HOST:PORT",
             description = "Address to listen on; repeatable; port 0 picks a free port; IPv6 as [::1]:0 (default: 127.0.0.1:2121).")
     List<String> listen;
@@ -121,17 +124,23 @@ public final class ServerCommand implements Callable<Integer> {
             err.println("fsp-server: " + e.getMessage());
             return EXIT_FAILURE;
         }
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        Thread hook = new Thread(() -> {
             server.close();
-            stopped.countDown();
-        }, "fsp-server-shutdown"));
+            stop.countDown();
+        }, "fsp-server-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
         for (var address : server.addresses()) {
             out.println("fsp-server: listening on " + ListenAddress.format(address)
                     + ", certificate sha256 " + server.fingerprint());
         }
         out.flush();
-        stopped.await();
+        stop.await();
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // the JVM is shutting down; the hook closes the server
+        }
+        server.close();
         return EXIT_OK;
     }
 

@@ -27,6 +27,7 @@ public final class FtpControlHandler extends ChannelInboundHandlerAdapter {
     private final FtpServerContext server;
     private final Queue<FtpRequestLine> queue = new ArrayDeque<>();
     private FtpSession session;
+    private ChannelHandlerContext ctx;
     private int unansweredCommands;
     private boolean draining;
     private boolean closing;
@@ -42,6 +43,7 @@ public final class FtpControlHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
         session = new FtpSession(server, ctx, this);
     }
 
@@ -130,7 +132,7 @@ public final class FtpControlHandler extends ChannelInboundHandlerAdapter {
             draining = false;
         }
         if (!closing) {
-            readIfRoom(session.channel().pipeline().context(this));
+            readIfRoom(ctx);
         }
     }
 

@@ -194,6 +194,15 @@ class FtpControlHandlerTest {
     }
 
     @Test
+    void unspecifiedAddressInPortAndEprtMeansTheClient() throws Exception {
+        start(PLAIN);
+        login();
+        assertEquals(List.of("200 PORT command successful"), send("EPRT |1|0.0.0.0|5000|\r\n"));
+        assertEquals(List.of("200 PORT command successful"), send("PORT 0,0,0,0,19,136\r\n"));
+        assertTrue(send("EPRT |1|127.0.0.2|5000|\r\n").get(0).startsWith("501 "), "another address stays refused");
+    }
+
+    @Test
     void epsvAllRefusesOtherDataCommands() throws Exception {
         start(PLAIN);
         login();

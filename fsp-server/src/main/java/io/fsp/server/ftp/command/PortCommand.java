@@ -13,7 +13,8 @@ import java.net.UnknownHostException;
 
 /**
  * {@code PORT h1,h2,h3,h4,p1,p2} — RFC 959 §4.1.2: the server will connect to that address for the next
- * transfer. The address must be the client's own and the port unprivileged (RFC 2577 §3, bounce attacks).
+ * transfer. The address must be the client's own and the port unprivileged (RFC 2577 §3, bounce attacks);
+ * the unspecified address ({@code 0.0.0.0}, {@code ::}) stands for the client's own.
  */
 public final class PortCommand implements FtpCommand {
     @Override
@@ -57,8 +58,10 @@ public final class PortCommand implements FtpCommand {
     }
 
     /** Shared with EPRT: checks the target and prepares the active connection. */
-    static void accept(FtpSession session, InetAddress address, int port) {
+    static void accept(FtpSession session, InetAddress requested, int port) {
         InetAddress peer = session.peerAddress().getAddress();
+        // lftp sends the unspecified address (EPRT |2|::|port|) for "my address": it names the client itself.
+        InetAddress address = requested.isAnyLocalAddress() ? peer : requested;
         if (!address.equals(peer)) {
             session.reply(Replies.badArguments("Data connections go to your own address only (" + peer.getHostAddress() + ")"));
             return;

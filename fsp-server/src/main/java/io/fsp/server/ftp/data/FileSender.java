@@ -5,7 +5,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.DefaultFileRegion;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.stream.ChunkedNioFile;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Promise;
 import java.nio.channels.FileChannel;
 
@@ -64,6 +66,20 @@ public final class FileSender {
 
     private static void writeThenClose(Channel ch, Object message, long length,
                                        DataChannelInitializer.ErrorHandler errors, Promise<Long> done) {
+        SslHandler ssl = ch.pipeline().get(SslHandler.class);
+        if (ssl != null && !ssl.handshakeFuture().isDone()) {
+            // Finish the handshake first: with nothing to send (an empty file or listing) the close would
+            // otherwise interrupt the client's handshake with an alert.
+            ssl.handshakeFuture().addListener(h -> {
+                if (h.isSuccess()) {
+                    writeThenClose(ch, message, length, errors, done);
+                } else {
+                    ReferenceCountUtil.release(message);
+                    done.tryFailure(h.cause());
+                }
+            });
+            return;
+        }
         ch.writeAndFlush(message).addListener((ChannelFuture w) -> {
             if (!w.isSuccess()) {
                 done.tryFailure(errors.cause() != null ? errors.cause() : w.cause());

@@ -1,0 +1,114 @@
+package io.fsp.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.server.auth.PasswordHasher;
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The {@code fsp-server} command line: its contract with scripts (output line, exit codes, messages). */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ServerCommandTest {
+    private static final Pattern LISTENING = Pattern.compile(
+            "fsp-server: listening on (127\\.0\\.0\\.1|\\[::1]):(\\d+), certificate sha256 ([0-9A-F]{2}(:[0-9A-F]{2}){31})");
+
+    @TempDir
+    Path tmp;
+    final StringWriter out = new StringWriter();
+    final StringWriter err = new StringWriter();
+
+    private CommandLine cli(ServerCommand command) {
+        return new CommandLine(command).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true));
+    }
+
+    @Test
+    void printsOneListeningLinePerAddressAndServes() throws Exception {
+        ServerCommand command = new ServerCommand();
+        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> cli(command).execute(
+                "--listen", "127.0.0.1:0", "--listen", "[::1]:0", "--root", tmp.toString(), "--user", "alice:secret",
+                "--state-dir", tmp.resolve("state").toString(), "--quiet"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (out.toString().lines().count() < 2 && System.nanoTime() < deadline && !exit.isDone()) {
+            Thread.sleep(50);
+        }
+        String[] lines = out.toString().split("\n");
+        assertEquals(2, lines.length, out + " / " + err);
+        Matcher v4 = LISTENING.matcher(lines[0]);
+        Matcher v6 = LISTENING.matcher(lines[1]);
+        assertTrue(v4.matches(), lines[0]);
+        assertTrue(v6.matches(), lines[1]);
+        assertEquals("[::1]", v6.group(1));
+        assertEquals(v4.group(3), v6.group(3), "one certificate");
+        assertTrue(Files.exists(tmp.resolve("state/server-cert.pem")), "generated certificate kept");
+        try (Socket s = new Socket("127.0.0.1", Integer.parseInt(v4.group(2)));
+             BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII))) {
+            assertEquals("220 FSP FTP server ready", in.readLine());
+        }
+        command.stop.countDown();
+        assertEquals(0, exit.get(20, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void unknownConfigKeyIsAUsageErrorNamingFileLineAndKey() throws Exception {
+        Path conf = Files.writeString(tmp.resolve("server.conf"), "# test\nlisten = 127.0.0.1:0\nlisten-port = 21\n");
+        assertEquals(2, cli(new ServerCommand()).execute("--config", conf.toString()));
+        assertTrue(err.toString().startsWith("fsp-server: " + conf + ":3: unknown key 'listen-port' (expected one of: listen,"),
+                err.toString());
+    }
+
+    @Test
+    void badOptionValuesAreUsageErrors() {
+        assertEquals(2, cli(new ServerCommand()).execute("--listen", "nowhere"));
+        assertTrue(err.toString().contains("'nowhere' (expected: HOST:PORT"), err.toString());
+        assertEquals(2, cli(new ServerCommand()).execute("--passive-ports", "60000-50000", "--root", tmp.toString()));
+        assertTrue(err.toString().contains("port range is empty (expected: low <= high)"), err.toString());
+        assertEquals(2, cli(new ServerCommand()).execute("--no-such-option"));
+    }
+
+    @Test
+    void refusesToStartWithoutUsers() {
+        assertEquals(2, cli(new ServerCommand()).execute("--listen", "127.0.0.1:0", "--root", tmp.toString(),
+                "--state-dir", tmp.resolve("state").toString()));
+        assertTrue(err.toString().contains("no users"), err.toString());
+    }
+
+    @Test
+    void busyPortIsAFailureNamingTheAddress() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            String address = "127.0.0.1:" + taken.getLocalPort();
+            assertEquals(1, cli(new ServerCommand()).execute("--listen", address, "--root", tmp.toString(),
+                    "--user", "a:b", "--state-dir", tmp.resolve("state").toString()));
+            assertTrue(err.toString().contains("--listen " + address + ": cannot bind"), err.toString());
+        }
+    }
+
+    @Test
+    void hashPasswordPrintsAVerifiableHash() {
+        InputStream stdin = System.in;
+        try {
+            System.setIn(new ByteArrayInputStream("s3cret pass\n".getBytes(StandardCharsets.UTF_8)));
+            assertEquals(0, cli(new ServerCommand()).execute("hash-password"));
+        } finally {
+            System.setIn(stdin);
+        }
+        String hash = out.toString().strip();
+        assertTrue(PasswordHasher.verify(hash, "s3cret pass"), hash);
+    }
+}
