@@ -100,8 +100,7 @@ public final class FspServer implements AutoCloseable {
                 ? Optional.of(InetAddress.getByName(config.announceAddress().get())) : Optional.empty();
         ExecutorService blocking = blockingExecutor(config.blockingThreads());
         StripeContext stripe = new StripeContext(key, config.relay(), !config.fspWithoutTls());
-        FtpCommands commands = FtpCommands.standard()
-                .register(new FspoCommand(stripe))
+        commands.register(new FspoCommand(stripe))
                 .register(new FretCommand(stripe))
                 .register(new FgetCommand(stripe));
         FtpServerContext context = new FtpServerContext(config, ssl, SslContexts.serverWithoutSessionTickets(key),
