@@ -111,6 +111,7 @@ class StripedTransferIT {
         CollectSummary s = rig.get("/one.bin", dest, false, "cipher=none", "checksum=sha256", "digest=blake3",
                 "block-size=512k");
         assertTrue(s.verified(), s.toText());
+        assertFalse(s.blocksBySource().containsKey("origin"), "the relays took the clear blocks: " + s.toText());
         assertEquals(TreeDigests.sha256(rig.root().resolve("one.bin")), TreeDigests.sha256(dest));
     }
 }

@@ -8,7 +8,11 @@ import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
 import io.fsp.relay.FspRelay;
 import io.fsp.relay.fault.Fault;
-import io.fsp.relay.fault.FaultyRelay;
+import io.fsp.relay.RelayConfig;
+import io.fsp.relay.fault.FaultPlan;
+import io.fsp.relay.wire.RelayLimits;
+import java.net.InetSocketAddress;
+import java.time.Clock;
 import io.fsp.relay.store.StoreConfig;
 import io.fsp.server.FspServer;
 import io.fsp.server.ServerConfig;
@@ -55,8 +59,12 @@ public final class StripeRig implements AutoCloseable {
         List<String> specs = new ArrayList<>();
         try {
             for (int i = 0; i < relayFaults.length; i++) {
-                FspRelay r = FaultyRelay.start(new StoreConfig(dir.resolve("relay" + i), 1L << 30, relayMemoryBytes,
-                        Duration.ofMinutes(10)), Set.of(key.fingerprint()), relayFaults[i]);
+                // Clear blocks accepted, so that transfers with cipher=none can be tested through relays too.
+                FspRelay r = FspRelay.start(new RelayConfig(new InetSocketAddress("127.0.0.1", 0),
+                        new StoreConfig(dir.resolve("relay" + i), 1L << 30, relayMemoryBytes, Duration.ofMinutes(10)),
+                        Certificates.selfSigned("fsp-relay"), Set.of(key.fingerprint()), RelayLimits.DEFAULT,
+                        RelayConfig.DEFAULT_MAX_CONNECTIONS, RelayConfig.DEFAULT_IDLE_TIMEOUT, true, true,
+                        new FaultPlan(List.of(relayFaults[i])), Clock.systemUTC()));
                 relays.add(r);
                 specs.add("127.0.0.1:" + r.address().getPort() + "=" + r.fingerprint());
             }
