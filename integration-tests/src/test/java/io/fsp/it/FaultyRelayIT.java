@@ -115,6 +115,33 @@ class FaultyRelayIT {
     }
 
     @Test
+    void relayStoppedWhileBlocksFlowIsReplacedByTheOthersAndTheOrigin() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 0, faults(), faults(), faults())) {
+            Path file = rig.root().resolve("big.bin");
+            TreeDigests.random(file, 24 << 20, 13);
+            Path dest = dir.resolve("big.copy");
+            io.fsp.client.collect.Collector collector = new io.fsp.client.collect.Collector(rig.options("/big.bin", dest,
+                    io.fsp.client.verify.VerificationMode.FIVER, false, Duration.ofSeconds(10), "block-size=64k"));
+            java.util.concurrent.CompletableFuture<CollectSummary> run = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return collector.run();
+                } catch (Exception e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (collector.bytesDone() == 0 && !run.isDone() && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            rig.relays().get(1).close(); // as if the relay's machine went away
+            CollectSummary s = run.get(120, TimeUnit.SECONDS);
+            assertTrue(s.complete() && s.verified(), s.toText());
+            assertEquals(TreeDigests.sha256(file), TreeDigests.sha256(dest), "byte-identical");
+            assertEquals(384, sum(s.blocksBySource()), s.toText());
+        }
+    }
+
+    @Test
     void relayDownBeforeTheTransferIsLeftOut() throws Exception {
         try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, faults(), faults(), faults())) {
             rig.relays().get(1).close();
