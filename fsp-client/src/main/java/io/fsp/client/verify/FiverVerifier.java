@@ -73,6 +73,8 @@ public final class FiverVerifier implements AutoCloseable {
     private int due;
     private long unflushedBytes;
     private boolean stopping;
+    /** The caller has submitted its last block for now: flush what is written without waiting for demand. */
+    private boolean draining;
     private final LinkedBlockingQueue<Job> toDecide = new LinkedBlockingQueue<>();
     private final Thread flusher;
     private final Thread decider;
@@ -281,7 +283,7 @@ public final class FiverVerifier implements AutoCloseable {
             if (job.hashed) {
                 due++;
             }
-            if (due > 0 || unflushedBytes >= EAGER_FLUSH_BYTES) {
+            if (due > 0 || unflushedBytes >= EAGER_FLUSH_BYTES || draining) {
                 flushLock.notifyAll();
             }
         }
@@ -338,7 +340,7 @@ public final class FiverVerifier implements AutoCloseable {
         while (true) {
             List<Job> group;
             synchronized (flushLock) {
-                while (!stopping && due == 0 && unflushedBytes < EAGER_FLUSH_BYTES) {
+                while (!stopping && due == 0 && unflushedBytes < EAGER_FLUSH_BYTES && !(draining && !unflushed.isEmpty())) {
                     try {
                         flushLock.wait();
                     } catch (InterruptedException e) {
@@ -492,6 +494,22 @@ public final class FiverVerifier implements AutoCloseable {
 
     /** Waits until every submitted block has its verdict. */
     public void drain() throws InterruptedException {
+        // No more blocks are coming for now, so nothing is gained by waiting for demand: the last
+        // flush then overlaps the last hashes instead of following them.
+        synchronized (flushLock) {
+            draining = true;
+            flushLock.notifyAll();
+        }
+        try {
+            waitIdle();
+        } finally {
+            synchronized (flushLock) {
+                draining = false;
+            }
+        }
+    }
+
+    private void waitIdle() throws InterruptedException {
         synchronized (idle) {
             while (outstanding > 0) {
                 idle.wait();
