@@ -76,6 +76,14 @@ public final class FspServer implements AutoCloseable {
      * all of them accept connections.
      */
     public static FspServer start(ServerConfig config) throws IOException, InterruptedException {
+        return start(config, FtpCommands.standard());
+    }
+
+    /**
+     * As {@link #start(ServerConfig)}, with the given command registry: the standard commands plus
+     * extensions (the FSP striped-transfer commands register here).
+     */
+    public static FspServer start(ServerConfig config, FtpCommands commands) throws IOException, InterruptedException {
         KeyMaterial key = loadKey(config);
         SslContext ssl = SslContexts.server(key);
         UserStore users = users(config);
@@ -87,7 +95,7 @@ public final class FspServer implements AutoCloseable {
         ExecutorService blocking = blockingExecutor(config.blockingThreads());
         FtpServerContext context = new FtpServerContext(config, ssl, SslContexts.serverWithoutSessionTickets(key),
                 key.fingerprint(), users,
-                new LoginThrottle(config.loginFailureDelay()), FtpCommands.standard(), blocking,
+                new LoginThrottle(config.loginFailureDelay()), commands, blocking,
                 new ConnectionLimits(config.maxConnections(), config.maxConnectionsPerAddress()),
                 new PassivePorts(config.passivePorts()), announce);
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());

@@ -158,6 +158,50 @@ class FtpControlHandlerTest {
     }
 
     @Test
+    void registersExtensionCommandsThatRequireTls() throws Exception {
+        FtpServerContext base = TestContexts.context(root, PLAIN);
+        io.fsp.server.ftp.command.FtpCommands commands = io.fsp.server.ftp.command.FtpCommands.standard()
+                .register(new io.fsp.server.ftp.command.FtpCommand() {
+                    @Override
+                    public String verb() {
+                        return "XFSP";
+                    }
+
+                    @Override
+                    public String syntax() {
+                        return "XFSP";
+                    }
+
+                    @Override
+                    public io.fsp.server.ftp.command.Access access() {
+                        return io.fsp.server.ftp.command.Access.LOGGED_IN;
+                    }
+
+                    @Override
+                    public boolean requiresTls() {
+                        return true;
+                    }
+
+                    @Override
+                    public List<String> features(FtpSession session) {
+                        return List.of("XFSP v1");
+                    }
+
+                    @Override
+                    public void execute(FtpSession session, FtpRequest request) {
+                        session.reply(Replies.ok("XFSP ok"));
+                    }
+                });
+        ch = new SocketLikeChannel(new FtpServerContext(base.config(), base.sslContext(), base.dataSslContext(),
+                base.fingerprint(), base.users(), base.loginThrottle(), commands, base.blocking(),
+                base.connectionLimits(), base.passivePorts(), base.announceAddress()));
+        replies();
+        assertFalse(send("FEAT\r\n").contains(" XFSP v1"), "not advertised without TLS");
+        login();
+        assertTrue(send("XFSP\r\n").get(0).startsWith("534 "), "refused without TLS");
+    }
+
+    @Test
     void helpListsVerbsAndSyntax() throws Exception {
         start(PLAIN);
         List<String> help = send("HELP\r\n");

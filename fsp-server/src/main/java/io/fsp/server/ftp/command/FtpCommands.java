@@ -100,10 +100,13 @@ public final class FtpCommands {
         };
     }
 
-    /** RFC 2389 §3.2: the FEAT reply. */
+    /** RFC 2389 §3.2: the FEAT reply; commands that require TLS appear only on a TLS control connection. */
     public FtpReply features(FtpSession session) {
         TreeSet<String> lines = new TreeSet<>();
         for (FtpCommand c : commands) {
+            if (c.requiresTls() && !session.isSecure()) {
+                continue; // advertised only where it can be used
+            }
             lines.addAll(c.features(session));
         }
         List<String> reply = new ArrayList<>();
