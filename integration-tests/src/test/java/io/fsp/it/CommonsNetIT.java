@@ -100,6 +100,7 @@ class CommonsNetIT {
         "tls-active-ipv4,  false, false",
         "tls-passive-ipv4, true,  false",
         "tls-passive-ipv6, true,  true",
+        "tls-active-ipv6,  false, true",
     })
     void explicitTlsSessionWithProtP(String name, boolean passive, boolean ipv6) throws IOException {
         AtomicReference<X509Certificate> seen = new AtomicReference<>();
