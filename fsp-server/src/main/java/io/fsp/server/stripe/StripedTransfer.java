@@ -41,6 +41,8 @@ public final class StripedTransfer {
     private final List<PlannedBlock> plan;
     private final long totalBytes;
     private final boolean directory;
+    /** The digest announced for each block, so a re-seal can prove it encrypts the same plaintext. */
+    private final java.util.concurrent.atomic.AtomicReferenceArray<io.fsp.checksum.Digest> announced;
 
     private StripedTransfer(TransferId id, StripeOptions options, TransferKey key, boolean directory,
                             List<String> directories, List<SourceFile> files) {
@@ -65,6 +67,7 @@ public final class StripedTransfer {
                     + "; use a larger block-size)");
         }
         this.plan = List.copyOf(p);
+        this.announced = new java.util.concurrent.atomic.AtomicReferenceArray<>(plan.size());
         this.totalBytes = total;
     }
 
@@ -191,18 +194,34 @@ public final class StripedTransfer {
         }
     }
 
-    /** Seals block {@code seq} again, byte for byte as the engine did, for an origin re-fetch. */
+    /** Records the digest announced for block {@code seq}; {@link #reseal} holds later sealings to it. */
+    public void announced(long seq, io.fsp.checksum.Digest digest) {
+        announced.set((int) seq, digest);
+    }
+
+    /**
+     * Seals block {@code seq} again, byte for byte as the engine did, for an origin re-fetch. The same key
+     * and sequence number mean the same AES-GCM nonce, which is safe only for the same plaintext: if the
+     * file changed since the block was announced, the new sealing is discarded, never sent, and this fails.
+     */
     public SealedBlock reseal(long seq) throws IOException {
         PlannedBlock b = plan.get((int) seq);
         SourceFile f = files.get(b.file());
+        SealedBlock sealed;
         try (FileChannel ch = FileChannel.open(f.real(), StandardOpenOption.READ);
              BlockPipeline pipeline = pipeline(seq)) {
             ByteBuf data = read(ch, b);
             try {
-                return pipeline.seal(data, b.offset(), f.name(), b.endOfFile());
+                sealed = pipeline.seal(data, b.offset(), f.name(), b.endOfFile());
             } finally {
                 data.release();
             }
         }
+        io.fsp.checksum.Digest expected = announced.get((int) seq);
+        if (expected != null && !expected.equals(sealed.digest())) {
+            sealed.block().content().release();
+            throw new IOException(f.name() + ": block " + seq + " changed since it was announced; not sent again");
+        }
+        return sealed;
     }
 }

@@ -91,6 +91,7 @@ final class StripingEngine {
                     } finally {
                         data.release();
                     }
+                    transfer.announced(b.seq(), sealed.digest());
                     place(new Placement(b, sealed.block().content(), sealed.digest(), null), placed);
                     for (Placement p; (p = again.poll()) != null; ) {
                         place(p, placed);
