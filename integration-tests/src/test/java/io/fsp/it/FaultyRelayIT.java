@@ -87,6 +87,17 @@ class FaultyRelayIT {
     }
 
     @Test
+    void blockDamagedOnTheWayIsFetchedAgainFromTheRelayThatHoldsIt() throws Exception {
+        Fault[] onTheWay = faults(new Fault.FlipBitOnce(1), new Fault.FlipBitOnce(4));
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, onTheWay, onTheWay, onTheWay)) {
+            CollectSummary s = fetch(rig);
+            assertTrue(anyCause(s, "relay:1", "Checksum"), "damage caught by the wire checksum: " + s.toText());
+            assertEquals(null, s.blocksBySource().get("origin"), "recovered without the origin: " + s.toText());
+            assertEquals(7L, s.blocksBySource().get("relay:1"), s.toText());
+        }
+    }
+
+    @Test
     void tamperedClearBlockFailsItsDigest() throws Exception {
         try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, faults(), faults(), faults(new Fault.Tamper(5)))) {
             CollectSummary s = fetch(rig, "cipher=none");

@@ -101,6 +101,8 @@ public final class Collector {
     private final Map<String, LongAdder> blocksBySource = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> bytesBySource = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> retries = new ConcurrentHashMap<>();
+    /** Blocks already fetched a second time from the relay that served them damaged. */
+    private final Set<Long> refetchedFromRelay = ConcurrentHashMap.newKeySet();
     private final AtomicInteger pending = new AtomicInteger();
     private final AtomicLong bytesDone = new AtomicLong();
     private volatile boolean allVerified = true;
@@ -437,7 +439,7 @@ public final class Collector {
                 block.release();
             }
         } catch (RuntimeException e) {
-            retry(a, source, describe(e));
+            recover(a, source, describe(e));
             return;
         } finally {
             wire.release();
@@ -446,7 +448,7 @@ public final class Collector {
         BlockDescriptor d = opened.descriptor();
         if (!d.name().equals(f.name()) || d.fileOffset() != a.offset() || d.dataLength() != a.length()) {
             opened.release();
-            retry(a, source, "block describes " + d.name() + " @" + d.fileOffset() + "+" + d.dataLength()
+            recover(a, source, "block describes " + d.name() + " @" + d.fileOffset() + "+" + d.dataLength()
                     + " (expected: the announced place)");
             return;
         }
@@ -477,7 +479,11 @@ public final class Collector {
                 confirm(a);
             }
             default -> {
-                retry(a, source, v.outcome() == BlockVerdict.Outcome.MISMATCH ? "digest mismatch" : v.cause());
+                if (v.outcome() == BlockVerdict.Outcome.MISMATCH) {
+                    recover(a, source, "digest mismatch");
+                } else {
+                    retry(a, source, v.cause());
+                }
                 return;
             }
         }
@@ -498,6 +504,21 @@ public final class Collector {
         if (relay != null && relay.connection().isDone() && !relay.connection().isCompletedExceptionally()) {
             relay.connection().join().confirm(transferId, List.of(a.seq())).exceptionally(e -> 0L);
         }
+    }
+
+    /**
+     * The block arrived damaged from {@code source}. A relay frees a block only when it is confirmed, so the
+     * relay that served it still holds it: fetch it from there once more (the damage may have happened on
+     * the way) before going back to the origin, as in-network cache recovery does (poster 003).
+     */
+    private void recover(Announcement a, String source, String cause) {
+        if (source.equals(a.source()) && relays.containsKey(a.relay()) && refetchedFromRelay.add(a.seq())) {
+            retries.computeIfAbsent(source + ": " + cause, k -> new LongAdder()).increment();
+            log.debug("block {} from {} damaged ({}); fetching it from there again", a.seq(), source, cause);
+            fetchFromRelay(a); // still pending: this fetch ends in a verdict or a retry
+            return;
+        }
+        retry(a, source, cause);
     }
 
     /** The block failed at {@code source}: count the cause and leave it for the origin. */

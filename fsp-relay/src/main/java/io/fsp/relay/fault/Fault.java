@@ -9,6 +9,16 @@ public sealed interface Fault {
     }
 
     /**
+     * Serves block {@code seq} with one bit flipped the first time it is fetched only: damage on the way to
+     * the client, while the relay's stored copy stays good.
+     */
+    record FlipBitOnce(long seq, java.util.concurrent.atomic.AtomicBoolean spent) implements Fault {
+        public FlipBitOnce(long seq) {
+            this(seq, new java.util.concurrent.atomic.AtomicBoolean());
+        }
+    }
+
+    /**
      * Serves block {@code seq} with one payload bit flipped and its wire checksum recomputed: a tampering
      * relay that only the end-to-end checks (AES-GCM tag, plaintext digest) can catch.
      */
@@ -46,7 +56,7 @@ public sealed interface Fault {
     }
 
     /**
-     * Parses the command-line form: {@code flip-bit:SEQ}, {@code tamper:SEQ}, {@code close-after:BYTES}, {@code stall},
+     * Parses the command-line form: {@code flip-bit:SEQ}, {@code flip-bit-once:SEQ}, {@code tamper:SEQ}, {@code close-after:BYTES}, {@code stall},
      * {@code throttle:BYTES_PER_SECOND}, {@code duplicate:SEQ}, {@code foreign-block:SEQ}.
      */
     static Fault parse(String spec) {
@@ -57,6 +67,7 @@ public sealed interface Fault {
         try {
             return switch (name) {
                 case "flip-bit" -> new FlipBit(number(arg));
+                case "flip-bit-once" -> new FlipBitOnce(number(arg));
                 case "tamper" -> new Tamper(number(arg));
                 case "close-after" -> new CloseAfter(number(arg));
                 case "stall" -> new Stall();
@@ -66,7 +77,7 @@ public sealed interface Fault {
                 default -> throw new IllegalArgumentException("unknown fault");
             };
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--fault " + spec + ": " + e.getMessage() + " (expected: flip-bit:SEQ,"
+            throw new IllegalArgumentException("--fault " + spec + ": " + e.getMessage() + " (expected: flip-bit:SEQ, flip-bit-once:SEQ,"
                     + " tamper:SEQ, close-after:BYTES, stall, throttle:BYTES_PER_SECOND, duplicate:SEQ or foreign-block:SEQ)");
         }
     }

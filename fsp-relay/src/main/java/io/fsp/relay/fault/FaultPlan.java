@@ -27,8 +27,10 @@ public record FaultPlan(List<Fault> faults) {
         return faults.stream().anyMatch(f -> f instanceof Fault.Stall);
     }
 
+    /** Whether this serving of block {@code seq} gets a bit flipped (a one-time fault is spent by asking). */
     public boolean flipsBit(long seq) {
-        return faults.stream().anyMatch(f -> f instanceof Fault.FlipBit b && b.seq() == seq);
+        return faults.stream().anyMatch(f -> f instanceof Fault.FlipBit b && b.seq() == seq
+                || f instanceof Fault.FlipBitOnce o && o.seq() == seq && o.spent().compareAndSet(false, true));
     }
 
     public boolean tampers(long seq) {
