@@ -119,17 +119,18 @@ class Aria2IT {
                 "--max-tries=5", "--retry-wait=1");
         args.add(SERVER.url("aria2-drop/file.bin"));
 
-        ExternalTool.Running download = aria2().start(args);
-        List<String> killed = new ArrayList<>();
-        long deadline = System.currentTimeMillis() + 20_000;
-        while (killed.isEmpty() && System.currentTimeMillis() < deadline && download.process().isAlive()) {
-            Thread.sleep(300);
-            killed.addAll(destroyServerDataConnections(ss));
-        }
-        assertFalse(killed.isEmpty(), "found the server's data connection to destroy");
-        SERVER.transcript().add("destroyed " + killed);
+        try (ExternalTool.Running download = aria2().start(args)) {
+            List<String> killed = new ArrayList<>();
+            long deadline = System.currentTimeMillis() + 20_000;
+            while (killed.isEmpty() && System.currentTimeMillis() < deadline && download.process().isAlive()) {
+                Thread.sleep(300);
+                killed.addAll(destroyServerDataConnections(ss));
+            }
+            assertFalse(killed.isEmpty(), "found the server's data connection to destroy");
+            SERVER.transcript().add("destroyed " + killed);
 
-        download.await(Duration.ofSeconds(70)).assertSuccess();
+            download.await(Duration.ofSeconds(70)).assertSuccess();
+        }
 
         assertEquals(TestTree.sha256(source), TestTree.sha256(local.resolve("file.bin")));
         String log = log();

@@ -20,9 +20,13 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.net.ssl.X509TrustManager;
@@ -194,6 +198,54 @@ class CommonsNetIT {
                 Arrays.stream(entries(ftp.listFiles())).map(FTPFile::getName).sorted().toList(), "LIST names");
         assertTrue(ftp.rename("Ωmega", "ωmega"), ftp::getReplyString);
         assertTrue(Files.exists(dir.resolve("ωmega")));
+    }
+
+    @Test
+    void parallelSessionsKeepTheirOwnData() throws Exception {
+        Path dir = SERVER.tree().dir("commons-parallel");
+        int sessions = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(sessions);
+        try {
+            List<Future<String>> results = new ArrayList<>();
+            for (int i = 0; i < sessions; i++) {
+                int n = i;
+                results.add(pool.submit(() -> {
+                    byte[] data = TestTree.randomBytes(2_000_000 + n, 100 + n);
+                    FTPClient ftp = new FTPClient();
+                    ftp.setDefaultTimeout(20_000);
+                    ftp.connect("127.0.0.1", SERVER.port());
+                    try {
+                        if (!ftp.login(FtpServerExtension.USER, FtpServerExtension.PASSWORD)) {
+                            return "session " + n + ": login " + ftp.getReplyString();
+                        }
+                        ftp.enterLocalPassiveMode();
+                        ftp.setFileType(FTP.BINARY_FILE_TYPE);
+                        String name = "/commons-parallel/s" + n + ".bin";
+                        for (int round = 0; round < 3; round++) {
+                            if (!ftp.storeFile(name, new ByteArrayInputStream(data))) {
+                                return "session " + n + ": STOR " + ftp.getReplyString();
+                            }
+                            ByteArrayOutputStream back = new ByteArrayOutputStream();
+                            if (!ftp.retrieveFile(name, back) || !Arrays.equals(data, back.toByteArray())) {
+                                return "session " + n + ": RETR round " + round + " " + ftp.getReplyString();
+                            }
+                        }
+                        ftp.logout();
+                        return "ok";
+                    } finally {
+                        ftp.disconnect();
+                    }
+                }));
+            }
+            for (Future<String> result : results) {
+                assertEquals("ok", result.get(50, TimeUnit.SECONDS));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        for (int i = 0; i < sessions; i++) {
+            assertEquals(2_000_000L + i, Files.size(dir.resolve("s" + i + ".bin")));
+        }
     }
 
     /** Everything the command list covers, in one directory, checking what lands on disk. */

@@ -50,13 +50,14 @@ class LargeFileIT {
     void oneGibibyteDownloadArrivesIntact() throws Exception {
         ExternalTool curl = ExternalTool.require("curl", "curl", SERVER.transcript());
         long start = System.nanoTime();
-        ExternalTool.Running download = curl.startStreaming(List.of("-sS", "--max-time", "150",
-                "--user", user(), "-o", "-", SERVER.url("large/big.bin")));
         String received;
-        try (InputStream in = download.process().getInputStream()) {
-            received = TestTree.sha256(in);
+        try (ExternalTool.Running download = curl.startStreaming(List.of("-sS", "--max-time", "150",
+                "--user", user(), "-o", "-", SERVER.url("large/big.bin")))) {
+            try (InputStream in = download.process().getInputStream()) {
+                received = TestTree.sha256(in);
+            }
+            download.await(Duration.ofSeconds(30)).assertSuccess();
         }
-        download.await(Duration.ofSeconds(30)).assertSuccess();
         SERVER.transcript().add(String.format(Locale.ROOT, "1 GiB download in %d ms (with hashing)",
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)));
         assertEquals(expected, received, "SHA-256 of what curl received");

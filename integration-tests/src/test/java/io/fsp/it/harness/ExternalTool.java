@@ -89,8 +89,8 @@ public final class ExternalTool {
         return new Running(process, command, out, err, transcript);
     }
 
-    /** A started program. */
-    public static final class Running {
+    /** A started program; closing it kills it if it still runs (a test that failed half-way). */
+    public static final class Running implements AutoCloseable {
         private final Process process;
         private final List<String> command;
         private final Path out;
@@ -107,6 +107,16 @@ public final class ExternalTool {
 
         public Process process() {
             return process;
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (process.isAlive()) {
+                process.destroyForcibly();
+                transcript.add("killed " + String.join(" ", command));
+            }
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
         }
 
         public Result await(Duration timeout) throws IOException, InterruptedException {
