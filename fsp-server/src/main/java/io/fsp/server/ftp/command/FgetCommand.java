@@ -23,12 +23,11 @@ import java.util.Optional;
  * numbers, so the same bytes) and sends them, one after the other, on the data connection set up with
  * EPSV/PASV; 226 when all are sent. For blocks that every relay lost or spoiled.
  */
-public final class FgetCommand implements FtpCommand {
+public final class FgetCommand extends FspExtensionCommand {
     static final int MAX_BLOCKS = 1024;
-    private final StripeContext stripe;
 
     public FgetCommand(StripeContext stripe) {
-        this.stripe = stripe;
+        super(stripe);
     }
 
     @Override
@@ -39,16 +38,6 @@ public final class FgetCommand implements FtpCommand {
     @Override
     public String syntax() {
         return "FGET <transfer-id> <seq>[,<seq>...]";
-    }
-
-    @Override
-    public Access access() {
-        return Access.LOGGED_IN;
-    }
-
-    @Override
-    public boolean requiresTls() {
-        return stripe.requireTls();
     }
 
     @Override

@@ -43,13 +43,12 @@ import org.slf4j.LoggerFactory;
  * block), then 226 once every block is placed. With {@code include-direct=on} a data connection (EPSV/PASV)
  * must be set up first; it carries blocks straight to the client.
  */
-public final class FretCommand implements FtpCommand {
+public final class FretCommand extends FspExtensionCommand {
     private static final Logger log = LoggerFactory.getLogger(FretCommand.class);
     static final Duration TOKEN_LIFETIME = Duration.ofHours(1);
-    private final StripeContext stripe;
 
     public FretCommand(StripeContext stripe) {
-        this.stripe = stripe;
+        super(stripe);
     }
 
     @Override
@@ -60,16 +59,6 @@ public final class FretCommand implements FtpCommand {
     @Override
     public String syntax() {
         return "FRET <path>";
-    }
-
-    @Override
-    public Access access() {
-        return Access.LOGGED_IN;
-    }
-
-    @Override
-    public boolean requiresTls() {
-        return stripe.requireTls();
     }
 
     /** Everything prepared off the event loop: the plan and the relays that took the transfer. */

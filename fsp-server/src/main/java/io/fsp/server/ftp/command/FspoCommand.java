@@ -14,12 +14,11 @@ import java.util.List;
  * and answers {@code 200} with all of them; without arguments it only shows them. All or nothing: one bad
  * pair and nothing changes (501 naming it).
  */
-public final class FspoCommand implements FtpCommand {
+public final class FspoCommand extends FspExtensionCommand {
     static final int MAX_PAIRS = 16;
-    private final StripeContext stripe;
 
     public FspoCommand(StripeContext stripe) {
-        this.stripe = stripe;
+        super(stripe);
     }
 
     @Override
@@ -30,16 +29,6 @@ public final class FspoCommand implements FtpCommand {
     @Override
     public String syntax() {
         return "FSPO [key=value ...]";
-    }
-
-    @Override
-    public Access access() {
-        return Access.LOGGED_IN;
-    }
-
-    @Override
-    public boolean requiresTls() {
-        return stripe.requireTls();
     }
 
     @Override
