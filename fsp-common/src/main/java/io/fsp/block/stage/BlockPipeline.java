@@ -16,8 +16,6 @@ import io.fsp.crypto.TransferKey;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.util.internal.PlatformDependent;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -38,17 +36,6 @@ import java.util.concurrent.Executor;
  * {@link NonceSequence} (and {@link ReplayGuard}) per transfer. {@link #close()} frees native zstd memory.
  */
 public final class BlockPipeline implements AutoCloseable {
-    /**
-     * The default allocator: pooled, direct where the platform allows, with 16 MiB chunks. Netty's default
-     * 4 MiB chunk cannot hold a 4 MiB block plus its header, so every block would be a fresh unpooled
-     * allocation that page-faults its way in; from this pool it reuses memory that is already mapped.
-     */
-    public static final PooledByteBufAllocator ALLOCATOR = new PooledByteBufAllocator(
-            PlatformDependent.directBufferPreferred(),
-            PooledByteBufAllocator.defaultNumHeapArena(), PooledByteBufAllocator.defaultNumDirectArena(),
-            PooledByteBufAllocator.defaultPageSize(), 11,
-            PooledByteBufAllocator.defaultSmallCacheSize(), PooledByteBufAllocator.defaultNormalCacheSize(), true);
-
     private final ByteBufAllocator alloc;
     private final BlockLimits limits;
     private final long transferId;
@@ -276,9 +263,15 @@ public final class BlockPipeline implements AutoCloseable {
         }
     }
 
-    /** Options with their defaults: CRC32C wire checksum, SHA-256 digest, no compression, no encryption. */
+    /**
+     * Options with their defaults: Netty's default allocator, CRC32C wire checksum, SHA-256 digest, no
+     * compression, no encryption.
+     */
     public static final class Builder {
-        private ByteBufAllocator alloc = ALLOCATOR;
+        // The channels' allocator (adaptive in Netty 4.2). On bin/bench-blocks it and PooledByteBufAllocator
+        // measured within noise of each other; a pool with 16 MiB chunks measured worse, as one block-sized
+        // buffer at a time keeps creating and destroying its chunk.
+        private ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
         private BlockLimits limits = BlockLimits.DEFAULT;
         private ChecksumAlgorithm checksum = ChecksumAlgorithm.CRC32C;
         private ChecksumAlgorithm digest = ChecksumAlgorithm.SHA256;

@@ -36,7 +36,7 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * Throughput of each block stage and of the whole pipeline, one thread, on 4 MiB blocks of random and of
- * text-like data in pooled direct buffers (what the codec uses). One operation is one block; run it with
+ * text-like data in direct buffers from Netty's default allocator (what the codec uses). One operation is one block; run it with
  * {@code bin/bench-blocks}, which prints MB/s per core.
  */
 @BenchmarkMode(Mode.Throughput)
@@ -44,7 +44,7 @@ import org.openjdk.jmh.annotations.TearDown;
 @Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g", "-Dio.netty.leakDetection.level=disabled"})
 public class BlockBenchmark {
     public static final int BLOCK = 4 * 1024 * 1024;
-    private static final PooledByteBufAllocator ALLOC = BlockPipeline.ALLOCATOR;
+    private static final ByteBufAllocator ALLOC = ByteBufAllocator.DEFAULT;
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
@@ -164,7 +164,7 @@ public class BlockBenchmark {
     /**
      * The pipeline as a transfer uses it: SHA-256 digest, optional zstd level 1, AES-128-GCM (default provider),
      * CRC32C. {@code digest=beside}: the sender digests on a second thread; the receiver leaves the digest to
-     * the client's hashing stage, which runs beside the disk write. {@code chunk}: the pool's chunk size.
+     * the client's hashing stage, which runs beside the disk write.
      */
     @State(Scope.Thread)
     public static class Pipeline {
@@ -172,8 +172,9 @@ public class BlockBenchmark {
         public String zstd;
         @Param({"inline", "beside"})
         public String digest;
-        @Param({"16MiB"})
-        public String chunk;
+        /** {@code default}: Netty's default allocator (adaptive in 4.2); {@code pooled}: PooledByteBufAllocator. */
+        @Param({"default"})
+        public String alloc;
         ExecutorService digestThread;
         final AtomicLong digestNanos = new AtomicLong();
         BlockPipeline sender;
@@ -183,8 +184,8 @@ public class BlockBenchmark {
         @Setup
         public void setUp(Data d) {
             TransferKey key = TransferKey.of(9, TestData.random(16, 4));
-            ByteBufAllocator alloc = chunk.equals("16MiB") ? BlockPipeline.ALLOCATOR : PooledByteBufAllocator.DEFAULT;
-            BlockPipeline.Builder b = BlockPipeline.builder().allocator(alloc).encryption(key)
+            ByteBufAllocator allocator = alloc.equals("pooled") ? PooledByteBufAllocator.DEFAULT : ByteBufAllocator.DEFAULT;
+            BlockPipeline.Builder b = BlockPipeline.builder().allocator(allocator).encryption(key)
                     .digest(ChecksumAlgorithm.SHA256).checksum(ChecksumAlgorithm.CRC32C);
             if (!zstd.equals("off")) {
                 b.compression(Integer.parseInt(zstd));
@@ -203,7 +204,7 @@ public class BlockBenchmark {
                 }));
             }
             sender = b.build();
-            receiver = BlockPipeline.builder().allocator(alloc).encryption(key)
+            receiver = BlockPipeline.builder().allocator(allocator).encryption(key)
                     .digest(beside ? null : ChecksumAlgorithm.SHA256).build();
             SealedBlock s = sender.seal(d.plain, 0, "data/file.bin", false);
             wire = s.block();

@@ -67,7 +67,7 @@ public final class BlockBenchmarkTable {
             }
         }
         System.out.println();
-        System.out.println("4 MiB blocks in pooled direct buffers, one thread (1 MB = 10^6 bytes). MB/s per core = MB per");
+        System.out.println("4 MiB blocks in direct buffers, one thread (1 MB = 10^6 bytes). MB/s per core = MB per");
         System.out.println("second of CPU time of the threads doing the work; wall MB/s also counts waiting for a core.");
         System.out.println();
         System.out.printf("| %-14s | %-38s | %-6s | %13s | %9s |%n", "stage", "variant", "data", "MB/s per core", "wall MB/s");
@@ -98,7 +98,7 @@ public final class BlockBenchmarkTable {
             case "zstdCompress": case "zstdDecompress": return "level " + p.getParam("level");
             case "gcmSeal": case "gcmOpen": return "AES-" + p.getParam("bits") + "-GCM " + p.getParam("provider");
             case "pipelineSeal": case "pipelineOpen":
-                return "zstd " + p.getParam("zstd") + ", digest " + p.getParam("digest") + ", chunk " + p.getParam("chunk");
+                return "zstd " + p.getParam("zstd") + ", digest " + p.getParam("digest") + ", " + p.getParam("alloc") + " alloc";
             default: return "";
         }
     }

@@ -150,30 +150,20 @@ class BlockPipelineTest {
         }
         Block received = ch.readInbound();
         assertFalse(ch.finish());
-        try (var opened = new Closer(receiver.open(received))) {
-            OpenedBlock o = opened.block;
-            assertArrayEquals(data, ByteBufUtil.getBytes(o.content()));
-            assertEquals(new BlockDescriptor(1_000_000L + data.length, data.length, "dir/file-" + data.length + ".bin"), o.descriptor());
+        OpenedBlock opened = receiver.open(received);
+        try {
+            assertArrayEquals(data, ByteBufUtil.getBytes(opened.content()));
+            assertEquals(new BlockDescriptor(1_000_000L + data.length, data.length, "dir/file-" + data.length + ".bin"),
+                    opened.descriptor());
             Digest expected = sealed.digest().algorithm().newHasher().update(data).finish();
             assertEquals(expected, sealed.digest());
-            assertEquals(expected, o.digest());
+            assertEquals(expected, opened.digest());
         } finally {
+            opened.release();
             received.release();
         }
-    }
-
-    /** Releases an opened block at the end of a try. */
-    private static final class Closer implements AutoCloseable {
-        final OpenedBlock block;
-
-        Closer(OpenedBlock block) {
-            this.block = block;
-        }
-
-        @Override
-        public void close() {
-            block.release();
-        }
+        assertEquals(0, opened.refCnt(), "the opened data is freed");
+        assertEquals(0, received.refCnt(), "the received block is freed: open() keeps no reference");
     }
 
     @Test
