@@ -31,15 +31,31 @@ public final class PositionalWriter implements Closeable {
     public static final int MAX_SEGMENT_BYTES = 255;
 
     private final Path root;
+    private final boolean directWrites;
     private final ConcurrentHashMap<String, FileChannel> open = new ConcurrentHashMap<>();
+    /** O_DIRECT channels of the open files, for aligned writes. */
+    private final ConcurrentHashMap<String, FileChannel> direct = new ConcurrentHashMap<>();
+    private volatile int alignment;
+    private volatile boolean directUnsupported;
     /** Files created by this writer whose directory entries have not been synced yet. */
     private final Set<String> entryNotDurable = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     /** Uses {@code root} as the destination, creating it if it is missing. */
     public PositionalWriter(Path root) throws IOException {
+        this(root, false);
+    }
+
+    /**
+     * @param directWrites write aligned blocks with {@code O_DIRECT}: the device reads them straight
+     *     from the buffer, so the CPU does not copy them into the page cache (blocks whose buffer
+     *     address, offset or length is not aligned to the file system block size, and file systems
+     *     without {@code O_DIRECT}, are written through the page cache as usual)
+     */
+    public PositionalWriter(Path root, boolean directWrites) throws IOException {
         Files.createDirectories(root);
         this.root = root.toRealPath();
+        this.directWrites = directWrites;
     }
 
     public Path root() {
@@ -142,7 +158,48 @@ public final class PositionalWriter implements Closeable {
         if (offset < 0) {
             throw new IllegalArgumentException("offset: " + offset + " (expected: >= 0)");
         }
-        writeFully(channel(relativePath), data.duplicate(), offset);
+        FileChannel ch = channel(relativePath);
+        if (directWrites && !directUnsupported && aligned(data, offset)) {
+            FileChannel d = directChannel(relativePath);
+            if (d != null) {
+                writeFully(d, data.duplicate(), offset);
+                return;
+            }
+        }
+        writeFully(ch, data.duplicate(), offset);
+    }
+
+    private boolean aligned(ByteBuffer data, long offset) throws IOException {
+        if (!data.isDirect() || !data.hasRemaining()) {
+            return false;
+        }
+        int a = alignment;
+        if (a == 0) {
+            a = alignment = (int) Math.max(512, Files.getFileStore(root).getBlockSize());
+        }
+        return offset % a == 0 && data.remaining() % a == 0 && data.alignmentOffset(data.position(), a) == 0;
+    }
+
+    /** The O_DIRECT channel of an open file, or null when the file system refuses O_DIRECT. */
+    private FileChannel directChannel(String relativePath) throws IOException {
+        FileChannel d = direct.get(relativePath);
+        if (d != null) {
+            return d;
+        }
+        synchronized (open) {
+            d = direct.get(relativePath);
+            if (d == null) {
+                try {
+                    d = FileChannel.open(resolve(relativePath), StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS,
+                            com.sun.nio.file.ExtendedOpenOption.DIRECT);
+                } catch (IOException | UnsupportedOperationException e) {
+                    directUnsupported = true; // e.g. tmpfs: every write goes through the page cache
+                    return null;
+                }
+                direct.put(relativePath, d);
+            }
+            return d;
+        }
     }
 
     private static void writeFully(FileChannel ch, ByteBuffer src, long offset) throws IOException {
@@ -212,6 +269,10 @@ public final class PositionalWriter implements Closeable {
 
     /** Closes one file when all its blocks are in; later writes reopen it. */
     public void closeFile(String relativePath) throws IOException {
+        FileChannel d = direct.remove(relativePath);
+        if (d != null) {
+            d.close();
+        }
         FileChannel ch = open.remove(relativePath);
         if (ch != null) {
             ch.close();

@@ -63,6 +63,9 @@ public final class FiverBenchmark implements Callable<Integer> {
     @Option(names = "--riva", description = "Also measure mode riva (re-read with O_DIRECT).")
     boolean riva;
 
+    @Option(names = "--direct-writes", description = "Write blocks with O_DIRECT from aligned buffers (no page-cache copy).")
+    boolean directWrites;
+
     @Option(names = "--only", split = ",", description = "Run only these measures (transfer, checksum, fiver, sequential, riva), e.g. for profiling.")
     List<String> only;
 
@@ -92,14 +95,15 @@ public final class FiverBenchmark implements Callable<Integer> {
         for (int i = 0; i < pool.length; i++) {
             byte[] content = new byte[blockSize];
             random.nextBytes(content);
-            pool[i] = ByteBuffer.allocateDirect(blockSize).put(content).flip();
+            // Page-aligned, as O_DIRECT needs (and as a pooled allocator can be told to align).
+            pool[i] = ByteBuffer.allocateDirect(blockSize + 4096).alignedSlice(4096).limit(blockSize).slice().put(content).flip();
             Hasher h = hash.newHasher();
             h.update(pool[i]);
             poolDigests[i] = h.finish();
         }
         Files.createDirectories(dir);
-        out.printf(Locale.ROOT, "bench-fiver: %s file, %s blocks, %s, queue depth %d, hash threads %d, %d rounds, in %s (%d cores)%n",
-                human(fileSize), human(blockSize), algorithm, queueDepth, hashThreads, runs, dir.toAbsolutePath(),
+        out.printf(Locale.ROOT, "bench-fiver: %s file, %s blocks, %s, queue depth %d, hash threads %d, %s writes, %d rounds, in %s (%d cores)%n",
+                human(fileSize), human(blockSize), algorithm, queueDepth, hashThreads, directWrites ? "O_DIRECT" : "buffered", runs, dir.toAbsolutePath(),
                 Runtime.getRuntime().availableProcessors());
         out.flush();
 
@@ -254,7 +258,7 @@ public final class FiverBenchmark implements Callable<Integer> {
         long[] failed = {0};
         long[] flushes = {0};
         long start = System.nanoTime();
-        try (PositionalWriter writer = new PositionalWriter(dir)) {
+        try (PositionalWriter writer = new PositionalWriter(dir, directWrites)) {
             writer.prepareFile(target().getFileName().toString(), fileSize);
             try (FiverVerifier verifier = new FiverVerifier(writer, config, null, e -> {
                 if (e instanceof VerificationEvent.Flushed) {
