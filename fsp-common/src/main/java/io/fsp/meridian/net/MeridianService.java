@@ -6,6 +6,7 @@ import io.fsp.meridian.MeridianScheduler;
 import io.fsp.meridian.MultiConstraintQuery;
 import io.fsp.meridian.QueryResult;
 import io.fsp.meridian.RingEntry;
+import io.fsp.meridian.ServiceInfo;
 import io.fsp.meridian.wire.MeridianCodec;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
@@ -15,6 +16,7 @@ import io.netty.channel.nio.NioIoHandler;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -149,6 +151,20 @@ public final class MeridianService implements AutoCloseable {
     public CompletableFuture<QueryResult> closest(InetSocketAddress entry, InetSocketAddress target) {
         requireConcreteAddress();
         return onLoop(n -> n.closest(entry, target));
+    }
+
+    /**
+     * Advertises the block service this node offers: a relay's TCP port on the same IP address as
+     * this node, and its certificate fingerprint.
+     */
+    public void advertise(ServiceInfo info) {
+        channel.eventLoop().submit(() -> node.advertise(info)).syncUninterruptibly();
+    }
+
+    /** The block service {@code node} says it offers (empty: none). */
+    public CompletableFuture<Optional<ServiceInfo>> service(InetSocketAddress node) {
+        requireConcreteAddress();
+        return onLoop(n -> n.service(node));
     }
 
     /** This node's own ring members. */
