@@ -47,6 +47,7 @@ public final class MeridianService implements AutoCloseable {
     private final Channel channel;
     private final MeridianNode node;
     private final MeridianDatagramHandler handler;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private MeridianService(EventLoopGroup group, Channel channel, MeridianNode node, MeridianDatagramHandler handler) {
         this.group = group;
@@ -199,8 +200,12 @@ public final class MeridianService implements AutoCloseable {
         return result;
     }
 
+    /** Stops the node; safe to call more than once (a shutdown hook may follow an explicit close). */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         channel.eventLoop().submit(node::stop).awaitUninterruptibly();
         channel.close().syncUninterruptibly();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
