@@ -7,7 +7,11 @@ import io.fsp.server.auth.UserStore;
 import io.fsp.server.ftp.ConnectionLimits;
 import io.fsp.server.ftp.FtpServerContext;
 import io.fsp.server.ftp.FtpServerInitializer;
+import io.fsp.server.ftp.command.FgetCommand;
+import io.fsp.server.ftp.command.FretCommand;
+import io.fsp.server.ftp.command.FspoCommand;
 import io.fsp.server.ftp.command.FtpCommands;
+import io.fsp.server.stripe.StripeContext;
 import io.fsp.server.ftp.data.PassivePorts;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.Fingerprint;
@@ -61,9 +65,11 @@ public final class FspServer implements AutoCloseable {
     private final ExecutorService blocking;
     private final List<Channel> listeners;
     private final FtpServerContext context;
+    private final StripeContext stripe;
 
     private FspServer(EventLoopGroup bossGroup, EventLoopGroup workerGroup, ExecutorService blocking,
-                      List<Channel> listeners, FtpServerContext context) {
+                      List<Channel> listeners, FtpServerContext context, StripeContext stripe) {
+        this.stripe = stripe;
         this.bossGroup = bossGroup;
         this.workerGroup = workerGroup;
         this.blocking = blocking;
@@ -93,6 +99,10 @@ public final class FspServer implements AutoCloseable {
         Optional<InetAddress> announce = config.announceAddress().isPresent()
                 ? Optional.of(InetAddress.getByName(config.announceAddress().get())) : Optional.empty();
         ExecutorService blocking = blockingExecutor(config.blockingThreads());
+        StripeContext stripe = new StripeContext(key, config.relay(), !config.fspWithoutTls());
+        commands.register(new FspoCommand(stripe))
+                .register(new FretCommand(stripe))
+                .register(new FgetCommand(stripe));
         FtpServerContext context = new FtpServerContext(config, ssl, SslContexts.serverWithoutSessionTickets(key),
                 key.fingerprint(), users,
                 new LoginThrottle(config.loginFailureDelay()), commands, blocking,
@@ -120,9 +130,10 @@ public final class FspServer implements AutoCloseable {
             boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             blocking.shutdownNow();
+            stripe.close();
             throw e;
         }
-        FspServer server = new FspServer(boss, workers, blocking, listeners, context);
+        FspServer server = new FspServer(boss, workers, blocking, listeners, context, stripe);
         for (InetSocketAddress a : server.addresses()) {
             log.info("listening on {} (certificate sha256 {})", ListenAddress.format(a), key.fingerprint());
         }
@@ -190,6 +201,7 @@ public final class FspServer implements AutoCloseable {
         bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         blocking.shutdownNow();
+        stripe.close();
         log.info("stopped");
     }
 }

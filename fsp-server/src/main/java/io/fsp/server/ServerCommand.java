@@ -96,6 +96,13 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--login-failure-delay", paramLabel = "DURATION", description = "Delay after a failed login, doubling per failure up to 16x (default: 1s).")
     String loginFailureDelay;
 
+    @Option(names = "--relay", paramLabel = "HOST:PORT=FINGERPRINT",
+            description = "A relay for striped transfers, pinned by the certificate fingerprint it prints at start; repeatable.")
+    List<String> relay;
+
+    @Option(names = "--fsp-without-tls", description = "Allow the FSP extension on a control connection without TLS (default: TLS required; the transfer keys travel on it).")
+    Boolean fspWithoutTls;
+
     @Option(names = {"-v", "--verbose"}, description = "Log every command and reply (PASS masked).")
     boolean verbose;
 
@@ -163,6 +170,8 @@ public final class ServerCommand implements Callable<Integer> {
         put(m, "max-connections", maxConnections);
         put(m, "max-connections-per-address", maxConnectionsPerAddress);
         put(m, "login-failure-delay", loginFailureDelay);
+        put(m, "relay", relay);
+        put(m, "fsp-without-tls", fspWithoutTls);
         return m;
     }
 

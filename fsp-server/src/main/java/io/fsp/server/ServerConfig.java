@@ -1,6 +1,7 @@
 package io.fsp.server;
 
 import io.fsp.server.ftp.data.PortRange;
+import io.fsp.server.stripe.RelayEndpoint;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -32,11 +33,14 @@ public record ServerConfig(
         Duration loginFailureDelay,
         int maxLoginFailures,
         int ioThreads,
-        int blockingThreads) {
+        int blockingThreads,
+        List<RelayEndpoint> relay,
+        boolean fspWithoutTls) {
 
     public ServerConfig {
         listen = List.copyOf(listen);
         user = List.copyOf(user);
+        relay = List.copyOf(relay);
         if (listen.isEmpty()) {
             throw new IllegalArgumentException("listen: none (expected: at least one HOST:PORT)");
         }
@@ -74,7 +78,8 @@ public record ServerConfig(
                 Duration.ofMinutes(5), Duration.ofSeconds(30),
                 256, 32,
                 Duration.ofSeconds(1), 3,
-                0, 16);
+                0, 16,
+                List.of(), false);
     }
 
     /** Where the generated certificate and key live: {@code state-dir}, else {@code ~/.fsp/server}. */

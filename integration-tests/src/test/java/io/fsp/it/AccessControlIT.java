@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.it.harness.ControlConnection;
 import io.fsp.it.harness.FtpServerExtension;
-import io.fsp.it.harness.Reply;
 import io.fsp.it.harness.TestTree;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -81,10 +80,12 @@ class AccessControlIT {
             c.send("SIZE " + base + "/file.txt").assertCode(213);
             c.send("CWD " + base).assertCode(250);
             for (String verb : List.of("STOR new.txt", "APPE file.txt", "STOU")) {
-                InetSocketAddress data2 = c.passive();
-                try (Socket ignored = ControlConnection.openData(data2)) {
-                    Reply reply = c.send(verb);
-                    reply.assertCodeIn(550, 553, 532, 450);
+                // a data connection is ready, so only the account's rights can refuse the upload
+                Socket data2 = ControlConnection.openData(c.passive());
+                try {
+                    c.send(verb).assertCodeIn(550, 553, 532, 450);
+                } finally {
+                    data2.close();
                 }
             }
             c.send("DELE file.txt").assertCodeIn(550, 553, 532);

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -28,9 +29,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class Aria2IT {
-    /** Outside the kernel's ephemeral range (32768-60999), so only this server binds these ports. */
-    private static final int PASSIVE_LOW = 64410;
-    private static final int PASSIVE_HIGH = 64449;
+    /**
+     * Outside the kernel's ephemeral range (32768-60999), so only servers bind these ports; drawn at
+     * random so that two test runs on one machine are unlikely to share them.
+     */
+    private static final int PASSIVE_LOW = 61000 + 40 * new Random().nextInt(100);
+    private static final int PASSIVE_HIGH = PASSIVE_LOW + 39;
 
     @RegisterExtension
     static final FtpServerExtension SERVER = FtpServerExtension.plainLoginAllowed()

@@ -509,7 +509,7 @@ class BadInputIT {
                 Reply reply = c.readReply();
                 if (reply.code() == 150 || reply.code() == 125) {
                     d.getOutputStream().write("planted".getBytes(StandardCharsets.US_ASCII));
-                    d.close();
+                    d.shutdownOutput();
                     fail("STOR through a symlink leaving the root was accepted: " + reply + " / " + c.readReply());
                 }
                 reply.assertCodeIn(550, 553);

@@ -100,6 +100,7 @@ class CommonsNetIT {
         "tls-active-ipv4,  false, false",
         "tls-passive-ipv4, true,  false",
         "tls-passive-ipv6, true,  true",
+        "tls-active-ipv6,  false, true",
     })
     void explicitTlsSessionWithProtP(String name, boolean passive, boolean ipv6) throws IOException {
         AtomicReference<X509Certificate> seen = new AtomicReference<>();
@@ -167,6 +168,32 @@ class CommonsNetIT {
             Thread.currentThread().interrupt();
         }
         assertTrue(ftp.sendNoOp(), ftp::getReplyString);
+    }
+
+    @Test
+    void utf8AndBlankFileNamesRoundTrip() throws IOException {
+        FTPClient ftp = new FTPClient();
+        ftp.setControlEncoding("UTF-8");
+        connect(ftp, false);
+        login(ftp);
+        assertEquals(200, ftp.sendCommand("OPTS", "UTF8 ON"), ftp::getReplyString);
+        ftp.enterLocalPassiveMode();
+        ftp.setFileType(FTP.BINARY_FILE_TYPE);
+        Path dir = SERVER.tree().dir("commons-names");
+        List<String> names = List.of("grüße.txt", "日本語 ファイル.bin", "two  spaces .txt", "Ωmega");
+        for (String name : names) {
+            byte[] data = name.getBytes(StandardCharsets.UTF_8);
+            assertTrue(ftp.storeFile("/commons-names/" + name, new ByteArrayInputStream(data)), ftp::getReplyString);
+            assertArrayEquals(data, Files.readAllBytes(dir.resolve(name)), name);
+            assertArrayEquals(data, retrieve(ftp, "/commons-names/" + name), name);
+        }
+        assertTrue(ftp.changeWorkingDirectory("/commons-names"), ftp::getReplyString);
+        assertEquals(names.stream().sorted().toList(),
+                Arrays.stream(entries(ftp.mlistDir())).map(FTPFile::getName).sorted().toList(), "MLSD names");
+        assertEquals(names.stream().sorted().toList(),
+                Arrays.stream(entries(ftp.listFiles())).map(FTPFile::getName).sorted().toList(), "LIST names");
+        assertTrue(ftp.rename("Ωmega", "ωmega"), ftp::getReplyString);
+        assertTrue(Files.exists(dir.resolve("ωmega")));
     }
 
     /** Everything the command list covers, in one directory, checking what lands on disk. */

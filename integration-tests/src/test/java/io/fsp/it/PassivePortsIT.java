@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -26,9 +27,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PassivePortsIT {
-    /** Outside the kernel's ephemeral range (32768-60999), so no other socket takes these ports. */
-    private static final int LOW = 64450;
-    private static final int HIGH = 64453;
+    /**
+     * Outside the kernel's ephemeral range (32768-60999), so no client socket takes these ports;
+     * drawn at random so that two test runs on one machine are unlikely to share them.
+     */
+    private static final int LOW = 65100 + 4 * new Random().nextInt(100);
+    private static final int HIGH = LOW + 3;
 
     @RegisterExtension
     static final FtpServerExtension SERVER = FtpServerExtension.plainLoginAllowed()

@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** {@code fsp}: the FSP command line. Subcommands are added as they are built. */
 @Command(name = "fsp", mixinStandardHelpOptions = true, version = "fsp 0.1.0",
         description = "Fast Send Protocol client.",
-        subcommands = {NodesCommand.class, MeridianSimCommand.class})
+        subcommands = {GetCommand.class, DemoCommand.class, BenchStripeCommand.class, NodesCommand.class, MeridianSimCommand.class})
 public final class FspCli implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -17,6 +17,7 @@ public final class FspCli implements Runnable {
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new FspCli()).execute(args));
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", System.getProperty("fsp.log", "warn"));
+        System.exit(new CommandLine(new FspCli()).setExitCodeExceptionMapper(new ExitCodes()).execute(args));
     }
 }

@@ -3,6 +3,8 @@ package io.fsp.server.ftp;
 /** The FTP reply codes this server sends (RFC 959 §4.2, RFC 2228, RFC 2428, RFC 3659, RFC 4217). */
 public enum ReplyCode {
     OPENING_DATA_CONNECTION(150),
+    /** FSP extension: a preliminary line announcing part of a striped transfer (docs/protocol.md §1, "FSP extension"). */
+    FSP_ANNOUNCEMENT(151),
     COMMAND_OK(200),
     NOT_NEEDED(202),
     SYSTEM_STATUS(211),

@@ -1,0 +1,180 @@
+package io.fsp.client.cli;
+
+import io.fsp.client.collect.CollectOptions;
+import io.fsp.client.collect.CollectSummary;
+import io.fsp.client.collect.Collector;
+import io.fsp.client.verify.VerificationMode;
+import io.fsp.tls.Fingerprint;
+import io.fsp.tls.PinnedTrustManager;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code fsp get fsp://USER@HOST:PORT/PATH -o DEST}: a striped, verified retrieve of a file or directory. */
+@Command(name = "get", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+        description = {"Retrieves a file or a directory with the FSP extension: blocks come from the server's relays"
+                + " (and, with --include-direct, from the server), each verified against the digest sent on the TLS"
+                + " control channel before it counts.",
+                "Password: $FSP_PASSWORD or --password-file. Exit codes: 0 ok, 1 failure, 2 usage, 3 verification"
+                        + " failed (rerun to resume), 4 internal error."})
+public final class GetCommand implements Callable<Integer> {
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "fsp://USER@HOST:PORT/PATH", description = "What to retrieve.")
+    String url;
+
+    @Option(names = {"-o", "--output"}, required = true, paramLabel = "DEST",
+            description = "Where to put it: the file's new name, or the directory that receives the tree.")
+    Path destination;
+
+    @Option(names = "--password-file", paramLabel = "FILE", description = "Read the password from the first line of FILE.")
+    Path passwordFile;
+
+    @Option(names = "--trust", paramLabel = "FINGERPRINT", description = "Accept only the server certificate with this SHA-256 fingerprint (as fsp-server prints it).")
+    String trust;
+
+    @Option(names = "--insecure", description = "Accept any server certificate (testing only: a man in the middle could read the key).")
+    boolean insecure;
+
+    @Option(names = "--block-size", paramLabel = "SIZE", description = "Block size, e.g. 1M (server default: 1M).")
+    String blockSize;
+
+    @Option(names = "--compression", paramLabel = "off|zstd|LEVEL", description = "Compress blocks with zstd (server default: off).")
+    String compression;
+
+    @Option(names = "--cipher", paramLabel = "CIPHER", description = "aes-256-gcm (default), aes-128-gcm or none.")
+    String cipher;
+
+    @Option(names = "--checksum", paramLabel = "ALG", description = "Wire checksum per block: crc32c (default), adler32, crc32, md5, sha1, sha256, blake3.")
+    String checksum;
+
+    @Option(names = "--digest", paramLabel = "ALG", description = "End-to-end digest of each block's plaintext (default: sha256).")
+    String digest;
+
+    @Option(names = "--strategy", paramLabel = "fcfs|cyclic|partitioned", description = "How the server spreads blocks over relays (default: fcfs).")
+    String strategy;
+
+    @Option(names = "--include-direct", description = "Also take blocks straight from the server on a data connection.")
+    boolean includeDirect;
+
+    @Option(names = "--streams", paramLabel = "N", defaultValue = "4", description = "Parallel fetches per relay (default: ${DEFAULT-VALUE}).")
+    int streams;
+
+    @Option(names = "--verify", paramLabel = "fiver|riva|off", defaultValue = "fiver",
+            description = "fiver: hash the buffers being written (default); riva: re-read from disk; off: no verification.")
+    String verify;
+
+    @Option(names = "--relay-timeout", paramLabel = "SECONDS", defaultValue = "10",
+            description = "A relay silent this long for one block loses it to the next source (default: ${DEFAULT-VALUE}).")
+    int relayTimeout;
+
+    @Option(names = "--json", description = "Print the summary as one JSON object.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        CollectOptions options;
+        try {
+            options = options();
+        } catch (IllegalArgumentException e) {
+            err.println("fsp get: " + e.getMessage());
+            err.flush();
+            return ExitCodes.USAGE;
+        }
+        Collector collector = new Collector(options);
+        CollectSummary summary;
+        ProgressView progress = !json && System.console() != null ? new ProgressView(collector, out) : null;
+        try {
+            summary = collector.run();
+        } catch (java.io.IOException e) {
+            if (progress != null) {
+                progress.close();
+            }
+            err.println("fsp get: " + e.getMessage());
+            err.println("fsp get: nothing reported complete; rerun the same command to resume (" + collector.journalPath() + ")");
+            err.flush();
+            return ExitCodes.FAILURE;
+        }
+        if (progress != null) {
+            progress.close();
+        }
+        out.println(json ? summary.toJson() : summary.toText());
+        out.flush();
+        if (!summary.complete()) {
+            err.println("fsp get: " + summary.error() + "; rerun the same command to resume");
+            err.flush();
+            return ExitCodes.VERIFICATION_FAILED;
+        }
+        return ExitCodes.OK;
+    }
+
+    private CollectOptions options() throws java.io.IOException {
+        URI uri;
+        try {
+            uri = new URI(url);
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("url: " + url + " (expected: fsp://USER@HOST:PORT/PATH)");
+        }
+        if (!"fsp".equals(uri.getScheme()) || uri.getHost() == null || uri.getUserInfo() == null || uri.getPath() == null
+                || uri.getPath().isEmpty()) {
+            throw new IllegalArgumentException("url: " + url + " (expected: fsp://USER@HOST:PORT/PATH)");
+        }
+        int port = uri.getPort() < 0 ? 2121 : uri.getPort();
+        if (trust == null && !insecure) {
+            throw new IllegalArgumentException("--trust FINGERPRINT (as fsp-server prints it) or --insecure is needed");
+        }
+        PinnedTrustManager tm = insecure ? PinnedTrustManager.any() : PinnedTrustManager.of(Set.of(Fingerprint.parse(trust)));
+        char[] password = password();
+        List<String> fsp = new ArrayList<>();
+        add(fsp, "block-size", blockSize);
+        add(fsp, "compression", compression);
+        add(fsp, "cipher", cipher);
+        add(fsp, "checksum", checksum);
+        add(fsp, "digest", digest);
+        add(fsp, "strategy", strategy);
+        String host = uri.getHost().startsWith("[") ? uri.getHost().substring(1, uri.getHost().length() - 1) : uri.getHost();
+        return new CollectOptions(host, port, uri.getUserInfo(), password, uri.getUserInfo() + "@" + host + ":" + port,
+                uri.getPath(), destination, tm, fsp, includeDirect, streams, VerificationMode.parse(verify),
+                Duration.ofSeconds(Math.max(1, relayTimeout)), Duration.ofSeconds(10));
+    }
+
+    private char[] password() throws java.io.IOException {
+        if (passwordFile != null) {
+            List<String> lines = Files.readAllLines(passwordFile, StandardCharsets.UTF_8);
+            if (lines.isEmpty()) {
+                throw new IllegalArgumentException("--password-file " + passwordFile + ": empty (expected: the password on the first line)");
+            }
+            return lines.get(0).toCharArray();
+        }
+        String env = System.getenv("FSP_PASSWORD");
+        if (env == null) {
+            throw new IllegalArgumentException("no password: set FSP_PASSWORD or give --password-file FILE");
+        }
+        return env.toCharArray();
+    }
+
+    private static void add(List<String> pairs, String key, String value) {
+        if (value != null) {
+            if (value.contains(" ") || value.contains("=")) {
+                throw new IllegalArgumentException("--" + key + ": '" + value + "' (expected: no spaces or '=')");
+            }
+            pairs.add(key + "=" + value);
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.fsp.client.cli;
+
+import io.fsp.tls.Certificates;
+import io.fsp.tls.KeyMaterial;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A server and relays on 127.0.0.1 as child processes, for {@code fsp demo} and {@code bin/bench-stripe}. The
+ * server's certificate is made first so the relays can pin it; the relays start next and print their
+ * fingerprints, which the server pins through {@code --relay HOST:PORT=FINGERPRINT}.
+ */
+record LoopbackSetup(int port, String fingerprint, String password, List<String> relays) {
+    private static final Pattern LISTENING = Pattern.compile("listening on (\\S+):(\\d+), certificate sha256 (\\S+)");
+
+    static LoopbackSetup start(Path bin, Path work, Path root, int relayCount, List<Process> children, PrintWriter out)
+            throws IOException, InterruptedException {
+        Path serverState = work.resolve("server-state");
+        Files.createDirectories(serverState);
+        KeyMaterial serverKey = Certificates.selfSigned("fsp-server");
+        Certificates.write(serverKey, serverState.resolve("server-cert.pem"), serverState.resolve("server-key.pem"));
+        List<String> relaySpecs = new ArrayList<>();
+        for (int i = 0; i < relayCount; i++) {
+            Path dir = work.resolve("relay" + i);
+            Files.createDirectories(dir);
+            Matcher m = launch(bin.resolve("fsp-relay"), work.resolve("relay" + i + ".log"), children,
+                    "--listen", "127.0.0.1:0", "--store", dir.resolve("store").toString(),
+                    "--state-dir", dir.resolve("state").toString(), "--quota", "8G", "--memory", "256M",
+                    "--trust-server", serverKey.fingerprint().toString());
+            relaySpecs.add(m.group(1) + ":" + m.group(2) + "=" + m.group(3));
+            out.printf("fsp: relay %d on %s:%s%n", i, m.group(1), m.group(2));
+            out.flush();
+        }
+        String password = HexFormat.of().formatHex(new java.security.SecureRandom().generateSeed(8));
+        List<String> serverArgs = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--root", root.toString(),
+                "--user", "demo:" + password, "--state-dir", serverState.toString(), "--allow-plain-login"));
+        for (String r : relaySpecs) {
+            serverArgs.add("--relay");
+            serverArgs.add(r);
+        }
+        Matcher s = launch(bin.resolve("fsp-server"), work.resolve("server.log"), children, serverArgs.toArray(String[]::new));
+        int port = Integer.parseInt(s.group(2));
+        out.printf("fsp: server on 127.0.0.1:%d, certificate sha256 %s%n", port, s.group(3));
+        out.flush();
+        return new LoopbackSetup(port, s.group(3), password, relaySpecs);
+    }
+
+    /** Starts a launcher and waits for its "listening on HOST:PORT, certificate sha256 FP" line. */
+    private static Matcher launch(Path launcher, Path log, List<Process> children, String... args)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>();
+        command.add(launcher.toString());
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectError(log.toFile()).start();
+        children.add(p);
+        BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10); // the first run builds the module
+        for (String line; (line = lines.readLine()) != null && System.nanoTime() < deadline; ) {
+            Matcher m = LISTENING.matcher(line);
+            if (m.find()) {
+                Thread drain = new Thread(() -> lines.lines().forEach(l -> { }), "drain");
+                drain.setDaemon(true);
+                drain.start();
+                return m;
+            }
+        }
+        throw new IOException(launcher.getFileName() + " did not start; see " + log + ":\n" + tail(log));
+    }
+
+    private static String tail(Path log) {
+        try {
+            List<String> l = Files.readAllLines(log);
+            return String.join("\n", l.subList(Math.max(0, l.size() - 15), l.size()));
+        } catch (IOException e) {
+            return "(no log)";
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package io.fsp.client.collect;
+
+import io.fsp.checksum.Digest;
+
+/**
+ * One {@code 151 BLK} line: block {@code seq} of file {@code file}, {@code length} bytes at {@code offset},
+ * placed at {@code source} ({@code relay:N}, {@code direct} or {@code origin}), whose plaintext has
+ * {@code digest}.
+ */
+record Announcement(long seq, String source, int file, long offset, int length, Digest digest) {
+    static final int MAX_BLOCK = 16 * 1024 * 1024;
+
+    /** Parses the words after {@code BLK}; throws {@link IllegalArgumentException} naming what is wrong. */
+    static Announcement parse(String[] w) {
+        if (w.length != 7) {
+            throw new IllegalArgumentException("BLK: " + (w.length - 1) + " fields (expected: 6)");
+        }
+        long seq = Long.parseLong(w[1]);
+        String source = w[2];
+        if (!source.equals("direct") && !source.equals("origin") && !source.matches("relay:\\d{1,4}")) {
+            throw new IllegalArgumentException("BLK source: " + source + " (expected: relay:N, direct or origin)");
+        }
+        int file = Integer.parseInt(w[3]);
+        long offset = Long.parseLong(w[4]);
+        int length = Integer.parseInt(w[5]);
+        if (seq < 0 || file < 0 || offset < 0 || length < 1 || length > MAX_BLOCK) {
+            throw new IllegalArgumentException("BLK " + seq + ": out of range (expected: seq, file, offset >= 0,"
+                    + " length 1.." + MAX_BLOCK + ")");
+        }
+        return new Announcement(seq, source, file, offset, length, Digest.parse(w[6]));
+    }
+
+    /** The relay index of a {@code relay:N} source, or -1. */
+    int relay() {
+        return source.startsWith("relay:") ? Integer.parseInt(source.substring(6)) : -1;
+    }
+}

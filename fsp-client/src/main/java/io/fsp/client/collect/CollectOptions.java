@@ -1,0 +1,28 @@
+package io.fsp.client.collect;
+
+import io.fsp.client.verify.VerificationMode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import javax.net.ssl.X509TrustManager;
+
+/**
+ * What one {@code fsp get} does.
+ *
+ * @param server the server as the user named it ({@code alice@host:2121}), for the resume journal
+ * @param trust checks the server's certificate (pinned fingerprint, or any with --insecure)
+ * @param fspOptions {@code key=value} pairs sent with FSPO (block-size, compression, cipher, …)
+ * @param includeDirect also take blocks straight from the server on a data connection
+ * @param streams parallel fetches per relay
+ * @param relayTimeout how long a relay may take to answer one request before the block is fetched elsewhere
+ */
+public record CollectOptions(String host, int port, String user, char[] password, String server, String remotePath,
+                             Path destination, X509TrustManager trust, List<String> fspOptions, boolean includeDirect,
+                             int streams, VerificationMode verify, Duration relayTimeout, Duration connectTimeout) {
+    public CollectOptions {
+        fspOptions = List.copyOf(fspOptions);
+        if (streams < 1 || streams > 64) {
+            throw new IllegalArgumentException("streams: " + streams + " (expected: 1..64)");
+        }
+    }
+}

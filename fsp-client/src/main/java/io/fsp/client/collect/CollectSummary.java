@@ -1,0 +1,93 @@
+package io.fsp.client.collect;
+
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What a striped get did: bytes, time, whether every block was verified, where blocks came from, and each
+ * retry's cause ({@code "relay:1: digest mismatch"} → count).
+ *
+ * @param complete every block of the transfer is on disk (verified, or written in mode off)
+ * @param verified every block was verified against the digest from the control channel
+ * @param blocksBySource verified (or written) blocks per source: {@code relay:N}, {@code direct},
+ *                       {@code origin}, {@code journal} (verified by an earlier run)
+ * @param retries each reason a block had to be fetched again, with how often
+ */
+public record CollectSummary(String transferId, long bytes, double seconds, int files, long blocks, boolean complete,
+                             boolean verified, String verifyMode, Map<String, Long> blocksBySource,
+                             Map<String, Long> bytesBySource, Map<String, Long> retries, String error) {
+
+    public double megabytesPerSecond() {
+        return seconds > 0 ? bytes / 1e6 / seconds : 0;
+    }
+
+    /** The summary as one JSON object. */
+    public String toJson() {
+        StringBuilder sb = new StringBuilder("{");
+        sb.append("\"transfer\":").append(str(transferId));
+        sb.append(",\"bytes\":").append(bytes);
+        sb.append(",\"seconds\":").append(String.format(Locale.ROOT, "%.3f", seconds));
+        sb.append(",\"mb_per_s\":").append(String.format(Locale.ROOT, "%.1f", megabytesPerSecond()));
+        sb.append(",\"files\":").append(files);
+        sb.append(",\"blocks\":").append(blocks);
+        sb.append(",\"complete\":").append(complete);
+        sb.append(",\"verified\":").append(verified);
+        sb.append(",\"verify\":").append(str(verifyMode));
+        sb.append(",\"blocks_by_source\":").append(map(blocksBySource));
+        sb.append(",\"bytes_by_source\":").append(map(bytesBySource));
+        sb.append(",\"retries\":").append(retries.values().stream().mapToLong(Long::longValue).sum());
+        sb.append(",\"retry_causes\":").append(map(retries));
+        sb.append(",\"error\":").append(error == null ? "null" : str(error));
+        return sb.append('}').toString();
+    }
+
+    /** A few lines for people. */
+    public String toText() {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%s %d bytes in %d files, %d blocks, in %.2f s (%.1f MB/s)%n",
+                complete ? (verified ? "verified" : "received (NOT verified: --verify off)") : "INCOMPLETE",
+                bytes, files, blocks, seconds, megabytesPerSecond()));
+        sb.append("  blocks by source:");
+        blocksBySource.forEach((k, v) -> sb.append(' ').append(k).append('=').append(v));
+        sb.append(System.lineSeparator());
+        long total = retries.values().stream().mapToLong(Long::longValue).sum();
+        sb.append("  retries: ").append(total);
+        retries.forEach((k, v) -> sb.append(System.lineSeparator()).append("    ").append(v).append(" x ").append(k));
+        if (error != null) {
+            sb.append(System.lineSeparator()).append("  error: ").append(error);
+        }
+        return sb.toString();
+    }
+
+    private static String map(Map<String, Long> m) {
+        StringBuilder sb = new StringBuilder("{");
+        m.forEach((k, v) -> {
+            if (sb.length() > 1) {
+                sb.append(',');
+            }
+            sb.append(str(k)).append(':').append(v);
+        });
+        return sb.append('}').toString();
+    }
+
+    static String str(String s) {
+        if (s == null) {
+            return "null";
+        }
+        StringBuilder sb = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                default -> {
+                    if (c < 0x20) {
+                        sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.append('"').toString();
+    }
+}

@@ -1,0 +1,673 @@
+package io.fsp.client.collect;
+
+import io.fsp.block.Block;
+import io.fsp.block.BlockDescriptor;
+import io.fsp.block.BlockFormatException;
+import io.fsp.block.BlockLimits;
+import io.fsp.block.Blocks;
+import io.fsp.block.stage.BlockPipeline;
+import io.fsp.block.stage.OpenedBlock;
+import io.fsp.checksum.ChecksumAlgorithm;
+import io.fsp.client.control.ControlChannel;
+import io.fsp.client.control.ControlException;
+import io.fsp.client.control.Reply;
+import io.fsp.client.journal.ResumeJournal;
+import io.fsp.client.journal.TransferIdentity;
+import io.fsp.client.verify.BlockRef;
+import io.fsp.client.verify.BlockVerdict;
+import io.fsp.client.verify.FiverVerifier;
+import io.fsp.client.verify.HashAlgorithm;
+import io.fsp.client.verify.VerificationMode;
+import io.fsp.client.verify.VerifierConfig;
+import io.fsp.crypto.TransferKey;
+import io.fsp.relay.client.RelayConnection;
+import io.fsp.relay.client.RelayConnectionConfig;
+import io.fsp.tls.Fingerprint;
+import io.fsp.tls.PinnedTrustManager;
+import io.fsp.tls.SslContexts;
+import io.fsp.token.CapabilityToken;
+import io.fsp.token.TokenException;
+import io.fsp.token.TransferId;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Collects one striped transfer (architecture §3, steps 7–11): opens the TLS control channel, logs in,
+ * sets the FSP options and sends FRET; while announcements arrive it fetches each block from the relay that
+ * holds it (all relays at once, {@code streams} fetches per relay) and, with include-direct, reads blocks
+ * straight from the server's data connection. Every block is opened (wire checksum, AES-GCM, zstd) and
+ * handed to the {@link FiverVerifier}, which writes it at its offset, hashes the same buffer, flushes, and
+ * compares with the digest announced on the control channel. A block that fails anywhere — dead or silent
+ * relay, bad checksum, failed authentication, wrong block, digest mismatch — is fetched again from the
+ * origin server (FGET) once FRET is answered. Verified blocks are confirmed to their relay and journaled,
+ * so an interrupted get resumes without fetching them again.
+ */
+public final class Collector {
+    private static final Logger log = LoggerFactory.getLogger(Collector.class);
+    private static final int ORIGIN_ROUNDS = 3;
+    private static final int MAX_FGET = 1024;
+
+    private final CollectOptions options;
+    private final BlockLimits limits = BlockLimits.DEFAULT;
+
+    // What the server announced.
+    private TransferId transferId;
+    private TransferKey key;
+    private CapabilityToken token;
+    private ChecksumAlgorithm checksum = ChecksumAlgorithm.CRC32C;
+    private ChecksumAlgorithm digest = ChecksumAlgorithm.SHA256;
+    private boolean directory;
+    private long totalBlocks = -1;
+    private long totalBytes;
+    private final List<String[]> fileLines = new ArrayList<>();
+    private final Map<Integer, RemoteFile> files = new TreeMap<>();
+    private final Map<Integer, RelaySource> relays = new TreeMap<>();
+    private final Map<Long, Announcement> announced = new ConcurrentHashMap<>();
+
+    // Progress of the transfer.
+    private final Set<Long> done = ConcurrentHashMap.newKeySet();
+    private final ConcurrentLinkedQueue<Announcement> forOrigin = new ConcurrentLinkedQueue<>();
+    private final Map<String, LongAdder> blocksBySource = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> bytesBySource = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> retries = new ConcurrentHashMap<>();
+    private final AtomicInteger pending = new AtomicInteger();
+    private final AtomicLong bytesDone = new AtomicLong();
+    private volatile boolean allVerified = true;
+
+    // Direct blocks that arrived before their announcement, by sequence number.
+    private final Map<Long, ByteBuf> early = new ConcurrentHashMap<>();
+    private final Set<Long> expectDirect = ConcurrentHashMap.newKeySet();
+    private final Set<Long> gotDirect = ConcurrentHashMap.newKeySet();
+
+    private PositionalWriter writer;
+    private FiverVerifier verifier;
+    private ResumeJournal journal;
+    private ExecutorService fetchers;
+    private EventLoopGroup relayLoops;
+    private ThreadLocal<BlockPipeline> pipelines;
+    private long startNanos;
+
+    /** A file of the transfer: its index, remote name, local name under the writer's root, size. */
+    private record RemoteFile(int index, String name, String local, long size, long modifiedMillis) {
+    }
+
+    /** A relay the server placed blocks on: the connection (connected and authorised) and its fetch slots. */
+    private record RelaySource(int index, InetSocketAddress address, Fingerprint fingerprint,
+                               CompletableFuture<RelayConnection> connection, Semaphore slots) {
+    }
+
+    public Collector(CollectOptions options) {
+        this.options = options;
+    }
+
+    /** Bytes verified (or written) so far, for a progress display; safe from any thread. */
+    public long bytesDone() {
+        return bytesDone.get();
+    }
+
+    public long totalBytes() {
+        return totalBytes;
+    }
+
+    /** Bytes per source so far, for a progress display. */
+    public Map<String, Long> bytesBySource() {
+        return snapshot(bytesBySource);
+    }
+
+    /** Runs the transfer to its end; the summary says whether everything arrived verified. */
+    public CollectSummary run() throws IOException, InterruptedException {
+        startNanos = System.nanoTime();
+        String error = null;
+        try (ControlChannel control = ControlChannel.connect(options.host(), options.port(), options.trust(),
+                options.connectTimeout())) {
+            control.login(options.user(), options.password(), false);
+            if (!options.fspOptions().isEmpty() || options.includeDirect()) {
+                List<String> pairs = new ArrayList<>(options.fspOptions());
+                pairs.add("include-direct=" + (options.includeDirect() ? "on" : "off"));
+                pairs.add("streams=" + options.streams());
+                ControlChannel.expect(control.command("FSPO " + String.join(" ", pairs)), 200, "FSPO");
+            }
+            Socket direct = null;
+            if (options.includeDirect()) {
+                direct = control.openData(control.epsv(), options.connectTimeout());
+            }
+            try {
+                retrieve(control, direct);
+            } finally {
+                if (direct != null) {
+                    direct.close();
+                }
+            }
+            fromOrigin(control);
+        } catch (ControlException e) {
+            error = e.getMessage();
+            throw e;
+        } finally {
+            finish();
+        }
+        return summary(error);
+    }
+
+    private void retrieve(ControlChannel control, Socket direct) throws IOException, InterruptedException {
+        control.send("FRET " + options.remotePath());
+        Reply r = control.read();
+        if (r.code() != 150) {
+            throw new ControlException("FRET " + options.remotePath() + ": server answered " + r, r.code(), null);
+        }
+        Thread directReader = null;
+        if (direct != null) {
+            Socket s = direct;
+            directReader = new Thread(() -> readDirect(s), "fsp-direct");
+            directReader.setDaemon(true);
+            directReader.start();
+        }
+        // Striping pauses while every relay is full (the server gives a target up after 30 s): allow for that.
+        control.readTimeout(Duration.ofMinutes(5));
+        while (true) {
+            r = control.read();
+            if (r.code() == 151) {
+                announcement(r.text());
+            } else if (r.code() == 226) {
+                break;
+            } else {
+                throw new ControlException("FRET " + options.remotePath() + ": " + r, r.code(), null);
+            }
+        }
+        control.readTimeout(options.connectTimeout());
+        prepare();
+        if (directReader != null) {
+            directReader.join(options.relayTimeout().toMillis() + 5000);
+        }
+        // A direct block announced but never seen (the connection broke) comes from the origin.
+        for (long seq : expectDirect) {
+            if (!gotDirect.contains(seq) && !done.contains(seq)) {
+                retry(announced.get(seq), "direct", "direct connection ended before the block arrived");
+            }
+        }
+        awaitIdle();
+        early.values().forEach(ByteBuf::release);
+        early.clear();
+    }
+
+    /** One {@code 151} line of FRET. */
+    private void announcement(String text) throws IOException {
+        String[] w = text.trim().split(" ");
+        try {
+            switch (w[0]) {
+                case "FSP" -> {
+                    transferId = TransferId.parse(w[1]);
+                    for (int i = 2; i < w.length; i++) {
+                        int eq = w[i].indexOf('=');
+                        if (eq > 0) {
+                            String k = w[i].substring(0, eq);
+                            String v = w[i].substring(eq + 1);
+                            switch (k) {
+                                case "kind" -> directory = v.equals("directory");
+                                case "blocks" -> totalBlocks = Long.parseLong(v);
+                                case "bytes" -> totalBytes = Long.parseLong(v);
+                                case "checksum" -> checksum = ChecksumAlgorithm.fromLabel(v);
+                                case "digest" -> digest = ChecksumAlgorithm.fromLabel(v);
+                                default -> { }
+                            }
+                        }
+                    }
+                }
+                case "KEY" -> key = w[1].equals("none") ? null : TransferKey.of(transferId.value(), Base64.getDecoder().decode(w[1]));
+                case "TOKEN" -> token = CapabilityToken.parse(w[1]);
+                case "RELAY" -> relay(Integer.parseInt(w[1]), w[2], Fingerprint.parse(w[3]));
+                case "DIR" -> {
+                    prepareWriter();
+                    writer.createDirectory(local(decodeName(w[1])));
+                }
+                case "FILE" -> {
+                    fileLines.add(w);
+                    int index = Integer.parseInt(w[1]);
+                    long size = Long.parseLong(w[2]);
+                    String name = decodeName(w[4]);
+                    files.put(index, new RemoteFile(index, name, local(name), size, Long.parseLong(w[3])));
+                }
+                case "BLK" -> block(Announcement.parse(w));
+                default -> log.debug("ignoring announcement {}", text);
+            }
+        } catch (TokenException | RuntimeException e) {
+            throw new ControlException("announcement '" + text.substring(0, Math.min(200, text.length())) + "': " + e.getMessage(),
+                    151, e);
+        }
+    }
+
+    private void relay(int index, String hostPort, Fingerprint fp) {
+        int colon = hostPort.lastIndexOf(':');
+        String host = hostPort.substring(0, colon).replace("[", "").replace("]", "");
+        InetSocketAddress address = new InetSocketAddress(host, Integer.parseInt(hostPort.substring(colon + 1)));
+        if (relayLoops == null) {
+            relayLoops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        }
+        RelayConnectionConfig config = RelayConnectionConfig.DEFAULT.withRequestTimeout(options.relayTimeout());
+        config = new RelayConnectionConfig(options.connectTimeout(), config.requestTimeout(), config.putTimeout(),
+                config.pushWindowBytes(), config.limits());
+        CompletableFuture<RelayConnection> connection;
+        try {
+            connection = RelayConnection.connect(address, SslContexts.client(PinnedTrustManager.of(Set.of(fp)), Optional.empty()),
+                            relayLoops, config)
+                    .thenCompose(c -> c.authorize(token).thenApply(ok -> c));
+        } catch (javax.net.ssl.SSLException e) {
+            connection = CompletableFuture.failedFuture(e);
+        }
+        relays.put(index, new RelaySource(index, address, fp, connection, new Semaphore(options.streams())));
+    }
+
+    /** Writer, journal, verifier and fetch threads, once the files are known (before the first block). */
+    private void prepare() throws IOException {
+        if (verifier != null) {
+            return;
+        }
+        prepareWriter();
+        for (RemoteFile f : files.values()) {
+            writer.prepareFile(f.local(), f.size());
+        }
+        long newest = files.values().stream().mapToLong(RemoteFile::modifiedMillis).max().orElse(0);
+        TransferIdentity identity = new TransferIdentity(options.server(), options.remotePath(), totalBytes, newest,
+                manifestDigest());
+        journal = ResumeJournal.open(journalFile(), identity);
+        if (journal.state() == ResumeJournal.State.RESUMED) {
+            log.info("resuming: {} blocks verified by an earlier run", journal.verified().size());
+        }
+        VerifierConfig config = VerifierConfig.defaults().withMode(options.verify()).withAlgorithm(HashAlgorithm.of(digest))
+                .withQueueDepth(Math.max(16, relays.size() * options.streams() * 2)).withHashThreads(2);
+        verifier = new FiverVerifier(writer, config, journal, event -> { });
+        int threads = Math.max(1, relays.size()) * options.streams() + 1;
+        fetchers = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "fsp-fetch");
+            t.setDaemon(true);
+            return t;
+        });
+        pipelines = ThreadLocal.withInitial(this::receiverPipeline);
+    }
+
+    private void prepareWriter() throws IOException {
+        if (writer == null) {
+            writer = new PositionalWriter(directory ? options.destination() : parentOf(options.destination()));
+        }
+    }
+
+    private static Path parentOf(Path p) {
+        Path abs = p.toAbsolutePath();
+        return abs.getParent() == null ? abs : abs.getParent();
+    }
+
+    /** A single file goes to the destination's name; a directory's entries under the destination. */
+    private String local(String remoteName) {
+        return directory ? remoteName : options.destination().toAbsolutePath().getFileName().toString();
+    }
+
+    private Path journalFile() {
+        Path dest = options.destination().toAbsolutePath();
+        return parentOf(dest).resolve("." + dest.getFileName() + ".fsp-journal");
+    }
+
+    private String manifestDigest() {
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            for (String[] w : fileLines) {
+                md.update(String.join(" ", w).getBytes(StandardCharsets.UTF_8));
+                md.update((byte) '\n');
+            }
+            return HexFormat.of().formatHex(md.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private BlockPipeline receiverPipeline() {
+        BlockPipeline.Builder b = BlockPipeline.builder().checksum(checksum).digest(null).limits(limits);
+        if (key != null) {
+            b.encryption(key);
+        } else {
+            b.transferId(transferId.value());
+        }
+        return b.build();
+    }
+
+    /** A {@code BLK} line: skip what the journal has, else fetch it from where it was placed. */
+    private void block(Announcement a) throws IOException {
+        prepare();
+        RemoteFile f = files.get(a.file());
+        if (f == null || a.offset() + a.length() > f.size()) {
+            throw new IllegalArgumentException("BLK " + a.seq() + ": file " + a.file() + " @" + a.offset() + "+" + a.length()
+                    + " (expected: inside an announced file)");
+        }
+        if (totalBlocks >= 0 && a.seq() >= totalBlocks) {
+            throw new IllegalArgumentException("BLK " + a.seq() + ": (expected: < " + totalBlocks + " blocks)");
+        }
+        if (announced.putIfAbsent(a.seq(), a) != null) {
+            return; // announced twice: the first one counts
+        }
+        if (journal.isVerified(f.local(), a.offset(), a.length(), a.digest().value())) {
+            succeeded(a, "journal");
+            confirm(a);
+            return;
+        }
+        pending.incrementAndGet();
+        switch (a.source()) {
+            case "origin" -> retry(a, "server", "no relay could take the block");
+            case "direct" -> {
+                expectDirect.add(a.seq());
+                ByteBuf wire = early.remove(a.seq());
+                if (wire != null) {
+                    fetchers.execute(() -> open(a, wire, "direct"));
+                }
+            }
+            default -> fetchFromRelay(a);
+        }
+    }
+
+    private void fetchFromRelay(Announcement a) {
+        RelaySource relay = relays.get(a.relay());
+        if (relay == null) {
+            retry(a, a.source(), "relay not announced");
+            return;
+        }
+        fetchers.execute(() -> {
+            try {
+                relay.slots().acquire();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                retry(a, a.source(), "interrupted");
+                return;
+            }
+            try {
+                RelayConnection c = relay.connection().get(options.connectTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
+                ByteBuf wire = c.getBlock(transferId, a.seq()).get(options.relayTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
+                open(a, wire, a.source());
+            } catch (java.util.concurrent.ExecutionException e) {
+                retry(a, a.source(), describe(e.getCause()));
+            } catch (java.util.concurrent.TimeoutException e) {
+                retry(a, a.source(), "no answer within " + options.relayTimeout().toMillis() + " ms");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                retry(a, a.source(), "interrupted");
+            } finally {
+                relay.slots().release();
+            }
+        });
+    }
+
+    /** Checks and opens a block's wire bytes (released here) and hands the plaintext to the verifier. */
+    private void open(Announcement a, ByteBuf wire, String source) {
+        OpenedBlock opened;
+        try {
+            Block block = Blocks.parse(wire, limits);
+            try {
+                if (block.header().sequence() != a.seq()) {
+                    throw new BlockFormatException("sequence " + block.header().sequence() + " (expected: " + a.seq() + ")");
+                }
+                opened = pipelines.get().open(block);
+            } finally {
+                block.release();
+            }
+        } catch (RuntimeException e) {
+            retry(a, source, describe(e));
+            return;
+        } finally {
+            wire.release();
+        }
+        RemoteFile f = files.get(a.file());
+        BlockDescriptor d = opened.descriptor();
+        if (!d.name().equals(f.name()) || d.fileOffset() != a.offset() || d.dataLength() != a.length()) {
+            opened.release();
+            retry(a, source, "block describes " + d.name() + " @" + d.fileOffset() + "+" + d.dataLength()
+                    + " (expected: the announced place)");
+            return;
+        }
+        try {
+            verifier.submit(new BlockRef(f.local(), a.offset(), a.length()), opened.content(), a.digest())
+                    .whenComplete((verdict, error) -> verdict(a, source, verdict, error));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            retry(a, source, "interrupted");
+        } catch (RuntimeException e) {
+            retry(a, source, describe(e));
+        }
+    }
+
+    private void verdict(Announcement a, String source, BlockVerdict v, Throwable error) {
+        if (error != null) {
+            retry(a, source, describe(error));
+            return;
+        }
+        switch (v.outcome()) {
+            case VERIFIED -> {
+                succeeded(a, source);
+                confirm(a);
+            }
+            case WRITTEN -> {
+                allVerified = false;
+                succeeded(a, source);
+                confirm(a);
+            }
+            default -> {
+                retry(a, source, v.outcome() == BlockVerdict.Outcome.MISMATCH ? "digest mismatch" : v.cause());
+                return;
+            }
+        }
+        idle();
+    }
+
+    private void succeeded(Announcement a, String source) {
+        if (done.add(a.seq())) {
+            bytesDone.addAndGet(a.length());
+            blocksBySource.computeIfAbsent(source, k -> new LongAdder()).increment();
+            bytesBySource.computeIfAbsent(source, k -> new LongAdder()).add(a.length());
+        }
+    }
+
+    /** Tells the relay that held the block that it may free it (best effort: it expires anyway). */
+    private void confirm(Announcement a) {
+        RelaySource relay = relays.get(a.relay());
+        if (relay != null && relay.connection().isDone() && !relay.connection().isCompletedExceptionally()) {
+            relay.connection().join().confirm(transferId, List.of(a.seq())).exceptionally(e -> 0L);
+        }
+    }
+
+    /** The block failed at {@code source}: count the cause and leave it for the origin. */
+    private void retry(Announcement a, String source, String cause) {
+        retries.computeIfAbsent(source + ": " + cause, k -> new LongAdder()).increment();
+        log.debug("block {} from {} failed: {}", a.seq(), source, cause);
+        forOrigin.add(a);
+        idle();
+    }
+
+    private void idle() {
+        if (pending.decrementAndGet() <= 0) {
+            synchronized (pending) {
+                pending.notifyAll();
+            }
+        }
+    }
+
+    private void awaitIdle() throws InterruptedException {
+        synchronized (pending) {
+            while (pending.get() > 0) {
+                pending.wait(200);
+            }
+        }
+    }
+
+    /** Reads blocks from the direct data connection until the server closes it. */
+    private void readDirect(Socket socket) {
+        try {
+            BlockStreamReader reader = new BlockStreamReader(socket.getInputStream(), limits);
+            for (ByteBuf wire; (wire = reader.next()) != null; ) {
+                long seq = wire.getUnsignedInt(18);
+                gotDirect.add(seq);
+                Announcement a = announced.get(seq);
+                if (a != null && a.source().equals("direct")) {
+                    ByteBuf w = wire;
+                    fetchers.execute(() -> open(a, w, "direct"));
+                } else if (early.size() < 4096 && early.putIfAbsent(seq, wire) == null) {
+                    // its announcement is on its way; block() picks it up
+                    Announcement late = announced.get(seq);
+                    ByteBuf w = wire;
+                    if (late != null && early.remove(seq, w)) {
+                        fetchers.execute(() -> open(late, w, "direct"));
+                    }
+                } else {
+                    wire.release();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            log.info("direct data connection ended: {}", e.toString());
+        }
+    }
+
+    /** Fetches every failed block from the server itself, in rounds, until all are verified or rounds run out. */
+    private void fromOrigin(ControlChannel control) throws IOException, InterruptedException {
+        for (int round = 0; round < ORIGIN_ROUNDS && !forOrigin.isEmpty(); round++) {
+            List<Announcement> wanted = new ArrayList<>();
+            Set<Long> seen = new java.util.HashSet<>();
+            for (Announcement a; (a = forOrigin.poll()) != null; ) {
+                if (!done.contains(a.seq()) && seen.add(a.seq())) {
+                    wanted.add(a);
+                }
+            }
+            for (int i = 0; i < wanted.size(); i += MAX_FGET) {
+                List<Announcement> part = wanted.subList(i, Math.min(wanted.size(), i + MAX_FGET));
+                fget(control, part);
+            }
+            awaitIdle();
+        }
+    }
+
+    private void fget(ControlChannel control, List<Announcement> part) throws IOException, InterruptedException {
+        int port = control.epsv();
+        try (Socket data = control.openData(port, options.connectTimeout())) {
+            StringBuilder seqs = new StringBuilder();
+            for (Announcement a : part) {
+                seqs.append(seqs.length() == 0 ? "" : ",").append(a.seq());
+            }
+            Reply r = control.command("FGET " + transferId + " " + seqs);
+            if (r.code() != 150) {
+                throw new ControlException("FGET: server answered " + r, r.code(), null);
+            }
+            BlockStreamReader reader = new BlockStreamReader(data.getInputStream(), limits);
+            data.setSoTimeout((int) options.relayTimeout().multipliedBy(3).toMillis());
+            Map<Long, Announcement> bySeq = new TreeMap<>();
+            part.forEach(a -> bySeq.put(a.seq(), a));
+            for (int n = 0; n < part.size(); n++) {
+                ByteBuf wire = reader.next();
+                if (wire == null) {
+                    break;
+                }
+                Announcement a = bySeq.remove(wire.getUnsignedInt(18));
+                if (a == null) {
+                    wire.release();
+                    continue;
+                }
+                pending.incrementAndGet();
+                open(a, wire, "origin");
+            }
+            for (Announcement missing : bySeq.values()) {
+                pending.incrementAndGet();
+                retry(missing, "origin", "not received");
+            }
+        }
+        ControlChannel.expect(control.read(), 226, "FGET");
+    }
+
+    private void finish() throws IOException, InterruptedException {
+        if (verifier != null) {
+            verifier.close();
+        }
+        if (fetchers != null) {
+            fetchers.shutdownNow();
+        }
+        for (RelaySource r : relays.values()) {
+            r.connection().thenAccept(RelayConnection::close);
+        }
+        if (relayLoops != null) {
+            relayLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+        if (writer != null) {
+            writer.close();
+        }
+        if (journal != null) {
+            if (isComplete()) {
+                journal.delete();
+            } else {
+                journal.close();
+            }
+        }
+    }
+
+    private boolean isComplete() {
+        return totalBlocks >= 0 && done.size() == totalBlocks;
+    }
+
+    private CollectSummary summary(String error) {
+        double seconds = (System.nanoTime() - startNanos) / 1e9;
+        boolean complete = isComplete();
+        if (!complete && error == null) {
+            error = (totalBlocks - done.size()) + " of " + totalBlocks + " blocks could not be verified from any source";
+        }
+        return new CollectSummary(transferId == null ? null : transferId.toString(), bytesDone.get(), seconds, files.size(),
+                Math.max(0, totalBlocks), complete, complete && allVerified && options.verify() != VerificationMode.OFF,
+                options.verify().cliName(), snapshot(blocksBySource), snapshot(bytesBySource), snapshot(retries), error);
+    }
+
+    private static Map<String, Long> snapshot(Map<String, LongAdder> m) {
+        Map<String, Long> out = new TreeMap<>();
+        m.forEach((k, v) -> out.put(k, v.sum()));
+        return out;
+    }
+
+    private static String decodeName(String encoded) {
+        return URLDecoder.decode(encoded, StandardCharsets.UTF_8);
+    }
+
+    private static String describe(Throwable e) {
+        if (e instanceof java.util.concurrent.CompletionException && e.getCause() != null) {
+            e = e.getCause();
+        }
+        String name = e.getClass().getSimpleName().replace("Exception", "");
+        String msg = e.getMessage() == null ? "" : e.getMessage();
+        // Keep causes countable: drop block ids and numbers that differ per block.
+        msg = msg.replaceAll("[0-9a-f]{16}/\\d+", "block").replaceAll("\\b\\d{2,}\\b", "N");
+        return name + (msg.isEmpty() ? "" : ": " + (msg.length() > 120 ? msg.substring(0, 120) : msg));
+    }
+
+    /** Files a transfer leaves while incomplete: the journal, so a rerun resumes. */
+    public Path journalPath() {
+        return journalFile();
+    }
+}

@@ -1,0 +1,240 @@
+package io.fsp.client.collect;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Writes blocks at their offsets into files under one destination root.
+ *
+ * <p>Names come from the network (block headers, manifests), so every name is checked again here even
+ * if a parser upstream already did: a relative path of plain segments, resolved one segment at a time,
+ * never through a symbolic link, and always ending under the root. Files are opened once and kept
+ * open until {@link #closeFile} or {@link #close}; positional writes on one {@link FileChannel} are
+ * safe from many threads, so blocks of one file may be written concurrently and in any order.
+ */
+public final class PositionalWriter implements Closeable {
+    /** Longest relative name accepted, in UTF-8 bytes (Linux PATH_MAX). */
+    public static final int MAX_PATH_BYTES = 4096;
+    /** Longest single segment accepted, in UTF-8 bytes (Linux NAME_MAX). */
+    public static final int MAX_SEGMENT_BYTES = 255;
+
+    private final Path root;
+    private final ConcurrentHashMap<String, FileChannel> open = new ConcurrentHashMap<>();
+    /** Files created by this writer whose directory entries have not been synced yet. */
+    private final Set<String> entryNotDurable = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    /** Uses {@code root} as the destination, creating it if it is missing. */
+    public PositionalWriter(Path root) throws IOException {
+        Files.createDirectories(root);
+        this.root = root.toRealPath();
+    }
+
+    public Path root() {
+        return root;
+    }
+
+    /**
+     * Resolves a relative name ({@code a/b/c.bin}, '/'-separated) to a path under the root.
+     *
+     * @throws UnsafePathException for absolute names, {@code .} or {@code ..} segments, empty segments,
+     *     NUL, backslashes, over-long names, or a symbolic link on the way
+     */
+    public Path resolve(String relativePath) throws UnsafePathException {
+        List<String> segments = segments(relativePath);
+        Path p = root;
+        for (String segment : segments) {
+            p = p.resolve(segment);
+            // A symbolic link anywhere on the way could point outside the root: refuse, do not follow.
+            if (Files.isSymbolicLink(p)) {
+                throw new UnsafePathException(relativePath, "goes through a symbolic link (expected: plain directories and files)");
+            }
+        }
+        Path normal = p.normalize();
+        if (!normal.startsWith(root) || normal.equals(root)) {
+            throw new UnsafePathException(relativePath, "leaves the destination (expected: a relative path under it)");
+        }
+        return normal;
+    }
+
+    private static List<String> segments(String relativePath) throws UnsafePathException {
+        if (relativePath == null || relativePath.isEmpty()) {
+            throw new UnsafePathException(String.valueOf(relativePath), "empty (expected: a relative path)");
+        }
+        int bytes = relativePath.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > MAX_PATH_BYTES) {
+            throw new UnsafePathException(relativePath.substring(0, 40) + "…",
+                    "length: " + bytes + " bytes (expected: <= " + MAX_PATH_BYTES + ")");
+        }
+        if (relativePath.startsWith("/")) {
+            throw new UnsafePathException(relativePath, "absolute (expected: a relative path)");
+        }
+        if (relativePath.indexOf('\\') >= 0 || relativePath.indexOf('\0') >= 0) {
+            throw new UnsafePathException(relativePath, "contains a backslash or NUL (expected: '/'-separated segments)");
+        }
+        List<String> out = new ArrayList<>();
+        for (String segment : relativePath.split("/", -1)) {
+            if (segment.isEmpty() || segment.equals(".") || segment.equals("..")) {
+                throw new UnsafePathException(relativePath, "segment \"" + segment + "\" (expected: no empty, '.' or '..' segments)");
+            }
+            int segmentBytes = segment.getBytes(StandardCharsets.UTF_8).length;
+            if (segmentBytes > MAX_SEGMENT_BYTES) {
+                throw new UnsafePathException(relativePath,
+                        "segment length: " + segmentBytes + " bytes (expected: <= " + MAX_SEGMENT_BYTES + ")");
+            }
+            out.add(segment);
+        }
+        return out;
+    }
+
+    /** Creates a (possibly empty) directory and its parents under the root. */
+    public Path createDirectory(String relativePath) throws IOException {
+        Path dir = resolve(relativePath);
+        createParents(relativePath, dir.getParent());
+        try {
+            Files.createDirectory(dir);
+            syncDirectories(dir.getParent());
+        } catch (FileAlreadyExistsException e) {
+            if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+                throw new UnsafePathException(relativePath, "exists and is not a directory");
+            }
+        }
+        return dir;
+    }
+
+    /**
+     * Creates the file (and its directories) and sets its length to {@code size}, so that blocks can be
+     * written in any order and an empty file exists even though no block will ever arrive for it.
+     * Existing content inside {@code size} is kept: a resumed transfer keeps its verified blocks.
+     */
+    public void prepareFile(String relativePath, long size) throws IOException {
+        if (size < 0) {
+            throw new IllegalArgumentException("size: " + size + " (expected: >= 0)");
+        }
+        FileChannel ch = channel(relativePath);
+        long current = ch.size();
+        if (current > size) {
+            ch.truncate(size);
+        } else if (current < size) {
+            // Extends sparsely: the byte written lies past every byte that was ever written.
+            writeFully(ch, ByteBuffer.allocate(1), size - 1);
+        }
+        if (size == 0) {
+            // No block will ever be flushed for an empty file: make its existence durable now.
+            force(relativePath);
+        }
+    }
+
+    /** Writes all of {@code data} (from its position to its limit) at {@code offset}; the buffer's position is not moved. */
+    public void write(String relativePath, long offset, ByteBuffer data) throws IOException {
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset: " + offset + " (expected: >= 0)");
+        }
+        writeFully(channel(relativePath), data.duplicate(), offset);
+    }
+
+    private static void writeFully(FileChannel ch, ByteBuffer src, long offset) throws IOException {
+        long at = offset;
+        while (src.hasRemaining()) {
+            at += ch.write(src, at);
+        }
+    }
+
+    /**
+     * Makes everything written to the file so far durable (fdatasync: data and the metadata needed to
+     * read it back, such as its length).
+     */
+    public void force(String relativePath) throws IOException {
+        channel(relativePath).force(false);
+        // A new file's name lives in its directory: without syncing that too, a power loss could
+        // lose the whole file even though its data was synced.
+        if (entryNotDurable.remove(relativePath)) {
+            syncDirectories(resolve(relativePath).getParent());
+        }
+    }
+
+    /** fsyncs {@code dir} and every directory above it up to the root. */
+    private void syncDirectories(Path dir) throws IOException {
+        for (Path d = dir; d != null && d.startsWith(root); d = d.getParent()) {
+            try (FileChannel ch = FileChannel.open(d, StandardOpenOption.READ)) {
+                ch.force(true);
+            }
+        }
+    }
+
+    /** The open channel of a file under the root, opening (and creating) it on first use. */
+    public FileChannel channel(String relativePath) throws IOException {
+        if (closed) {
+            throw new IOException("writer for " + root + " is closed");
+        }
+        FileChannel ch = open.get(relativePath);
+        if (ch != null) {
+            return ch;
+        }
+        Path file = resolve(relativePath);
+        createParents(relativePath, file.getParent());
+        synchronized (open) {
+            ch = open.get(relativePath);
+            if (ch == null) {
+                if (Files.notExists(file, LinkOption.NOFOLLOW_LINKS)) {
+                    entryNotDurable.add(relativePath);
+                }
+                // NOFOLLOW_LINKS: a symbolic link planted at the final name is refused, not followed.
+                ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                        StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+                open.put(relativePath, ch);
+            }
+            return ch;
+        }
+    }
+
+    private void createParents(String relativePath, Path parent) throws IOException {
+        if (!parent.equals(root)) {
+            Files.createDirectories(parent);
+            // Re-check after creation: a link could have been planted between resolve and create.
+            if (!parent.toRealPath().startsWith(root)) {
+                throw new UnsafePathException(relativePath, "leaves the destination (expected: a relative path under it)");
+            }
+        }
+    }
+
+    /** Closes one file when all its blocks are in; later writes reopen it. */
+    public void closeFile(String relativePath) throws IOException {
+        FileChannel ch = open.remove(relativePath);
+        if (ch != null) {
+            ch.close();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        closed = true;
+        IOException first = null;
+        for (String name : List.copyOf(open.keySet())) {
+            try {
+                closeFile(name);
+            } catch (IOException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+}

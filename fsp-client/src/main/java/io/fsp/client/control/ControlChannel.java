@@ -1,0 +1,213 @@
+package io.fsp.client.control;
+
+import java.io.ByteArrayOutputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
+
+/**
+ * A blocking FTP control connection secured with AUTH TLS before anything secret is sent. One thread uses
+ * it at a time. Replies are read with limits: a line longer than {@link #MAX_LINE} bytes or a reply longer
+ * than {@link #MAX_REPLY_LINES} lines is an error, never an unbounded allocation.
+ */
+public final class ControlChannel implements Closeable {
+    public static final int MAX_LINE = 64 * 1024;
+    public static final int MAX_REPLY_LINES = 10_000;
+    private static final Pattern EPSV = Pattern.compile("\\(\\|\\|\\|(\\d{1,5})\\|\\)");
+
+    private final String host;
+    private final SSLContext tls;
+    private Socket socket;
+    private InputStream in;
+    private OutputStream out;
+
+    private ControlChannel(String host, SSLContext tls) {
+        this.host = host;
+        this.tls = tls;
+    }
+
+    /** Connects, reads the greeting and switches to TLS ({@code AUTH TLS}) checked by {@code trust}. */
+    public static ControlChannel connect(String host, int port, X509TrustManager trust, Duration timeout) throws IOException {
+        SSLContext ctx;
+        try {
+            ctx = SSLContext.getInstance("TLS");
+            ctx.init(null, new TrustManager[] {trust}, null);
+        } catch (GeneralSecurityException e) {
+            throw new IOException("TLS is not available: " + e.getMessage(), e);
+        }
+        ControlChannel c = new ControlChannel(host, ctx);
+        Socket plain = new Socket();
+        try {
+            plain.connect(new InetSocketAddress(host, port), (int) timeout.toMillis());
+            plain.setSoTimeout((int) timeout.toMillis());
+            plain.setTcpNoDelay(true);
+            c.use(plain);
+            c.expect(c.read(), 220, "greeting");
+            c.expect(c.command("AUTH TLS"), 234, "AUTH TLS");
+            SSLSocket secure = (SSLSocket) ctx.getSocketFactory().createSocket(plain, host, port, true);
+            secure.setUseClientMode(true);
+            secure.startHandshake();
+            c.use(secure);
+            return c;
+        } catch (IOException | RuntimeException e) {
+            plain.close();
+            throw e;
+        }
+    }
+
+    private void use(Socket s) throws IOException {
+        socket = s;
+        in = new java.io.BufferedInputStream(s.getInputStream());
+        out = s.getOutputStream();
+    }
+
+    /** How long a read may wait for the server; 0 waits for ever (while blocks are being placed). */
+    public void readTimeout(Duration d) throws IOException {
+        socket.setSoTimeout((int) d.toMillis());
+    }
+
+    /** USER, PASS; then PBSZ 0 and PROT (P when {@code protectData}, else C) for data connections. */
+    public void login(String user, char[] password, boolean protectData) throws IOException {
+        Reply r = command("USER " + user);
+        if (r.code() == 331) {
+            r = command("PASS " + new String(password));
+        }
+        expect(r, 230, "login as " + user);
+        expect(command("PBSZ 0"), 200, "PBSZ");
+        expect(command(protectData ? "PROT P" : "PROT C"), 200, "PROT");
+    }
+
+    /** Sends a command and returns the first reply to it (preliminary or final). */
+    public Reply command(String line) throws IOException {
+        send(line);
+        return read();
+    }
+
+    public void send(String line) throws IOException {
+        if (line.indexOf('\r') >= 0 || line.indexOf('\n') >= 0) {
+            throw new IllegalArgumentException("command contains CR or LF (expected: one line)");
+        }
+        out.write((line + "\r\n").getBytes(StandardCharsets.UTF_8));
+        out.flush();
+    }
+
+    /** Reads one complete reply (all lines of a multi-line reply). */
+    public Reply read() throws IOException {
+        String first = readLine();
+        if (first.length() < 3 || !Character.isDigit(first.charAt(0)) || !Character.isDigit(first.charAt(1))
+                || !Character.isDigit(first.charAt(2))) {
+            throw new ControlException("reply: '" + abbreviate(first) + "' (expected: a three-digit code)");
+        }
+        int code = Integer.parseInt(first.substring(0, 3));
+        List<String> lines = new ArrayList<>();
+        lines.add(first.length() > 4 ? first.substring(4) : "");
+        if (first.length() > 3 && first.charAt(3) == '-') {
+            String end = first.substring(0, 3) + " ";
+            while (true) {
+                if (lines.size() >= MAX_REPLY_LINES) {
+                    throw new ControlException("reply: more than " + MAX_REPLY_LINES + " lines (expected: fewer)");
+                }
+                String l = readLine();
+                if (l.startsWith(end)) {
+                    lines.add(l.substring(4));
+                    break;
+                }
+                lines.add(l.startsWith(" ") ? l.substring(1) : l);
+            }
+        }
+        return new Reply(code, lines);
+    }
+
+    private String readLine() throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream(128);
+        while (true) {
+            int b = in.read();
+            if (b < 0) {
+                throw new ControlException("control connection closed by the server");
+            }
+            if (b == '\n') {
+                byte[] bytes = line.toByteArray();
+                int n = bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? bytes.length - 1 : bytes.length;
+                return new String(bytes, 0, n, StandardCharsets.UTF_8);
+            }
+            if (line.size() >= MAX_LINE) {
+                throw new ControlException("reply line: more than " + MAX_LINE + " bytes (expected: fewer)");
+            }
+            line.write(b);
+        }
+    }
+
+    /** Throws a {@link ControlException} naming {@code what} unless {@code r} has {@code code}. */
+    public static Reply expect(Reply r, int code, String what) throws ControlException {
+        if (r.code() != code) {
+            throw new ControlException(what + ": server answered " + r.code() + " " + abbreviate(r.text())
+                    + " (expected: " + code + ")", r.code(), null);
+        }
+        return r;
+    }
+
+    /** EPSV (RFC 2428): the port of the server's passive data listener. */
+    public int epsv() throws IOException {
+        Reply r = expect(command("EPSV"), 229, "EPSV");
+        Matcher m = EPSV.matcher(r.text());
+        if (!m.find()) {
+            throw new ControlException("EPSV: reply '" + abbreviate(r.text()) + "' (expected: (|||PORT|))");
+        }
+        return Integer.parseInt(m.group(1));
+    }
+
+    /** Opens a data connection to the port EPSV named. */
+    public Socket openData(int port, Duration timeout) throws IOException {
+        Socket s = new Socket();
+        s.connect(new InetSocketAddress(socket.getInetAddress(), port), (int) timeout.toMillis());
+        s.setReceiveBufferSize(4 * 1024 * 1024);
+        return s;
+    }
+
+    /** Wraps a data connection in TLS (PROT P), resuming this connection's TLS session where possible. */
+    public Socket secureData(Socket data) throws IOException {
+        SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket(data, host, socket.getPort(), true);
+        s.setUseClientMode(true);
+        s.startHandshake();
+        return s;
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (socket != null && !socket.isClosed()) {
+                socket.setSoTimeout(2000);
+                send("QUIT");
+                read();
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // closing anyway
+        } finally {
+            try {
+                if (socket != null) {
+                    socket.close();
+                }
+            } catch (IOException ignored) {
+                // nothing left to do
+            }
+        }
+    }
+
+    static String abbreviate(String s) {
+        return s.length() > 200 ? s.substring(0, 200) + "…" : s;
+    }
+}

@@ -1,0 +1,203 @@
+package io.fsp.server.ftp.command;
+
+import io.fsp.relay.client.RelayConnection;
+import io.fsp.server.fs.FtpPath;
+import io.fsp.server.ftp.FtpReply;
+import io.fsp.server.ftp.FtpReplyException;
+import io.fsp.server.ftp.FtpRequest;
+import io.fsp.server.ftp.FtpSession;
+import io.fsp.server.ftp.Replies;
+import io.fsp.server.ftp.ReplyCode;
+import io.fsp.server.ftp.data.DataConnection;
+import io.fsp.server.ftp.data.DataTransfers;
+import io.fsp.server.stripe.RelayEndpoint;
+import io.fsp.server.stripe.StripeContext;
+import io.fsp.server.stripe.StripeOptions;
+import io.fsp.server.stripe.StripedTransfer;
+import io.fsp.server.stripe.Striping;
+import io.fsp.token.CapabilityToken;
+import io.fsp.token.TokenKey;
+import io.fsp.token.TokenScope;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code FRET <path>} — FSP extension (docs/protocol.md §1, "FSP extension"): a striped retrieve of a file or a whole
+ * directory. Per transfer a fresh AES key and token key; the token key goes to each relay (OPEN_TRANSFER),
+ * the AES key and the capability token only to the client, on this TLS control channel. Replies 150, then
+ * {@code 151} lines (transfer, key, token, relays, directories, files, then one {@code BLK} line per placed
+ * block), then 226 once every block is placed. With {@code include-direct=on} a data connection (EPSV/PASV)
+ * must be set up first; it carries blocks straight to the client.
+ */
+public final class FretCommand implements FtpCommand {
+    private static final Logger log = LoggerFactory.getLogger(FretCommand.class);
+    static final Duration TOKEN_LIFETIME = Duration.ofHours(1);
+    private final StripeContext stripe;
+
+    public FretCommand(StripeContext stripe) {
+        this.stripe = stripe;
+    }
+
+    @Override
+    public String verb() {
+        return "FRET";
+    }
+
+    @Override
+    public String syntax() {
+        return "FRET <path>";
+    }
+
+    @Override
+    public Access access() {
+        return Access.LOGGED_IN;
+    }
+
+    @Override
+    public boolean requiresTls() {
+        return stripe.requireTls();
+    }
+
+    /** Everything prepared off the event loop: the plan and the relays that took the transfer. */
+    private record Prepared(StripedTransfer transfer, TokenKey tokenKey, CapabilityToken token,
+                            Map<Integer, RelayConnection> relays) implements AutoCloseable {
+        @Override
+        public void close() {
+            relays.values().forEach(RelayConnection::close);
+        }
+    }
+
+    @Override
+    public void execute(FtpSession session, FtpRequest request) {
+        Optional<FtpPath> resolved = CommandPaths.required(session, request, this);
+        if (resolved.isEmpty()) {
+            return;
+        }
+        FtpPath path = resolved.get();
+        StripeOptions options = stripe.session(session).options();
+        Optional<DataConnection> direct = Optional.empty();
+        if (options.includeDirect()) {
+            direct = session.takeDataConnection();
+            if (direct.isEmpty()) {
+                session.reply(new FtpReply(ReplyCode.CANT_OPEN_DATA_CONNECTION,
+                        "include-direct=on needs a data connection: use EPSV or PASV first"));
+                return;
+            }
+        }
+        Optional<DataConnection> data = direct;
+        session.blocking(path, () -> prepare(session, path, options), prepared -> start(session, path, prepared, data),
+                () -> data.ifPresent(DataConnection::close));
+    }
+
+    private Prepared prepare(FtpSession session, FtpPath path, StripeOptions options) throws Exception {
+        Path real = session.root().resolve(path);
+        if (!Files.exists(real)) {
+            throw new java.nio.file.NoSuchFileException(path.toString());
+        }
+        if (!Files.isRegularFile(real) && !Files.isDirectory(real)) {
+            throw new FtpReplyException(Replies.notAFile(path));
+        }
+        StripedTransfer transfer = StripedTransfer.plan(real, options, stripe.random());
+        TokenKey tokenKey = TokenKey.random();
+        Instant expires = Instant.now().plus(TOKEN_LIFETIME);
+        CapabilityToken token = CapabilityToken.issue(tokenKey, transfer.id(), expires, TokenScope.ALL);
+        // Connect to every relay at once; the ones that fail are left out of this transfer.
+        List<RelayEndpoint> endpoints = options.useRelays() ? stripe.relays() : List.of();
+        List<CompletableFuture<RelayConnection>> opening = new ArrayList<>();
+        for (RelayEndpoint e : endpoints) {
+            CompletableFuture<RelayConnection> c;
+            try {
+                c = RelayConnection.connect(e.address(), stripe.sslFor(e), stripe.relayLoops(), stripe.relayConfig())
+                        .thenCompose(conn -> conn.openTransfer(transfer.id(), tokenKey, expires, transfer.totalBytes())
+                                .whenComplete((ok, err) -> {
+                                    if (err != null) {
+                                        conn.close();
+                                    }
+                                })
+                                .thenApply(ok -> conn));
+            } catch (javax.net.ssl.SSLException ex) {
+                c = CompletableFuture.failedFuture(ex);
+            }
+            opening.add(c);
+        }
+        Map<Integer, RelayConnection> relays = new TreeMap<>();
+        for (int i = 0; i < opening.size(); i++) {
+            try {
+                relays.put(i, opening.get(i).get(stripe.relayConfig().connectTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS));
+            } catch (Exception e) {
+                Throwable cause = e.getCause() != null ? e.getCause() : e;
+                log.warn("{} relay {} left out of transfer {}: {}", session, endpoints.get(i).hostPort(), transfer.id(),
+                        cause.getMessage());
+                opening.get(i).thenAccept(RelayConnection::close);
+            }
+        }
+        return new Prepared(transfer, tokenKey, token, relays);
+    }
+
+    private void start(FtpSession session, FtpPath path, Prepared p, Optional<DataConnection> direct) {
+        StripedTransfer t = p.transfer();
+        stripe.session(session).remember(t);
+        String summary = "FSP transfer " + t.id() + " of " + Replies.quote(path) + ": " + t.files().size() + " files, "
+                + t.totalBytes() + " bytes, " + t.plan().size() + " blocks";
+        List<String> info = new ArrayList<>();
+        info.add("FSP " + t.id() + " kind=" + (t.isDirectory() ? "directory" : "file") + " files=" + t.files().size() + " directories=" + t.directories().size()
+                + " bytes=" + t.totalBytes() + " blocks=" + t.plan().size() + " " + t.options().describe());
+        info.add("KEY " + (t.key() == null ? "none" : Base64.getEncoder().encodeToString(t.key().encoded())));
+        info.add("TOKEN " + p.token().toText());
+        for (Map.Entry<Integer, RelayConnection> r : p.relays().entrySet()) {
+            RelayEndpoint e = stripe.relays().get(r.getKey());
+            info.add("RELAY " + r.getKey() + " " + e.hostPort() + " " + e.fingerprint());
+        }
+        for (String d : t.directories()) {
+            info.add("DIR " + encodeName(d));
+        }
+        for (int i = 0; i < t.files().size(); i++) {
+            StripedTransfer.SourceFile f = t.files().get(i);
+            info.add("FILE " + i + " " + f.size() + " " + f.modifiedMillis() + " " + encodeName(f.name()));
+        }
+        Striping striping = new Striping(stripe, session, t, p.relays());
+        if (direct.isPresent()) {
+            DataTransfers.run(session, direct.get(), path, summary,
+                    (ch, tls, transfer) -> striping.start(Optional.of(ch)), ok -> p.close());
+            announceAll(session, info);
+        } else {
+            session.reply(new FtpReply(ReplyCode.OPENING_DATA_CONNECTION, summary));
+            announceAll(session, info);
+            striping.start(Optional.empty()).addListener(f -> {
+                p.close();
+                if (f.isSuccess()) {
+                    session.reply(new FtpReply(ReplyCode.TRANSFER_COMPLETE, "FSP transfer " + t.id() + " complete: "
+                            + striping.placedSummary()));
+                } else {
+                    session.reply(new FtpReply(ReplyCode.LOCAL_ERROR, "FSP transfer " + t.id() + " failed: "
+                            + f.cause().getMessage()));
+                }
+            });
+        }
+    }
+
+    private static void announceAll(FtpSession session, List<String> lines) {
+        for (String line : lines) {
+            session.reply(new FtpReply(ReplyCode.FSP_ANNOUNCEMENT, line));
+        }
+    }
+
+    /** Names travel percent-encoded (UTF-8), so a line never holds a space, CR or LF of a name. */
+    static String encodeName(String name) {
+        return URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+}

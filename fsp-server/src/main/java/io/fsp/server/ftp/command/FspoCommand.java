@@ -1,0 +1,76 @@
+package io.fsp.server.ftp.command;
+
+import io.fsp.server.ftp.FtpRequest;
+import io.fsp.server.ftp.FtpSession;
+import io.fsp.server.ftp.Replies;
+import io.fsp.server.stripe.StripeContext;
+import io.fsp.server.stripe.StripeOptions;
+import io.fsp.server.stripe.StripeSession;
+import java.util.List;
+
+/**
+ * {@code FSPO [key=value …]} — FSP extension (docs/protocol.md §1, "FSP extension"): sets options of the session's next
+ * striped transfers (block size, compression, cipher, checksum, digest, strategy, include-direct, streams)
+ * and answers {@code 200} with all of them; without arguments it only shows them. All or nothing: one bad
+ * pair and nothing changes (501 naming it).
+ */
+public final class FspoCommand implements FtpCommand {
+    static final int MAX_PAIRS = 16;
+    private final StripeContext stripe;
+
+    public FspoCommand(StripeContext stripe) {
+        this.stripe = stripe;
+    }
+
+    @Override
+    public String verb() {
+        return "FSPO";
+    }
+
+    @Override
+    public String syntax() {
+        return "FSPO [key=value ...]";
+    }
+
+    @Override
+    public Access access() {
+        return Access.LOGGED_IN;
+    }
+
+    @Override
+    public boolean requiresTls() {
+        return stripe.requireTls();
+    }
+
+    @Override
+    public List<String> features(FtpSession session) {
+        return !stripe.requireTls() || session.isSecure() ? List.of("FSP FSPO;FRET;FGET") : List.of();
+    }
+
+    @Override
+    public void execute(FtpSession session, FtpRequest request) {
+        StripeSession state = stripe.session(session);
+        StripeOptions options = state.options();
+        if (request.hasArgument()) {
+            String[] pairs = request.argument().trim().split("\\s+");
+            if (pairs.length > MAX_PAIRS) {
+                session.reply(Replies.badArguments("options: " + pairs.length + " (expected: <= " + MAX_PAIRS + ")"));
+                return;
+            }
+            try {
+                for (String pair : pairs) {
+                    int eq = pair.indexOf('=');
+                    if (eq <= 0) {
+                        throw new IllegalArgumentException("option: '" + pair + "' (expected: key=value)");
+                    }
+                    options = options.with(pair.substring(0, eq), pair.substring(eq + 1));
+                }
+            } catch (IllegalArgumentException e) {
+                session.reply(Replies.badArguments(e.getMessage()));
+                return;
+            }
+            state.options(options);
+        }
+        session.reply(Replies.ok("FSP " + options.describe()));
+    }
+}

@@ -1,0 +1,146 @@
+package io.fsp.server.stripe;
+
+import io.fsp.relay.client.RelayConnection;
+import io.fsp.token.TransferId;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** Where the engine can place a block: a relay, or the client's own data connection ("direct"). */
+abstract class BlockTarget {
+    private final String label;
+    private volatile boolean dead;
+
+    BlockTarget(String label) {
+        this.label = label;
+    }
+
+    /** How the block's place is announced: {@code relay:INDEX} or {@code direct}. */
+    String label() {
+        return label;
+    }
+
+    boolean isDead() {
+        return dead;
+    }
+
+    void markDead() {
+        dead = true;
+    }
+
+    /** Completes when the target can take another block; fails when it never will. */
+    abstract CompletableFuture<Void> whenWritable();
+
+    /** Sends {@code block} (ownership passes); completes once it is stored (relay) or written (direct). */
+    abstract CompletableFuture<Void> send(long seq, ByteBuf block);
+
+    /** Bytes sent but not yet confirmed: the smaller, the sooner this target can take more. */
+    abstract long load();
+
+    static final class Relay extends BlockTarget {
+        private final RelayConnection connection;
+        private final TransferId transfer;
+
+        Relay(int index, RelayConnection connection, TransferId transfer) {
+            super("relay:" + index);
+            this.connection = connection;
+            this.transfer = transfer;
+        }
+
+        RelayConnection connection() {
+            return connection;
+        }
+
+        @Override
+        CompletableFuture<Void> whenWritable() {
+            return connection.whenWritable();
+        }
+
+        @Override
+        CompletableFuture<Void> send(long seq, ByteBuf block) {
+            return connection.putBlock(transfer, seq, block);
+        }
+
+        @Override
+        long load() {
+            return connection.unacknowledgedBytes();
+        }
+    }
+
+    /** The data connection of FRET: blocks go straight to the client; Netty's writability is the credit. */
+    static final class Direct extends BlockTarget {
+        private final Channel channel;
+        private final List<CompletableFuture<Void>> waiters = new ArrayList<>();
+
+        Direct(Channel channel) {
+            super("direct");
+            this.channel = channel;
+            channel.pipeline().addLast("fsp-writability", new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                    wake();
+                    ctx.fireChannelWritabilityChanged();
+                }
+
+                @Override
+                public void channelInactive(ChannelHandlerContext ctx) {
+                    wake();
+                    ctx.fireChannelInactive();
+                }
+            });
+        }
+
+        private void wake() {
+            List<CompletableFuture<Void>> ready;
+            synchronized (waiters) {
+                ready = new ArrayList<>(waiters);
+                waiters.clear();
+            }
+            for (CompletableFuture<Void> w : ready) {
+                if (channel.isActive()) {
+                    w.complete(null);
+                } else {
+                    w.completeExceptionally(new java.io.IOException("direct data connection closed"));
+                }
+            }
+        }
+
+        @Override
+        CompletableFuture<Void> whenWritable() {
+            CompletableFuture<Void> f = new CompletableFuture<>();
+            if (!channel.isActive()) {
+                f.completeExceptionally(new java.io.IOException("direct data connection closed"));
+                return f;
+            }
+            synchronized (waiters) {
+                waiters.add(f);
+            }
+            if (channel.isWritable() || !channel.isActive()) {
+                wake();
+            }
+            return f;
+        }
+
+        @Override
+        CompletableFuture<Void> send(long seq, ByteBuf block) {
+            CompletableFuture<Void> f = new CompletableFuture<>();
+            channel.writeAndFlush(block).addListener(w -> {
+                if (w.isSuccess()) {
+                    f.complete(null);
+                } else {
+                    f.completeExceptionally(w.cause());
+                }
+            });
+            return f;
+        }
+
+        @Override
+        long load() {
+            return channel.isWritable() ? 0 : Long.MAX_VALUE / 2;
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package io.fsp.server.stripe;
+
+import io.fsp.relay.client.RelayConnectionConfig;
+import io.fsp.server.ftp.FtpSession;
+import io.fsp.tls.KeyMaterial;
+import io.fsp.tls.PinnedTrustManager;
+import io.fsp.tls.SslContexts;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.handler.ssl.SslContext;
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLException;
+
+/**
+ * What every striped transfer of one server shares: the server's identity (presented to relays), the static
+ * relay list with pinned fingerprints, the event loops of relay connections, the threads that run striping
+ * engines, and each control session's FSP state.
+ */
+public final class StripeContext implements AutoCloseable {
+    private final KeyMaterial identity;
+    private final List<RelayEndpoint> relays;
+    private final boolean requireTls;
+    private final EventLoopGroup relayLoops;
+    private final ExecutorService engines;
+    private final SecureRandom random = new SecureRandom();
+    private final Map<RelayEndpoint, SslContext> sslByRelay = new ConcurrentHashMap<>();
+    private final Map<FtpSession, StripeSession> sessions = new ConcurrentHashMap<>();
+    private final RelayConnectionConfig relayConfig = RelayConnectionConfig.DEFAULT;
+
+    public StripeContext(KeyMaterial identity, List<RelayEndpoint> relays, boolean requireTls) {
+        this.identity = identity;
+        this.relays = List.copyOf(relays);
+        this.requireTls = requireTls;
+        this.relayLoops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        AtomicInteger n = new AtomicInteger();
+        this.engines = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "fsp-stripe-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public List<RelayEndpoint> relays() {
+        return relays;
+    }
+
+    /** Whether FSP commands need a TLS control channel (the default; the keys travel on it). */
+    public boolean requireTls() {
+        return requireTls;
+    }
+
+    public EventLoopGroup relayLoops() {
+        return relayLoops;
+    }
+
+    public ExecutorService engines() {
+        return engines;
+    }
+
+    public SecureRandom random() {
+        return random;
+    }
+
+    public RelayConnectionConfig relayConfig() {
+        return relayConfig;
+    }
+
+    /** A TLS client context that presents the server's certificate and accepts only {@code relay}'s. */
+    public SslContext sslFor(RelayEndpoint relay) throws SSLException {
+        SslContext ssl = sslByRelay.get(relay);
+        if (ssl == null) {
+            ssl = SslContexts.client(PinnedTrustManager.of(Set.of(relay.fingerprint())), Optional.of(identity));
+            sslByRelay.put(relay, ssl);
+        }
+        return ssl;
+    }
+
+    /** The FSP state of a control session, created on first use and dropped when the connection closes. */
+    public StripeSession session(FtpSession session) {
+        return sessions.computeIfAbsent(session, s -> {
+            s.channel().closeFuture().addListener(f -> sessions.remove(s));
+            return new StripeSession();
+        });
+    }
+
+    @Override
+    public void close() {
+        engines.shutdownNow();
+        relayLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+}

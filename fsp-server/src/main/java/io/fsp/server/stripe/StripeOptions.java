@@ -1,0 +1,135 @@
+package io.fsp.server.stripe;
+
+import io.fsp.checksum.ChecksumAlgorithm;
+import java.util.Locale;
+
+/**
+ * The knobs of a striped transfer, set with {@code FSPO key=value …} (docs/protocol.md §1, FSP extension).
+ *
+ * @param blockSize plaintext bytes per block (4 KiB .. 16 MiB)
+ * @param compressionLevel zstd level, 0 for no compression
+ * @param cipherBits AES-GCM key size (128 or 256), 0 for clear blocks
+ * @param checksum the per-block wire checksum
+ * @param digest the end-to-end digest of each block's plaintext, announced on the control channel
+ * @param strategy how blocks are spread over the targets
+ * @param includeDirect whether the client's data connection is a target beside the relays
+ * @param streams parallel fetches the client may run per relay (advisory for the server)
+ * @param useRelays stripe over the relay list; off with include-direct sends every block on the data connection
+ */
+public record StripeOptions(int blockSize, int compressionLevel, int cipherBits, ChecksumAlgorithm checksum,
+                            ChecksumAlgorithm digest, DistributionStrategy strategy, boolean includeDirect, int streams, boolean useRelays) {
+    public static final int MIN_BLOCK_SIZE = 4 * 1024;
+    public static final int MAX_BLOCK_SIZE = 16 * 1024 * 1024;
+    public static final StripeOptions DEFAULTS = new StripeOptions(1024 * 1024, 0, 256, ChecksumAlgorithm.CRC32C,
+            ChecksumAlgorithm.SHA256, DistributionStrategy.FCFS, false, 4, true);
+
+    public StripeOptions {
+        if (blockSize < MIN_BLOCK_SIZE || blockSize > MAX_BLOCK_SIZE) {
+            throw new IllegalArgumentException("block-size: " + blockSize + " (expected: " + MIN_BLOCK_SIZE + ".."
+                    + MAX_BLOCK_SIZE + ")");
+        }
+        if (compressionLevel < 0 || compressionLevel > 19) {
+            throw new IllegalArgumentException("compression: " + compressionLevel + " (expected: off or 1..19)");
+        }
+        if (cipherBits != 0 && cipherBits != 128 && cipherBits != 256) {
+            throw new IllegalArgumentException("cipher bits: " + cipherBits + " (expected: 0, 128 or 256)");
+        }
+        if (streams < 1 || streams > 64) {
+            throw new IllegalArgumentException("streams: " + streams + " (expected: 1..64)");
+        }
+    }
+
+    /** This with {@code key} set to {@code value}; throws {@link IllegalArgumentException} naming the problem. */
+    public StripeOptions with(String key, String value) {
+        String v = value.toLowerCase(Locale.ROOT);
+        return switch (key.toLowerCase(Locale.ROOT)) {
+            case "block-size" -> new StripeOptions(parseSize(key, v), compressionLevel, cipherBits, checksum, digest, strategy,
+                    includeDirect, streams, useRelays);
+            case "compression" -> new StripeOptions(blockSize, parseCompression(v), cipherBits, checksum, digest, strategy,
+                    includeDirect, streams, useRelays);
+            case "cipher" -> new StripeOptions(blockSize, compressionLevel, parseCipher(v), checksum, digest, strategy,
+                    includeDirect, streams, useRelays);
+            case "checksum" -> new StripeOptions(blockSize, compressionLevel, cipherBits, ChecksumAlgorithm.fromLabel(v), digest,
+                    strategy, includeDirect, streams, useRelays);
+            case "digest" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, ChecksumAlgorithm.fromLabel(v),
+                    strategy, includeDirect, streams, useRelays);
+            case "strategy" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest,
+                    DistributionStrategy.parse(v), includeDirect, streams, useRelays);
+            case "include-direct" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
+                    parseBoolean(key, v), streams, useRelays);
+            case "streams" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
+                    includeDirect, parseInt(key, v), useRelays);
+            case "use-relays" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
+                    includeDirect, streams, parseBoolean(key, v));
+            default -> throw new IllegalArgumentException("option: " + key + " (expected: one of " + String.join(", ", KEYS) + ")");
+        };
+    }
+
+    public static final String[] KEYS = {"block-size", "compression", "cipher", "checksum", "digest", "strategy",
+        "include-direct", "streams", "use-relays"};
+
+    public String cipherName() {
+        return cipherBits == 0 ? "none" : "aes-" + cipherBits + "-gcm";
+    }
+
+    /** The options as {@code key=value} words, as FSPO answers and FRET announces them. */
+    public String describe() {
+        return "block-size=" + blockSize + " compression=" + (compressionLevel == 0 ? "off" : compressionLevel)
+                + " cipher=" + cipherName() + " checksum=" + checksum.label() + " digest=" + digest.label()
+                + " strategy=" + strategy.cliName() + " include-direct=" + (includeDirect ? "on" : "off")
+                + " streams=" + streams + " use-relays=" + (useRelays ? "on" : "off");
+    }
+
+    static int parseSize(String key, String v) {
+        long factor = 1;
+        String digits = v;
+        if (v.endsWith("k") || v.endsWith("kib")) {
+            factor = 1024;
+            digits = v.substring(0, v.indexOf('k'));
+        } else if (v.endsWith("m") || v.endsWith("mib")) {
+            factor = 1024 * 1024;
+            digits = v.substring(0, v.indexOf('m'));
+        }
+        long n = parseInt(key, digits) * factor;
+        if (n > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(key + ": " + v + " (expected: <= " + MAX_BLOCK_SIZE + ")");
+        }
+        return (int) n;
+    }
+
+    private static int parseCompression(String v) {
+        return switch (v) {
+            case "off", "none", "0" -> 0;
+            case "on", "zstd" -> 3;
+            default -> parseInt("compression", v.startsWith("zstd:") ? v.substring(5) : v);
+        };
+    }
+
+    private static int parseCipher(String v) {
+        return switch (v) {
+            case "none", "off" -> 0;
+            case "aes-128-gcm", "aes128" -> 128;
+            case "aes-256-gcm", "aes256", "aes" -> 256;
+            default -> throw new IllegalArgumentException("cipher: " + v + " (expected: aes-256-gcm, aes-128-gcm or none)");
+        };
+    }
+
+    private static boolean parseBoolean(String key, String v) {
+        return switch (v) {
+            case "on", "true", "yes", "1" -> true;
+            case "off", "false", "no", "0" -> false;
+            default -> throw new IllegalArgumentException(key + ": " + v + " (expected: on or off)");
+        };
+    }
+
+    private static int parseInt(String key, String v) {
+        if (v.isEmpty() || v.length() > 10 || !v.chars().allMatch(Character::isDigit)) {
+            throw new IllegalArgumentException(key + ": " + v + " (expected: a number)");
+        }
+        long n = Long.parseLong(v);
+        if (n > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(key + ": " + v + " (expected: <= " + Integer.MAX_VALUE + ")");
+        }
+        return (int) n;
+    }
+}

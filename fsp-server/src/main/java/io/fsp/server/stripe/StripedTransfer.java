@@ -1,0 +1,208 @@
+package io.fsp.server.stripe;
+
+import io.fsp.block.stage.BlockPipeline;
+import io.fsp.block.stage.SealedBlock;
+import io.fsp.crypto.NonceSequence;
+import io.fsp.crypto.TransferKey;
+import io.fsp.token.TransferId;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * One striped transfer: what is sent (files, directories, the block plan) and how (options, AES key). Block
+ * {@code seq} is the {@code seq}-th block of the plan; the plan is fixed before the first block is read, so
+ * an origin re-fetch can seal exactly the same block again (same key, same sequence number, same bytes).
+ */
+public final class StripedTransfer {
+    /** A file of the transfer, named relative to the retrieved path ({@code /}-separated). */
+    public record SourceFile(String name, Path real, long size, long modifiedMillis) {
+    }
+
+    /** Block {@code seq}: {@code length} bytes at {@code offset} of file {@code file}. */
+    public record PlannedBlock(long seq, int file, long offset, int length, boolean endOfFile) {
+    }
+
+    private final TransferId id;
+    private final StripeOptions options;
+    private final TransferKey key;
+    private final List<String> directories;
+    private final List<SourceFile> files;
+    private final List<PlannedBlock> plan;
+    private final long totalBytes;
+    private final boolean directory;
+
+    private StripedTransfer(TransferId id, StripeOptions options, TransferKey key, boolean directory,
+                            List<String> directories, List<SourceFile> files) {
+        this.id = id;
+        this.directory = directory;
+        this.options = options;
+        this.key = key;
+        this.directories = List.copyOf(directories);
+        this.files = List.copyOf(files);
+        List<PlannedBlock> p = new ArrayList<>();
+        long total = 0;
+        for (int f = 0; f < files.size(); f++) {
+            long size = files.get(f).size();
+            total += size;
+            for (long off = 0; off < size; off += options.blockSize()) {
+                int len = (int) Math.min(options.blockSize(), size - off);
+                p.add(new PlannedBlock(p.size(), f, off, len, off + len == size));
+            }
+        }
+        if (p.size() > NonceSequence.MAX_SEQUENCE) {
+            throw new IllegalArgumentException("blocks: " + p.size() + " (expected: <= " + NonceSequence.MAX_SEQUENCE
+                    + "; use a larger block-size)");
+        }
+        this.plan = List.copyOf(p);
+        this.totalBytes = total;
+    }
+
+    /**
+     * Plans the transfer of {@code real} (a regular file, or a directory walked in name order without following
+     * symbolic links). A single file is named by its own name; a directory's entries relative to it.
+     */
+    public static StripedTransfer plan(Path real, StripeOptions options, SecureRandom random) throws IOException {
+        TransferId id = new TransferId(random.nextLong());
+        TransferKey key = options.cipherBits() == 0 ? null : TransferKey.generate(id.value(), options.cipherBits(), random);
+        List<String> dirs = new ArrayList<>();
+        List<SourceFile> files = new ArrayList<>();
+        if (Files.isRegularFile(real, LinkOption.NOFOLLOW_LINKS)) {
+            files.add(source(real.getFileName().toString(), real));
+        } else {
+            try (Stream<Path> walk = Files.walk(real)) {
+                for (Path p : walk.sorted().toList()) {
+                    if (p.equals(real)) {
+                        continue;
+                    }
+                    String name = relativeName(real, p);
+                    BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                    if (a.isDirectory()) {
+                        dirs.add(name);
+                    } else if (a.isRegularFile()) {
+                        files.add(source(name, p));
+                    } // symbolic links and special files are not transferred
+                }
+            }
+        }
+        return new StripedTransfer(id, options, key, !Files.isRegularFile(real, LinkOption.NOFOLLOW_LINKS), dirs, files);
+    }
+
+    private static String relativeName(Path root, Path p) {
+        List<String> parts = new ArrayList<>();
+        for (Path segment : root.relativize(p)) {
+            parts.add(segment.toString());
+        }
+        return String.join("/", parts);
+    }
+
+    private static SourceFile source(String name, Path p) throws IOException {
+        BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        return new SourceFile(name, p, a.size(), a.lastModifiedTime().toMillis());
+    }
+
+    public TransferId id() {
+        return id;
+    }
+
+    /** Whether a directory (rather than one file) is retrieved. */
+    public boolean isDirectory() {
+        return directory;
+    }
+
+    public StripeOptions options() {
+        return options;
+    }
+
+    /** The AES key, or null for a clear transfer. */
+    public TransferKey key() {
+        return key;
+    }
+
+    public List<String> directories() {
+        return directories;
+    }
+
+    public List<SourceFile> files() {
+        return files;
+    }
+
+    public List<PlannedBlock> plan() {
+        return plan;
+    }
+
+    public long totalBytes() {
+        return totalBytes;
+    }
+
+    /** A sender pipeline whose first sealed block gets sequence number {@code firstSeq}. */
+    public BlockPipeline pipeline(long firstSeq) {
+        return pipeline(firstSeq, null);
+    }
+
+    /**
+     * As {@link #pipeline(long)}, digesting each block's plaintext on {@code digests} (if not null) beside
+     * compression and encryption, so the engine's thread does not hash as well.
+     */
+    public BlockPipeline pipeline(long firstSeq, java.util.concurrent.Executor digests) {
+        BlockPipeline.Builder b = BlockPipeline.builder()
+                .digestExecutor(digests)
+                .checksum(options.checksum())
+                .digest(options.digest())
+                .sequence(new NonceSequence(firstSeq));
+        if (options.compressionLevel() > 0) {
+            b.compression(options.compressionLevel());
+        }
+        if (key != null) {
+            b.encryption(key);
+        } else {
+            b.transferId(id.value());
+        }
+        return b.build();
+    }
+
+    /** Reads the plaintext of {@code block} from its file (a pooled direct buffer the caller releases). */
+    public ByteBuf read(FileChannel file, PlannedBlock block) throws IOException {
+        ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer(block.length());
+        try {
+            long pos = block.offset();
+            while (buf.writableBytes() > 0) {
+                int n = buf.writeBytes(file, pos, buf.writableBytes());
+                if (n < 0) {
+                    throw new IOException(files.get(block.file()).name() + ": ends at " + pos + " (expected: "
+                            + files.get(block.file()).size() + " bytes; the file changed during the transfer)");
+                }
+                pos += n;
+            }
+            return buf;
+        } catch (IOException | RuntimeException e) {
+            buf.release();
+            throw e;
+        }
+    }
+
+    /** Seals block {@code seq} again, byte for byte as the engine did, for an origin re-fetch. */
+    public SealedBlock reseal(long seq) throws IOException {
+        PlannedBlock b = plan.get((int) seq);
+        SourceFile f = files.get(b.file());
+        try (FileChannel ch = FileChannel.open(f.real(), StandardOpenOption.READ);
+             BlockPipeline pipeline = pipeline(seq)) {
+            ByteBuf data = read(ch, b);
+            try {
+                return pipeline.seal(data, b.offset(), f.name(), b.endOfFile());
+            } finally {
+                data.release();
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package io.fsp.server.stripe;
+
+import io.fsp.relay.client.RelayConnection;
+import io.fsp.server.ftp.FtpReply;
+import io.fsp.server.ftp.FtpSession;
+import io.fsp.server.ftp.ReplyCode;
+import io.netty.channel.Channel;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts the {@link StripingEngine} of one transfer on its own thread and reports its end as a Netty future
+ * on the control channel's loop, which is what FRET and the data-transfer machinery wait on. Announcements
+ * go out as {@code 151 BLK …} lines on the control channel.
+ */
+public final class Striping {
+    private static final Logger log = LoggerFactory.getLogger(Striping.class);
+    private final StripeContext stripe;
+    private final FtpSession session;
+    private final StripedTransfer transfer;
+    private final Map<Integer, RelayConnection> relays;
+    private volatile Map<String, Integer> placed = Map.of();
+
+    public Striping(StripeContext stripe, FtpSession session, StripedTransfer transfer, Map<Integer, RelayConnection> relays) {
+        this.stripe = stripe;
+        this.session = session;
+        this.transfer = transfer;
+        this.relays = relays;
+    }
+
+    /** Runs the engine; the future completes with the bytes of the transfer once every block is placed. */
+    public Future<Long> start(Optional<Channel> direct) {
+        Promise<Long> done = session.channel().eventLoop().newPromise();
+        List<BlockTarget> targets = new ArrayList<>();
+        relays.forEach((i, c) -> targets.add(new BlockTarget.Relay(i, c, transfer.id())));
+        direct.ifPresent(ch -> targets.add(new BlockTarget.Direct(ch)));
+        StripingEngine engine = new StripingEngine(transfer, targets,
+                line -> session.reply(new FtpReply(ReplyCode.FSP_ANNOUNCEMENT, line)),
+                stripe.relayConfig().requestTimeout(), stripe.engines());
+        session.channel().closeFuture().addListener(f -> engine.cancel());
+        long start = System.nanoTime();
+        stripe.engines().execute(() -> {
+            try {
+                placed = new TreeMap<>(engine.run());
+                log.info("{} transfer {}: {} blocks, {} bytes placed in {} ms: {}", session, transfer.id(),
+                        transfer.plan().size(), transfer.totalBytes(), (System.nanoTime() - start) / 1_000_000, placed);
+                done.trySuccess(transfer.totalBytes());
+            } catch (Exception e) {
+                log.warn("{} transfer {} failed: {}", session, transfer.id(), e.toString());
+                done.tryFailure(e);
+            }
+        });
+        return done;
+    }
+
+    /** {@code relay:0=12 relay:1=9 …}: where the blocks went. */
+    public String placedSummary() {
+        StringBuilder sb = new StringBuilder().append(transfer.plan().size()).append(" blocks placed");
+        placed.forEach((k, v) -> sb.append(' ').append(k).append('=').append(v));
+        return sb.toString();
+    }
+}

@@ -1,0 +1,211 @@
+package io.fsp.server.stripe;
+
+import io.fsp.block.stage.BlockPipeline;
+import io.fsp.block.stage.SealedBlock;
+import io.fsp.checksum.Digest;
+import io.fsp.server.stripe.StripedTransfer.PlannedBlock;
+import io.fsp.server.stripe.StripedTransfer.SourceFile;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one striped transfer on its own thread: reads each file once, block by block; seals each block
+ * (digest of the plaintext → compress → encrypt → wire checksum); picks a target by the strategy; and
+ * announces the block once its target has stored it. A block whose target fails is placed on another
+ * target; when none is left it is announced as {@code origin}, for the client to fetch with FGET.
+ */
+final class StripingEngine {
+    private static final Logger log = LoggerFactory.getLogger(StripingEngine.class);
+
+    /** A block that must be placed (again). {@code wire} is a reference the engine owns. */
+    private record Placement(PlannedBlock block, ByteBuf wire, Digest digest, String failedOn) {
+    }
+
+    private final StripedTransfer transfer;
+    private final List<BlockTarget> targets;
+    private final Consumer<String> announce;
+    private final Duration waitLimit;
+    private final BlockingQueue<Placement> again = new LinkedBlockingQueue<>();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private volatile boolean cancelled;
+    private int cyclic;
+    private final java.util.concurrent.Executor digests;
+
+    /**
+     * @param announce receives each announcement line ({@code BLK …}), in the order blocks were placed
+     * @param waitLimit longest wait for a target to take a block before it is given up
+     */
+    StripingEngine(StripedTransfer transfer, List<BlockTarget> targets, Consumer<String> announce, Duration waitLimit,
+                   java.util.concurrent.Executor digests) {
+        this.digests = digests;
+        this.transfer = transfer;
+        this.targets = List.copyOf(targets);
+        this.announce = announce;
+        this.waitLimit = waitLimit;
+    }
+
+    void cancel() {
+        cancelled = true;
+    }
+
+    /** Places every block; returns how many were placed on each target label (and "origin"). */
+    java.util.Map<String, Integer> run() throws IOException, InterruptedException {
+        java.util.Map<String, Integer> placed = new java.util.concurrent.ConcurrentHashMap<>();
+        List<PlannedBlock> plan = transfer.plan();
+        try (BlockPipeline pipeline = transfer.pipeline(0, digests)) {
+            FileChannel open = null;
+            int openIndex = -1;
+            try {
+                for (PlannedBlock b : plan) {
+                    if (cancelled) {
+                        throw new IOException("transfer cancelled");
+                    }
+                    if (b.file() != openIndex) {
+                        if (open != null) {
+                            open.close();
+                        }
+                        open = FileChannel.open(transfer.files().get(b.file()).real(), StandardOpenOption.READ);
+                        openIndex = b.file();
+                    }
+                    SourceFile f = transfer.files().get(b.file());
+                    ByteBuf data = transfer.read(open, b);
+                    SealedBlock sealed;
+                    try {
+                        sealed = pipeline.seal(data, b.offset(), f.name(), b.endOfFile());
+                    } finally {
+                        data.release();
+                    }
+                    place(new Placement(b, sealed.block().content(), sealed.digest(), null), placed);
+                    for (Placement p; (p = again.poll()) != null; ) {
+                        place(p, placed);
+                    }
+                }
+            } finally {
+                if (open != null) {
+                    open.close();
+                }
+            }
+        }
+        // Reading is done: wait for the last stores, placing again what a failing target gave back.
+        while (inFlight.get() > 0 || !again.isEmpty()) {
+            Placement p = again.poll(50, TimeUnit.MILLISECONDS);
+            if (p != null) {
+                place(p, placed);
+            }
+            if (cancelled) {
+                throw new IOException("transfer cancelled");
+            }
+        }
+        return placed;
+    }
+
+    private void place(Placement p, java.util.Map<String, Integer> placed) throws InterruptedException {
+        BlockTarget target = pick(p.block().seq());
+        if (target == null) {
+            p.wire().release();
+            placed.merge("origin", 1, Integer::sum);
+            announce.accept(line(p, "origin"));
+            return;
+        }
+        inFlight.incrementAndGet();
+        ByteBuf spare = p.wire().retainedDuplicate(); // to place it elsewhere if this target fails
+        target.send(p.block().seq(), p.wire()).whenComplete((ok, error) -> {
+            if (error == null) {
+                spare.release();
+                placed.merge(target.label(), 1, Integer::sum);
+                announce.accept(line(p, target.label()));
+            } else {
+                if (!target.isDead()) {
+                    log.warn("{} failed, placing its blocks elsewhere: {}", target.label(), error.toString());
+                }
+                target.markDead();
+                again.add(new Placement(p.block(), spare, p.digest(), target.label()));
+            }
+            inFlight.decrementAndGet();
+        });
+    }
+
+    private String line(Placement p, String where) {
+        PlannedBlock b = p.block();
+        return "BLK " + b.seq() + " " + where + " " + b.file() + " " + b.offset() + " " + b.length() + " " + p.digest();
+    }
+
+    /** The target for block {@code seq} by the strategy, waiting until it can take it; null if none is left. */
+    private BlockTarget pick(long seq) throws InterruptedException {
+        while (true) {
+            List<BlockTarget> live = new ArrayList<>();
+            for (BlockTarget t : targets) {
+                if (!t.isDead()) {
+                    live.add(t);
+                }
+            }
+            if (live.isEmpty()) {
+                return null;
+            }
+            BlockTarget chosen = switch (transfer.options().strategy()) {
+                case FCFS -> firstWritable(live);
+                case CYCLIC -> awaitWritable(live.get(Math.floorMod(cyclic++, live.size())));
+                case PARTITIONED -> awaitWritable(live.get((int) (seq * live.size() / Math.max(1, transfer.plan().size()))));
+            };
+            if (chosen != null) {
+                return chosen;
+            }
+        }
+    }
+
+    private BlockTarget awaitWritable(BlockTarget t) throws InterruptedException {
+        try {
+            t.whenWritable().get(waitLimit.toMillis(), TimeUnit.MILLISECONDS);
+            return t;
+        } catch (ExecutionException | TimeoutException e) {
+            log.warn("{} cannot take blocks, giving it up: {}", t.label(), e.toString());
+            t.markDead();
+            return null;
+        }
+    }
+
+    /** First come, first served: of the targets that have room, the least loaded; waits for one. */
+    private BlockTarget firstWritable(List<BlockTarget> live) throws InterruptedException {
+        List<CompletableFuture<Void>> waits = new ArrayList<>();
+        for (BlockTarget t : live) {
+            waits.add(t.whenWritable());
+        }
+        try {
+            CompletableFuture.anyOf(waits.toArray(CompletableFuture[]::new)).get(waitLimit.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            // one failed: sorted out below
+        } catch (TimeoutException e) {
+            log.warn("no target took a block within {} ms", waitLimit.toMillis());
+            live.forEach(BlockTarget::markDead);
+            return null;
+        }
+        List<BlockTarget> ready = new ArrayList<>();
+        for (int i = 0; i < live.size(); i++) {
+            CompletableFuture<Void> w = waits.get(i);
+            if (w.isDone()) {
+                if (w.isCompletedExceptionally()) {
+                    live.get(i).markDead();
+                } else {
+                    ready.add(live.get(i));
+                }
+            }
+        }
+        return ready.stream().min(Comparator.comparingLong(BlockTarget::load)).orElse(null);
+    }
+}

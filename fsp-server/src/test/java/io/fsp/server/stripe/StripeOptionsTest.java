@@ -1,0 +1,53 @@
+package io.fsp.server.stripe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.checksum.ChecksumAlgorithm;
+import org.junit.jupiter.api.Test;
+
+class StripeOptionsTest {
+    @Test
+    void parsesEveryKey() {
+        StripeOptions o = StripeOptions.DEFAULTS.with("block-size", "256k").with("compression", "zstd")
+                .with("cipher", "aes-128-gcm").with("checksum", "sha256").with("digest", "blake3")
+                .with("strategy", "partitioned").with("include-direct", "on").with("streams", "8").with("use-relays", "off");
+        assertEquals(256 * 1024, o.blockSize());
+        assertEquals(3, o.compressionLevel());
+        assertEquals(128, o.cipherBits());
+        assertEquals(ChecksumAlgorithm.SHA256, o.checksum());
+        assertEquals(ChecksumAlgorithm.BLAKE3, o.digest());
+        assertEquals(DistributionStrategy.PARTITIONED, o.strategy());
+        assertTrue(o.includeDirect());
+        assertEquals(8, o.streams());
+        assertFalse(o.useRelays());
+        assertTrue(o.describe().contains("cipher=aes-128-gcm"));
+    }
+
+    @Test
+    void refusesBadValuesNamingTheLimit() {
+        assertEquals("block-size: 1024 (expected: 4096..16777216)",
+                assertThrows(IllegalArgumentException.class, () -> StripeOptions.DEFAULTS.with("block-size", "1k")).getMessage());
+        assertThrows(IllegalArgumentException.class, () -> StripeOptions.DEFAULTS.with("block-size", "99999999999999"));
+        assertThrows(IllegalArgumentException.class, () -> StripeOptions.DEFAULTS.with("block-size", "-1"));
+        assertThrows(IllegalArgumentException.class, () -> StripeOptions.DEFAULTS.with("streams", "0"));
+        assertThrows(IllegalArgumentException.class, () -> StripeOptions.DEFAULTS.with("cipher", "rot13"));
+        assertThrows(IllegalArgumentException.class, () -> StripeOptions.DEFAULTS.with("compression", "20"));
+        assertThrows(IllegalArgumentException.class, () -> StripeOptions.DEFAULTS.with("strategy", "random"));
+        assertThrows(IllegalArgumentException.class, () -> StripeOptions.DEFAULTS.with("nonsense", "1"));
+    }
+
+    @Test
+    void relayEndpointNeedsAFingerprint() {
+        String fp = "AB:".repeat(31) + "AB";
+        RelayEndpoint r = RelayEndpoint.parse("127.0.0.1:7001=" + fp);
+        assertEquals("127.0.0.1:7001", r.hostPort());
+        assertEquals(7001, RelayEndpoint.parse("[::1]:7001=" + fp).port());
+        assertEquals("::1", RelayEndpoint.parse("[::1]:7001=" + fp).host());
+        assertThrows(IllegalArgumentException.class, () -> RelayEndpoint.parse("127.0.0.1:7001"));
+        assertThrows(IllegalArgumentException.class, () -> RelayEndpoint.parse("127.0.0.1:0=" + fp));
+        assertThrows(IllegalArgumentException.class, () -> RelayEndpoint.parse("127.0.0.1:x=" + fp));
+    }
+}

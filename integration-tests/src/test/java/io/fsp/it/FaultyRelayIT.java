@@ -1,0 +1,229 @@
+package io.fsp.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.client.collect.CollectSummary;
+import io.fsp.client.control.ControlChannel;
+import io.fsp.client.control.Reply;
+import io.fsp.it.harness.StripeRig;
+import io.fsp.it.harness.TreeDigests;
+import io.fsp.relay.client.RelayConnection;
+import io.fsp.relay.client.RelayConnectionConfig;
+import io.fsp.relay.client.TokenRefusedException;
+import io.fsp.relay.fault.Fault;
+import io.fsp.tls.PinnedTrustManager;
+import io.fsp.tls.SslContexts;
+import io.fsp.token.CapabilityToken;
+import io.fsp.token.TransferId;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Relays that misbehave towards the client — flipped bits, tampered blocks with a recomputed wire checksum,
+ * duplicated and foreign blocks, a connection that dies mid-transfer, a relay that never answers — and a
+ * client that presents the token of another transfer. Every transfer must still end byte-identical, with the
+ * summary saying what was recovered from where. With {@code strategy=cyclic} block {@code seq} lies on relay
+ * {@code seq % 3}, so each fault hits a known block.
+ */
+class FaultyRelayIT {
+    private static final int SIZE = 20 * 64 * 1024 + 999; // 21 blocks of 64 KiB
+
+    @TempDir
+    Path dir;
+
+    private static Fault[] faults(Fault... f) {
+        return f;
+    }
+
+    private static long sum(Map<String, Long> m) {
+        return m.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    private static boolean anyCause(CollectSummary s, String source, String text) {
+        return s.retries().keySet().stream().anyMatch(k -> k.startsWith(source + ": ") && k.contains(text));
+    }
+
+    private CollectSummary fetch(StripeRig rig, String... options) throws Exception {
+        Path file = rig.root().resolve("data.bin");
+        TreeDigests.random(file, SIZE, 11);
+        Path dest = dir.resolve("copy.bin");
+        List<String> all = new ArrayList<>(List.of("block-size=64k", "strategy=cyclic"));
+        all.addAll(Arrays.asList(options));
+        CollectSummary s = rig.get("/data.bin", dest, false, all.toArray(String[]::new));
+        assertTrue(s.complete() && s.verified(), s.toText());
+        assertEquals(TreeDigests.sha256(file), TreeDigests.sha256(dest), "byte-identical");
+        assertEquals(21, sum(s.blocksBySource()), s.toText());
+        return s;
+    }
+
+    @Test
+    void flippedTamperedDuplicateAndForeignBlocksAreRecoveredFromTheOrigin() throws Exception {
+        Fault[] bad = faults(new Fault.FlipBit(1), new Fault.Tamper(2), new Fault.Duplicate(3), new Fault.ForeignBlock(4));
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, bad, bad, bad)) {
+            CollectSummary s = fetch(rig);
+            assertTrue(anyCause(s, "relay:1", "Checksum"), "bit flip caught by the wire checksum: " + s.toText());
+            assertTrue(anyCause(s, "relay:2", "Authentication"), "tampering caught by AES-GCM: " + s.toText());
+            assertTrue(anyCause(s, "relay:1", "sequence"), "foreign block caught: " + s.toText());
+            assertEquals(3L, s.blocksBySource().get("origin"), s.toText());
+        }
+    }
+
+    @Test
+    void tamperedClearBlockFailsItsDigest() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, faults(), faults(), faults(new Fault.Tamper(5)))) {
+            CollectSummary s = fetch(rig, "cipher=none");
+            assertTrue(anyCause(s, "relay:2", "digest mismatch"), s.toText());
+            assertEquals(1L, s.blocksBySource().get("origin"), s.toText());
+        }
+    }
+
+    @Test
+    void relayDyingMidTransferIsReplacedByTheOrigin() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, faults(), faults(new Fault.CloseAfter(150_000)),
+                faults())) {
+            CollectSummary s = fetch(rig);
+            assertTrue(s.retries().keySet().stream().anyMatch(k -> k.startsWith("relay:1: ")), s.toText());
+            assertTrue(s.blocksBySource().getOrDefault("origin", 0L) >= 4, s.toText());
+        }
+    }
+
+    @Test
+    void relayThatNeverAnswersIsGivenUp() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, faults(), faults(), faults(new Fault.Stall()))) {
+            CollectSummary s = fetch(rig);
+            assertTrue(s.retries().keySet().stream().anyMatch(k -> k.startsWith("relay:2: ")), s.toText());
+            assertEquals(7L, s.blocksBySource().get("origin"), s.toText());
+        }
+    }
+
+    @Test
+    void relayStoppedWhileBlocksFlowIsReplacedByTheOthersAndTheOrigin() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 0, faults(), faults(), faults())) {
+            Path file = rig.root().resolve("big.bin");
+            TreeDigests.random(file, 24 << 20, 13);
+            Path dest = dir.resolve("big.copy");
+            io.fsp.client.collect.Collector collector = new io.fsp.client.collect.Collector(rig.options("/big.bin", dest,
+                    io.fsp.client.verify.VerificationMode.FIVER, false, Duration.ofSeconds(10), "block-size=64k"));
+            java.util.concurrent.CompletableFuture<CollectSummary> run = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return collector.run();
+                } catch (Exception e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (collector.bytesDone() == 0 && !run.isDone() && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            rig.relays().get(1).close(); // as if the relay's machine went away
+            CollectSummary s = run.get(120, TimeUnit.SECONDS);
+            assertTrue(s.complete() && s.verified(), s.toText());
+            assertEquals(TreeDigests.sha256(file), TreeDigests.sha256(dest), "byte-identical");
+            assertEquals(384, sum(s.blocksBySource()), s.toText());
+        }
+    }
+
+    @Test
+    void relayDownBeforeTheTransferIsLeftOut() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, faults(), faults(), faults())) {
+            rig.relays().get(1).close();
+            CollectSummary s = fetch(rig);
+            assertTrue(!s.blocksBySource().containsKey("relay:1"), s.toText());
+            assertEquals(0, sum(s.retries()), s.toText());
+        }
+    }
+
+    /** FRET by hand: the 151 lines, without collecting anything. */
+    private static List<String> fret(StripeRig rig, String path) throws Exception {
+        try (ControlChannel c = ControlChannel.connect("127.0.0.1", rig.port(),
+                PinnedTrustManager.of(Set.of(rig.server().fingerprint())), Duration.ofSeconds(10))) {
+            c.login(StripeRig.USER, StripeRig.PASSWORD.toCharArray(), false);
+            ControlChannel.expect(c.command("FSPO block-size=64k"), 200, "FSPO");
+            ControlChannel.expect(c.command("FRET " + path), 150, "FRET");
+            List<String> lines = new ArrayList<>();
+            for (Reply r; (r = c.read()).code() == 151; ) {
+                lines.add(r.text());
+            }
+            return lines;
+        }
+    }
+
+    private static String word(List<String> lines, String first, int index) {
+        return lines.stream().filter(l -> l.startsWith(first + " ")).findFirst().orElseThrow().split(" ")[index];
+    }
+
+    @Test
+    void relayStoresHoldNoPlaintextAndRefuseTokensOfOtherTransfers() throws Exception {
+        // memory 0: every block a relay holds is on its disk, where this test can look for plaintext
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 0, faults(), faults(), faults())) {
+            byte[] plain = TreeDigests.random(rig.root().resolve("known.bin"), SIZE, 12);
+            List<String> first = fret(rig, "/known.bin");
+            List<String> second = fret(rig, "/known.bin");
+
+            long stored = 0;
+            int samples = 0;
+            try (Stream<Path> files = Files.walk(dir.resolve("rig"))) {
+                for (Path p : files.filter(Files::isRegularFile).filter(p -> p.toString().contains("relay")).toList()) {
+                    byte[] bytes = Files.readAllBytes(p);
+                    stored += bytes.length;
+                    for (int off = 0; off + 32 <= plain.length; off += 4093) {
+                        samples++;
+                        byte[] needle = Arrays.copyOfRange(plain, off, off + 32);
+                        assertTrue(indexOf(bytes, needle) < 0, p + " holds plaintext from offset " + off);
+                    }
+                }
+            }
+            assertTrue(stored >= 2L * SIZE, "both transfers' blocks are on the relays' disks: " + stored + " bytes");
+            assertTrue(samples > 0);
+
+            // The token of the first transfer does not open the second one's blocks.
+            CapabilityToken tokenOfFirst = CapabilityToken.parse(word(first, "TOKEN", 1));
+            TransferId secondId = TransferId.parse(word(second, "FSP", 1));
+            String relay = second.stream().filter(l -> l.startsWith("RELAY 0 ")).findFirst().orElseThrow();
+            String[] w = relay.split(" ");
+            int port = Integer.parseInt(w[2].substring(w[2].lastIndexOf(':') + 1));
+            EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+            try (RelayConnection c = RelayConnection.connect(new java.net.InetSocketAddress("127.0.0.1", port),
+                    SslContexts.client(PinnedTrustManager.of(Set.of(io.fsp.tls.Fingerprint.parse(w[3]))), Optional.empty()),
+                    group, RelayConnectionConfig.DEFAULT).get(10, TimeUnit.SECONDS)) {
+                c.authorize(tokenOfFirst).get(10, TimeUnit.SECONDS);
+                ExecutionException e = assertThrows(ExecutionException.class,
+                        () -> c.getBlock(secondId, 0).get(10, TimeUnit.SECONDS));
+                assertInstanceOf(TokenRefusedException.class, e.getCause());
+            } finally {
+                group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static int indexOf(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (hay[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+}

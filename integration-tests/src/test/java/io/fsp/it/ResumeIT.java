@@ -1,0 +1,67 @@
+package io.fsp.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.client.collect.CollectSummary;
+import io.fsp.it.harness.StripeRig;
+import io.fsp.it.harness.TreeDigests;
+import io.fsp.relay.fault.Fault;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code fsp get} as a real process, killed (SIGKILL) in the middle of a transfer from throttled relays; the
+ * same get run again resumes: blocks the journal holds as verified are not fetched again, and the result is
+ * byte-identical.
+ */
+class ResumeIT {
+    @TempDir
+    Path dir;
+
+    @Test
+    void killedGetResumesWithoutFetchingVerifiedBlocksAgain() throws Exception {
+        Fault[] slow = {new Fault.Throttle(700_000)};
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, slow, slow, slow)) {
+            Path file = rig.root().resolve("big.bin");
+            TreeDigests.random(file, 6 * 1024 * 1024 + 5, 21);
+            Path dest = dir.resolve("big.copy");
+            Path journal = dir.resolve(".big.copy.fsp-journal");
+
+            String classPath = System.getProperty("fsp.it.classpath", "");
+            if (classPath.isBlank() || classPath.startsWith("${")) {
+                classPath = System.getProperty("java.class.path");
+            }
+            ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", classPath, "io.fsp.client.cli.FspCli", "get",
+                    "fsp://" + StripeRig.USER + "@127.0.0.1:" + rig.port() + "/big.bin", "-o", dest.toString(),
+                    "--trust", rig.server().fingerprint().toString(), "--block-size", "64k", "--json");
+            pb.environment().put("FSP_PASSWORD", StripeRig.PASSWORD);
+            pb.redirectErrorStream(true).redirectOutput(dir.resolve("first-run.log").toFile());
+            Process client = pb.start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            // Kill once a good number of blocks are journaled as verified, long before the end.
+            while (!(Files.exists(journal) && Files.size(journal) > 2000) && client.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertTrue(client.isAlive(), "the first run ended before it could be killed: "
+                    + Files.readString(dir.resolve("first-run.log")));
+            client.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            assertTrue(Files.exists(journal), "the journal survives the kill");
+
+            CollectSummary s = rig.get("/big.bin", dest, false, "block-size=64k");
+            assertTrue(s.complete() && s.verified(), s.toText());
+            assertEquals(TreeDigests.sha256(file), TreeDigests.sha256(dest));
+            long resumed = s.blocksBySource().getOrDefault("journal", 0L);
+            assertTrue(resumed > 0 && resumed < 97, "blocks taken from the journal: " + s.toText());
+            long fetched = s.blocksBySource().entrySet().stream().filter(e -> !e.getKey().equals("journal"))
+                    .mapToLong(e -> e.getValue()).sum();
+            assertEquals(97 - resumed, fetched, "only the blocks not verified before are fetched: " + s.toText());
+            assertFalse(Files.exists(journal), "journal removed once complete");
+        }
+    }
+}

@@ -1,0 +1,128 @@
+package io.fsp.it.harness;
+
+import io.fsp.client.collect.CollectOptions;
+import io.fsp.client.collect.CollectSummary;
+import io.fsp.client.collect.Collector;
+import io.fsp.client.verify.VerificationMode;
+import io.fsp.config.ConfigLoader;
+import io.fsp.config.ConfigSource;
+import io.fsp.relay.FspRelay;
+import io.fsp.relay.fault.Fault;
+import io.fsp.relay.RelayConfig;
+import io.fsp.relay.fault.FaultPlan;
+import io.fsp.relay.wire.RelayLimits;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import io.fsp.relay.store.StoreConfig;
+import io.fsp.server.FspServer;
+import io.fsp.server.ServerConfig;
+import io.fsp.tls.Certificates;
+import io.fsp.tls.KeyMaterial;
+import io.fsp.tls.PinnedTrustManager;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A striped-transfer setup on 127.0.0.1 with real sockets and TLS: relays (each with its own faults, possibly
+ * none) started first, pinned by fingerprint in the server's relay list, then an FSP server with one user
+ * whose root is {@link #root()}; {@link #get} runs the real collector against it.
+ */
+public final class StripeRig implements AutoCloseable {
+    public static final String USER = "alice";
+    public static final String PASSWORD = "s3cret-stripe";
+
+    private final Path dir;
+    private final List<FspRelay> relays;
+    private final FspServer server;
+    private final Path root;
+
+    private StripeRig(Path dir, List<FspRelay> relays, FspServer server, Path root) {
+        this.dir = dir;
+        this.relays = relays;
+        this.server = server;
+        this.root = root;
+    }
+
+    /** Starts one relay per entry of {@code relayFaults} (an empty array is an honest relay). */
+    public static StripeRig start(Path dir, long relayMemoryBytes, Fault[]... relayFaults) throws Exception {
+        Path state = dir.resolve("server-state");
+        Files.createDirectories(state);
+        KeyMaterial key = Certificates.selfSigned("fsp-server");
+        Certificates.write(key, state.resolve("server-cert.pem"), state.resolve("server-key.pem"));
+        List<FspRelay> relays = new ArrayList<>();
+        List<String> specs = new ArrayList<>();
+        try {
+            for (int i = 0; i < relayFaults.length; i++) {
+                // Clear blocks accepted, so that transfers with cipher=none can be tested through relays too.
+                FspRelay r = FspRelay.start(new RelayConfig(new InetSocketAddress("127.0.0.1", 0),
+                        new StoreConfig(dir.resolve("relay" + i), 1L << 30, relayMemoryBytes, Duration.ofMinutes(10)),
+                        Certificates.selfSigned("fsp-relay"), Set.of(key.fingerprint()), RelayLimits.DEFAULT,
+                        RelayConfig.DEFAULT_MAX_CONNECTIONS, RelayConfig.DEFAULT_IDLE_TIMEOUT, true, true,
+                        new FaultPlan(List.of(relayFaults[i])), Clock.systemUTC()));
+                relays.add(r);
+                specs.add("127.0.0.1:" + r.address().getPort() + "=" + r.fingerprint());
+            }
+            Path root = dir.resolve("root");
+            Files.createDirectories(root);
+            Map<String, List<String>> settings = new LinkedHashMap<>();
+            settings.put("listen", List.of("127.0.0.1:0"));
+            settings.put("root", List.of(root.toString()));
+            settings.put("user", List.of(USER + ":" + PASSWORD));
+            settings.put("state-dir", List.of(state.toString()));
+            settings.put("relay", specs);
+            settings.put("login-failure-delay", List.of("0s"));
+            ServerConfig config = ConfigLoader.load(ServerConfig.defaults(), ConfigSource.of("test", settings));
+            return new StripeRig(dir, relays, FspServer.start(config), root);
+        } catch (Exception e) {
+            relays.forEach(FspRelay::close);
+            throw e;
+        }
+    }
+
+    public Path root() {
+        return root;
+    }
+
+    public FspServer server() {
+        return server;
+    }
+
+    public List<FspRelay> relays() {
+        return relays;
+    }
+
+    public int port() {
+        return server.addresses().get(0).getPort();
+    }
+
+    /** The collector's options for {@code remote} into {@code dest}. */
+    public CollectOptions options(String remote, Path dest, VerificationMode mode, boolean direct, Duration relayTimeout,
+                                  String... fspOptions) {
+        return new CollectOptions("127.0.0.1", port(), USER, PASSWORD.toCharArray(), USER + "@127.0.0.1:" + port(), remote,
+                dest, PinnedTrustManager.of(Set.of(server.fingerprint())), List.of(fspOptions), direct, 2, mode,
+                relayTimeout, Duration.ofSeconds(3));
+    }
+
+    /** {@code fsp get} in this process: FRET {@code remote} into {@code dest}, FIVER-verified. */
+    public CollectSummary get(String remote, Path dest, boolean direct, String... fspOptions) throws Exception {
+        return new Collector(options(remote, dest, VerificationMode.FIVER, direct, Duration.ofSeconds(10), fspOptions)).run();
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        for (FspRelay r : relays) {
+            try {
+                r.close();
+            } catch (RuntimeException alreadyClosed) {
+                // a test stopped this relay itself; FspRelay.close is not idempotent
+            }
+        }
+    }
+}
