@@ -87,6 +87,7 @@ public final class MeridianService implements AutoCloseable {
             MeridianCodec codec = new MeridianCodec(config.wire());
             MeridianDatagramHandler handler = new MeridianDatagramHandler(codec, delay);
             Channel channel = UdpChannels.bind(group, bind, config.wire(), handler);
+            handler.warmUp(channel, codec);
             InetSocketAddress self = (InetSocketAddress) channel.localAddress();
             EventLoop loop = channel.eventLoop();
             MeridianScheduler scheduler = new MeridianScheduler() {
