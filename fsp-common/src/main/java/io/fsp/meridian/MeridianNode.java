@@ -12,6 +12,8 @@ import io.fsp.meridian.wire.MeridianMessage.QueryKind;
 import io.fsp.meridian.wire.MeridianMessage.QueryReply;
 import io.fsp.meridian.wire.MeridianMessage.RingsReply;
 import io.fsp.meridian.wire.MeridianMessage.RingsRequest;
+import io.fsp.meridian.wire.MeridianMessage.ServiceReply;
+import io.fsp.meridian.wire.MeridianMessage.ServiceRequest;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,6 +23,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -60,6 +63,8 @@ public final class MeridianNode {
     private final Map<Long, PendingMeasure> measures = new HashMap<>();
     private final Map<Long, PendingQuery> ownQueries = new HashMap<>();
     private final Map<Long, PendingRings> ringRequests = new HashMap<>();
+    private final Map<Long, PendingService> serviceRequests = new HashMap<>();
+    private Optional<ServiceInfo> service = Optional.empty();
     private final Map<Long, Boolean> seenQueries = new LinkedHashMap<>() {
         @Override
         protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
@@ -94,6 +99,11 @@ public final class MeridianNode {
 
     public MeridianConfig config() {
         return config;
+    }
+
+    /** Advertises the block service this node offers (answered to SERVICE_REQUEST). */
+    public void advertise(ServiceInfo info) {
+        service = Optional.of(info);
     }
 
     public Rings rings() {
@@ -168,6 +178,15 @@ public final class MeridianNode {
             List<RingEntry> entries = rings.snapshot();
             int max = config.wire().maxEntries();
             transport.send(from, new RingsReply(r.requestId(), entries.size() > max ? entries.subList(0, max) : entries));
+        } else if (message instanceof ServiceRequest r) {
+            transport.send(from, new ServiceReply(r.requestId(), service));
+        } else if (message instanceof ServiceReply r) {
+            PendingService pending = serviceRequests.get(r.requestId());
+            if (pending != null && pending.node.equals(from)) {
+                serviceRequests.remove(r.requestId());
+                pending.timeout.cancel();
+                pending.future.complete(r.service());
+            }
         } else if (message instanceof RingsReply r) {
             PendingRings pending = ringRequests.get(r.requestId());
             if (pending != null && pending.entry.equals(from)) {
@@ -542,6 +561,27 @@ public final class MeridianNode {
         transport.send(entry, new RingsRequest(id));
         return future;
     }
+
+    /**
+     * Asks {@code node} which block service it offers. The answer is the node's claim, accepted only
+     * from the address asked.
+     */
+    public CompletableFuture<Optional<ServiceInfo>> service(InetSocketAddress node) {
+        long id = random.nextLong();
+        CompletableFuture<Optional<ServiceInfo>> future = new CompletableFuture<>();
+        Cancellable timeout = scheduler.schedule(2 * config.probeTimeout().toNanos(), () -> {
+            if (serviceRequests.remove(id) != null) {
+                future.completeExceptionally(new TimeoutException("meridian service: no reply from " + node
+                        + " within " + 2 * config.probeTimeout().toMillis() + " ms"));
+            }
+        });
+        serviceRequests.put(id, new PendingService(node, future, timeout));
+        transport.send(node, new ServiceRequest(id));
+        return future;
+    }
+
+    private record PendingService(InetSocketAddress node, CompletableFuture<Optional<ServiceInfo>> future,
+                                  Cancellable timeout) { }
 
     private record PendingRings(InetSocketAddress entry, CompletableFuture<List<RingEntry>> future, Cancellable timeout) { }
 

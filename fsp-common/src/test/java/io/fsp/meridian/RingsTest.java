@@ -12,7 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class RingsTest {
-    private final MeridianConfig config = MeridianConfig.defaults();
+    private final MeridianConfig config = MeridianConfig.libMeridian();
 
     private static InetSocketAddress peer(int i) {
         return new InetSocketAddress("127.0.0.1", 10_000 + i);

@@ -1,5 +1,7 @@
 package io.fsp.relay;
 
+import io.fsp.meridian.MeridianConfig;
+import io.fsp.meridian.net.MeridianService;
 import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.store.StoreConfig;
 import io.fsp.relay.wire.RelayLimits;
@@ -95,6 +97,19 @@ public final class RelayCommand implements Callable<Integer> {
                     + " throttle:BYTES_PER_SECOND, duplicate:SEQ, foreign-block:SEQ (repeatable).")
     List<String> faults = new ArrayList<>();
 
+    @Option(names = "--meridian", paramLabel = "HOST:PORT",
+            description = "Join the Meridian overlay on this UDP address, so servers can find the relay by RTT"
+                    + " (default with --meridian-bootstrap: the --listen address and port). Same IP as --listen;"
+                    + " port 0 picks a free one.")
+    String meridian;
+
+    @Option(names = "--meridian-bootstrap", paramLabel = "HOST:PORT",
+            description = "Meridian node to join the overlay through (repeatable); implies --meridian.")
+    List<String> meridianBootstrap = new ArrayList<>();
+
+    /** The relay's Meridian node, once started; null without --meridian. */
+    volatile MeridianService overlay;
+
     /** The relay this command runs, once started (tests stop it through this). */
     volatile FspRelay running;
 
@@ -123,13 +138,54 @@ public final class RelayCommand implements Callable<Integer> {
             err.flush();
             return EXIT_FAILURE;
         }
+        if (meridian != null || !meridianBootstrap.isEmpty()) {
+            try {
+                overlay = joinOverlay(relay);
+            } catch (IllegalArgumentException e) {
+                relay.close();
+                err.println("fsp-relay: " + e.getMessage());
+                err.flush();
+                return EXIT_USAGE;
+            } catch (RuntimeException e) {
+                relay.close();
+                err.println("fsp-relay: cannot join the Meridian overlay on " + meridian + ": " + e.getMessage());
+                err.flush();
+                return EXIT_FAILURE;
+            }
+        }
         running = relay;
-        Runtime.getRuntime().addShutdownHook(new Thread(relay::close, "fsp-relay-shutdown"));
+        MeridianService node = overlay;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (node != null) {
+                node.close();
+            }
+            relay.close();
+        }, "fsp-relay-shutdown"));
         out.println("fsp-relay: listening on " + CliValues.format(relay.address()) + ", certificate sha256 "
                 + relay.fingerprint());
+        if (node != null) {
+            out.println("fsp-relay: meridian node on udp " + CliValues.format(node.address()));
+        }
         out.flush();
         relay.awaitClose();
+        if (node != null) {
+            node.close();
+        }
         return 0;
+    }
+
+    private MeridianService joinOverlay(FspRelay relay) throws InterruptedException {
+        InetSocketAddress bind = meridian != null ? value("--meridian", meridian, CliValues::hostPort)
+                : new InetSocketAddress(relay.address().getAddress(), relay.address().getPort());
+        List<InetSocketAddress> bootstrap = new ArrayList<>();
+        for (String b : meridianBootstrap) {
+            InetSocketAddress peer = value("--meridian-bootstrap", b, CliValues::hostPort);
+            if (peer.getPort() == 0) {
+                throw new IllegalArgumentException("--meridian-bootstrap " + b + ": port 0 (expected: 1..65535)");
+            }
+            bootstrap.add(peer);
+        }
+        return RelayOverlay.join(relay, bind, bootstrap, MeridianConfig.defaults());
     }
 
     private RelayConfig config() throws IOException {

@@ -84,8 +84,46 @@ class RelayCommandTest {
         assertEquals(0, exit.get(10, TimeUnit.SECONDS));
     }
 
+    @Test
+    void joinsTheMeridianOverlayAndAdvertisesItsBlockPortAndFingerprint() throws Exception {
+        RelayCommand command = new RelayCommand();
+        StringWriter out = new StringWriter();
+        CommandLine cmd = new CommandLine(command);
+        cmd.setOut(new PrintWriter(out, true));
+        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> cmd.execute(
+                "--listen", "127.0.0.1:0", "--store", dir.resolve("store").toString(), "--state-dir",
+                dir.resolve("state").toString(), "--trust-server", TRUST, "--meridian", "127.0.0.1:0"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (command.running == null || !out.toString().contains("meridian node")) {
+            assertTrue(System.nanoTime() < deadline, "relay did not start: " + out);
+            Thread.sleep(20);
+        }
+        try (io.fsp.meridian.net.MeridianService asker = io.fsp.meridian.net.MeridianService.client(
+                new InetSocketAddress("127.0.0.1", 0), io.fsp.meridian.MeridianConfig.defaults())) {
+            assertTrue(out.toString().contains("fsp-relay: meridian node on udp 127.0.0.1:"
+                    + command.overlay.address().getPort() + "\n"), out.toString());
+            io.fsp.meridian.ServiceInfo info = asker.service(command.overlay.address()).get(10, TimeUnit.SECONDS)
+                    .orElseThrow();
+            assertEquals(command.running.address().getPort(), info.blockPort());
+            assertEquals(command.running.fingerprint(), info.fingerprint());
+        } finally {
+            command.running.close();
+        }
+        assertEquals(0, exit.get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void meridianOnAnotherIpThanTheBlockServiceIsAUsageError() {
+        Run r = run("--listen", "127.0.0.1:0", "--store", dir.resolve("s").toString(), "--state-dir",
+                dir.resolve("st").toString(), "--trust-server", TRUST, "--meridian", "[::1]:0");
+        assertEquals(RelayCommand.EXIT_USAGE, r.exit(), r.err());
+        assertTrue(r.err().startsWith("fsp-relay: --meridian [0:0:0:0:0:0:0:1]:0: IP differs from --listen 127.0.0.1:"),
+                r.err());
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
+        "--meridian-bootstrap|127.0.0.1|--meridian-bootstrap '127.0.0.1': (expected: HOST:PORT",
         "--quota|2X|--quota '2X': not a size",
         "--memory|-5|--memory '-5': not a size",
         "--ttl|forever|--ttl 'forever': not a duration",

@@ -11,6 +11,7 @@ import io.fsp.server.ftp.command.FgetCommand;
 import io.fsp.server.ftp.command.FretCommand;
 import io.fsp.server.ftp.command.FspoCommand;
 import io.fsp.server.ftp.command.FtpCommands;
+import io.fsp.server.select.OverlaySelection;
 import io.fsp.server.stripe.StripeContext;
 import io.fsp.server.ftp.data.PassivePorts;
 import io.fsp.tls.Certificates;
@@ -32,6 +33,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -100,6 +102,19 @@ public final class FspServer implements AutoCloseable {
                 ? Optional.of(InetAddress.getByName(config.announceAddress().get())) : Optional.empty();
         ExecutorService blocking = blockingExecutor(config.blockingThreads());
         StripeContext stripe = new StripeContext(key, config.relay(), !config.fspWithoutTls());
+        if (config.meridian().isPresent() || config.meridianEntry().isPresent()) {
+            InetSocketAddress bind = config.meridian().map(ListenAddress::toSocketAddress)
+                    .orElseGet(() -> new InetSocketAddress(config.listen().get(0).toSocketAddress().getAddress(), 0));
+            try {
+                stripe.overlay(OverlaySelection.start(bind, config.meridianEntry().map(ListenAddress::toSocketAddress),
+                        config.relay(), Set.copyOf(config.trustRelay()), config.trustOverlayRelays(),
+                        config.relaySelectionTimeout()));
+            } catch (RuntimeException e) {
+                stripe.close();
+                blocking.shutdownNow();
+                throw new IllegalArgumentException("meridian " + bind + ": " + e.getMessage(), e);
+            }
+        }
         commands.register(new FspoCommand(stripe))
                 .register(new FretCommand(stripe))
                 .register(new FgetCommand(stripe));

@@ -103,6 +103,23 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--fsp-without-tls", description = "Allow the FSP extension on a control connection without TLS (default: TLS required; the transfer keys travel on it).")
     Boolean fspWithoutTls;
 
+    @Option(names = "--meridian", paramLabel = "HOST:PORT",
+            description = "UDP address of the server's Meridian endpoint, for selecting relays by RTT (default with"
+                    + " --meridian-entry: the first --listen host, any port; a concrete IP).")
+    String meridian;
+
+    @Option(names = "--meridian-entry", paramLabel = "HOST:PORT",
+            description = "Meridian node (e.g. a relay's) through which relay selections enter the overlay.")
+    String meridianEntry;
+
+    @Option(names = "--trust-relay", paramLabel = "FINGERPRINT",
+            description = "A relay fingerprint to use when the overlay finds it, beside those of --relay; repeatable.")
+    List<String> trustRelay;
+
+    @Option(names = "--trust-overlay-relays",
+            description = "Use any relay the overlay finds, pinned to the fingerprint it claims (default: only trusted ones).")
+    Boolean trustOverlayRelays;
+
     @Option(names = {"-v", "--verbose"}, description = "Log every command and reply (PASS masked).")
     boolean verbose;
 
@@ -172,6 +189,10 @@ public final class ServerCommand implements Callable<Integer> {
         put(m, "login-failure-delay", loginFailureDelay);
         put(m, "relay", relay);
         put(m, "fsp-without-tls", fspWithoutTls);
+        put(m, "meridian", meridian);
+        put(m, "meridian-entry", meridianEntry);
+        put(m, "trust-relay", trustRelay);
+        put(m, "trust-overlay-relays", trustOverlayRelays);
         return m;
     }
 

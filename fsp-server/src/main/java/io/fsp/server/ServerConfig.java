@@ -2,6 +2,7 @@ package io.fsp.server;
 
 import io.fsp.server.ftp.data.PortRange;
 import io.fsp.server.stripe.RelayEndpoint;
+import io.fsp.tls.Fingerprint;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -35,12 +36,19 @@ public record ServerConfig(
         int ioThreads,
         int blockingThreads,
         List<RelayEndpoint> relay,
-        boolean fspWithoutTls) {
+        boolean fspWithoutTls,
+        Optional<ListenAddress> meridian,
+        Optional<ListenAddress> meridianEntry,
+        List<Fingerprint> trustRelay,
+        boolean trustOverlayRelays,
+        Duration relaySelectionTimeout) {
 
     public ServerConfig {
         listen = List.copyOf(listen);
         user = List.copyOf(user);
         relay = List.copyOf(relay);
+        trustRelay = List.copyOf(trustRelay);
+        requirePositive("relay-selection-timeout", relaySelectionTimeout);
         if (listen.isEmpty()) {
             throw new IllegalArgumentException("listen: none (expected: at least one HOST:PORT)");
         }
@@ -79,7 +87,8 @@ public record ServerConfig(
                 256, 32,
                 Duration.ofSeconds(1), 3,
                 0, 16,
-                List.of(), false);
+                List.of(), false,
+                Optional.empty(), Optional.empty(), List.of(), false, Duration.ofSeconds(5));
     }
 
     /** Where the generated certificate and key live: {@code state-dir}, else {@code ~/.fsp/server}. */

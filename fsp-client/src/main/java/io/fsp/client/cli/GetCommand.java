@@ -4,9 +4,13 @@ import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.verify.VerificationMode;
+import io.fsp.meridian.net.ProbeResponder;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.PinnedTrustManager;
 import java.io.PrintWriter;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -85,10 +89,38 @@ public final class GetCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;
 
+    @Option(names = "--relays", paramLabel = "N",
+            description = "Ask the server for N relays chosen by RTT over the Meridian overlay (with --near-sender and"
+                    + " --near-client); the client answers the overlay's probes meanwhile.")
+    Integer relays;
+
+    @Option(names = "--near-sender", paramLabel = "MS", description = "Relays within MS milliseconds of the server.")
+    String nearSender;
+
+    @Option(names = "--near-client", paramLabel = "MS", description = "Relays within MS milliseconds of this client.")
+    String nearClient;
+
+    @Option(names = "--meridian-entry", paramLabel = "IP:PORT",
+            description = "Meridian node the server asks through (default: the server's meridian-entry).")
+    String meridianEntry;
+
+    /** Answers the overlay's RTT probes while the transfer is being set up (with --relays). */
+    private ProbeResponder probe;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        try {
+            return get(out, err);
+        } finally {
+            if (probe != null) {
+                probe.close();
+            }
+        }
+    }
+
+    private int get(PrintWriter out, PrintWriter err) throws Exception {
         CollectOptions options;
         try {
             options = options();
@@ -124,7 +156,7 @@ public final class GetCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    private CollectOptions options() throws java.io.IOException {
+    private CollectOptions options() throws java.io.IOException, InterruptedException {
         URI uri;
         try {
             uri = new URI(url);
@@ -149,9 +181,37 @@ public final class GetCommand implements Callable<Integer> {
         add(fsp, "digest", digest);
         add(fsp, "strategy", strategy);
         String host = uri.getHost().startsWith("[") ? uri.getHost().substring(1, uri.getHost().length() - 1) : uri.getHost();
+        addSelection(fsp, host, port);
         return new CollectOptions(host, port, uri.getUserInfo(), password, uri.getUserInfo() + "@" + host + ":" + port,
                 uri.getPath(), destination, tm, fsp, includeDirect, streams, VerificationMode.parse(verify),
                 Duration.ofSeconds(Math.max(1, relayTimeout)), Duration.ofSeconds(10));
+    }
+
+    /**
+     * With --relays: starts a probe responder on the address this host uses towards the server (the server
+     * takes the IP of the control connection and only the port from here) and asks for relays by RTT.
+     */
+    private void addSelection(List<String> fsp, String host, int port) throws java.io.IOException, InterruptedException {
+        if (relays == null && nearSender == null && nearClient == null && meridianEntry == null) {
+            return;
+        }
+        if (relays == null || nearSender == null || nearClient == null) {
+            throw new IllegalArgumentException("--relays, --near-sender and --near-client go together (expected: all three)");
+        }
+        if (relays < 1 || relays > 64) {
+            throw new IllegalArgumentException("--relays: " + relays + " (expected: 1..64)");
+        }
+        add(fsp, "near-sender", nearSender);
+        add(fsp, "near-client", nearClient);
+        add(fsp, "relays", String.valueOf(relays));
+        add(fsp, "meridian-entry", meridianEntry);
+        InetAddress local;
+        try (DatagramSocket route = new DatagramSocket()) {
+            route.connect(InetAddress.getByName(host), port); // picks the source address; sends nothing
+            local = route.getLocalAddress();
+        }
+        probe = ProbeResponder.start(new InetSocketAddress(local, 0));
+        fsp.add("client-probe=" + probe.address().getPort());
     }
 
     private char[] password() throws java.io.IOException {

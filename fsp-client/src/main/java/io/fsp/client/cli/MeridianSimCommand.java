@@ -58,10 +58,10 @@ public final class MeridianSimCommand implements Callable<Integer> {
     @Option(names = "--synthetic-sizes", split = ",", paramLabel = "N", description = "Scale table rows on synthetic matrices.")
     List<Integer> syntheticSizes;
 
-    @Option(names = "--k", defaultValue = "4", description = "Primary members per ring (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--k", defaultValue = "8", description = "Primary members per ring (default: ${DEFAULT-VALUE}).")
     int primary;
 
-    @Option(names = "--l", defaultValue = "4", description = "Secondary members per ring (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--l", defaultValue = "8", description = "Secondary members per ring (default: ${DEFAULT-VALUE}).")
     int secondary;
 
     @Option(names = "--beta", defaultValue = "0.5", description = "Route acceptance threshold β (default: ${DEFAULT-VALUE}).")

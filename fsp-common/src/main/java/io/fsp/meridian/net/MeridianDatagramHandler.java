@@ -28,6 +28,7 @@ final class MeridianDatagramHandler extends SimpleChannelInboundHandler<Datagram
     private final MeridianCodec codec;
     private final ReplyDelay replyDelay;
     private final AtomicLong rejected = new AtomicLong();
+    private final java.util.concurrent.CountDownLatch warmedUp = new java.util.concurrent.CountDownLatch(1);
     private volatile BiConsumer<InetSocketAddress, MeridianMessage> receiver;
 
     MeridianDatagramHandler(MeridianCodec codec, ReplyDelay replyDelay) {
@@ -64,10 +65,28 @@ final class MeridianDatagramHandler extends SimpleChannelInboundHandler<Datagram
             }
             return;
         }
+        if (message instanceof Pong && from.equals(ctx.channel().localAddress())) {
+            warmedUp.countDown(); // the answer to our own warm-up ping: nothing else to do
+            return;
+        }
         BiConsumer<InetSocketAddress, MeridianMessage> r = receiver;
         if (r != null) {
             r.accept(from, message);
         }
+    }
+
+    /**
+     * Pings this endpoint itself once and waits (at most a second) for the answer, so that the classes and
+     * buffers of the probe path are loaded before anyone measures it: a cold JVM answers its first probe
+     * tens to hundreds of milliseconds late, which would place it too far away.
+     */
+    void warmUp(Channel channel, MeridianCodec codec) throws InterruptedException {
+        InetSocketAddress self = (InetSocketAddress) channel.localAddress();
+        if (self.getAddress().isAnyLocalAddress()) {
+            return; // a wildcard endpoint does not know which of its addresses the answer would come from
+        }
+        send(channel, codec, self, new Ping(0));
+        warmedUp.await(1, TimeUnit.SECONDS);
     }
 
     static void send(Channel channel, MeridianCodec codec, InetSocketAddress to, MeridianMessage message) {

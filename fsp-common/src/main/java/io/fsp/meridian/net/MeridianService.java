@@ -6,6 +6,7 @@ import io.fsp.meridian.MeridianScheduler;
 import io.fsp.meridian.MultiConstraintQuery;
 import io.fsp.meridian.QueryResult;
 import io.fsp.meridian.RingEntry;
+import io.fsp.meridian.ServiceInfo;
 import io.fsp.meridian.wire.MeridianCodec;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
@@ -15,6 +16,7 @@ import io.netty.channel.nio.NioIoHandler;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -45,6 +47,7 @@ public final class MeridianService implements AutoCloseable {
     private final Channel channel;
     private final MeridianNode node;
     private final MeridianDatagramHandler handler;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private MeridianService(EventLoopGroup group, Channel channel, MeridianNode node, MeridianDatagramHandler handler) {
         this.group = group;
@@ -84,6 +87,7 @@ public final class MeridianService implements AutoCloseable {
             MeridianCodec codec = new MeridianCodec(config.wire());
             MeridianDatagramHandler handler = new MeridianDatagramHandler(codec, delay);
             Channel channel = UdpChannels.bind(group, bind, config.wire(), handler);
+            handler.warmUp(channel, codec);
             InetSocketAddress self = (InetSocketAddress) channel.localAddress();
             EventLoop loop = channel.eventLoop();
             MeridianScheduler scheduler = new MeridianScheduler() {
@@ -151,6 +155,20 @@ public final class MeridianService implements AutoCloseable {
         return onLoop(n -> n.closest(entry, target));
     }
 
+    /**
+     * Advertises the block service this node offers: a relay's TCP port on the same IP address as
+     * this node, and its certificate fingerprint.
+     */
+    public void advertise(ServiceInfo info) {
+        channel.eventLoop().submit(() -> node.advertise(info)).syncUninterruptibly();
+    }
+
+    /** The block service {@code node} says it offers (empty: none). */
+    public CompletableFuture<Optional<ServiceInfo>> service(InetSocketAddress node) {
+        requireConcreteAddress();
+        return onLoop(n -> n.service(node));
+    }
+
     /** This node's own ring members. */
     public CompletableFuture<List<RingEntry>> rings() {
         return onLoop(n -> CompletableFuture.completedFuture(n.rings().snapshot()));
@@ -183,8 +201,12 @@ public final class MeridianService implements AutoCloseable {
         return result;
     }
 
+    /** Stops the node; safe to call more than once (a shutdown hook may follow an explicit close). */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         channel.eventLoop().submit(node::stop).awaitUninterruptibly();
         channel.close().syncUninterruptibly();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();

@@ -37,8 +37,11 @@ public final class ProbeResponder implements AutoCloseable {
     public static ProbeResponder start(InetSocketAddress bind, ReplyDelay delay) throws InterruptedException {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try {
-            MeridianDatagramHandler handler = new MeridianDatagramHandler(new MeridianCodec(WireLimits.DEFAULT), delay);
-            return new ProbeResponder(group, UdpChannels.bind(group, bind, WireLimits.DEFAULT, handler), handler);
+            MeridianCodec codec = new MeridianCodec(WireLimits.DEFAULT);
+            MeridianDatagramHandler handler = new MeridianDatagramHandler(codec, delay);
+            Channel channel = UdpChannels.bind(group, bind, WireLimits.DEFAULT, handler);
+            handler.warmUp(channel, codec);
+            return new ProbeResponder(group, channel, handler);
         } catch (InterruptedException | RuntimeException e) {
             group.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.MILLISECONDS);
             throw e;

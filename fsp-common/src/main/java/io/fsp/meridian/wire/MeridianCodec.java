@@ -3,6 +3,7 @@ package io.fsp.meridian.wire;
 import io.fsp.meridian.Constraint;
 import io.fsp.meridian.QueryHit;
 import io.fsp.meridian.RingEntry;
+import io.fsp.meridian.ServiceInfo;
 import io.fsp.meridian.wire.MeridianMessage.Gossip;
 import io.fsp.meridian.wire.MeridianMessage.MeasureReply;
 import io.fsp.meridian.wire.MeridianMessage.MeasureRequest;
@@ -13,6 +14,9 @@ import io.fsp.meridian.wire.MeridianMessage.QueryKind;
 import io.fsp.meridian.wire.MeridianMessage.QueryReply;
 import io.fsp.meridian.wire.MeridianMessage.RingsReply;
 import io.fsp.meridian.wire.MeridianMessage.RingsRequest;
+import io.fsp.meridian.wire.MeridianMessage.ServiceReply;
+import io.fsp.meridian.wire.MeridianMessage.ServiceRequest;
+import io.fsp.tls.Fingerprint;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.net.InetAddress;
@@ -20,6 +24,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Encodes and decodes Meridian datagrams (layout in docs/protocol.md §4). Every length is checked
@@ -40,6 +45,9 @@ public final class MeridianCodec {
     static final int QUERY_REPLY = 7;
     static final int RINGS_REQUEST = 8;
     static final int RINGS_REPLY = 9;
+    static final int SERVICE_REQUEST = 10;
+    static final int SERVICE_REPLY = 11;
+    static final int FINGERPRINT_BYTES = 32;
 
     private final WireLimits limits;
 
@@ -117,6 +125,16 @@ public final class MeridianCodec {
                 out.writeByte(e.ring()).writeByte(e.primary() ? 1 : 0);
                 writeAddress(out, e.peer());
                 writeRtt(out, e.rttMs());
+            }
+        } else if (message instanceof ServiceRequest r) {
+            out.writeByte(SERVICE_REQUEST).writeLong(r.requestId());
+        } else if (message instanceof ServiceReply r) {
+            out.writeByte(SERVICE_REPLY).writeLong(r.requestId());
+            if (r.service().isEmpty()) {
+                out.writeShort(0).writeByte(0);
+            } else {
+                out.writeShort(r.service().get().blockPort()).writeByte(FINGERPRINT_BYTES)
+                        .writeBytes(r.service().get().fingerprint().sha256());
             }
         } else {
             throw new IllegalArgumentException("message: " + message.getClass().getSimpleName());
@@ -220,12 +238,33 @@ public final class MeridianCodec {
                 }
                 yield new RingsReply(id, entries);
             }
-            default -> throw new MeridianFormatException("type: " + type + " (expected: 1..9)");
+            case SERVICE_REQUEST -> new ServiceRequest(readLong(in, "requestId"));
+            case SERVICE_REPLY -> readServiceReply(in);
+            default -> throw new MeridianFormatException("type: " + type + " (expected: 1..11)");
         };
         if (in.isReadable()) {
             throw new MeridianFormatException("trailing bytes: " + in.readableBytes() + " (expected: 0)");
         }
         return message;
+    }
+
+    private static ServiceReply readServiceReply(ByteBuf in) {
+        long id = readLong(in, "requestId");
+        need(in, 3, "service");
+        int port = in.readUnsignedShort();
+        int n = in.readUnsignedByte();
+        int expected = port == 0 ? 0 : FINGERPRINT_BYTES;
+        if (n != expected) {
+            throw new MeridianFormatException("fingerprint length: " + n + " (expected: " + expected
+                    + (port == 0 ? " when port is 0)" : ")"));
+        }
+        if (port == 0) {
+            return new ServiceReply(id, Optional.empty());
+        }
+        need(in, n, "fingerprint");
+        byte[] sha256 = new byte[n];
+        in.readBytes(sha256);
+        return new ServiceReply(id, Optional.of(new ServiceInfo(port, new Fingerprint(sha256))));
     }
 
     private Query readQuery(ByteBuf in) {

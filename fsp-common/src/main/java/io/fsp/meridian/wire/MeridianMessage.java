@@ -3,9 +3,11 @@ package io.fsp.meridian.wire;
 import io.fsp.meridian.Constraint;
 import io.fsp.meridian.QueryHit;
 import io.fsp.meridian.RingEntry;
+import io.fsp.meridian.ServiceInfo;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /** The closed set of Meridian messages; each is one datagram (docs/protocol.md §4). */
 public sealed interface MeridianMessage {
@@ -80,6 +82,16 @@ public sealed interface MeridianMessage {
     record RingsReply(long requestId, List<RingEntry> entries) implements MeridianMessage {
         public RingsReply {
             entries = List.copyOf(entries);
+        }
+    }
+
+    /** Asks a node which block service it offers (a relay's port and certificate fingerprint). */
+    record ServiceRequest(long requestId) implements MeridianMessage { }
+
+    /** The node's block service, or empty if it offers none. */
+    record ServiceReply(long requestId, Optional<ServiceInfo> service) implements MeridianMessage {
+        public ServiceReply {
+            Objects.requireNonNull(service, "service");
         }
     }
 }

@@ -29,8 +29,9 @@ class MeridianSimulationTest {
     }
 
     @Test
-    void defaultOverlayBeatsRandomChoiceByFar() {
-        SimReport r = new MeridianSimulation(planetLab, SimOptions.defaults().withQueries(300)).run();
+    void libMeridianRingSizeBeatsRandomChoiceByFar() {
+        SimReport r = new MeridianSimulation(planetLab, SimOptions.defaults().withQueries(300)
+                .withConfig(MeridianConfig.libMeridian())).run();
         assertEquals(0, r.mcq().wrong(), "every hit satisfies its constraints");
         assertTrue(r.mcq().success() >= 0.84, r.toText());
         assertTrue(r.mcq().success() > 3 * r.mcq().randomSuccess(), r.toText());
@@ -43,10 +44,12 @@ class MeridianSimulationTest {
     }
 
     @Test
-    void eightPerRingReachesTheSuccessTarget() {
-        MeridianConfig eight = MeridianConfig.builder().primaryPerRing(8).secondaryPerRing(8)
-                .wire(new WireLimits(8192, 255, 16)).build();
-        SimReport r = new MeridianSimulation(planetLab, SimOptions.defaults().withQueries(300).withConfig(eight)).run();
+    void defaultsOfEightPerRingReachTheSuccessTarget() {
+        assertEquals(8, MeridianConfig.defaults().primaryPerRing());
+        assertEquals(8, MeridianConfig.defaults().secondaryPerRing());
+        // Default wire limits: a rings reply of 10 rings x 16 IPv6 members still fits one datagram.
+        assertEquals(WireLimits.DEFAULT, MeridianConfig.defaults().wire());
+        SimReport r = new MeridianSimulation(planetLab, SimOptions.defaults().withQueries(300)).run();
         assertTrue(r.mcq().success() >= 0.92, r.toText());
         assertTrue(r.tight().success() >= 0.92, r.toText());
         assertTrue(r.closest().within10() >= 0.65, r.toText());

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fsp.meridian.Constraint;
 import io.fsp.meridian.QueryHit;
 import io.fsp.meridian.RingEntry;
+import io.fsp.meridian.ServiceInfo;
 import io.fsp.meridian.wire.MeridianMessage.Gossip;
 import io.fsp.meridian.wire.MeridianMessage.MeasureReply;
 import io.fsp.meridian.wire.MeridianMessage.MeasureRequest;
@@ -17,6 +18,9 @@ import io.fsp.meridian.wire.MeridianMessage.QueryKind;
 import io.fsp.meridian.wire.MeridianMessage.QueryReply;
 import io.fsp.meridian.wire.MeridianMessage.RingsReply;
 import io.fsp.meridian.wire.MeridianMessage.RingsRequest;
+import io.fsp.meridian.wire.MeridianMessage.ServiceReply;
+import io.fsp.meridian.wire.MeridianMessage.ServiceRequest;
+import io.fsp.tls.Fingerprint;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
@@ -24,6 +28,7 @@ import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -48,7 +53,10 @@ class MeridianCodecTest {
                 new QueryReply(9, 2, 57, List.of(new QueryHit(B, List.of(10.0, 70.25)))),
                 new QueryReply(9, 2, 57, List.of()),
                 new RingsRequest(3),
-                new RingsReply(3, List.of(new RingEntry(6, true, A, 33.125), new RingEntry(9, false, B, 300))));
+                new RingsReply(3, List.of(new RingEntry(6, true, A, 33.125), new RingEntry(9, false, B, 300))),
+                new ServiceRequest(11),
+                new ServiceReply(11, Optional.empty()),
+                new ServiceReply(11, Optional.of(new ServiceInfo(7443, new Fingerprint(new byte[32])))));
     }
 
     private byte[] bytes(MeridianMessage m) {
@@ -92,7 +100,9 @@ class MeridianCodecTest {
     @CsvSource(delimiter = '|', value = {
             "bad magic      | 4e52010100000000000000 | magic: 0x4e52 (expected: 0x4d52)",
             "bad version    | 4d52020100000000000000 | version: 2 (expected: 1)",
-            "unknown type   | 4d52016300             | type: 99 (expected: 1..9)",
+            "unknown type   | 4d52016300             | type: 99 (expected: 1..11)",
+            "service without fingerprint | 4d52010b 0000000000000001 1d13 00 | fingerprint length: 0 (expected: 32)",
+            "no service with fingerprint | 4d52010b 0000000000000001 0000 20 | fingerprint length: 32 (expected: 0 when port is 0)",
             "too many peers | 4d520103ff             | peers: 255 (expected: <= 160)",
             "too many targets | 4d5201040000000000000001 11 | targets: 17 (expected: <= 16)",
             "bad family     | 4d52010301 05 7f000001 1cf8 | address family: 5 (expected: 4 or 6)",

@@ -1,6 +1,7 @@
 package io.fsp.server.stripe;
 
 import io.fsp.relay.client.RelayConnectionConfig;
+import io.fsp.server.select.OverlaySelection;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.tls.KeyMaterial;
 import io.fsp.tls.PinnedTrustManager;
@@ -36,6 +37,7 @@ public final class StripeContext implements AutoCloseable {
     private final Map<RelayEndpoint, SslContext> sslByRelay = new ConcurrentHashMap<>();
     private final Map<FtpSession, StripeSession> sessions = new ConcurrentHashMap<>();
     private final RelayConnectionConfig relayConfig = RelayConnectionConfig.DEFAULT;
+    private volatile OverlaySelection overlay;
 
     public StripeContext(KeyMaterial identity, List<RelayEndpoint> relays, boolean requireTls) {
         this.identity = identity;
@@ -52,6 +54,15 @@ public final class StripeContext implements AutoCloseable {
 
     public List<RelayEndpoint> relays() {
         return relays;
+    }
+
+    /** Relay selection over the Meridian overlay, when the server has one (closed with this context). */
+    public Optional<OverlaySelection> overlay() {
+        return Optional.ofNullable(overlay);
+    }
+
+    public void overlay(OverlaySelection o) {
+        this.overlay = o;
     }
 
     /** Whether FSP commands need a TLS control channel (the default; the keys travel on it). */
@@ -95,6 +106,10 @@ public final class StripeContext implements AutoCloseable {
 
     @Override
     public void close() {
+        OverlaySelection o = overlay;
+        if (o != null) {
+            o.close();
+        }
         engines.shutdownNow();
         relayLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }

@@ -1,5 +1,6 @@
 package io.fsp.server.stripe;
 
+import io.fsp.server.select.SelectionRequest;
 import io.fsp.token.TransferId;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -10,6 +11,7 @@ public final class StripeSession {
     private static final int KEPT_TRANSFERS = 4;
 
     private volatile StripeOptions options = StripeOptions.DEFAULTS;
+    private volatile SelectionRequest selection = SelectionRequest.NONE;
     private final Map<TransferId, StripedTransfer> transfers = new LinkedHashMap<>();
 
     public StripeOptions options() {
@@ -18,6 +20,15 @@ public final class StripeSession {
 
     public void options(StripeOptions o) {
         this.options = o;
+    }
+
+    /** How the client asked to select relays by RTT (FSPO near-sender, near-client, relays, client-probe). */
+    public SelectionRequest selection() {
+        return selection;
+    }
+
+    public void selection(SelectionRequest s) {
+        this.selection = s;
     }
 
     public synchronized void remember(StripedTransfer t) {

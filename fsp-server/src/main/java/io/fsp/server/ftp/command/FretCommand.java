@@ -10,6 +10,8 @@ import io.fsp.server.ftp.Replies;
 import io.fsp.server.ftp.ReplyCode;
 import io.fsp.server.ftp.data.DataConnection;
 import io.fsp.server.ftp.data.DataTransfers;
+import io.fsp.server.select.RelayChoice;
+import io.fsp.server.select.SelectionRequest;
 import io.fsp.server.stripe.RelayEndpoint;
 import io.fsp.server.stripe.StripeContext;
 import io.fsp.server.stripe.StripeOptions;
@@ -18,6 +20,8 @@ import io.fsp.server.stripe.Striping;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TokenKey;
 import io.fsp.token.TokenScope;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -63,7 +67,7 @@ public final class FretCommand extends FspExtensionCommand {
 
     /** Everything prepared off the event loop: the plan and the relays that took the transfer. */
     private record Prepared(StripedTransfer transfer, TokenKey tokenKey, CapabilityToken token,
-                            Map<Integer, RelayConnection> relays) implements AutoCloseable {
+                            Map<Integer, RelayConnection> relays, List<RelayEndpoint> endpoints) implements AutoCloseable {
         @Override
         public void close() {
             relays.values().forEach(RelayConnection::close);
@@ -105,7 +109,7 @@ public final class FretCommand extends FspExtensionCommand {
         Instant expires = Instant.now().plus(TOKEN_LIFETIME);
         CapabilityToken token = CapabilityToken.issue(tokenKey, transfer.id(), expires, TokenScope.ALL);
         // Connect to every relay at once; the ones that fail are left out of this transfer.
-        List<RelayEndpoint> endpoints = options.useRelays() ? stripe.relays() : List.of();
+        List<RelayEndpoint> endpoints = options.useRelays() ? relaysFor(session) : List.of();
         List<CompletableFuture<RelayConnection>> opening = new ArrayList<>();
         for (RelayEndpoint e : endpoints) {
             CompletableFuture<RelayConnection> c;
@@ -134,7 +138,33 @@ public final class FretCommand extends FspExtensionCommand {
                 opening.get(i).thenAccept(RelayConnection::close);
             }
         }
-        return new Prepared(transfer, tokenKey, token, relays);
+        return new Prepared(transfer, tokenKey, token, relays, endpoints);
+    }
+
+    /**
+     * The static list, or the relays the overlay finds within the client's constraints (FSPO near-sender,
+     * near-client, relays, client-probe), filled up from the static list.
+     */
+    private List<RelayEndpoint> relaysFor(FtpSession session) throws InterruptedException {
+        SelectionRequest request = stripe.session(session).selection();
+        if (!request.complete()) {
+            return stripe.relays();
+        }
+        if (stripe.overlay().isEmpty()) {
+            log.info("{} asked for relays by RTT, but this server has no meridian endpoint: using the static list", session);
+            return stripe.relays();
+        }
+        InetAddress clientIp = ((InetSocketAddress) session.channel().remoteAddress()).getAddress();
+        try {
+            RelayChoice choice = stripe.overlay().get().select(request, clientIp, stripe.relays()).get();
+            log.info("{} relays for near-sender={} near-client={}: {} ({} from the overlay){}", session,
+                    request.nearSenderMs(), request.nearClientMs(), choice.relays(), choice.fromOverlay(),
+                    choice.note().isEmpty() ? "" : "; " + choice.note());
+            return choice.relays();
+        } catch (java.util.concurrent.ExecutionException e) {
+            log.warn("{} relay selection failed, using the static list: {}", session, e.getCause().toString());
+            return stripe.relays();
+        }
     }
 
     private void start(FtpSession session, FtpPath path, Prepared p, Optional<DataConnection> direct) {
@@ -148,7 +178,7 @@ public final class FretCommand extends FspExtensionCommand {
         info.add("KEY " + (t.key() == null ? "none" : Base64.getEncoder().encodeToString(t.key().encoded())));
         info.add("TOKEN " + p.token().toText());
         for (Map.Entry<Integer, RelayConnection> r : p.relays().entrySet()) {
-            RelayEndpoint e = stripe.relays().get(r.getKey());
+            RelayEndpoint e = p.endpoints().get(r.getKey());
             info.add("RELAY " + r.getKey() + " " + e.hostPort() + " " + e.fingerprint());
         }
         for (String d : t.directories()) {

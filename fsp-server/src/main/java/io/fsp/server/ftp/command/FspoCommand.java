@@ -3,6 +3,7 @@ package io.fsp.server.ftp.command;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
+import io.fsp.server.select.SelectionRequest;
 import io.fsp.server.stripe.StripeContext;
 import io.fsp.server.stripe.StripeOptions;
 import io.fsp.server.stripe.StripeSession;
@@ -40,6 +41,7 @@ public final class FspoCommand extends FspExtensionCommand {
     public void execute(FtpSession session, FtpRequest request) {
         StripeSession state = stripe.session(session);
         StripeOptions options = state.options();
+        SelectionRequest selection = state.selection();
         if (request.hasArgument()) {
             String[] pairs = request.argument().trim().split("\\s+");
             if (pairs.length > MAX_PAIRS) {
@@ -52,14 +54,21 @@ public final class FspoCommand extends FspExtensionCommand {
                     if (eq <= 0) {
                         throw new IllegalArgumentException("option: '" + pair + "' (expected: key=value)");
                     }
-                    options = options.with(pair.substring(0, eq), pair.substring(eq + 1));
+                    String key = pair.substring(0, eq);
+                    if (SelectionRequest.isKey(key)) {
+                        selection = selection.with(key, pair.substring(eq + 1));
+                    } else {
+                        options = options.with(key, pair.substring(eq + 1));
+                    }
                 }
             } catch (IllegalArgumentException e) {
                 session.reply(Replies.badArguments(e.getMessage()));
                 return;
             }
             state.options(options);
+            state.selection(selection);
         }
-        session.reply(Replies.ok("FSP " + options.describe()));
+        session.reply(Replies.ok("FSP " + options.describe()
+                + (selection.equals(SelectionRequest.NONE) ? "" : " " + selection.describe())));
     }
 }
