@@ -83,6 +83,9 @@ public final class BenchStripeCommand implements Callable<Integer> {
         }
         Path work = Files.createTempDirectory("fsp-bench-");
         List<Process> children = new ArrayList<>();
+        // Interrupted (Ctrl-C), the finally block below does not run: leave no server or relay behind.
+        Thread reaper = new Thread(() -> children.forEach(Process::destroy), "bench-reaper");
+        Runtime.getRuntime().addShutdownHook(reaper);
         try {
             Path data = work.resolve("data");
             Files.createDirectories(data);
@@ -107,6 +110,7 @@ public final class BenchStripeCommand implements Callable<Integer> {
                 p.waitFor();
             }
             DemoCommand.deleteTree(work);
+            Runtime.getRuntime().removeShutdownHook(reaper);
         }
     }
 
