@@ -13,8 +13,8 @@ import javax.net.ssl.SSLException;
  * Netty SSL contexts for FSP: TLS 1.3 and 1.2 only. Servers may ask peers for a certificate and pin it;
  * clients pin the server's fingerprint or, only when told to, accept any certificate.
  *
- * <p>The provider is OpenSSL (BoringSSL from netty-tcnative) when its native library loads on this platform,
- * else the JDK's. Why: on relay links every byte passes through TLS on each hop, and the JDK's TLS engine
+ * <p>On relay links (server to relay, client to relay) the provider is OpenSSL (BoringSSL from netty-tcnative)
+ * when its native library loads on this platform, else the JDK's; FTP channels keep the JDK's. Why: on relay links every byte passes through TLS on each hop, and the JDK's TLS engine
  * spends most of its time in GCM's GHASH; BoringSSL's assembly AES-GCM does the same work several times
  * faster. System property {@code fsp.tls.provider=jdk|openssl} overrides the choice.
  */
@@ -38,9 +38,13 @@ public final class SslContexts {
         };
     }
 
-    /** A server context that asks for no client certificate (FTP control and data channels). */
+    /**
+     * A server context that asks for no client certificate (FTP control and data channels). Always the JDK
+     * provider: the FTP server's check that a data connection resumes the control connection's TLS session
+     * compares JDK session identities.
+     */
     public static SslContext server(KeyMaterial key) throws SSLException {
-        return server(key, PROVIDER);
+        return server(key, SslProvider.JDK);
     }
 
     static SslContext server(KeyMaterial key, SslProvider provider) throws SSLException {

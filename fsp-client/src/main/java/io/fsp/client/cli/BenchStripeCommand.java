@@ -64,6 +64,10 @@ public final class BenchStripeCommand implements Callable<Integer> {
             + "and report the peak RSS (VmHWM) of server, relays and client; set the heap with FSP_JAVA_OPTS.")
     boolean memory;
 
+    @Option(names = "--relay-memory", defaultValue = "64M",
+            description = "With --memory: each relay's in-memory block budget before it spills to disk (default: ${DEFAULT-VALUE}).")
+    String relayMemory;
+
     private static final String FILE = "bench.bin";
 
     private record Variant(String name, boolean writesDest, Run run) {
@@ -98,7 +102,9 @@ public final class BenchStripeCommand implements Callable<Integer> {
                 Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
             }
             Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
-            LoopbackSetup setup = LoopbackSetup.start(DemoCommand.binDirectory(), work, data, relayCount, children, out);
+            // A relay refuses a memory budget above 3/4 of its direct memory (by default as large as its heap).
+            LoopbackSetup setup = LoopbackSetup.start(DemoCommand.binDirectory(), work, data, relayCount,
+                    memory ? relayMemory : "256M", children, out);
             if (memory) {
                 return memory(out, setup, work, file, children);
             }
