@@ -1,6 +1,7 @@
 package io.fsp.tls;
 
 import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
@@ -9,19 +10,45 @@ import java.util.Optional;
 import javax.net.ssl.SSLException;
 
 /**
- * Netty SSL contexts for FSP: TLS 1.3 and 1.2 only, with the JDK provider (its AES-GCM uses the CPU's AES
- * instructions). Servers may ask peers for a certificate and pin it; clients pin the server's
- * fingerprint or, only when told to, accept any certificate.
+ * Netty SSL contexts for FSP: TLS 1.3 and 1.2 only. Servers may ask peers for a certificate and pin it;
+ * clients pin the server's fingerprint or, only when told to, accept any certificate.
+ *
+ * <p>On relay links (server to relay, client to relay) the provider is OpenSSL (BoringSSL from netty-tcnative)
+ * when its native library loads on this platform, else the JDK's; FTP channels keep the JDK's. Why: on relay links every byte passes through TLS on each hop, and the JDK's TLS engine
+ * spends most of its time in GCM's GHASH; BoringSSL's assembly AES-GCM does the same work several times
+ * faster. System property {@code fsp.tls.provider=jdk|openssl} overrides the choice.
  */
 public final class SslContexts {
     private static final String[] PROTOCOLS = {"TLSv1.3", "TLSv1.2"};
+    private static final SslProvider PROVIDER = chooseProvider(System.getProperty("fsp.tls.provider", ""));
 
     private SslContexts() {
     }
 
-    /** A server context that asks for no client certificate (FTP control and data channels). */
+    /** The provider the contexts of this class use (OPENSSL or JDK). */
+    public static SslProvider provider() {
+        return PROVIDER;
+    }
+
+    static SslProvider chooseProvider(String requested) {
+        return switch (requested) {
+            case "jdk" -> SslProvider.JDK;
+            case "openssl", "" -> OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
+            default -> throw new IllegalArgumentException("fsp.tls.provider: " + requested + " (expected: jdk or openssl)");
+        };
+    }
+
+    /**
+     * A server context that asks for no client certificate (FTP control and data channels). Always the JDK
+     * provider: the FTP server's check that a data connection resumes the control connection's TLS session
+     * compares JDK session identities.
+     */
     public static SslContext server(KeyMaterial key) throws SSLException {
-        return serverBuilder(key).build();
+        return server(key, SslProvider.JDK);
+    }
+
+    static SslContext server(KeyMaterial key, SslProvider provider) throws SSLException {
+        return serverBuilder(key, provider).build();
     }
 
     /**
@@ -29,9 +56,10 @@ public final class SslContexts {
      * 7-day ticket lifetime limit, for which the JDK sends none. For connections whose clients may close
      * without reading a ticket (Java's {@code SSLSocket} after an upload): closing a socket with unread
      * data makes the kernel send a reset, and the reset discards what the server has not read yet.
+     * Always the JDK provider: the timeout trick is the JDK's behaviour.
      */
     public static SslContext serverWithoutSessionTickets(KeyMaterial key) throws SSLException {
-        return serverBuilder(key).sessionTimeout(NO_TICKET_SESSION_TIMEOUT_SECONDS).build();
+        return serverBuilder(key, SslProvider.JDK).sessionTimeout(NO_TICKET_SESSION_TIMEOUT_SECONDS).build();
     }
 
     /** Above RFC 8446's 7-day ticket lifetime limit, so the JDK sends no NewSessionTicket. */
@@ -42,17 +70,25 @@ public final class SslContexts {
      * blocks only from servers it was told to trust).
      */
     public static SslContext serverRequiringPeer(KeyMaterial key, PinnedTrustManager trusted) throws SSLException {
-        return serverBuilder(key).clientAuth(ClientAuth.REQUIRE).trustManager(trusted).build();
+        return serverRequiringPeer(key, trusted, PROVIDER);
+    }
+
+    static SslContext serverRequiringPeer(KeyMaterial key, PinnedTrustManager trusted, SslProvider provider) throws SSLException {
+        return serverBuilder(key, provider).clientAuth(ClientAuth.REQUIRE).trustManager(trusted).build();
     }
 
     /** A server context that accepts but does not require a client certificate. */
     public static SslContext serverOptionalPeer(KeyMaterial key, PinnedTrustManager trusted) throws SSLException {
-        return serverBuilder(key).clientAuth(ClientAuth.OPTIONAL).trustManager(trusted).build();
+        return serverOptionalPeer(key, trusted, PROVIDER);
     }
 
-    private static SslContextBuilder serverBuilder(KeyMaterial key) {
+    static SslContext serverOptionalPeer(KeyMaterial key, PinnedTrustManager trusted, SslProvider provider) throws SSLException {
+        return serverBuilder(key, provider).clientAuth(ClientAuth.OPTIONAL).trustManager(trusted).build();
+    }
+
+    private static SslContextBuilder serverBuilder(KeyMaterial key, SslProvider provider) {
         return SslContextBuilder.forServer(key.privateKey(), key.chain().toArray(X509Certificate[]::new))
-                .sslProvider(SslProvider.JDK)
+                .sslProvider(provider)
                 .protocols(PROTOCOLS);
     }
 
@@ -61,8 +97,12 @@ public final class SslContexts {
      * asks for a certificate (a server pushing blocks to a relay).
      */
     public static SslContext client(PinnedTrustManager trusted, Optional<KeyMaterial> identity) throws SSLException {
+        return client(trusted, identity, PROVIDER);
+    }
+
+    static SslContext client(PinnedTrustManager trusted, Optional<KeyMaterial> identity, SslProvider provider) throws SSLException {
         SslContextBuilder builder = SslContextBuilder.forClient()
-                .sslProvider(SslProvider.JDK)
+                .sslProvider(provider)
                 .protocols(PROTOCOLS)
                 .trustManager(trusted);
         identity.ifPresent(k -> builder.keyManager(k.privateKey(), k.chain().toArray(X509Certificate[]::new)));

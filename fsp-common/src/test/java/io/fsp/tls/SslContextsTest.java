@@ -1,6 +1,8 @@
 package io.fsp.tls;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.bootstrap.Bootstrap;
@@ -14,7 +16,9 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslProvider;
 import io.netty.util.concurrent.Future;
 import java.net.InetSocketAddress;
 import java.util.Optional;
@@ -24,8 +28,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** Real TLS handshakes over loopback: pinning decides who gets in. */
+/** Real TLS handshakes over loopback, with each provider and across them: pinning decides who gets in. */
 @Timeout(30)
 class SslContextsTest {
     private static final KeyMaterial SERVER = Certificates.selfSigned("server");
@@ -43,24 +49,49 @@ class SslContextsTest {
     }
 
     @Test
-    void clientPinningTheServerFingerprintConnects() throws Exception {
-        assertTrue(handshake(SslContexts.server(SERVER),
-                SslContexts.client(PinnedTrustManager.of(Set.of(SERVER.fingerprint())), Optional.empty())));
+    void openSslIsChosenWhereItLoadsAndJdkOnRequest() {
+        // netty-tcnative ships BoringSSL for this platform, so the default is OpenSSL here.
+        assertTrue(OpenSsl.isAvailable(), () -> "OpenSSL unavailable: " + OpenSsl.unavailabilityCause());
+        assertEquals(SslProvider.OPENSSL, SslContexts.provider());
+        assertEquals(SslProvider.JDK, SslContexts.chooseProvider("jdk"));
+        assertEquals(SslProvider.OPENSSL, SslContexts.chooseProvider("openssl"));
+        assertThrows(IllegalArgumentException.class, () -> SslContexts.chooseProvider("gnutls"));
     }
 
-    @Test
-    void clientPinningAnotherFingerprintIsRefused() throws Exception {
-        assertFalse(handshake(SslContexts.server(SERVER),
-                SslContexts.client(PinnedTrustManager.of(Set.of(CLIENT.fingerprint())), Optional.empty())));
+    @ParameterizedTest
+    @EnumSource(value = SslProvider.class, names = {"JDK", "OPENSSL"})
+    void clientPinningTheServerFingerprintConnects(SslProvider p) throws Exception {
+        assertTrue(handshake(SslContexts.server(SERVER, p),
+                SslContexts.client(PinnedTrustManager.of(Set.of(SERVER.fingerprint())), Optional.empty(), p)));
     }
 
-    @Test
-    void serverRequiringATrustedPeerAcceptsItAndRefusesOthers() throws Exception {
-        SslContext relay = SslContexts.serverRequiringPeer(SERVER, PinnedTrustManager.of(Set.of(CLIENT.fingerprint())));
+    @ParameterizedTest
+    @EnumSource(value = SslProvider.class, names = {"JDK", "OPENSSL"})
+    void clientPinningAnotherFingerprintIsRefused(SslProvider p) throws Exception {
+        assertFalse(handshake(SslContexts.server(SERVER, p),
+                SslContexts.client(PinnedTrustManager.of(Set.of(CLIENT.fingerprint())), Optional.empty(), p)));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = SslProvider.class, names = {"JDK", "OPENSSL"})
+    void serverRequiringATrustedPeerAcceptsItAndRefusesOthers(SslProvider p) throws Exception {
+        SslContext relay = SslContexts.serverRequiringPeer(SERVER, PinnedTrustManager.of(Set.of(CLIENT.fingerprint())), p);
         PinnedTrustManager pinRelay = PinnedTrustManager.of(Set.of(SERVER.fingerprint()));
-        assertTrue(handshake(relay, SslContexts.client(pinRelay, Optional.of(CLIENT))));
-        assertFalse(handshake(relay, SslContexts.client(pinRelay, Optional.of(Certificates.selfSigned("stranger")))));
-        assertFalse(handshake(relay, SslContexts.client(pinRelay, Optional.empty())));
+        assertTrue(handshake(relay, SslContexts.client(pinRelay, Optional.of(CLIENT), p)));
+        assertFalse(handshake(relay, SslContexts.client(pinRelay, Optional.of(Certificates.selfSigned("stranger")), p)));
+        assertFalse(handshake(relay, SslContexts.client(pinRelay, Optional.empty(), p)));
+    }
+
+    @Test
+    void openSslAndJdkEndsTalkToEachOther() throws Exception {
+        PinnedTrustManager pinServer = PinnedTrustManager.of(Set.of(SERVER.fingerprint()));
+        PinnedTrustManager pinClient = PinnedTrustManager.of(Set.of(CLIENT.fingerprint()));
+        assertTrue(handshake(SslContexts.serverOptionalPeer(SERVER, pinClient, SslProvider.OPENSSL),
+                SslContexts.client(pinServer, Optional.of(CLIENT), SslProvider.JDK)));
+        assertTrue(handshake(SslContexts.serverOptionalPeer(SERVER, pinClient, SslProvider.JDK),
+                SslContexts.client(pinServer, Optional.of(CLIENT), SslProvider.OPENSSL)));
+        assertFalse(handshake(SslContexts.serverRequiringPeer(SERVER, pinClient, SslProvider.OPENSSL),
+                SslContexts.client(pinServer, Optional.of(Certificates.selfSigned("stranger")), SslProvider.JDK)));
     }
 
     /** Returns whether both ends completed the handshake. */

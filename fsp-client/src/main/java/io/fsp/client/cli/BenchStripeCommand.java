@@ -3,26 +3,29 @@ package io.fsp.client.cli;
 import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
-import io.fsp.client.control.ControlChannel;
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.PinnedTrustManager;
-import java.io.InputStream;
+import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.Socket;
+import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -30,13 +33,14 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code fsp bench-stripe} (run by {@code bin/bench-stripe}): on one loopback setup (server and relays as
- * child processes), moves one generated file several times each way and prints the median time of each:
- * plain FTP RETR (TLS control, clear data), RETR followed by hashing the file from disk (sequential
- * verification), {@code fsp get} straight from the server only, and {@code fsp get} via the relays, each
- * with verification off and FIVER. Figures depend on the machine and its load; run it on a quiet machine.
+ * child processes, GridFTP beside them when installed), moves one generated file with every variant, the
+ * variants interleaved run after run (A B C … A B C …) so that load drifts hit them alike, and prints the
+ * median time of each as a Markdown table, followed by FIVER's overhead (paper 000, Equation 1) and the ratio
+ * to GridFTP with {@code -verify-checksum}. With {@code --memory} it instead moves one file through the
+ * relays with the client as a child process too and reports the peak resident set size of every process.
  */
 @Command(name = "bench-stripe", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Loopback benchmark: FTP RETR vs fsp get direct vs fsp get via relays, verification off and on.")
+        description = "Loopback benchmark: FTP RETR, GridFTP, fsp get direct and via relays, verification off and on.")
 public final class BenchStripeCommand implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -44,7 +48,7 @@ public final class BenchStripeCommand implements Callable<Integer> {
     @Option(names = "--size-mb", defaultValue = "256", description = "File size in MiB (default: ${DEFAULT-VALUE}).")
     int sizeMb;
 
-    @Option(names = "--runs", defaultValue = "3", description = "Runs per variant; the median is reported (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--runs", defaultValue = "5", description = "Runs per variant, interleaved; the median is reported (default: ${DEFAULT-VALUE}).")
     int runs;
 
     @Option(names = "--relays", defaultValue = "3", description = "Relays (default: ${DEFAULT-VALUE}).")
@@ -53,7 +57,20 @@ public final class BenchStripeCommand implements Callable<Integer> {
     @Option(names = "--block-size", defaultValue = "1m", description = "Block size (default: ${DEFAULT-VALUE}).")
     String blockSize;
 
-    private record Variant(String name, Run run) {
+    @Option(names = "--no-gridftp", description = "Leave GridFTP out even when it is installed.")
+    boolean noGridFtp;
+
+    @Option(names = "--memory", description = "Instead of the timing table: move one file via the relays (verify fiver) "
+            + "and report the peak RSS (VmHWM) of server, relays and client; set the heap with FSP_JAVA_OPTS.")
+    boolean memory;
+
+    @Option(names = "--relay-memory", defaultValue = "64M",
+            description = "With --memory: each relay's in-memory block budget before it spills to disk (default: ${DEFAULT-VALUE}).")
+    String relayMemory;
+
+    private static final String FILE = "bench.bin";
+
+    private record Variant(String name, boolean writesDest, Run run) {
     }
 
     @FunctionalInterface
@@ -70,50 +87,243 @@ public final class BenchStripeCommand implements Callable<Integer> {
         }
         Path work = Files.createTempDirectory("fsp-bench-");
         List<Process> children = new ArrayList<>();
+        // Interrupted (Ctrl-C), the finally block below does not run: leave no server or relay behind.
+        Thread reaper = new Thread(() -> children.forEach(Process::destroy), "bench-reaper");
+        Runtime.getRuntime().addShutdownHook(reaper);
         try {
             Path data = work.resolve("data");
             Files.createDirectories(data);
-            out.printf("bench-stripe: generating %d MiB%n", sizeMb);
+            out.printf("bench-stripe: generating %d MiB of random data%n", sizeMb);
             out.flush();
-            Path file = data.resolve("bench.bin");
+            Path file = data.resolve(FILE);
             writeRandom(file, (long) sizeMb << 20);
-            LoopbackSetup setup = LoopbackSetup.start(DemoCommand.binDirectory(), work, data, relayCount, children, out);
-            long bytes = Files.size(file);
-            List<Variant> variants = List.of(
-                    new Variant("ftp RETR (TLS control, clear data)", dest -> retr(setup, dest, false)),
-                    new Variant("ftp RETR, then SHA-256 of the file (sequential)", dest -> retr(setup, dest, true)),
-                    new Variant("fsp get direct only, verify off", dest -> get(setup, dest, true, false, VerificationMode.OFF)),
-                    new Variant("fsp get direct only, verify fiver", dest -> get(setup, dest, true, false, VerificationMode.FIVER)),
-                    new Variant("fsp get via " + relayCount + " relays, verify off", dest -> get(setup, dest, false, true, VerificationMode.OFF)),
-                    new Variant("fsp get via " + relayCount + " relays, verify fiver", dest -> get(setup, dest, false, true, VerificationMode.FIVER)));
-            out.printf("bench-stripe: %d MiB file, block size %s, AES-256-GCM, %d runs each, median%n", sizeMb, blockSize, runs);
-            out.printf("| %-50s | %9s | %9s |%n", "variant", "seconds", "MB/s");
-            out.printf("|%s|%s|%s|%n", "-".repeat(52), "-".repeat(11), "-".repeat(11));
-            out.flush();
-            for (Variant v : variants) {
-                double[] t = new double[runs];
-                for (int i = 0; i < runs; i++) {
-                    Path dest = work.resolve("received.bin");
-                    Files.deleteIfExists(dest);
-                    long start = System.nanoTime();
-                    v.run().once(dest);
-                    t[i] = (System.nanoTime() - start) / 1e9;
-                    if (Files.size(dest) != bytes) {
-                        throw new IllegalStateException(v.name() + ": received " + Files.size(dest) + " bytes (expected: " + bytes + ")");
-                    }
-                }
-                Arrays.sort(t);
-                double median = t[runs / 2];
-                out.printf(Locale.ROOT, "| %-50s | %9.2f | %9.1f |%n", v.name(), median, bytes / 1e6 / median);
-                out.flush();
+            // GridFTP serves anonymously as "nobody": the path down to the file must be readable by others.
+            for (Path p : List.of(work, data)) {
+                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
             }
-            return ExitCodes.OK;
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+            // A relay refuses a memory budget above 3/4 of its direct memory (by default as large as its heap).
+            LoopbackSetup setup = LoopbackSetup.start(DemoCommand.binDirectory(), work, data, relayCount,
+                    memory ? relayMemory : "256M", children, out);
+            if (memory) {
+                return memory(out, setup, work, file, children);
+            }
+            int gridFtpPort = noGridFtp ? -1 : startGridFtp(work, children, out);
+            return timings(out, setup, work, file, gridFtpPort);
         } finally {
             for (Process p : children) {
                 p.destroy();
                 p.waitFor();
             }
             DemoCommand.deleteTree(work);
+            Runtime.getRuntime().removeShutdownHook(reaper);
+        }
+    }
+
+    private int timings(PrintWriter out, LoopbackSetup setup, Path work, Path file, int gridFtpPort) throws Exception {
+        long bytes = Files.size(file);
+        String ftpUrl = "ftp://demo:" + setup.password() + "@127.0.0.1:" + setup.port() + "/" + FILE;
+        Map<String, Variant> variants = new LinkedHashMap<>();
+        add(variants, new Variant("SHA-256 of the file only (checksum only)", false, dest -> sha256(file)));
+        add(variants, new Variant("ftp RETR (curl, clear)", true, dest -> run("curl", "-sS", "--fail", "-o", dest.toString(), ftpUrl)));
+        add(variants, new Variant("ftp RETR (curl, clear), then SHA-256 from disk", true, dest -> {
+            run("curl", "-sS", "--fail", "-o", dest.toString(), ftpUrl);
+            sha256(dest);
+        }));
+        add(variants, new Variant("fsp get direct only, verify off", true, dest -> get(setup, dest, true, false, VerificationMode.OFF)));
+        add(variants, new Variant("fsp get direct only, verify fiver", true, dest -> get(setup, dest, true, false, VerificationMode.FIVER)));
+        add(variants, new Variant("fsp get via " + relayCount + " relays, verify off", true, dest -> get(setup, dest, false, true, VerificationMode.OFF)));
+        add(variants, new Variant("fsp get via " + relayCount + " relays, verify fiver", true, dest -> get(setup, dest, false, true, VerificationMode.FIVER)));
+        if (gridFtpPort > 0) {
+            String url = "ftp://127.0.0.1:" + gridFtpPort + file.toAbsolutePath();
+            add(variants, new Variant("GridFTP globus-url-copy -p 4", true,
+                    dest -> run("globus-url-copy", "-p", "4", url, "file://" + dest.toAbsolutePath())));
+            add(variants, new Variant("GridFTP -p 4 -verify-checksum (MD5)", true,
+                    dest -> run("globus-url-copy", "-p", "4", "-verify-checksum", url, "file://" + dest.toAbsolutePath())));
+            add(variants, new Variant("GridFTP -p 4 -verify-checksum -checksum-alg SHA256", true,
+                    dest -> run("globus-url-copy", "-p", "4", "-verify-checksum", "-checksum-alg", "SHA256", url,
+                            "file://" + dest.toAbsolutePath())));
+        }
+        String before = loadAverage();
+        out.printf("bench-stripe: %d MiB file, block size %s, AES-256-GCM blocks, SHA-256 block digests, %d interleaved runs, "
+                + "destination a new file on disk%n", sizeMb, blockSize, runs);
+        out.flush();
+        // One untimed round first: the server's and relays' JIT compilers warm up on it, as they would on a
+        // long-running daemon.
+        for (Variant v : variants.values()) {
+            Path dest = work.resolve("received.bin");
+            Files.deleteIfExists(dest);
+            v.run().once(dest);
+        }
+        out.println("bench-stripe: warm-up round done");
+        out.flush();
+        Map<String, double[]> times = new LinkedHashMap<>();
+        variants.keySet().forEach(k -> times.put(k, new double[runs]));
+        for (int i = 0; i < runs; i++) {
+            for (Variant v : variants.values()) {
+                Path dest = work.resolve("received.bin");
+                Files.deleteIfExists(dest);
+                long start = System.nanoTime();
+                v.run().once(dest);
+                times.get(v.name())[i] = (System.nanoTime() - start) / 1e9;
+                if (v.writesDest() && Files.size(dest) != bytes) {
+                    throw new IllegalStateException(v.name() + ": received " + Files.size(dest) + " bytes (expected: " + bytes + ")");
+                }
+            }
+            out.printf("bench-stripe: run %d of %d done%n", i + 1, runs);
+            out.flush();
+        }
+        Map<String, Double> median = new LinkedHashMap<>();
+        out.println();
+        out.printf("| %-52s | %8s | %8s | %8s | %8s |%n", "variant", "median s", "MB/s", "min s", "max s");
+        out.printf("|%s|%s|%s|%s|%s|%n", "-".repeat(54), "-".repeat(10), "-".repeat(10), "-".repeat(10), "-".repeat(10));
+        for (Map.Entry<String, double[]> e : times.entrySet()) {
+            double[] t = e.getValue().clone();
+            Arrays.sort(t);
+            double m = t[runs / 2];
+            median.put(e.getKey(), m);
+            out.printf(Locale.ROOT, "| %-52s | %8.2f | %8.1f | %8.2f | %8.2f |%n", e.getKey(), m, bytes / 1e6 / m, t[0], t[runs - 1]);
+        }
+        List<String> keys = List.copyOf(median.keySet());
+        double checksum = median.get(keys.get(0));
+        out.println();
+        out.println("Verification overhead, paper 000 Equation 1: (t_verified - max(t_transfer_only, t_checksum_only)) / max(...)");
+        out.println();
+        out.printf("| %-44s | %8s |%n", "transfer", "overhead");
+        out.printf("|%s|%s|%n", "-".repeat(46), "-".repeat(10));
+        overhead(out, "ftp RETR, then hash from disk (sequential)", median.get(keys.get(2)), median.get(keys.get(1)), checksum);
+        overhead(out, "fsp get direct only, FIVER", median.get(keys.get(4)), median.get(keys.get(3)), checksum);
+        overhead(out, "fsp get via " + relayCount + " relays, FIVER", median.get(keys.get(6)), median.get(keys.get(5)), checksum);
+        if (gridFtpPort > 0) {
+            overhead(out, "GridFTP -verify-checksum (MD5)", median.get(keys.get(8)), median.get(keys.get(7)), checksum);
+            double striped = median.get(keys.get(6));
+            out.println();
+            out.printf(Locale.ROOT, "t(GridFTP -verify-checksum) / t(fsp get via %d relays, AES-GCM, FIVER): %.2f with MD5, "
+                            + "%.2f with SHA256 (above 1: fsp faster); t(GridFTP, no verification) / t(same fsp get): %.2f%n", relayCount,
+                    median.get(keys.get(8)) / striped, median.get(keys.get(9)) / striped, median.get(keys.get(7)) / striped);
+        } else {
+            out.println();
+            out.println("GridFTP left out (not installed or --no-gridftp): apt-get install -y globus-gridftp-server-progs globus-gass-copy-progs");
+        }
+        out.println();
+        out.printf("Machine: %d cores (%s), %s, Java %s; load average before %s, after %s%n",
+                Runtime.getRuntime().availableProcessors(), cpuModel(), System.getProperty("os.name") + " " + System.getProperty("os.version"),
+                System.getProperty("java.version"), before, loadAverage());
+        out.flush();
+        return ExitCodes.OK;
+    }
+
+    private static void add(Map<String, Variant> variants, Variant v) {
+        variants.put(v.name(), v);
+    }
+
+    private static void overhead(PrintWriter out, String name, double verified, double transferOnly, double checksumOnly) {
+        double base = Math.max(transferOnly, checksumOnly);
+        out.printf(Locale.ROOT, "| %-44s | %7.1f%% |%n", name, (verified - base) / base * 100);
+    }
+
+    /**
+     * Moves the file once via the relays with the client in its own process and samples VmHWM (the peak
+     * resident set size the kernel keeps per process) of every process until the client exits.
+     */
+    private int memory(PrintWriter out, LoopbackSetup setup, Path work, Path file, List<Process> children) throws Exception {
+        Path dest = work.resolve("received.bin");
+        List<String> command = List.of(DemoCommand.binDirectory().resolve("fsp").toString(), "get",
+                "fsp://demo@127.0.0.1:" + setup.port() + "/" + FILE, "-o", dest.toString(), "--trust", setup.fingerprint(),
+                "--block-size", blockSize, "--verify", "fiver", "--json");
+        ProcessBuilder pb = new ProcessBuilder(command).redirectError(work.resolve("client.log").toFile())
+                .redirectOutput(work.resolve("client.json").toFile());
+        pb.environment().put("FSP_PASSWORD", setup.password());
+        long start = System.nanoTime();
+        Process client = pb.start();
+        Map<String, Long> names = new LinkedHashMap<>();
+        names.put("server", children.get(children.size() - 1).pid());
+        for (int i = 0; i < children.size() - 1; i++) {
+            names.put("relay " + i, children.get(i).pid());
+        }
+        names.put("client (fsp get)", client.pid());
+        Map<String, Long> peak = new LinkedHashMap<>();
+        while (!client.waitFor(100, TimeUnit.MILLISECONDS)) {
+            names.forEach((n, pid) -> peak.merge(n, vmHwmKb(pid), Math::max));
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        names.forEach((n, pid) -> peak.merge(n, vmHwmKb(pid), Math::max));
+        if (client.exitValue() != 0 || Files.size(dest) != Files.size(file)) {
+            out.printf("bench-stripe: fsp get failed (exit %d); see %s%n%s%n", client.exitValue(), work.resolve("client.log"),
+                    Files.readString(work.resolve("client.log")));
+            return ExitCodes.FAILURE;
+        }
+        String opts = System.getenv().getOrDefault("FSP_JAVA_OPTS", "(unset: JVM default)");
+        out.printf(Locale.ROOT, "bench-stripe --memory: %d MiB via %d relays, verify fiver, %.1f s; FSP_JAVA_OPTS=%s, "
+                + "max heap %d MiB, file / heap = %.1f%n", sizeMb, relayCount, seconds, opts,
+                Runtime.getRuntime().maxMemory() >> 20, (double) Files.size(file) / Runtime.getRuntime().maxMemory());
+        out.println();
+        out.printf("| %-20s | %14s |%n", "process", "peak RSS (MiB)");
+        out.printf("|%s|%s|%n", "-".repeat(22), "-".repeat(16));
+        peak.forEach((n, kb) -> out.printf(Locale.ROOT, "| %-20s | %14d |%n", n, kb >> 10));
+        out.println();
+        out.println("client summary: " + Files.readString(work.resolve("client.json")).strip());
+        out.flush();
+        return ExitCodes.OK;
+    }
+
+    /** VmHWM of a live process in KiB; 0 when it has gone. */
+    private static long vmHwmKb(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // the process exited between samples
+        }
+        return 0;
+    }
+
+    /** Starts an anonymous GridFTP server on 127.0.0.1 (peers.md recipe); -1 when it is not installed. */
+    private static int startGridFtp(Path work, List<Process> children, PrintWriter out) throws Exception {
+        if (!onPath("globus-gridftp-server") || !onPath("globus-url-copy")) {
+            return -1;
+        }
+        Path emptyConf = work.resolve("gridftp-empty.conf");
+        Files.createFile(emptyConf);
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        Process p = new ProcessBuilder("globus-gridftp-server", "-c", emptyConf.toString(), "-aa", "-anonymous-user", "nobody",
+                "-control-interface", "127.0.0.1", "-data-interface", "127.0.0.1", "-p", Integer.toString(port),
+                "-d", "ERROR,WARN", "-l", work.resolve("gridftp.log").toString())
+                .redirectErrorStream(true).redirectOutput(work.resolve("gridftp.out").toFile()).start();
+        children.add(p);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+                out.printf("bench-stripe: GridFTP on 127.0.0.1:%d%n", port);
+                out.flush();
+                return port;
+            } catch (IOException notYet) {
+                Thread.sleep(100);
+            }
+        }
+        throw new IOException("globus-gridftp-server did not start; see " + work.resolve("gridftp.out"));
+    }
+
+    private static boolean onPath(String program) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void run(String... command) throws Exception {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        byte[] output = p.getInputStream().readAllBytes();
+        if (p.waitFor() != 0) {
+            throw new IOException(command[0] + " failed (exit " + p.exitValue() + "): " + new String(output).strip());
         }
     }
 
@@ -130,45 +340,42 @@ public final class BenchStripeCommand implements Callable<Integer> {
         }
     }
 
-    private static void retr(LoopbackSetup setup, Path dest, boolean hashAfter) throws Exception {
-        try (ControlChannel c = ControlChannel.connect("127.0.0.1", setup.port(),
-                PinnedTrustManager.of(Set.of(Fingerprint.parse(setup.fingerprint()))), Duration.ofSeconds(10))) {
-            c.login("demo", setup.password().toCharArray(), false);
-            ControlChannel.expect(c.command("TYPE I"), 200, "TYPE");
-            int port = c.epsv();
-            try (Socket data = c.openData(port, Duration.ofSeconds(10));
-                 FileChannel f = FileChannel.open(dest, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
-                ControlChannel.expect(c.command("RETR /bench.bin"), 150, "RETR");
-                InputStream in = data.getInputStream();
-                byte[] buf = new byte[1 << 20];
-                for (int n; (n = in.read(buf)) > 0; ) {
-                    f.write(ByteBuffer.wrap(buf, 0, n));
-                }
-                f.force(false);
-            }
-            c.readTimeout(Duration.ofMinutes(5));
-            ControlChannel.expect(c.read(), 226, "RETR");
-        }
-        if (hashAfter) {
-            MessageDigest md = MessageDigest.getInstance("SHA-256");
-            try (FileChannel f = FileChannel.open(dest)) {
-                ByteBuffer b = ByteBuffer.allocateDirect(1 << 20);
-                while (f.read(b.clear()) >= 0) {
-                    md.update(b.flip());
-                }
+    private static void sha256(Path file) throws Exception {
+        MessageDigest md = MessageDigest.getInstance("SHA-256");
+        try (FileChannel f = FileChannel.open(file)) {
+            ByteBuffer b = ByteBuffer.allocateDirect(1 << 20);
+            while (f.read(b.clear()) >= 0) {
+                md.update(b.flip());
             }
         }
     }
 
     private void get(LoopbackSetup setup, Path dest, boolean direct, boolean relays, VerificationMode mode) throws Exception {
         CollectOptions o = new CollectOptions("127.0.0.1", setup.port(), "demo", setup.password().toCharArray(),
-                "demo@127.0.0.1:" + setup.port(), "/bench.bin", dest,
+                "demo@127.0.0.1:" + setup.port(), "/" + FILE, dest,
                 PinnedTrustManager.of(Set.of(Fingerprint.parse(setup.fingerprint()))),
                 List.of("block-size=" + blockSize, "use-relays=" + (relays ? "on" : "off")), direct, 4, mode,
                 Duration.ofSeconds(30), Duration.ofSeconds(10));
         CollectSummary s = new Collector(o).run();
         if (!s.complete()) {
             throw new IllegalStateException("fsp get incomplete: " + s.toText());
+        }
+    }
+
+    private static String loadAverage() {
+        try {
+            return String.join(" ", Arrays.asList(Files.readString(Path.of("/proc/loadavg")).split(" ")).subList(0, 3));
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    private static String cpuModel() {
+        try {
+            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
+                    .findFirst().map(l -> l.substring(l.indexOf(':') + 1).strip()).orElse("?");
+        } catch (IOException e) {
+            return "?";
         }
     }
 }

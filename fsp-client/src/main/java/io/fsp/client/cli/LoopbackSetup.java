@@ -26,6 +26,12 @@ record LoopbackSetup(int port, String fingerprint, String password, List<String>
 
     static LoopbackSetup start(Path bin, Path work, Path root, int relayCount, List<Process> children, PrintWriter out)
             throws IOException, InterruptedException {
+        return start(bin, work, root, relayCount, "256M", children, out);
+    }
+
+    /** As above, each relay keeping at most {@code relayMemory} of blocks in memory before spilling to disk. */
+    static LoopbackSetup start(Path bin, Path work, Path root, int relayCount, String relayMemory, List<Process> children,
+            PrintWriter out) throws IOException, InterruptedException {
         Path serverState = work.resolve("server-state");
         Files.createDirectories(serverState);
         KeyMaterial serverKey = Certificates.selfSigned("fsp-server");
@@ -36,7 +42,7 @@ record LoopbackSetup(int port, String fingerprint, String password, List<String>
             Files.createDirectories(dir);
             Matcher m = launch(bin.resolve("fsp-relay"), work.resolve("relay" + i + ".log"), children,
                     "--listen", "127.0.0.1:0", "--store", dir.resolve("store").toString(),
-                    "--state-dir", dir.resolve("state").toString(), "--quota", "8G", "--memory", "256M",
+                    "--state-dir", dir.resolve("state").toString(), "--quota", "8G", "--memory", relayMemory,
                     "--trust-server", serverKey.fingerprint().toString());
             relaySpecs.add(m.group(1) + ":" + m.group(2) + "=" + m.group(3));
             out.printf("fsp: relay %d on %s:%s%n", i, m.group(1), m.group(2));

@@ -402,8 +402,22 @@ public final class RelayConnection implements AutoCloseable {
 
     private RelayException closedException() {
         String why = failure == null ? "connection closed"
-                : "connection closed: " + failure.getMessage();
+                : "connection closed: " + innermostMessage(failure);
         return new RelayClosedException(relay, why, failure);
+    }
+
+    /**
+     * The message of the deepest cause that has one: OpenSSL reports a refused certificate as "General
+     * OpenSslEngine problem" and keeps the trust manager's reason (which fingerprint) in a cause.
+     */
+    private static String innermostMessage(Throwable t) {
+        String message = t.getMessage();
+        for (Throwable c = t.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+            if (c.getMessage() != null) {
+                message = c.getMessage();
+            }
+        }
+        return message;
     }
 
     private void closed() {
