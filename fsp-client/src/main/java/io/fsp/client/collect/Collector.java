@@ -119,6 +119,7 @@ public final class Collector {
     private EventLoopGroup relayLoops;
     private ThreadLocal<BlockPipeline> pipelines;
     private long startNanos;
+    private volatile long stripedNanos;
 
     /** A file of the transfer: its index, remote name, local name under the writer's root, size. */
     private record RemoteFile(int index, String name, String local, long size, long modifiedMillis) {
@@ -201,6 +202,7 @@ public final class Collector {
             if (r.code() == 151) {
                 announcement(r.text());
             } else if (r.code() == 226) {
+                stripedNanos = System.nanoTime(); // the server has placed every block
                 break;
             } else {
                 throw new ControlException("FRET " + options.remotePath() + ": " + r, r.code(), null);
@@ -657,11 +659,13 @@ public final class Collector {
 
     private CollectSummary summary(String error) {
         double seconds = (System.nanoTime() - startNanos) / 1e9;
+        double stripedSeconds = stripedNanos == 0 ? -1 : (stripedNanos - startNanos) / 1e9;
         boolean complete = isComplete();
         if (!complete && error == null) {
             error = (totalBlocks - done.size()) + " of " + totalBlocks + " blocks could not be verified from any source";
         }
-        return new CollectSummary(transferId == null ? null : transferId.toString(), bytesDone.get(), seconds, files.size(),
+        return new CollectSummary(transferId == null ? null : transferId.toString(), bytesDone.get(), seconds, stripedSeconds,
+                files.size(),
                 Math.max(0, totalBlocks), complete, complete && allVerified && options.verify() != VerificationMode.OFF,
                 options.verify().cliName(), snapshot(blocksBySource), snapshot(bytesBySource), snapshot(retries), error);
     }
