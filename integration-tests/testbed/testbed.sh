@@ -25,12 +25,13 @@ RATE=10
 RUNS=3
 SIZE_MB=16
 QUICK=0
+RATE_SET=0
 PEERS=1
 OUT=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --quick) QUICK=1 ;;
-        --rate-mbit) RATE=$2; shift ;;
+        --rate-mbit) RATE=$2; RATE_SET=1; shift ;;
         --runs) RUNS=$2; shift ;;
         --size-mb) SIZE_MB=$2; shift ;;
         --out) OUT=$2; shift ;;
@@ -41,10 +42,15 @@ while [[ $# -gt 0 ]]; do
     shift
 done
 if [[ $QUICK == 1 ]]; then
-    RUNS=1; SIZE_MB=4; PEERS=0; RATE=${RATE_QUICK:-40}
+    # quick (CI): faster links so the one small transfer takes seconds
+    RUNS=1; SIZE_MB=4; PEERS=0; [[ $RATE_SET == 1 ]] || RATE=40
 fi
 [[ $(id -u) == 0 ]] || { echo "testbed: must run as root (network namespaces, tc)" >&2; exit 2; }
 command -v ip >/dev/null && command -v tc >/dev/null || { echo "testbed: needs ip and tc (iproute2)" >&2; exit 2; }
+
+# one testbed at a time: the namespace names are fixed
+exec 9>/run/fsp-testbed.lock
+flock -n 9 || { echo "testbed: another testbed is running (lock /run/fsp-testbed.lock)" >&2; exit 2; }
 
 NS_ALL=(tb-rt tb-sw tb-srv tb-cli tb-r1 tb-r2 tb-r3 tb-r4 tb-x)
 WORK=$(mktemp -d /tmp/fsp-testbed.XXXXXX)
@@ -309,6 +315,8 @@ for run in $(seq 1 "$RUNS"); do
     cross_on
     fsp_get "relays 1-4 + cross traffic" "$run" 4
     fsp_get "relays 1-4 + direct + cross traffic" "$run" 4 --include-direct
+    start_server 1 2 4
+    fsp_get "relays 1,2,4 + direct + cross traffic" "$run" 4 --include-direct
     cross_off
     stop_server
     if [[ $PEERS == 1 ]]; then
