@@ -3,6 +3,7 @@
 # transfers of its Figures 5 and 6 run on it, with GridFTP and vsftpd + curl over the direct path beside them.
 #
 #   bin/bench-testbed [--quick] [--rate-mbit 10] [--runs 3] [--size-mb 16] [--out DIR] [--no-peers]
+#                     [--only REGEX (scenarios to run)] [--get-options "OPTIONS for every fsp get"]
 #
 # Run as root. Topology (all addresses in 10.77.0.0/24, which exists only inside these namespaces):
 #
@@ -26,6 +27,8 @@ RUNS=3
 SIZE_MB=16
 QUICK=0
 RATE_SET=0
+ONLY=""
+GET_OPTS=""
 PEERS=1
 OUT=""
 while [[ $# -gt 0 ]]; do
@@ -36,7 +39,9 @@ while [[ $# -gt 0 ]]; do
         --size-mb) SIZE_MB=$2; shift ;;
         --out) OUT=$2; shift ;;
         --no-peers) PEERS=0 ;;
-        -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --only) ONLY=$2; shift ;;
+        --get-options) GET_OPTS=$2; shift ;;
+        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "testbed: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -150,10 +155,15 @@ BYTES=$(stat -c %s "$DATA/big.bin")
 WANT=$(sha256sum "$DATA/big.bin" | cut -d' ' -f1)
 
 # --- FSP processes ----------------------------------------------------------------------------------
-# build once, outside the namespaces, so a launcher never builds inside a timed run
+# Build once through the launchers, then run the jars directly: a source edited during a run must not make a
+# launcher rebuild inside a timed transfer.
 "$ROOT/bin/fsp-server" --version >/dev/null
 "$ROOT/bin/fsp-relay" --version >/dev/null
 "$ROOT/bin/fsp" --version >/dev/null
+jar() { echo "$ROOT/$1/target/$1-0.1.0-SNAPSHOT.jar:$ROOT/$1/target/lib/*"; }
+FSP_SERVER=(java -cp "$(jar fsp-server)" io.fsp.server.ServerCommand)
+FSP_RELAY=(java -cp "$(jar fsp-relay)" io.fsp.relay.RelayCommand)
+FSP_CLIENT=(java -cp "$(jar fsp-client)" io.fsp.client.cli.FspCli)
 
 SRV_STATE=$WORK/srv-state
 mkdir -p "$SRV_STATE"
@@ -178,7 +188,7 @@ spawn() {
 declare -A RELAY_SPEC
 for i in 1 2 3 4; do
     mkdir -p "$WORK/r$i"
-    spawn "tb-r$i" "$WORK/r$i.log" "listening on" "$ROOT/bin/fsp-relay" --listen "10.77.0.1$i:7000" \
+    spawn "tb-r$i" "$WORK/r$i.log" "listening on" "${FSP_RELAY[@]}" --listen "10.77.0.1$i:7000" \
         --store "$WORK/r$i/store" --state-dir "$WORK/r$i/state" --quota 4G --memory 512M --trust-server "$SRV_FP"
     RELAY_SPEC[$i]="10.77.0.1$i:7000=$(grep -o 'certificate sha256 [0-9A-Fa-f:]*' "$WORK/r$i.log" | cut -d' ' -f3)"
 done
@@ -190,7 +200,7 @@ start_server() { # relay numbers...
         --certificate "$SRV_STATE/cert.pem" --private-key "$SRV_STATE/key.pem" --allow-plain-login)
     for i in "$@"; do args+=(--relay "${RELAY_SPEC[$i]}"); done
     : > "$WORK/server.log"
-    spawn tb-srv "$WORK/server.log" "listening on" "$ROOT/bin/fsp-server" "${args[@]}"
+    spawn tb-srv "$WORK/server.log" "listening on" "${FSP_SERVER[@]}" "${args[@]}"
     SERVER_PID=${PIDS[-1]}
 }
 stop_server() {
@@ -228,11 +238,12 @@ printf 'scenario\trun\tbytes\tstriped_s\ttotal_s\tlinks\tidentical\n' > "$RESULT
 # one fsp get in the client namespace; appends a result line
 fsp_get() { # scenario run links extra-options...
     local name=$1 run=$2 links=$3; shift 3
+    [[ -z $ONLY || $name =~ $ONLY ]] || return 0
     local dest=$WORK/recv/big.bin
     rm -f "$dest"
     local json
-    json=$(FSP_PASSWORD=$PASSWORD ip netns exec tb-cli "$ROOT/bin/fsp" get "fsp://bench@10.77.0.2:2121/big.bin" \
-        -o "$dest" --trust "$SRV_FP" --json "$@" 2>"$WORK/get.err" | tail -1) || {
+    json=$(FSP_PASSWORD=$PASSWORD ip netns exec tb-cli "${FSP_CLIENT[@]}" get "fsp://bench@10.77.0.2:2121/big.bin" \
+        -o "$dest" --trust "$SRV_FP" --json $GET_OPTS "$@" 2>"$WORK/get.err" | tail -1) || {
         log "$name run $run: fsp get failed:"; tail -20 "$WORK/get.err" >&2; cat "$WORK/server.log" | tail -20 >&2; exit 1; }
     local got ident=no total striped
     got=$(sha256sum "$dest" | cut -d' ' -f1)
@@ -247,6 +258,7 @@ fsp_get() { # scenario run links extra-options...
 # one peer transfer (direct path only): time of the whole command
 peer() { # scenario run command...
     local name=$1 run=$2; shift 2
+    [[ -z $ONLY || $name =~ $ONLY ]] || return 0
     local dest=$WORK/recv/big.bin
     rm -f "$dest"
     local t0 t1

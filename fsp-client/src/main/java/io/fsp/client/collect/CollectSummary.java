@@ -7,7 +7,7 @@ import java.util.Map;
  * What a striped get did: bytes, time, whether every block was verified, where blocks came from, and each
  * retry's cause ({@code "relay:1: digest mismatch"} → count).
  *
- * @param stripedSeconds from the start until FRET's 226 (the server had placed every block), -1 if it never came
+ * @param stripedSeconds from sending FRET until its 226 (the server had placed every block), -1 if it never came
  * @param complete every block of the transfer is on disk (verified, or written in mode off)
  * @param verified every block was verified against the digest from the control channel
  * @param blocksBySource verified (or written) blocks per source: {@code relay:N}, {@code direct},

@@ -119,6 +119,7 @@ public final class Collector {
     private EventLoopGroup relayLoops;
     private ThreadLocal<BlockPipeline> pipelines;
     private long startNanos;
+    private volatile long fretNanos;
     private volatile long stripedNanos;
 
     /** A file of the transfer: its index, remote name, local name under the writer's root, size. */
@@ -183,6 +184,7 @@ public final class Collector {
     }
 
     private void retrieve(ControlChannel control, Socket direct) throws IOException, InterruptedException {
+        fretNanos = System.nanoTime();
         control.send("FRET " + options.remotePath());
         Reply r = control.read();
         if (r.code() != 150) {
@@ -659,7 +661,7 @@ public final class Collector {
 
     private CollectSummary summary(String error) {
         double seconds = (System.nanoTime() - startNanos) / 1e9;
-        double stripedSeconds = stripedNanos == 0 ? -1 : (stripedNanos - startNanos) / 1e9;
+        double stripedSeconds = stripedNanos == 0 ? -1 : (stripedNanos - fretNanos) / 1e9;
         boolean complete = isComplete();
         if (!complete && error == null) {
             error = (totalBlocks - done.size()) + " of " + totalBlocks + " blocks could not be verified from any source";

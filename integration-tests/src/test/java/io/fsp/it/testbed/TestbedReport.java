@@ -113,7 +113,7 @@ public final class TestbedReport {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "Links %.0f Mbit/s (server %.0f Mbit/s); theoretical maximum = shaped links "
                 + "× %.2f Mbit/s of TCP goodput (1448 of 1514 bytes per frame). The paper's columns: its Mbit/s on "
-                + "100 Mbit/s links as published, and in brackets % of its own maximum counted the same way.%n%n",
+                + "100 Mbit/s links as published, and in brackets %% of its own maximum counted the same way.%n%n",
                 rate, rate * 10, link));
         sb.append("| scenario | runs | send Mbit/s | send % of max | total Mbit/s | total % of max | total / direct "
                 + "| byte-identical | paper row | paper send (% of max) | paper total (% of max) |\n");
