@@ -3,7 +3,8 @@
 # transfers of its Figures 5 and 6 run on it, with GridFTP and vsftpd + curl over the direct path beside them.
 #
 #   bin/bench-testbed [--quick] [--rate-mbit 10] [--runs 3] [--size-mb 16] [--out DIR] [--no-peers]
-#                     [--only REGEX (scenarios to run)] [--get-options "OPTIONS for every fsp get"]
+#                     [--only REGEX (scenarios to run)]
+#                     [--get-options "OPTIONS for every fsp get" (default: --block-size 256K)]
 #
 # Run as root. Topology (all addresses in 10.77.0.0/24, which exists only inside these namespaces):
 #
@@ -28,7 +29,7 @@ SIZE_MB=16
 QUICK=0
 RATE_SET=0
 ONLY=""
-GET_OPTS=""
+GET_OPTS="--block-size 256K"
 PEERS=1
 OUT=""
 while [[ $# -gt 0 ]]; do
@@ -41,7 +42,7 @@ while [[ $# -gt 0 ]]; do
         --no-peers) PEERS=0 ;;
         --only) ONLY=$2; shift ;;
         --get-options) GET_OPTS=$2; shift ;;
-        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "testbed: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -319,16 +320,18 @@ for run in $(seq 1 "$RUNS"); do
     start_server
     fsp_get "direct" "$run" 1 --include-direct
     start_server 1 2 3
-    fsp_get "relays 1-3 + overlap" "$run" 3
+    fsp_get "relays 1-3" "$run" 3 --no-overlap
+    fsp_get "relays 1-3 + direct" "$run" 3 --include-direct --no-overlap
     fsp_get "relays 1-3 + direct + overlap" "$run" 3 --include-direct
     start_server 1 2
+    fsp_get "relays 1-2 + direct" "$run" 3 --include-direct --no-overlap
     fsp_get "relays 1-2 + direct + overlap" "$run" 3 --include-direct
     start_server 1 2 3 4
     cross_on
-    fsp_get "relays 1-4 + cross traffic" "$run" 4
-    fsp_get "relays 1-4 + direct + cross traffic" "$run" 4 --include-direct
+    fsp_get "relays 1-4 + cross traffic" "$run" 4 --no-overlap
+    fsp_get "relays 1-4 + direct + cross traffic" "$run" 4 --include-direct --no-overlap
     start_server 1 2 4
-    fsp_get "relays 1,2,4 + direct + cross traffic" "$run" 4 --include-direct
+    fsp_get "relays 1,2,4 + direct + cross traffic" "$run" 4 --include-direct --no-overlap
     cross_off
     stop_server
     if [[ $PEERS == 1 ]]; then

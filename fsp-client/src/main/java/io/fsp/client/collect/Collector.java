@@ -120,6 +120,7 @@ public final class Collector {
     private ThreadLocal<BlockPipeline> pipelines;
     private long startNanos;
     private volatile long fretNanos;
+    private final List<Announcement> deferred = new ArrayList<>();
     private volatile long stripedNanos;
 
     /** A file of the transfer: its index, remote name, local name under the writer's root, size. */
@@ -205,6 +206,8 @@ public final class Collector {
                 announcement(r.text());
             } else if (r.code() == 226) {
                 stripedNanos = System.nanoTime(); // the server has placed every block
+                deferred.forEach(this::fetchFromRelay);
+                deferred.clear();
                 break;
             } else {
                 throw new ControlException("FRET " + options.remotePath() + ": " + r, r.code(), null);
@@ -394,7 +397,13 @@ public final class Collector {
                     fetchers.execute(() -> open(a, wire, "direct"));
                 }
             }
-            default -> fetchFromRelay(a);
+            default -> {
+                if (options.overlap() || stripedNanos != 0) {
+                    fetchFromRelay(a);
+                } else {
+                    deferred.add(a); // fetched once striping has ended
+                }
+            }
         }
     }
 
