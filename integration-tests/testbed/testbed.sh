@@ -173,13 +173,18 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=f
 SRV_FP=$(openssl x509 -in "$SRV_STATE/cert.pem" -noout -fingerprint -sha256 | cut -d= -f2)
 PASSWORD=$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')
 
-# start CMD... in NS in its own process group; wait until LOG shows PATTERN
+# start CMD... in NS in its own process group; wait until LOG shows PATTERN (or, for tcp:PORT, until the
+# port accepts connections)
 spawn() {
     local ns=$1 logf=$2 pattern=$3; shift 3
     setsid ip netns exec "$ns" "$@" >"$logf" 2>&1 &
     PIDS+=($!)
     for _ in $(seq 1 300); do
-        grep -q "$pattern" "$logf" 2>/dev/null && return 0
+        if [[ $pattern == tcp:* ]]; then
+            ip netns exec tb-cli bash -c "exec 3<>/dev/tcp/10.77.0.2/${pattern#tcp:}" 2>/dev/null && return 0
+        else
+            grep -q "$pattern" "$logf" 2>/dev/null && return 0
+        fi
         kill -0 "${PIDS[-1]}" 2>/dev/null || break
         sleep 0.2
     done
@@ -289,7 +294,7 @@ if [[ $PEERS == 1 ]]; then
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q globus-gridftp-server-progs globus-gass-copy-progs vsftpd curl >/dev/null
     fi
     : > "$WORK/empty.conf"
-    spawn tb-srv "$WORK/gridftp.log" "" globus-gridftp-server -c "$WORK/empty.conf" -aa -anonymous-user root \
+    spawn tb-srv "$WORK/gridftp.log" tcp:2811 globus-gridftp-server -c "$WORK/empty.conf" -aa -anonymous-user nobody \
         -control-interface 10.77.0.2 -data-interface 10.77.0.2 -p 2811 -d ERROR,WARN
     mkdir -p "$WORK/vsftpd-empty"
     cat > "$WORK/vsftpd.conf" <<CONF
@@ -311,7 +316,7 @@ seccomp_sandbox=NO
 use_sendfile=YES
 CONF
     chmod 755 "$WORK" "$DATA"; chmod 644 "$DATA/big.bin"
-    spawn tb-srv "$WORK/vsftpd.log" "" /usr/sbin/vsftpd "$WORK/vsftpd.conf"
+    spawn tb-srv "$WORK/vsftpd.log" tcp:2100 /usr/sbin/vsftpd "$WORK/vsftpd.conf"
     sleep 1
 fi
 
