@@ -75,6 +75,10 @@ public final class GetCommand implements Callable<Integer> {
     @Option(names = "--include-direct", description = "Also take blocks straight from the server on a data connection.")
     boolean includeDirect;
 
+    @Option(names = "--no-overlap", description = "Fetch relay blocks only after the server has placed every block "
+            + "(default: while striping goes on).")
+    boolean noOverlap;
+
     @Option(names = "--streams", paramLabel = "N", defaultValue = "4", description = "Parallel fetches per relay (default: ${DEFAULT-VALUE}).")
     int streams;
 
@@ -184,7 +188,7 @@ public final class GetCommand implements Callable<Integer> {
         addSelection(fsp, host, port);
         return new CollectOptions(host, port, uri.getUserInfo(), password, uri.getUserInfo() + "@" + host + ":" + port,
                 uri.getPath(), destination, tm, fsp, includeDirect, streams, VerificationMode.parse(verify),
-                Duration.ofSeconds(Math.max(1, relayTimeout)), Duration.ofSeconds(10));
+                Duration.ofSeconds(Math.max(1, relayTimeout)), Duration.ofSeconds(10), !noOverlap);
     }
 
     /**

@@ -15,10 +15,20 @@ import javax.net.ssl.X509TrustManager;
  * @param includeDirect also take blocks straight from the server on a data connection
  * @param streams parallel fetches per relay
  * @param relayTimeout how long a relay may take to answer one request before the block is fetched elsewhere
+ * @param overlap fetch relay blocks while striping goes on (the default); off: only after the server's 226, so
+ *                collection does not compete with striping for the client's link (the paper's non-overlapped mode)
  */
 public record CollectOptions(String host, int port, String user, char[] password, String server, String remotePath,
                              Path destination, X509TrustManager trust, List<String> fspOptions, boolean includeDirect,
-                             int streams, VerificationMode verify, Duration relayTimeout, Duration connectTimeout) {
+                             int streams, VerificationMode verify, Duration relayTimeout, Duration connectTimeout,
+                             boolean overlap) {
+    public CollectOptions(String host, int port, String user, char[] password, String server, String remotePath,
+                          Path destination, X509TrustManager trust, List<String> fspOptions, boolean includeDirect,
+                          int streams, VerificationMode verify, Duration relayTimeout, Duration connectTimeout) {
+        this(host, port, user, password, server, remotePath, destination, trust, fspOptions, includeDirect, streams, verify,
+                relayTimeout, connectTimeout, true);
+    }
+
     public CollectOptions {
         fspOptions = List.copyOf(fspOptions);
         if (streams < 1 || streams > 64) {

@@ -7,13 +7,15 @@ import java.util.Map;
  * What a striped get did: bytes, time, whether every block was verified, where blocks came from, and each
  * retry's cause ({@code "relay:1: digest mismatch"} → count).
  *
+ * @param stripedSeconds from sending FRET until its 226 (the server had placed every block), -1 if it never came
  * @param complete every block of the transfer is on disk (verified, or written in mode off)
  * @param verified every block was verified against the digest from the control channel
  * @param blocksBySource verified (or written) blocks per source: {@code relay:N}, {@code direct},
  *                       {@code origin}, {@code journal} (verified by an earlier run)
  * @param retries each reason a block had to be fetched again, with how often
  */
-public record CollectSummary(String transferId, long bytes, double seconds, int files, long blocks, boolean complete,
+public record CollectSummary(String transferId, long bytes, double seconds, double stripedSeconds,
+                             int files, long blocks, boolean complete,
                              boolean verified, String verifyMode, Map<String, Long> blocksBySource,
                              Map<String, Long> bytesBySource, Map<String, Long> retries, String error) {
 
@@ -27,6 +29,7 @@ public record CollectSummary(String transferId, long bytes, double seconds, int 
         sb.append("\"transfer\":").append(str(transferId));
         sb.append(",\"bytes\":").append(bytes);
         sb.append(",\"seconds\":").append(String.format(Locale.ROOT, "%.3f", seconds));
+        sb.append(",\"striped_seconds\":").append(String.format(Locale.ROOT, "%.3f", stripedSeconds));
         sb.append(",\"mb_per_s\":").append(String.format(Locale.ROOT, "%.1f", megabytesPerSecond()));
         sb.append(",\"files\":").append(files);
         sb.append(",\"blocks\":").append(blocks);

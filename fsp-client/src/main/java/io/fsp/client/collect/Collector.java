@@ -119,6 +119,9 @@ public final class Collector {
     private EventLoopGroup relayLoops;
     private ThreadLocal<BlockPipeline> pipelines;
     private long startNanos;
+    private volatile long fretNanos;
+    private final List<Announcement> deferred = new ArrayList<>();
+    private volatile long stripedNanos;
 
     /** A file of the transfer: its index, remote name, local name under the writer's root, size. */
     private record RemoteFile(int index, String name, String local, long size, long modifiedMillis) {
@@ -182,6 +185,7 @@ public final class Collector {
     }
 
     private void retrieve(ControlChannel control, Socket direct) throws IOException, InterruptedException {
+        fretNanos = System.nanoTime();
         control.send("FRET " + options.remotePath());
         Reply r = control.read();
         if (r.code() != 150) {
@@ -201,6 +205,9 @@ public final class Collector {
             if (r.code() == 151) {
                 announcement(r.text());
             } else if (r.code() == 226) {
+                stripedNanos = System.nanoTime(); // the server has placed every block
+                deferred.forEach(this::fetchFromRelay);
+                deferred.clear();
                 break;
             } else {
                 throw new ControlException("FRET " + options.remotePath() + ": " + r, r.code(), null);
@@ -390,7 +397,13 @@ public final class Collector {
                     fetchers.execute(() -> open(a, wire, "direct"));
                 }
             }
-            default -> fetchFromRelay(a);
+            default -> {
+                if (options.overlap() || stripedNanos != 0) {
+                    fetchFromRelay(a);
+                } else {
+                    deferred.add(a); // fetched once striping has ended
+                }
+            }
         }
     }
 
@@ -657,11 +670,13 @@ public final class Collector {
 
     private CollectSummary summary(String error) {
         double seconds = (System.nanoTime() - startNanos) / 1e9;
+        double stripedSeconds = stripedNanos == 0 ? -1 : (stripedNanos - fretNanos) / 1e9;
         boolean complete = isComplete();
         if (!complete && error == null) {
             error = (totalBlocks - done.size()) + " of " + totalBlocks + " blocks could not be verified from any source";
         }
-        return new CollectSummary(transferId == null ? null : transferId.toString(), bytesDone.get(), seconds, files.size(),
+        return new CollectSummary(transferId == null ? null : transferId.toString(), bytesDone.get(), seconds, stripedSeconds,
+                files.size(),
                 Math.max(0, totalBlocks), complete, complete && allVerified && options.verify() != VerificationMode.OFF,
                 options.verify().cliName(), snapshot(blocksBySource), snapshot(bytesBySource), snapshot(retries), error);
     }

@@ -86,6 +86,18 @@ public final class StripeContext implements AutoCloseable {
         return relayConfig;
     }
 
+    /**
+     * The relay connection settings for a transfer of {@code blockSize} blocks. The push window is a few blocks,
+     * not the default 16 MiB: first-come-first-served placement can only favour the relay that drains fastest
+     * if no relay has most of the file queued already (with 16 MiB per relay, a 16 MiB file was split evenly at
+     * the start, and the slowest link decided the striping time).
+     */
+    public RelayConnectionConfig relayConfigFor(int blockSize) {
+        long window = Math.min(relayConfig.pushWindowBytes(), Math.max(4L * blockSize, 1L << 20));
+        return new RelayConnectionConfig(relayConfig.connectTimeout(), relayConfig.requestTimeout(), relayConfig.putTimeout(),
+                window, relayConfig.limits());
+    }
+
     /** A TLS client context that presents the server's certificate and accepts only {@code relay}'s. */
     public SslContext sslFor(RelayEndpoint relay) throws SSLException {
         SslContext ssl = sslByRelay.get(relay);

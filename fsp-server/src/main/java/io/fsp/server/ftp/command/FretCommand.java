@@ -114,7 +114,8 @@ public final class FretCommand extends FspExtensionCommand {
         for (RelayEndpoint e : endpoints) {
             CompletableFuture<RelayConnection> c;
             try {
-                c = RelayConnection.connect(e.address(), stripe.sslFor(e), stripe.relayLoops(), stripe.relayConfig())
+                c = RelayConnection.connect(e.address(), stripe.sslFor(e), stripe.relayLoops(),
+                                stripe.relayConfigFor(options.blockSize()))
                         .thenCompose(conn -> conn.openTransfer(transfer.id(), tokenKey, expires, transfer.totalBytes())
                                 .whenComplete((ok, err) -> {
                                     if (err != null) {

@@ -1,0 +1,74 @@
+package io.fsp.it.testbed;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code bin/bench-testbed --quick}: the paper's topology in network namespaces, one striped get of a few MiB over
+ * relays 1–2 plus the direct path, received byte-identical. Needs root and {@code ip netns}; skipped otherwise.
+ */
+class TestbedQuickIT {
+
+    @Test
+    void quickScenarioIsByteIdentical(@TempDir Path out) throws Exception {
+        assumeTrue(isRoot(), "testbed skipped: needs root (network namespaces and tc)");
+        assumeTrue(runs("ip", "netns", "list") && runs("tc", "-V"), "testbed skipped: 'ip netns' or 'tc' not available");
+        Path script = Path.of("").toAbsolutePath().resolve("testbed/testbed.sh");
+        assumeTrue(Files.isExecutable(script), "testbed skipped: " + script + " missing");
+
+        Path log = out.resolve("testbed.log");
+        Process p = new ProcessBuilder(script.toString(), "--quick", "--out", out.toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        boolean ended = p.waitFor(120, TimeUnit.SECONDS);
+        if (!ended) {
+            p.destroy(); // the script's trap tears the namespaces down
+            p.waitFor(20, TimeUnit.SECONDS);
+        }
+        String output = Files.readString(log, StandardCharsets.UTF_8);
+        assertTrue(ended, "testbed --quick did not finish in 120 s:\n" + output);
+        assertEquals(0, p.exitValue(), "testbed --quick failed:\n" + output);
+        List<String> results = Files.readAllLines(out.resolve("results.tsv"));
+        assertEquals(2, results.size(), "one header and one result line expected:\n" + results);
+        String[] fields = results.get(1).split("\t");
+        assertEquals("yes", fields[6], "received file is not byte-identical:\n" + output);
+        assertTrue(Double.parseDouble(fields[3]) > 0, "no time for the end of striping: " + results.get(1));
+        assertTrue(runs("ip", "netns", "list") && !namespaceLeft(), "testbed left namespaces behind");
+    }
+
+    private static boolean namespaceLeft() throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("ip", "netns", "list").redirectErrorStream(true).start();
+        String list = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor();
+        return list.lines().anyMatch(l -> l.startsWith("tb-"));
+    }
+
+    private static boolean isRoot() {
+        try {
+            Process p = new ProcessBuilder("id", "-u").start();
+            String uid = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            return p.waitFor() == 0 && uid.equals("0");
+        } catch (IOException | InterruptedException e) {
+            return false;
+        }
+    }
+
+    private static boolean runs(String... command) {
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException | InterruptedException e) {
+            return false;
+        }
+    }
+}

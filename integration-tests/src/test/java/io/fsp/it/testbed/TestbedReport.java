@@ -1,0 +1,164 @@
+package io.fsp.it.testbed;
+
+import java.awt.Color;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.style.Styler;
+
+/**
+ * Turns the testbed's {@code results.tsv} into {@code testbed.md} (medians beside the paper's Figures 5 and 6)
+ * and {@code testbed.png} (send and total goodput per scenario, as bars, like the paper's figures).
+ *
+ * <p>Usage: {@code TestbedReport RESULTS.tsv RATE_MBIT OUT_DIR}.
+ */
+public final class TestbedReport {
+
+    /**
+     * TCP goodput of a shaped Ethernet link per bit of rate: tbf counts whole frames (1514 bytes for 1448 bytes
+     * of payload with TCP timestamps), so 100 Mbit/s carry at most 95.6 Mbit/s of data (the paper: 94.9).
+     */
+    static final double TCP_EFFICIENCY = 1448.0 / 1514.0;
+
+    /** The paper's figures (read from its bar graphs), Mbit/s on 100 Mbit/s links: send, total. */
+    static final Map<String, double[]> PAPER = Map.of(
+            "direct", new double[] {86.14, 86.14},
+            "relays 1-3", new double[] {264.29, 65.82},
+            "relays 1-3 + direct", new double[] {264.29, 76.28},
+            "relays 1-3 + direct + overlap", new double[] {252.2, 82.15},
+            "relays 1-2 + direct", new double[] {261.18, 86.38},
+            "relays 1-2 + direct + overlap", new double[] {261.18, 86.38},
+            "relays 1-4 + cross traffic", new double[] {333.6, 69.51},
+            "relays 1-4 + direct + cross traffic", new double[] {333.14, 73.4},
+            "relays 1,2,4 + direct + cross traffic", new double[] {331.3, 80.35});
+
+    /** The paper's row beside each scenario (it does not say whether IN1-2 + direct overlapped). */
+    static final Map<String, String> PAPER_ROW = Map.of(
+            "direct", "Direct",
+            "relays 1-3", "IN1-3",
+            "relays 1-3 + direct", "IN1-3 + direct",
+            "relays 1-3 + direct + overlap", "IN1-3 + direct + overlapping",
+            "relays 1-2 + direct", "IN1-2 + direct",
+            "relays 1-2 + direct + overlap", "IN1-2 + direct",
+            "relays 1-4 + cross traffic", "IN1-4",
+            "relays 1-4 + direct + cross traffic", "IN1-4 + direct",
+            "relays 1,2,4 + direct + cross traffic", "IN1,2,4 + direct");
+
+    record Run(String scenario, long bytes, double stripedSeconds, double totalSeconds, int links, boolean identical) { }
+
+    record Row(String scenario, int runs, long bytes, double send, double total, int links, boolean identical) { }
+
+    public static void main(String[] args) throws IOException {
+        if (args.length != 3) {
+            System.err.println("usage: TestbedReport RESULTS.tsv RATE_MBIT OUT_DIR");
+            System.exit(2);
+        }
+        List<Row> rows = rows(read(Path.of(args[0])));
+        double rate = Double.parseDouble(args[1]);
+        Path out = Path.of(args[2]);
+        Files.createDirectories(out);
+        String table = markdown(rows, rate);
+        Files.writeString(out.resolve("testbed.md"), table);
+        plot(rows, rate, out.resolve("testbed.png"));
+        System.out.print(table);
+        System.out.println();
+        System.out.println("plot: " + out.resolve("testbed.png"));
+    }
+
+    static List<Run> read(Path tsv) throws IOException {
+        List<Run> runs = new ArrayList<>();
+        for (String line : Files.readAllLines(tsv)) {
+            String[] f = line.split("\t");
+            if (f.length < 7 || f[0].equals("scenario")) {
+                continue;
+            }
+            runs.add(new Run(f[0], Long.parseLong(f[2]), Double.parseDouble(f[3]), Double.parseDouble(f[4]),
+                    Integer.parseInt(f[5]), f[6].equals("yes")));
+        }
+        return runs;
+    }
+
+    /** Median goodputs per scenario, in the order scenarios first appear. */
+    static List<Row> rows(List<Run> runs) {
+        Map<String, List<Run>> by = new LinkedHashMap<>();
+        runs.forEach(r -> by.computeIfAbsent(r.scenario(), k -> new ArrayList<>()).add(r));
+        List<Row> rows = new ArrayList<>();
+        by.forEach((name, list) -> {
+            Run first = list.get(0);
+            // direct only: the 226 comes once the last block is in the server's socket buffer, not at the client
+            double send = first.stripedSeconds() < 0 || name.equals("direct") ? -1
+                    : median(list.stream().mapToDouble(r -> mbit(r.bytes(), r.stripedSeconds())).toArray());
+            double total = median(list.stream().mapToDouble(r -> mbit(r.bytes(), r.totalSeconds())).toArray());
+            rows.add(new Row(name, list.size(), first.bytes(), send, total, first.links(),
+                    list.stream().allMatch(Run::identical)));
+        });
+        return rows;
+    }
+
+    static double mbit(long bytes, double seconds) {
+        return bytes * 8 / 1e6 / seconds;
+    }
+
+    static double median(double[] v) {
+        double[] s = v.clone();
+        java.util.Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    }
+
+    static String markdown(List<Row> rows, double rate) {
+        double link = rate * TCP_EFFICIENCY;
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "Links %.0f Mbit/s (server %.0f Mbit/s); theoretical maximum = shaped links "
+                + "× %.2f Mbit/s of TCP goodput (1448 of 1514 bytes per frame). The paper's columns: its Mbit/s on "
+                + "100 Mbit/s links as published, and in brackets %% of its own maximum counted the same way.%n%n",
+                rate, rate * 10, link));
+        sb.append("| scenario | runs | send Mbit/s | send % of max | total Mbit/s | total % of max | total / direct "
+                + "| byte-identical | paper row | paper send (% of max) | paper total (% of max) |\n");
+        sb.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+        double direct = rows.stream().filter(r -> r.scenario().equals("direct")).mapToDouble(Row::total).findFirst()
+                .orElse(Double.NaN);
+        for (Row r : rows) {
+            double sendMax = r.links() * link;
+            double[] paper = PAPER.get(r.scenario());
+            sb.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %.2f | %.1f %% | %.3f× | %s | %s | %s | %s |%n",
+                    r.scenario(), r.runs(), r.send() < 0 ? "–" : String.format(Locale.ROOT, "%.2f", r.send()),
+                    r.send() < 0 ? "–" : String.format(Locale.ROOT, "%.1f %%", 100 * r.send() / sendMax),
+                    r.total(), 100 * r.total() / link, r.total() / direct, r.identical() ? "yes" : "NO",
+                    PAPER_ROW.getOrDefault(r.scenario(), "–"),
+                    paper == null ? "–" : String.format(Locale.ROOT, "%.1f (%.1f %%)", paper[0],
+                            100 * paper[0] / (r.links() * 100 * TCP_EFFICIENCY)),
+                    paper == null ? "–" : String.format(Locale.ROOT, "%.1f (%.1f %%)", paper[1],
+                            100 * paper[1] / (100 * TCP_EFFICIENCY))));
+        }
+        return sb.toString();
+    }
+
+    /** Grouped bars like the paper's figures: per scenario the send and the total goodput, ours and the paper's scaled. */
+    static void plot(List<Row> rows, double rate, Path png) throws IOException {
+        CategoryChart chart = new CategoryChartBuilder().width(1200).height(600)
+                .title(String.format(Locale.ROOT, "FSP testbed, %.0f Mbit/s links (paper: 100 Mbit/s, scaled)", rate))
+                .xAxisTitle("").yAxisTitle("Goodput Mbit/s").build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+        chart.getStyler().setXAxisLabelRotation(20);
+        chart.getStyler().setChartBackgroundColor(Color.WHITE);
+        chart.getStyler().setSeriesColors(new Color[] {new Color(0x1f4e79), new Color(0x70ad47), new Color(0x9dc3e6),
+                new Color(0xc5e0b4)});
+        List<String> names = rows.stream().map(Row::scenario).toList();
+        double scale = rate / 100;
+        chart.addSeries("send (ours)", names, rows.stream().map(r -> (Number) Math.max(0, r.send())).toList());
+        chart.addSeries("total (ours)", names, rows.stream().map(r -> (Number) r.total()).toList());
+        chart.addSeries("send (paper, scaled)", names,
+                rows.stream().map(r -> (Number) (PAPER.containsKey(r.scenario()) ? PAPER.get(r.scenario())[0] * scale : 0)).toList());
+        chart.addSeries("total (paper, scaled)", names,
+                rows.stream().map(r -> (Number) (PAPER.containsKey(r.scenario()) ? PAPER.get(r.scenario())[1] * scale : 0)).toList());
+        BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
+    }
+}
