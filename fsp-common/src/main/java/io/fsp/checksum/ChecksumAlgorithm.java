@@ -74,12 +74,12 @@ public enum ChecksumAlgorithm {
     /** A fresh, not thread-safe hasher for this algorithm. */
     public Hasher newHasher() {
         switch (this) {
-            case CRC32C: return new ZipHasher(this, new CRC32C());
-            case ADLER32: return new ZipHasher(this, new Adler32());
-            case CRC32: return new ZipHasher(this, new CRC32());
-            case MD5: return new MessageDigestHasher(this, messageDigest("MD5"));
-            case SHA1: return new MessageDigestHasher(this, messageDigest("SHA-1"));
-            case SHA256: return new MessageDigestHasher(this, messageDigest("SHA-256"));
+            case CRC32C: return JdkHasher.of(this, new CRC32C());
+            case ADLER32: return JdkHasher.of(this, new Adler32());
+            case CRC32: return JdkHasher.of(this, new CRC32());
+            case MD5: return JdkHasher.of(this, messageDigest("MD5"));
+            case SHA1: return JdkHasher.of(this, messageDigest("SHA-1"));
+            case SHA256: return JdkHasher.of(this, messageDigest("SHA-256"));
             case BLAKE3: return new Blake3Hasher();
             default: throw new AssertionError(this);
         }
