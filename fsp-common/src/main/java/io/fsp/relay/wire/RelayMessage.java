@@ -48,13 +48,13 @@ public sealed interface RelayMessage {
         }
     }
 
-    /** One opaque block of a transfer; answered by OK once stored (the server's credit). */
-    final class PutBlock extends DefaultByteBufHolder implements RelayMessage {
+    /** What PUT_BLOCK and BLOCK share: the request id, the transfer, the sequence number and the block bytes. */
+    abstract sealed class BlockFrame extends DefaultByteBufHolder implements RelayMessage permits PutBlock, Block {
         private final int id;
         private final TransferId transferId;
         private final long seq;
 
-        public PutBlock(int id, TransferId transferId, long seq, ByteBuf block) {
+        BlockFrame(int id, TransferId transferId, long seq, ByteBuf block) {
             super(block);
             requireNonNegative("seq", seq);
             this.id = id;
@@ -76,14 +76,21 @@ public sealed interface RelayMessage {
         }
 
         @Override
-        public PutBlock replace(ByteBuf content) {
-            return new PutBlock(id, transferId, seq, content);
+        public String toString() {
+            return getClass().getSimpleName() + "[id=" + id + ", transfer=" + transferId + ", seq=" + seq
+                    + ", bytes=" + content().readableBytes() + "]";
+        }
+    }
+
+    /** One opaque block of a transfer; answered by OK once stored (the server's credit). */
+    final class PutBlock extends BlockFrame {
+        public PutBlock(int id, TransferId transferId, long seq, ByteBuf block) {
+            super(id, transferId, seq, block);
         }
 
         @Override
-        public String toString() {
-            return "PutBlock[id=" + id + ", transfer=" + transferId + ", seq=" + seq + ", bytes="
-                    + content().readableBytes() + "]";
+        public PutBlock replace(ByteBuf content) {
+            return new PutBlock(id(), transferId(), seq(), content);
         }
     }
 
@@ -140,41 +147,14 @@ public sealed interface RelayMessage {
     }
 
     /** The block bytes exactly as the server put them. */
-    final class Block extends DefaultByteBufHolder implements RelayMessage {
-        private final int id;
-        private final TransferId transferId;
-        private final long seq;
-
+    final class Block extends BlockFrame {
         public Block(int id, TransferId transferId, long seq, ByteBuf block) {
-            super(block);
-            requireNonNegative("seq", seq);
-            this.id = id;
-            this.transferId = transferId;
-            this.seq = seq;
-        }
-
-        @Override
-        public int id() {
-            return id;
-        }
-
-        public TransferId transferId() {
-            return transferId;
-        }
-
-        public long seq() {
-            return seq;
+            super(id, transferId, seq, block);
         }
 
         @Override
         public Block replace(ByteBuf content) {
-            return new Block(id, transferId, seq, content);
-        }
-
-        @Override
-        public String toString() {
-            return "Block[id=" + id + ", transfer=" + transferId + ", seq=" + seq + ", bytes="
-                    + content().readableBytes() + "]";
+            return new Block(id(), transferId(), seq(), content);
         }
     }
 
