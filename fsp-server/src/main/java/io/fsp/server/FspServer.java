@@ -1,5 +1,6 @@
 package io.fsp.server;
 
+import io.fsp.block.stage.Encryptor;
 import io.fsp.server.auth.LoginThrottle;
 import io.fsp.server.auth.PasswordHasher;
 import io.fsp.server.auth.UserAccount;
@@ -92,6 +93,7 @@ public final class FspServer implements AutoCloseable {
      * extensions (the FSP striped-transfer commands register here).
      */
     public static FspServer start(ServerConfig config, FtpCommands commands) throws IOException, InterruptedException {
+        Encryptor.warmUpInBackground();
         KeyMaterial key = loadKey(config);
         SslContext ssl = SslContexts.server(key);
         UserStore users = users(config);

@@ -6,6 +6,7 @@ import io.fsp.block.BlockFormatException;
 import io.fsp.block.BlockLimits;
 import io.fsp.block.Blocks;
 import io.fsp.block.stage.BlockPipeline;
+import io.fsp.block.stage.Encryptor;
 import io.fsp.block.stage.OpenedBlock;
 import io.fsp.checksum.ChecksumAlgorithm;
 import io.fsp.client.control.ControlChannel;
@@ -153,6 +154,7 @@ public final class Collector {
     /** Runs the transfer to its end; the summary says whether everything arrived verified. */
     public CollectSummary run() throws IOException, InterruptedException {
         startNanos = System.nanoTime();
+        Encryptor.warmUpInBackground();
         String error = null;
         try (ControlChannel control = ControlChannel.connect(options.host(), options.port(), options.trust(),
                 options.connectTimeout())) {

@@ -15,8 +15,11 @@ import java.util.List;
 /**
  * Reads relay frames: {@code type u8, length u32, body}. The length is checked against the limit for its
  * type before any body byte is buffered, fixed-size bodies must have exactly their size, and block bytes
- * are handed on as a slice of the received buffer (no copy). After the first bad frame the decoder
- * discards everything else: the stream cannot be trusted to be in step any more.
+ * are handed on as a slice of the received buffer (no copy) when the whole frame came in one read. A block
+ * frame that arrives in pieces is gathered into one buffer of exactly its length, allocated once its header
+ * has been checked: letting the cumulation grow instead copies each megabyte-sized block several times, into
+ * buffers too large for the pool, which the JVM zero-fills. After the first bad frame the decoder discards
+ * everything else: the stream cannot be trusted to be in step any more.
  */
 public final class RelayFrameDecoder extends ByteToMessageDecoder {
     private enum State { HEADER, BODY, BROKEN }
@@ -26,6 +29,8 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
     private State state = State.HEADER;
     private int type;
     private int length;
+    /** The block frame being gathered, or null. */
+    private ByteBuf gathering;
 
     /** A decoder that accepts block frames up to the limit (what a peer of a relay uses). */
     public RelayFrameDecoder(RelayLimits limits) {
@@ -68,6 +73,9 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
                 }
                 length = (int) bodyLength;
                 state = State.BODY;
+                if (FrameType.carriesBlock(type) && in.readableBytes() < length) {
+                    gathering = ctx.alloc().directBuffer(length, length);
+                }
                 decodeBody(in, out);
             }
             case BODY -> decodeBody(in, out);
@@ -76,23 +84,47 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
     }
 
     private void decodeBody(ByteBuf in, List<Object> out) {
-        if (in.readableBytes() < length) {
+        ByteBuf body;
+        if (gathering != null) {
+            gathering.writeBytes(in, Math.min(in.readableBytes(), gathering.writableBytes()));
+            if (gathering.isWritable()) {
+                return;
+            }
+            body = gathering;
+            gathering = null;
+        } else if (in.readableBytes() < length) {
             return;
+        } else {
+            body = in.readSlice(length).retain();
         }
-        ByteBuf body = in.readSlice(length);
         state = State.HEADER;
         try {
             out.add(parse(type, body));
         } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
             throw broken(in, new CorruptedFrameException("frame type 0x" + Integer.toHexString(type) + ": "
                     + e.getMessage()));
+        } finally {
+            body.release(); // a block message holds its own retained slice
         }
     }
 
     private RuntimeException broken(ByteBuf in, RuntimeException e) {
         state = State.BROKEN;
         in.skipBytes(in.readableBytes());
+        releaseGathering();
         return e;
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        releaseGathering();
+    }
+
+    private void releaseGathering() {
+        if (gathering != null) {
+            gathering.release();
+            gathering = null;
+        }
     }
 
     private static RelayMessage parse(int type, ByteBuf body) {

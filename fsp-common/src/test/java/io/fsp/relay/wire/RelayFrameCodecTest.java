@@ -10,7 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.token.TokenKey;
 import io.fsp.token.TransferId;
+import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -92,6 +94,43 @@ class RelayFrameCodecTest {
         assertEquals(42, put.seq());
         assertArrayEquals(block, ByteBufUtil.getBytes(put.content()));
         put.release();
+    }
+
+    @Test
+    void blockCutOffByTheConnectionClosingIsFreed() {
+        List<ByteBuf> allocated = new ArrayList<>();
+        ByteBufAllocator recording = new AbstractByteBufAllocator(false) {
+            @Override
+            protected ByteBuf newHeapBuffer(int initial, int max) {
+                ByteBuf b = Unpooled.buffer(initial, max);
+                allocated.add(b);
+                return b;
+            }
+
+            @Override
+            protected ByteBuf newDirectBuffer(int initial, int max) {
+                ByteBuf b = Unpooled.directBuffer(initial, max);
+                allocated.add(b);
+                return b;
+            }
+
+            @Override
+            public boolean isDirectBufferPooled() {
+                return false;
+            }
+        };
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.config().setAllocator(recording);
+        ch.pipeline().addLast(new RelayFrameDecoder(RelayLimits.DEFAULT));
+        byte[] wire = encode(new RelayMessage.Block(1, T, 3, Unpooled.wrappedBuffer(new byte[50_000])));
+        ch.writeInbound(Unpooled.wrappedBuffer(wire, 0, 10_000));
+        ch.writeInbound(Unpooled.wrappedBuffer(wire, 10_000, 10_000));
+        assertNull(ch.readInbound());
+        assertFalse(allocated.isEmpty(), "the block is gathered in a buffer of its own");
+        assertFalse(ch.finishAndReleaseAll());
+        for (ByteBuf b : allocated) {
+            assertEquals(0, b.refCnt());
+        }
     }
 
     @Test
