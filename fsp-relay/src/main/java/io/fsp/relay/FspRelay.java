@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +32,7 @@ public final class FspRelay implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FspRelay.class);
     private static final Duration MAX_EXPIRY_PERIOD = Duration.ofSeconds(30);
 
+    private final AtomicBoolean closed = new AtomicBoolean();
     private final RelayConfig config;
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
@@ -117,6 +119,9 @@ public final class FspRelay implements AutoCloseable {
 
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return; // a test's finally block and a shutdown hook may both close it
+        }
         listener.close().syncUninterruptibly();
         shutdown(boss, workers);
         store.clear();

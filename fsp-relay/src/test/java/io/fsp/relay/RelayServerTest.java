@@ -406,6 +406,18 @@ class RelayServerTest {
     }
 
     @Test
+    void closingTwiceIsHarmless() throws Exception {
+        FspRelay relay = FspRelay.start(new RelayConfig(new java.net.InetSocketAddress("127.0.0.1", 0),
+                new io.fsp.relay.store.StoreConfig(store, 1 << 20, 1 << 20, Duration.ofMinutes(1)), RelayHarness.RELAY,
+                java.util.Set.of(RelayHarness.SERVER.fingerprint()), io.fsp.relay.wire.RelayLimits.DEFAULT, 8,
+                RelayConfig.DEFAULT_IDLE_TIMEOUT, false, false, FaultPlan.NONE, java.time.Clock.systemUTC()));
+        java.net.InetSocketAddress address = relay.address();
+        relay.close();
+        relay.close();
+        assertThrows(java.io.IOException.class, () -> new java.net.Socket(address.getAddress(), address.getPort()).close());
+    }
+
+    @Test
     void abandonedTransferIsDroppedAfterTheTtlByTheRunningRelay() throws Exception {
         try (FspRelay relay = FspRelay.start(new RelayConfig(new java.net.InetSocketAddress("127.0.0.1", 0),
                 new io.fsp.relay.store.StoreConfig(store, 1 << 20, 0, Duration.ofMillis(300)), RelayHarness.RELAY,

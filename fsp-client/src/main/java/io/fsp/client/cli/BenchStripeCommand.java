@@ -109,7 +109,7 @@ public final class BenchStripeCommand implements Callable<Integer> {
                 return memory(out, setup, work, file, children);
             }
             int gridFtpPort = noGridFtp ? -1 : startGridFtp(work, children, out);
-            return timings(out, setup, work, file, gridFtpPort);
+            return timings(out, setup, work, file, gridFtpPort, children);
         } finally {
             for (Process p : children) {
                 p.destroy();
@@ -120,7 +120,8 @@ public final class BenchStripeCommand implements Callable<Integer> {
         }
     }
 
-    private int timings(PrintWriter out, LoopbackSetup setup, Path work, Path file, int gridFtpPort) throws Exception {
+    private int timings(PrintWriter out, LoopbackSetup setup, Path work, Path file, int gridFtpPort, List<Process> children)
+            throws Exception {
         long bytes = Files.size(file);
         String ftpUrl = "ftp://demo:" + setup.password() + "@127.0.0.1:" + setup.port() + "/" + FILE;
         Map<String, Variant> variants = new LinkedHashMap<>();
@@ -134,6 +135,7 @@ public final class BenchStripeCommand implements Callable<Integer> {
         add(variants, new Variant("fsp get direct only, verify fiver", true, dest -> get(setup, dest, true, false, VerificationMode.FIVER)));
         add(variants, new Variant("fsp get via " + relayCount + " relays, verify off", true, dest -> get(setup, dest, false, true, VerificationMode.OFF)));
         add(variants, new Variant("fsp get via " + relayCount + " relays, verify fiver", true, dest -> get(setup, dest, false, true, VerificationMode.FIVER)));
+        add(variants, new Variant("same, bin/fsp get in a new JVM (what a user runs)", true, dest -> getInNewJvm(setup, work, dest)));
         if (gridFtpPort > 0) {
             String url = "ftp://127.0.0.1:" + gridFtpPort + file.toAbsolutePath();
             add(variants, new Variant("GridFTP globus-url-copy -p 4", true,
@@ -158,14 +160,36 @@ public final class BenchStripeCommand implements Callable<Integer> {
         out.println("bench-stripe: warm-up round done");
         out.flush();
         Map<String, double[]> times = new LinkedHashMap<>();
-        variants.keySet().forEach(k -> times.put(k, new double[runs]));
+        Map<String, double[]> cpu = new LinkedHashMap<>();
+        variants.keySet().forEach(k -> {
+            times.put(k, new double[runs]);
+            cpu.put(k, new double[runs]);
+        });
+        // Where the CPU goes in the verified striped transfer: each process of it, per run.
+        String stripedName = keysOf(variants).get(6);
+        Map<String, Long> pids = new LinkedHashMap<>();
+        pids.put("server", children.get(relayCount).pid()); // LoopbackSetup starts the relays, then the server
+        for (int r = 0; r < relayCount; r++) {
+            pids.put("relay " + r, children.get(r).pid());
+        }
+        pids.put("client (this JVM)", ProcessHandle.current().pid());
+        Map<String, double[]> perProcess = new LinkedHashMap<>();
+        pids.keySet().forEach(k -> perProcess.put(k, new double[runs]));
         for (int i = 0; i < runs; i++) {
             for (Variant v : variants.values()) {
                 Path dest = work.resolve("received.bin");
                 Files.deleteIfExists(dest);
+                Map<String, Double> processCpu = new LinkedHashMap<>();
+                pids.forEach((n, pid) -> processCpu.put(n, CpuTime.ofProcess(pid)));
+                double machineCpu = CpuTime.ofMachine();
                 long start = System.nanoTime();
                 v.run().once(dest);
                 times.get(v.name())[i] = (System.nanoTime() - start) / 1e9;
+                cpu.get(v.name())[i] = CpuTime.ofMachine() - machineCpu;
+                if (v.name().equals(stripedName)) {
+                    int run = i;
+                    pids.forEach((n, pid) -> perProcess.get(n)[run] = CpuTime.ofProcess(pid) - processCpu.get(n));
+                }
                 if (v.writesDest() && Files.size(dest) != bytes) {
                     throw new IllegalStateException(v.name() + ": received " + Files.size(dest) + " bytes (expected: " + bytes + ")");
                 }
@@ -175,15 +199,34 @@ public final class BenchStripeCommand implements Callable<Integer> {
         }
         Map<String, Double> median = new LinkedHashMap<>();
         out.println();
-        out.printf("| %-52s | %8s | %8s | %8s | %8s |%n", "variant", "median s", "MB/s", "min s", "max s");
-        out.printf("|%s|%s|%s|%s|%s|%n", "-".repeat(54), "-".repeat(10), "-".repeat(10), "-".repeat(10), "-".repeat(10));
+        out.printf("| %-52s | %8s | %8s | %8s | %8s | %9s |%n", "variant", "median s", "MB/s", "min s", "max s", "CPU s/GiB");
+        out.printf("|%s|%s|%s|%s|%s|%s|%n", "-".repeat(54), "-".repeat(10), "-".repeat(10), "-".repeat(10), "-".repeat(10),
+                "-".repeat(11));
+        double gib = bytes / (double) (1L << 30);
         for (Map.Entry<String, double[]> e : times.entrySet()) {
             double[] t = e.getValue().clone();
             Arrays.sort(t);
             double m = t[runs / 2];
             median.put(e.getKey(), m);
-            out.printf(Locale.ROOT, "| %-52s | %8.2f | %8.1f | %8.2f | %8.2f |%n", e.getKey(), m, bytes / 1e6 / m, t[0], t[runs - 1]);
+            out.printf(Locale.ROOT, "| %-52s | %8.2f | %8.1f | %8.2f | %8.2f | %9.2f |%n", e.getKey(), m, bytes / 1e6 / m, t[0],
+                    t[runs - 1], median(cpu.get(e.getKey())) / gib);
         }
+        out.println();
+        out.println("CPU s/GiB: CPU time of the whole machine (all processes, user + system, from /proc/stat) while the variant ran,");
+        out.println("per GiB moved; the machine has " + Runtime.getRuntime().availableProcessors() + " cores, so a variant can go no faster than"
+                + " (CPU s/GiB) / cores seconds per GiB.");
+        out.println();
+        out.printf("Where the CPU goes in \"%s\" (median CPU seconds per GiB, user + system):%n", stripedName);
+        out.println();
+        out.printf("| %-20s | %9s |%n", "process", "CPU s/GiB");
+        out.printf("|%s|%s|%n", "-".repeat(22), "-".repeat(11));
+        double sum = 0;
+        for (Map.Entry<String, double[]> e : perProcess.entrySet()) {
+            double m = median(e.getValue()) / gib;
+            sum += m;
+            out.printf(Locale.ROOT, "| %-20s | %9.2f |%n", e.getKey(), m);
+        }
+        out.printf(Locale.ROOT, "| %-20s | %9.2f |%n", "all of them", sum);
         List<String> keys = List.copyOf(median.keySet());
         double checksum = median.get(keys.get(0));
         out.println();
@@ -195,12 +238,15 @@ public final class BenchStripeCommand implements Callable<Integer> {
         overhead(out, "fsp get direct only, FIVER", median.get(keys.get(4)), median.get(keys.get(3)), checksum);
         overhead(out, "fsp get via " + relayCount + " relays, FIVER", median.get(keys.get(6)), median.get(keys.get(5)), checksum);
         if (gridFtpPort > 0) {
-            overhead(out, "GridFTP -verify-checksum (MD5)", median.get(keys.get(8)), median.get(keys.get(7)), checksum);
+            overhead(out, "GridFTP -verify-checksum (MD5)", median.get(keys.get(9)), median.get(keys.get(8)), checksum);
             double striped = median.get(keys.get(6));
+            double cold = median.get(keys.get(7));
             out.println();
             out.printf(Locale.ROOT, "t(GridFTP -verify-checksum) / t(fsp get via %d relays, AES-GCM, FIVER): %.2f with MD5, "
                             + "%.2f with SHA256 (above 1: fsp faster); t(GridFTP, no verification) / t(same fsp get): %.2f%n", relayCount,
-                    median.get(keys.get(8)) / striped, median.get(keys.get(9)) / striped, median.get(keys.get(7)) / striped);
+                    median.get(keys.get(9)) / striped, median.get(keys.get(10)) / striped, median.get(keys.get(8)) / striped);
+            out.printf(Locale.ROOT, "The same with bin/fsp get in a new JVM: %.2f with MD5, %.2f with SHA256%n",
+                    median.get(keys.get(9)) / cold, median.get(keys.get(10)) / cold);
         } else {
             out.println();
             out.println("GridFTP left out (not installed or --no-gridftp): apt-get install -y globus-gridftp-server-progs globus-gass-copy-progs");
@@ -359,6 +405,31 @@ public final class BenchStripeCommand implements Callable<Integer> {
         CollectSummary s = new Collector(o).run();
         if (!s.complete()) {
             throw new IllegalStateException("fsp get incomplete: " + s.toText());
+        }
+    }
+
+    private static double median(double[] values) {
+        double[] v = values.clone();
+        Arrays.sort(v);
+        return v[v.length / 2];
+    }
+
+    private static List<String> keysOf(Map<String, Variant> variants) {
+        return List.copyOf(variants.keySet());
+    }
+
+    /** The same verified transfer as a user runs it: bin/fsp get in a JVM of its own, cold JIT included. */
+    private void getInNewJvm(LoopbackSetup setup, Path work, Path dest) throws Exception {
+        List<String> command = List.of(DemoCommand.binDirectory().resolve("fsp").toString(), "get",
+                "fsp://demo@127.0.0.1:" + setup.port() + "/" + FILE, "-o", dest.toString(), "--trust", setup.fingerprint(),
+                "--block-size", blockSize, "--verify", "fiver", "--json");
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(work.resolve("client.log").toFile());
+        pb.environment().put("FSP_PASSWORD", setup.password());
+        Process client = pb.start();
+        if (client.waitFor() != 0) {
+            throw new IllegalStateException("bin/fsp get failed (exit " + client.exitValue() + "): "
+                    + Files.readString(work.resolve("client.log")));
         }
     }
 
