@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.client.collect.CollectSummary;
+import io.fsp.client.collect.Collector;
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.Reply;
+import io.fsp.client.verify.VerificationMode;
 import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.TreeDigests;
 import io.fsp.relay.client.RelayConnection;
@@ -94,6 +96,29 @@ class FaultyRelayIT {
             assertTrue(anyCause(s, "relay:1", "Checksum"), "damage caught by the wire checksum: " + s.toText());
             assertEquals(null, s.blocksBySource().get("origin"), "recovered without the origin: " + s.toText());
             assertEquals(7L, s.blocksBySource().get("relay:1"), s.toText());
+            assertEquals(2, s.recoveries().get("relay").blocks(), s.toText());
+            assertEquals(null, s.recoveries().get("origin"), s.toText());
+        }
+    }
+
+    /** The same damage, recovered once from the relays and once (as without relay caches) from the origin. */
+    @Test
+    void damagedBlocksComeFromTheRelaysOrWithRelayRecoveryOffFromTheOrigin() throws Exception {
+        Fault[] everyFifth = faults(new Fault.FlipBitOnceEvery(5));
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, everyFifth, everyFifth, everyFifth)) {
+            CollectSummary fromRelays = fetch(rig);
+            assertEquals(5, fromRelays.recoveries().get("relay").blocks(), "seqs 0, 5, 10, 15, 20: " + fromRelays.toText());
+            assertEquals(null, fromRelays.recoveries().get("origin"), fromRelays.toText());
+            assertTrue(fromRelays.toJson().contains("\"recovered\":{\"relay\":{\"blocks\":5,"), fromRelays.toJson());
+
+            Path dest = dir.resolve("copy-origin.bin");
+            CollectSummary fromOrigin = new Collector(rig.options("/data.bin", dest, VerificationMode.FIVER, false,
+                    Duration.ofSeconds(10), "block-size=64k", "strategy=cyclic").withRelayRecovery(false)).run();
+            assertTrue(fromOrigin.complete() && fromOrigin.verified(), fromOrigin.toText());
+            assertEquals(TreeDigests.sha256(rig.root().resolve("data.bin")), TreeDigests.sha256(dest), "byte-identical");
+            assertEquals(5, fromOrigin.recoveries().get("origin").blocks(), fromOrigin.toText());
+            assertEquals(5L, fromOrigin.blocksBySource().get("origin"), fromOrigin.toText());
+            assertEquals(null, fromOrigin.recoveries().get("relay"), fromOrigin.toText());
         }
     }
 

@@ -79,6 +79,10 @@ public final class GetCommand implements Callable<Integer> {
             + "(default: while striping goes on).")
     boolean noOverlap;
 
+    @Option(names = "--no-relay-recovery", hidden = true, description = "Fetch a block that arrived damaged straight "
+            + "from the origin instead of once more from the relay that holds it (to measure what relay recovery saves).")
+    boolean noRelayRecovery;
+
     @Option(names = "--streams", paramLabel = "N", defaultValue = "4", description = "Parallel fetches per relay (default: ${DEFAULT-VALUE}).")
     int streams;
 
@@ -188,7 +192,7 @@ public final class GetCommand implements Callable<Integer> {
         addSelection(fsp, host, port);
         return new CollectOptions(host, port, uri.getUserInfo(), password, uri.getUserInfo() + "@" + host + ":" + port,
                 uri.getPath(), destination, tm, fsp, includeDirect, streams, VerificationMode.parse(verify),
-                Duration.ofSeconds(Math.max(1, relayTimeout)), Duration.ofSeconds(10), !noOverlap);
+                Duration.ofSeconds(Math.max(1, relayTimeout)), Duration.ofSeconds(10), !noOverlap, !noRelayRecovery);
     }
 
     /**

@@ -17,16 +17,32 @@ import javax.net.ssl.X509TrustManager;
  * @param relayTimeout how long a relay may take to answer one request before the block is fetched elsewhere
  * @param overlap fetch relay blocks while striping goes on (the default); off: only after the server's 226, so
  *                collection does not compete with striping for the client's link (the paper's non-overlapped mode)
+ * @param relayRecovery a block that arrives damaged is fetched once more from the relay that served it before
+ *                      the origin is asked (the default); off: straight from the origin (to measure the difference)
  */
 public record CollectOptions(String host, int port, String user, char[] password, String server, String remotePath,
                              Path destination, X509TrustManager trust, List<String> fspOptions, boolean includeDirect,
                              int streams, VerificationMode verify, Duration relayTimeout, Duration connectTimeout,
-                             boolean overlap) {
+                             boolean overlap, boolean relayRecovery) {
     public CollectOptions(String host, int port, String user, char[] password, String server, String remotePath,
                           Path destination, X509TrustManager trust, List<String> fspOptions, boolean includeDirect,
                           int streams, VerificationMode verify, Duration relayTimeout, Duration connectTimeout) {
         this(host, port, user, password, server, remotePath, destination, trust, fspOptions, includeDirect, streams, verify,
-                relayTimeout, connectTimeout, true);
+                relayTimeout, connectTimeout, true, true);
+    }
+
+    public CollectOptions(String host, int port, String user, char[] password, String server, String remotePath,
+                          Path destination, X509TrustManager trust, List<String> fspOptions, boolean includeDirect,
+                          int streams, VerificationMode verify, Duration relayTimeout, Duration connectTimeout,
+                          boolean overlap) {
+        this(host, port, user, password, server, remotePath, destination, trust, fspOptions, includeDirect, streams, verify,
+                relayTimeout, connectTimeout, overlap, true);
+    }
+
+    /** The same, with damaged blocks recovered from relays ({@code true}) or only from the origin. */
+    public CollectOptions withRelayRecovery(boolean on) {
+        return new CollectOptions(host, port, user, password, server, remotePath, destination, trust, fspOptions,
+                includeDirect, streams, verify, relayTimeout, connectTimeout, overlap, on);
     }
 
     public CollectOptions {

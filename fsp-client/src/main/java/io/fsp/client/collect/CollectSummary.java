@@ -13,11 +13,19 @@ import java.util.Map;
  * @param blocksBySource verified (or written) blocks per source: {@code relay:N}, {@code direct},
  *                       {@code origin}, {@code journal} (verified by an earlier run)
  * @param retries each reason a block had to be fetched again, with how often
+ * @param recoveries blocks that arrived damaged and were then verified, by where the good copy came from
+ *                   ({@code relay}, {@code origin}): how many, and how long from finding the damage until the good
+ *                   copy was verified on disk
  */
 public record CollectSummary(String transferId, long bytes, double seconds, double stripedSeconds,
                              int files, long blocks, boolean complete,
                              boolean verified, String verifyMode, Map<String, Long> blocksBySource,
-                             Map<String, Long> bytesBySource, Map<String, Long> retries, String error) {
+                             Map<String, Long> bytesBySource, Map<String, Long> retries, Map<String, Recovery> recoveries,
+                             String error) {
+
+    /** Damaged blocks recovered from one kind of source, and the time each took (milliseconds). */
+    public record Recovery(int blocks, double medianMillis, double maxMillis) {
+    }
 
     public double megabytesPerSecond() {
         return seconds > 0 ? bytes / 1e6 / seconds : 0;
@@ -40,6 +48,11 @@ public record CollectSummary(String transferId, long bytes, double seconds, doub
         sb.append(",\"bytes_by_source\":").append(map(bytesBySource));
         sb.append(",\"retries\":").append(retries.values().stream().mapToLong(Long::longValue).sum());
         sb.append(",\"retry_causes\":").append(map(retries));
+        sb.append(",\"recovered\":{");
+        recoveries.forEach((k, r) -> sb.append(sb.charAt(sb.length() - 1) == '{' ? "" : ",").append(str(k))
+                .append(String.format(Locale.ROOT, ":{\"blocks\":%d,\"median_ms\":%.1f,\"max_ms\":%.1f}", r.blocks(),
+                        r.medianMillis(), r.maxMillis())));
+        sb.append('}');
         sb.append(",\"error\":").append(error == null ? "null" : str(error));
         return sb.append('}').toString();
     }
@@ -56,6 +69,9 @@ public record CollectSummary(String transferId, long bytes, double seconds, doub
         long total = retries.values().stream().mapToLong(Long::longValue).sum();
         sb.append("  retries: ").append(total);
         retries.forEach((k, v) -> sb.append(System.lineSeparator()).append("    ").append(v).append(" x ").append(k));
+        recoveries.forEach((k, r) -> sb.append(System.lineSeparator()).append(String.format(Locale.ROOT,
+                "  damaged blocks recovered from %s: %d, median %.1f ms from damage found to good copy verified (max %.1f)",
+                k, r.blocks(), r.medianMillis(), r.maxMillis())));
         if (error != null) {
             sb.append(System.lineSeparator()).append("  error: ").append(error);
         }

@@ -44,6 +44,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -102,6 +103,9 @@ public final class Collector {
     private final Map<String, LongAdder> blocksBySource = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> bytesBySource = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> retries = new ConcurrentHashMap<>();
+    /** When each block was first found damaged, and how long its recovery took by where the good copy came from. */
+    private final Map<Long, Long> damagedAt = new ConcurrentHashMap<>();
+    private final Map<String, List<Double>> recoveryMillis = new ConcurrentHashMap<>();
     /** Blocks already fetched a second time from the relay that served them damaged. */
     private final Set<Long> refetchedFromRelay = ConcurrentHashMap.newKeySet();
     private final AtomicInteger pending = new AtomicInteger();
@@ -510,6 +514,11 @@ public final class Collector {
             bytesDone.addAndGet(a.length());
             blocksBySource.computeIfAbsent(source, k -> new LongAdder()).increment();
             bytesBySource.computeIfAbsent(source, k -> new LongAdder()).add(a.length());
+            Long damaged = damagedAt.get(a.seq());
+            if (damaged != null) {
+                recoveryMillis.computeIfAbsent(source.startsWith("relay:") ? "relay" : source,
+                        k -> Collections.synchronizedList(new ArrayList<>())).add((System.nanoTime() - damaged) / 1e6);
+            }
         }
     }
 
@@ -527,7 +536,9 @@ public final class Collector {
      * the way) before going back to the origin, as in-network cache recovery does (poster 003).
      */
     private void recover(Announcement a, String source, String cause) {
-        if (source.equals(a.source()) && relays.containsKey(a.relay()) && refetchedFromRelay.add(a.seq())) {
+        damagedAt.putIfAbsent(a.seq(), System.nanoTime());
+        if (options.relayRecovery() && source.equals(a.source()) && relays.containsKey(a.relay())
+                && refetchedFromRelay.add(a.seq())) {
             retries.computeIfAbsent(source + ": " + cause, k -> new LongAdder()).increment();
             log.debug("block {} from {} damaged ({}); fetching it from there again", a.seq(), source, cause);
             fetchFromRelay(a); // still pending: this fetch ends in a verdict or a retry
@@ -680,7 +691,20 @@ public final class Collector {
         return new CollectSummary(transferId == null ? null : transferId.toString(), bytesDone.get(), seconds, stripedSeconds,
                 files.size(),
                 Math.max(0, totalBlocks), complete, complete && allVerified && options.verify() != VerificationMode.OFF,
-                options.verify().cliName(), snapshot(blocksBySource), snapshot(bytesBySource), snapshot(retries), error);
+                options.verify().cliName(), snapshot(blocksBySource), snapshot(bytesBySource), snapshot(retries),
+                recoveries(), error);
+    }
+
+    private Map<String, CollectSummary.Recovery> recoveries() {
+        Map<String, CollectSummary.Recovery> out = new TreeMap<>();
+        recoveryMillis.forEach((source, list) -> {
+            double[] ms;
+            synchronized (list) {
+                ms = list.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            }
+            out.put(source, new CollectSummary.Recovery(ms.length, ms[ms.length / 2], ms[ms.length - 1]));
+        });
+        return out;
     }
 
     private static Map<String, Long> snapshot(Map<String, LongAdder> m) {

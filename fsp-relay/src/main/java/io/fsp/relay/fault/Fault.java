@@ -19,6 +19,22 @@ public sealed interface Fault {
     }
 
     /**
+     * Serves every block whose seq is a multiple of {@code every} with one bit flipped the first time it is
+     * fetched in each transfer: damage on the way, spread over a transfer, for measuring recovery.
+     */
+    record FlipBitOnceEvery(long every, java.util.Set<String> spent) implements Fault {
+        public FlipBitOnceEvery(long every) {
+            this(every, java.util.concurrent.ConcurrentHashMap.newKeySet());
+        }
+
+        public FlipBitOnceEvery {
+            if (every < 1) {
+                throw new IllegalArgumentException("every: " + every + " (expected: >= 1)");
+            }
+        }
+    }
+
+    /**
      * Serves block {@code seq} with one payload bit flipped and its wire checksum recomputed: a tampering
      * relay that only the end-to-end checks (AES-GCM tag, plaintext digest) can catch.
      */
@@ -56,7 +72,8 @@ public sealed interface Fault {
     }
 
     /**
-     * Parses the command-line form: {@code flip-bit:SEQ}, {@code flip-bit-once:SEQ}, {@code tamper:SEQ}, {@code close-after:BYTES}, {@code stall},
+     * Parses the command-line form: {@code flip-bit:SEQ}, {@code flip-bit-once:SEQ}, {@code flip-bit-once-every:N},
+     * {@code tamper:SEQ}, {@code close-after:BYTES}, {@code stall},
      * {@code throttle:BYTES_PER_SECOND}, {@code duplicate:SEQ}, {@code foreign-block:SEQ}.
      */
     static Fault parse(String spec) {
@@ -68,6 +85,7 @@ public sealed interface Fault {
             return switch (name) {
                 case "flip-bit" -> new FlipBit(number(arg));
                 case "flip-bit-once" -> new FlipBitOnce(number(arg));
+                case "flip-bit-once-every" -> new FlipBitOnceEvery(number(arg));
                 case "tamper" -> new Tamper(number(arg));
                 case "close-after" -> new CloseAfter(number(arg));
                 case "stall" -> new Stall();
@@ -77,7 +95,7 @@ public sealed interface Fault {
                 default -> throw new IllegalArgumentException("unknown fault");
             };
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--fault " + spec + ": " + e.getMessage() + " (expected: flip-bit:SEQ, flip-bit-once:SEQ,"
+            throw new IllegalArgumentException("--fault " + spec + ": " + e.getMessage() + " (expected: flip-bit:SEQ, flip-bit-once:SEQ, flip-bit-once-every:N,"
                     + " tamper:SEQ, close-after:BYTES, stall, throttle:BYTES_PER_SECOND, duplicate:SEQ or foreign-block:SEQ)");
         }
     }

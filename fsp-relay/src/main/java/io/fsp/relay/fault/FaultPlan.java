@@ -1,5 +1,6 @@
 package io.fsp.relay.fault;
 
+import io.fsp.token.TransferId;
 import java.util.List;
 import java.util.Optional;
 
@@ -28,9 +29,10 @@ public record FaultPlan(List<Fault> faults) {
     }
 
     /** Whether this serving of block {@code seq} gets a bit flipped (a one-time fault is spent by asking). */
-    public boolean flipsBit(long seq) {
+    public boolean flipsBit(TransferId transfer, long seq) {
         return faults.stream().anyMatch(f -> f instanceof Fault.FlipBit b && b.seq() == seq
-                || f instanceof Fault.FlipBitOnce o && o.seq() == seq && o.spent().compareAndSet(false, true));
+                || f instanceof Fault.FlipBitOnce o && o.seq() == seq && o.spent().compareAndSet(false, true)
+                || f instanceof Fault.FlipBitOnceEvery e && seq % e.every() == 0 && e.spent().add(transfer + "/" + seq));
     }
 
     public boolean tampers(long seq) {

@@ -426,7 +426,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
                 reply(new RelayMessage.NotFound(g.id(), g.transferId(), seq));
             } else {
                 ByteBuf bytes = block.get();
-                if (role == RelayRole.CLIENT && faults.flipsBit(seq)) {
+                if (role == RelayRole.CLIENT && faults.flipsBit(g.transferId(), seq)) {
                     bytes = Tampering.flipBit(bytes);
                 }
                 if (role == RelayRole.CLIENT && faults.tampers(seq)) {
