@@ -373,7 +373,7 @@ public final class BenchStripeCommand implements Callable<Integer> {
         }
     }
 
-    private static void writeRandom(Path file, long size) throws Exception {
+    static void writeRandom(Path file, long size) throws Exception {
         java.util.Random r = new java.util.Random(7);
         byte[] chunk = new byte[1 << 20];
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
@@ -408,7 +408,7 @@ public final class BenchStripeCommand implements Callable<Integer> {
         }
     }
 
-    private static double median(double[] values) {
+    static double median(double[] values) {
         double[] v = values.clone();
         Arrays.sort(v);
         return v[v.length / 2];
@@ -433,7 +433,7 @@ public final class BenchStripeCommand implements Callable<Integer> {
         }
     }
 
-    private static String loadAverage() {
+    static String loadAverage() {
         try {
             return String.join(" ", Arrays.asList(Files.readString(Path.of("/proc/loadavg")).split(" ")).subList(0, 3));
         } catch (IOException e) {
@@ -441,7 +441,7 @@ public final class BenchStripeCommand implements Callable<Integer> {
         }
     }
 
-    private static String cpuModel() {
+    static String cpuModel() {
         try {
             return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
                     .findFirst().map(l -> l.substring(l.indexOf(':') + 1).strip()).orElse("?");

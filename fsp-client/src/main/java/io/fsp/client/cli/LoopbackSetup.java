@@ -32,6 +32,12 @@ record LoopbackSetup(int port, String fingerprint, String password, List<String>
     /** As above, each relay keeping at most {@code relayMemory} of blocks in memory before spilling to disk. */
     static LoopbackSetup start(Path bin, Path work, Path root, int relayCount, String relayMemory, List<Process> children,
             PrintWriter out) throws IOException, InterruptedException {
+        return start(bin, work, root, relayCount, relayMemory, List.of(), children, out);
+    }
+
+    /** As above, each relay started with {@code relayArgs} as well (a {@code --fault}, say). */
+    static LoopbackSetup start(Path bin, Path work, Path root, int relayCount, String relayMemory, List<String> relayArgs,
+            List<Process> children, PrintWriter out) throws IOException, InterruptedException {
         Path serverState = work.resolve("server-state");
         Files.createDirectories(serverState);
         KeyMaterial serverKey = Certificates.selfSigned("fsp-server");
@@ -40,10 +46,12 @@ record LoopbackSetup(int port, String fingerprint, String password, List<String>
         for (int i = 0; i < relayCount; i++) {
             Path dir = work.resolve("relay" + i);
             Files.createDirectories(dir);
-            Matcher m = launch(bin.resolve("fsp-relay"), work.resolve("relay" + i + ".log"), children,
-                    "--listen", "127.0.0.1:0", "--store", dir.resolve("store").toString(),
+            List<String> args = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--store", dir.resolve("store").toString(),
                     "--state-dir", dir.resolve("state").toString(), "--quota", "8G", "--memory", relayMemory,
-                    "--trust-server", serverKey.fingerprint().toString());
+                    "--trust-server", serverKey.fingerprint().toString()));
+            args.addAll(relayArgs);
+            Matcher m = launch(bin.resolve("fsp-relay"), work.resolve("relay" + i + ".log"), children,
+                    args.toArray(String[]::new));
             relaySpecs.add(m.group(1) + ":" + m.group(2) + "=" + m.group(3));
             out.printf("fsp: relay %d on %s:%s%n", i, m.group(1), m.group(2));
             out.flush();
