@@ -10,7 +10,6 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -58,18 +57,15 @@ public final class BenchRecoveryCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("fsp bench-recovery: --size-mb >= 1, --runs 1..50, --relays 1..16, --every >= 1");
             return ExitCodes.USAGE;
         }
-        Path work = Files.createTempDirectory("fsp-bench-recovery-");
-        List<Process> children = new ArrayList<>();
-        Thread reaper = new Thread(() -> children.forEach(Process::destroy), "bench-reaper");
-        Runtime.getRuntime().addShutdownHook(reaper);
-        try {
+        try (LoopbackWork run = LoopbackWork.create("fsp-bench-recovery-")) {
+            Path work = run.dir();
             Path data = work.resolve("data");
             Files.createDirectories(data);
             out.printf("bench-recovery: generating %d MiB of random data%n", sizeMb);
             out.flush();
             BenchStripeCommand.writeRandom(data.resolve(FILE), (long) sizeMb << 20);
             LoopbackSetup setup = LoopbackSetup.start(DemoCommand.binDirectory(), work, data, relayCount, "256M",
-                    List.of("--fault", "flip-bit-once-every:" + every), children, out);
+                    List.of("--fault", "flip-bit-once-every:" + every), run.children(), out);
             String before = BenchStripeCommand.loadAverage();
             Path dest = work.resolve("received.bin");
             get(setup, dest, true); // untimed: the JIT compilers of server, relays and this JVM warm up
@@ -118,13 +114,6 @@ public final class BenchRecoveryCommand implements Callable<Integer> {
                     before, BenchStripeCommand.loadAverage());
             out.flush();
             return ExitCodes.OK;
-        } finally {
-            for (Process p : children) {
-                p.destroy();
-                p.waitFor();
-            }
-            DemoCommand.deleteTree(work);
-            Runtime.getRuntime().removeShutdownHook(reaper);
         }
     }
 

@@ -17,7 +17,6 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -85,12 +84,9 @@ public final class BenchStripeCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("fsp bench-stripe: --size-mb >= 1, --runs 1..50, --relays 1..16");
             return ExitCodes.USAGE;
         }
-        Path work = Files.createTempDirectory("fsp-bench-");
-        List<Process> children = new ArrayList<>();
-        // Interrupted (Ctrl-C), the finally block below does not run: leave no server or relay behind.
-        Thread reaper = new Thread(() -> children.forEach(Process::destroy), "bench-reaper");
-        Runtime.getRuntime().addShutdownHook(reaper);
-        try {
+        try (LoopbackWork run = LoopbackWork.create("fsp-bench-")) {
+            Path work = run.dir();
+            List<Process> children = run.children();
             Path data = work.resolve("data");
             Files.createDirectories(data);
             out.printf("bench-stripe: generating %d MiB of random data%n", sizeMb);
@@ -110,13 +106,6 @@ public final class BenchStripeCommand implements Callable<Integer> {
             }
             int gridFtpPort = noGridFtp ? -1 : startGridFtp(work, children, out);
             return timings(out, setup, work, file, gridFtpPort, children);
-        } finally {
-            for (Process p : children) {
-                p.destroy();
-                p.waitFor();
-            }
-            DemoCommand.deleteTree(work);
-            Runtime.getRuntime().removeShutdownHook(reaper);
         }
     }
 

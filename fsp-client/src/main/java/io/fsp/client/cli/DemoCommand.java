@@ -14,8 +14,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +21,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -61,9 +58,6 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the transfer summary as JSON.")
     boolean json;
 
-    private final List<Process> children = new ArrayList<>();
-
-
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
@@ -72,8 +66,8 @@ public final class DemoCommand implements Callable<Integer> {
             return ExitCodes.USAGE;
         }
         Path bin = binDirectory();
-        Path work = Files.createTempDirectory("fsp-demo-");
-        Runtime.getRuntime().addShutdownHook(new Thread(this::stopAll));
+        LoopbackWork run = LoopbackWork.create("fsp-demo-");
+        Path work = run.dir();
         try {
             Path data = work.resolve("data");
             Path dataset = data.resolve("dataset");
@@ -81,7 +75,7 @@ public final class DemoCommand implements Callable<Integer> {
             out.flush();
             generate(dataset, sizeMb);
 
-            LoopbackSetup setup = LoopbackSetup.start(bin, work, data, relayCount, children, out);
+            LoopbackSetup setup = LoopbackSetup.start(bin, work, data, relayCount, run.children(), out);
             int port = setup.port();
             String password = setup.password();
             out.printf("fsp demo: fsp get fsp://demo@127.0.0.1:%d/dataset -o %s --trust %s --strategy %s%s%n", port,
@@ -116,12 +110,11 @@ public final class DemoCommand implements Callable<Integer> {
             }
             return ExitCodes.OK;
         } finally {
-            stopAll();
             if (keep) {
+                run.keep();
                 out.println("fsp demo: kept " + work);
-            } else {
-                deleteTree(work);
             }
+            run.close();
             out.flush();
         }
     }
@@ -139,24 +132,6 @@ public final class DemoCommand implements Callable<Integer> {
             }
         }
         throw new IOException("cannot find bin/fsp-server above " + jar + " (set FSP_HOME to the FSP checkout)");
-    }
-
-    void stopAll() {
-        for (Process p : children) {
-            p.descendants().forEach(ProcessHandle::destroy);
-            p.destroy();
-        }
-        for (Process p : children) {
-            try {
-                if (!p.waitFor(5, TimeUnit.SECONDS)) {
-                    p.descendants().forEach(ProcessHandle::destroyForcibly);
-                    p.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        children.clear();
     }
 
     /**
@@ -211,13 +186,5 @@ public final class DemoCommand implements Callable<Integer> {
             }
         }
         return out;
-    }
-
-    static void deleteTree(Path root) {
-        try (Stream<Path> walk = Files.walk(root)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException ignored) {
-            // a temporary directory; the OS cleans it eventually
-        }
     }
 }
