@@ -101,6 +101,32 @@ class FaultyRelayIT {
         }
     }
 
+    /** A client that goes away while blocks are still being placed leaves nothing in the relays' quotas. */
+    @Test
+    void clientGoneDuringStripingFreesItsBlocksAtTheRelays() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, faults(), faults(), faults())) {
+            TreeDigests.random(rig.root().resolve("big.bin"), 128 << 20, 5);
+            try (ControlChannel c = ControlChannel.connect("127.0.0.1", rig.port(),
+                    PinnedTrustManager.of(Set.of(rig.server().fingerprint())), Duration.ofSeconds(10))) {
+                c.login(StripeRig.USER, StripeRig.PASSWORD.toCharArray(), false);
+                ControlChannel.expect(c.command("FSPO block-size=64k"), 200, "FSPO");
+                ControlChannel.expect(c.command("FRET /big.bin"), 150, "FRET");
+                for (int blocks = 0; blocks < 20; ) {
+                    if (c.read().text().startsWith("BLK ")) {
+                        blocks++;
+                    }
+                }
+                assertTrue(rig.relays().stream().mapToLong(r -> r.store().used()).sum() > 0, "blocks placed");
+            } // the client disconnects while the server is still striping 2048 blocks
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (rig.relays().stream().mapToLong(r -> r.store().used()).sum() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertEquals(0, rig.relays().stream().mapToLong(r -> r.store().used()).sum(),
+                    "every relay freed the abandoned transfer's blocks (they would otherwise stay for the TTL)");
+        }
+    }
+
     /** The same damage, recovered once from the relays and once (as without relay caches) from the origin. */
     @Test
     void damagedBlocksComeFromTheRelaysOrWithRelayRecoveryOffFromTheOrigin() throws Exception {

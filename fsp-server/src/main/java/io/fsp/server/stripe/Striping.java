@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,13 +28,20 @@ public final class Striping {
     private final FtpSession session;
     private final StripedTransfer transfer;
     private final Map<Integer, RelayConnection> relays;
+    private final List<RelayEndpoint> endpoints;
     private volatile Map<String, Integer> placed = Map.of();
 
-    public Striping(StripeContext stripe, FtpSession session, StripedTransfer transfer, Map<Integer, RelayConnection> relays) {
+    /**
+     * @param relays the connections the transfer uses, by index into {@code endpoints}
+     * @param endpoints the relays asked to take the transfer
+     */
+    public Striping(StripeContext stripe, FtpSession session, StripedTransfer transfer, Map<Integer, RelayConnection> relays,
+                    List<RelayEndpoint> endpoints) {
         this.stripe = stripe;
         this.session = session;
         this.transfer = transfer;
         this.relays = relays;
+        this.endpoints = endpoints;
     }
 
     /** Runs the engine; the future completes with the bytes of the transfer once every block is placed. */
@@ -54,10 +63,37 @@ public final class Striping {
                 done.trySuccess(transfer.totalBytes());
             } catch (Exception e) {
                 log.warn("{} transfer {} failed: {}", session, transfer.id(), e.toString());
+                abortAtRelays();
                 done.tryFailure(e);
             }
         });
         return done;
+    }
+
+    /**
+     * Striping broke off (the client went away, or a read failed): the transfer can never complete, and a rerun
+     * is a new transfer with a new key, so the blocks already placed are of no use to anyone. Free them at once
+     * instead of leaving them in the relays' quotas until they expire. The abort goes on a connection of its
+     * own: a relay whose quota this transfer filled reads nothing more from the pushing connection.
+     */
+    private void abortAtRelays() {
+        List<CompletableFuture<Void>> aborts = new ArrayList<>();
+        for (int i : relays.keySet()) {
+            RelayEndpoint e = endpoints.get(i);
+            try {
+                aborts.add(RelayConnection.connect(e.address(), stripe.sslFor(e), stripe.relayLoops(), stripe.relayConfig())
+                        .thenCompose(c -> c.abortTransfer(transfer.id()).whenComplete((ok, error) -> c.close())));
+            } catch (javax.net.ssl.SSLException ex) {
+                aborts.add(CompletableFuture.failedFuture(ex));
+            }
+        }
+        try {
+            CompletableFuture.allOf(aborts.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+            log.info("{} transfer {}: aborted at {} relays, their blocks freed", session, transfer.id(), aborts.size());
+        } catch (Exception ex) {
+            log.info("{} transfer {}: not every relay took the abort ({}); its blocks there expire", session,
+                    transfer.id(), ex.toString());
+        }
     }
 
     /** {@code relay:0=12 relay:1=9 …}: where the blocks went. */

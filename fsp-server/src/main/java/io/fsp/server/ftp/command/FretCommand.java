@@ -189,7 +189,7 @@ public final class FretCommand extends FspExtensionCommand {
             StripedTransfer.SourceFile f = t.files().get(i);
             info.add("FILE " + i + " " + f.size() + " " + f.modifiedMillis() + " " + encodeName(f.name()));
         }
-        Striping striping = new Striping(stripe, session, t, p.relays());
+        Striping striping = new Striping(stripe, session, t, p.relays(), p.endpoints());
         if (direct.isPresent()) {
             DataTransfers.run(session, direct.get(), path, summary,
                     (ch, tls, transfer) -> striping.start(Optional.of(ch)), ok -> p.close());
