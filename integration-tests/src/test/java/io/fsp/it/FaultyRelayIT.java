@@ -101,6 +101,32 @@ class FaultyRelayIT {
         }
     }
 
+    @Test
+    void withTwoReplicasARelayDyingMidTransferCostsNothingFromTheOrigin() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, faults(), faults(new Fault.CloseAfter(150_000)),
+                faults())) {
+            CollectSummary s = fetch(rig, "replicas=2");
+            assertTrue(s.retries().keySet().stream().anyMatch(k -> k.startsWith("relay:1: ")), s.toText());
+            assertEquals(null, s.blocksBySource().get("origin"), "every block from a relay: " + s.toText());
+        }
+    }
+
+    @Test
+    void replicasAreFreedOnEveryRelayOnceVerified() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, faults(), faults(), faults())) {
+            CollectSummary s = fetch(rig, "replicas=3");
+            assertEquals(null, s.blocksBySource().get("origin"), s.toText());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (rig.relays().stream().mapToLong(r -> r.store().used()).sum() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertEquals(0, rig.relays().stream().mapToLong(r -> r.store().used()).sum(), "every replica confirmed");
+            List<String> lines = fret(rig, "/data.bin", "replicas=3");
+            assertTrue(lines.stream().filter(l -> l.startsWith("BLK ")).allMatch(l -> l.split(" ")[2].matches("relay:\\d,\\d,\\d")),
+                    "every block on all three relays: " + lines);
+        }
+    }
+
     /** A client that goes away while blocks are still being placed leaves nothing in the relays' quotas. */
     @Test
     void clientGoneDuringStripingFreesItsBlocksAtTheRelays() throws Exception {
@@ -214,11 +240,11 @@ class FaultyRelayIT {
     }
 
     /** FRET by hand: the 151 lines, without collecting anything. */
-    private static List<String> fret(StripeRig rig, String path) throws Exception {
+    private static List<String> fret(StripeRig rig, String path, String... options) throws Exception {
         try (ControlChannel c = ControlChannel.connect("127.0.0.1", rig.port(),
                 PinnedTrustManager.of(Set.of(rig.server().fingerprint())), Duration.ofSeconds(10))) {
             c.login(StripeRig.USER, StripeRig.PASSWORD.toCharArray(), false);
-            ControlChannel.expect(c.command("FSPO block-size=64k"), 200, "FSPO");
+            ControlChannel.expect(c.command(String.join(" ", "FSPO block-size=64k", String.join(" ", options)).strip()), 200, "FSPO");
             ControlChannel.expect(c.command("FRET " + path), 150, "FRET");
             List<String> lines = new ArrayList<>();
             for (Reply r; (r = c.read()).code() == 151; ) {

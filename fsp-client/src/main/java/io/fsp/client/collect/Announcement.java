@@ -1,14 +1,20 @@
 package io.fsp.client.collect;
 
 import io.fsp.checksum.Digest;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * One {@code 151 BLK} line: block {@code seq} of file {@code file}, {@code length} bytes at {@code offset},
  * placed at {@code source} ({@code relay:N}, {@code direct} or {@code origin}), whose plaintext has
- * {@code digest}.
+ * {@code digest}. A block stored on several relays ({@code relay:2,0}) names them all in {@code holders}, the
+ * one to ask first in {@code source}.
  */
-record Announcement(long seq, String source, int file, long offset, int length, Digest digest) {
+record Announcement(long seq, String source, List<Integer> holders, int file, long offset, int length, Digest digest) {
     static final int MAX_BLOCK = 16 * 1024 * 1024;
+    private static final Pattern RELAYS = Pattern.compile("relay:\\d{1,4}(,\\d{1,4}){0,2}");
 
     /** Parses the words after {@code BLK}; throws {@link IllegalArgumentException} naming what is wrong. */
     static Announcement parse(String[] w) {
@@ -17,8 +23,15 @@ record Announcement(long seq, String source, int file, long offset, int length, 
         }
         long seq = Long.parseLong(w[1]);
         String source = w[2];
-        if (!source.equals("direct") && !source.equals("origin") && !source.matches("relay:\\d{1,4}")) {
-            throw new IllegalArgumentException("BLK source: " + source + " (expected: relay:N, direct or origin)");
+        List<Integer> holders = List.of();
+        if (RELAYS.matcher(source).matches()) {
+            holders = Arrays.stream(source.substring(6).split(",")).map(Integer::valueOf).toList();
+            if (Set.copyOf(holders).size() != holders.size()) {
+                throw new IllegalArgumentException("BLK source: " + source + " (expected: distinct relays)");
+            }
+            source = "relay:" + holders.get(0);
+        } else if (!source.equals("direct") && !source.equals("origin")) {
+            throw new IllegalArgumentException("BLK source: " + source + " (expected: relay:N[,N[,N]], direct or origin)");
         }
         int file = Integer.parseInt(w[3]);
         long offset = Long.parseLong(w[4]);
@@ -27,11 +40,16 @@ record Announcement(long seq, String source, int file, long offset, int length, 
             throw new IllegalArgumentException("BLK " + seq + ": out of range (expected: seq, file, offset >= 0,"
                     + " length 1.." + MAX_BLOCK + ")");
         }
-        return new Announcement(seq, source, file, offset, length, Digest.parse(w[6]));
+        return new Announcement(seq, source, holders, file, offset, length, Digest.parse(w[6]));
     }
 
     /** The relay index of a {@code relay:N} source, or -1. */
     int relay() {
         return source.startsWith("relay:") ? Integer.parseInt(source.substring(6)) : -1;
+    }
+
+    /** The same block, to be fetched from holder {@code relay}. */
+    Announcement at(int relay) {
+        return new Announcement(seq, "relay:" + relay, holders, file, offset, length, digest);
     }
 }

@@ -108,6 +108,8 @@ public final class Collector {
     private final Map<String, List<Double>> recoveryMillis = new ConcurrentHashMap<>();
     /** Blocks already fetched a second time from the relay that served them damaged. */
     private final Set<Long> refetchedFromRelay = ConcurrentHashMap.newKeySet();
+    /** {@code seq/relay} of every fetch from a relay, so that each holder of a block is asked at most once more. */
+    private final Set<String> askedRelays = ConcurrentHashMap.newKeySet();
     private final AtomicInteger pending = new AtomicInteger();
     private final AtomicLong bytesDone = new AtomicLong();
     private volatile boolean allVerified = true;
@@ -414,6 +416,7 @@ public final class Collector {
     }
 
     private void fetchFromRelay(Announcement a) {
+        askedRelays.add(a.seq() + "/" + a.relay());
         RelaySource relay = relays.get(a.relay());
         if (relay == null) {
             retry(a, a.source(), "relay not announced");
@@ -524,9 +527,11 @@ public final class Collector {
 
     /** Tells the relay that held the block that it may free it (best effort: it expires anyway). */
     private void confirm(Announcement a) {
-        RelaySource relay = relays.get(a.relay());
-        if (relay != null && relay.connection().isDone() && !relay.connection().isCompletedExceptionally()) {
-            relay.connection().join().confirm(transferId, List.of(a.seq())).exceptionally(e -> 0L);
+        for (int r : a.holders().isEmpty() ? List.of(a.relay()) : a.holders()) {
+            RelaySource relay = relays.get(r);
+            if (relay != null && relay.connection().isDone() && !relay.connection().isCompletedExceptionally()) {
+                relay.connection().join().confirm(transferId, List.of(a.seq())).exceptionally(e -> 0L);
+            }
         }
     }
 
@@ -547,9 +552,21 @@ public final class Collector {
         retry(a, source, cause);
     }
 
-    /** The block failed at {@code source}: count the cause and leave it for the origin. */
+    /**
+     * The block failed at {@code source}: count the cause, then fetch it from another relay that holds a
+     * replica and was not asked yet, else leave it for the origin.
+     */
     private void retry(Announcement a, String source, String cause) {
         retries.computeIfAbsent(source + ": " + cause, k -> new LongAdder()).increment();
+        if (options.relayRecovery() && source.equals(a.source()) && a.relay() >= 0) {
+            for (int r : a.holders()) {
+                if (relays.containsKey(r) && !askedRelays.contains(a.seq() + "/" + r)) {
+                    log.debug("block {} from {} failed: {}; fetching the replica on relay:{}", a.seq(), source, cause, r);
+                    fetchFromRelay(a.at(r)); // still pending
+                    return;
+                }
+            }
+        }
         log.debug("block {} from {} failed: {}", a.seq(), source, cause);
         forOrigin.add(a);
         idle();

@@ -3,6 +3,7 @@ package io.fsp.client.collect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class AnnouncementTest {
@@ -20,7 +21,22 @@ class AnnouncementTest {
         assertEquals(3, a.file());
         assertEquals(1048576, a.offset());
         assertEquals(4096, a.length());
+        assertEquals(List.of(2), a.holders());
         assertEquals(-1, parse("BLK 7 direct 3 0 1 " + DIGEST).relay());
+        assertEquals(List.of(), parse("BLK 7 origin 3 0 1 " + DIGEST).holders());
+    }
+
+    @Test
+    void aBlockOnSeveralRelaysIsFetchedFirstFromTheFirst() {
+        Announcement a = parse("BLK 9 relay:2,0,5 0 0 4096 " + DIGEST);
+        assertEquals("relay:2", a.source());
+        assertEquals(List.of(2, 0, 5), a.holders());
+        Announcement replica = a.at(5);
+        assertEquals(5, replica.relay());
+        assertEquals(a.holders(), replica.holders());
+        assertThrows(IllegalArgumentException.class, () -> parse("BLK 9 relay:2,2 0 0 4096 " + DIGEST));
+        assertThrows(IllegalArgumentException.class, () -> parse("BLK 9 relay:1,2,3,4 0 0 4096 " + DIGEST));
+        assertThrows(IllegalArgumentException.class, () -> parse("BLK 9 relay:1, 0 0 4096 " + DIGEST));
     }
 
     @Test

@@ -15,13 +15,17 @@ import java.util.Locale;
  * @param includeDirect whether the client's data connection is a target beside the relays
  * @param streams parallel fetches the client may run per relay (advisory for the server)
  * @param useRelays stripe over the relay list; off with include-direct sends every block on the data connection
+ * @param replicas on how many relays each relay-placed block is stored (1..3), so that a client can fetch a
+ *                 block from another relay when one fails or goes away, without going back to the origin
  */
 public record StripeOptions(int blockSize, int compressionLevel, int cipherBits, ChecksumAlgorithm checksum,
-                            ChecksumAlgorithm digest, DistributionStrategy strategy, boolean includeDirect, int streams, boolean useRelays) {
+                            ChecksumAlgorithm digest, DistributionStrategy strategy, boolean includeDirect, int streams, boolean useRelays,
+                            int replicas) {
     public static final int MIN_BLOCK_SIZE = 4 * 1024;
     public static final int MAX_BLOCK_SIZE = 16 * 1024 * 1024;
     public static final StripeOptions DEFAULTS = new StripeOptions(1024 * 1024, 0, 256, ChecksumAlgorithm.CRC32C,
-            ChecksumAlgorithm.SHA256, DistributionStrategy.FCFS, false, 4, true);
+            ChecksumAlgorithm.SHA256, DistributionStrategy.FCFS, false, 4, true, 1);
+    public static final int MAX_REPLICAS = 3;
 
     public StripeOptions {
         if (blockSize < MIN_BLOCK_SIZE || blockSize > MAX_BLOCK_SIZE) {
@@ -37,6 +41,9 @@ public record StripeOptions(int blockSize, int compressionLevel, int cipherBits,
         if (streams < 1 || streams > 64) {
             throw new IllegalArgumentException("streams: " + streams + " (expected: 1..64)");
         }
+        if (replicas < 1 || replicas > MAX_REPLICAS) {
+            throw new IllegalArgumentException("replicas: " + replicas + " (expected: 1.." + MAX_REPLICAS + ")");
+        }
     }
 
     /** This with {@code key} set to {@code value}; throws {@link IllegalArgumentException} naming the problem. */
@@ -44,29 +51,31 @@ public record StripeOptions(int blockSize, int compressionLevel, int cipherBits,
         String v = value.toLowerCase(Locale.ROOT);
         return switch (key.toLowerCase(Locale.ROOT)) {
             case "block-size" -> new StripeOptions(parseSize(key, v), compressionLevel, cipherBits, checksum, digest, strategy,
-                    includeDirect, streams, useRelays);
+                    includeDirect, streams, useRelays, replicas);
             case "compression" -> new StripeOptions(blockSize, parseCompression(v), cipherBits, checksum, digest, strategy,
-                    includeDirect, streams, useRelays);
+                    includeDirect, streams, useRelays, replicas);
             case "cipher" -> new StripeOptions(blockSize, compressionLevel, parseCipher(v), checksum, digest, strategy,
-                    includeDirect, streams, useRelays);
+                    includeDirect, streams, useRelays, replicas);
             case "checksum" -> new StripeOptions(blockSize, compressionLevel, cipherBits, ChecksumAlgorithm.fromLabel(v), digest,
-                    strategy, includeDirect, streams, useRelays);
+                    strategy, includeDirect, streams, useRelays, replicas);
             case "digest" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, ChecksumAlgorithm.fromLabel(v),
-                    strategy, includeDirect, streams, useRelays);
+                    strategy, includeDirect, streams, useRelays, replicas);
             case "strategy" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest,
-                    DistributionStrategy.parse(v), includeDirect, streams, useRelays);
+                    DistributionStrategy.parse(v), includeDirect, streams, useRelays, replicas);
             case "include-direct" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
-                    parseBoolean(key, v), streams, useRelays);
+                    parseBoolean(key, v), streams, useRelays, replicas);
             case "streams" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
-                    includeDirect, parseInt(key, v), useRelays);
+                    includeDirect, parseInt(key, v), useRelays, replicas);
             case "use-relays" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
-                    includeDirect, streams, parseBoolean(key, v));
+                    includeDirect, streams, parseBoolean(key, v), replicas);
+            case "replicas" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
+                    includeDirect, streams, useRelays, parseInt(key, v));
             default -> throw new IllegalArgumentException("option: " + key + " (expected: one of " + String.join(", ", KEYS) + ")");
         };
     }
 
     public static final String[] KEYS = {"block-size", "compression", "cipher", "checksum", "digest", "strategy",
-        "include-direct", "streams", "use-relays"};
+        "include-direct", "streams", "use-relays", "replicas"};
 
     public String cipherName() {
         return cipherBits == 0 ? "none" : "aes-" + cipherBits + "-gcm";
@@ -77,7 +86,7 @@ public record StripeOptions(int blockSize, int compressionLevel, int cipherBits,
         return "block-size=" + blockSize + " compression=" + (compressionLevel == 0 ? "off" : compressionLevel)
                 + " cipher=" + cipherName() + " checksum=" + checksum.label() + " digest=" + digest.label()
                 + " strategy=" + strategy.cliName() + " include-direct=" + (includeDirect ? "on" : "off")
-                + " streams=" + streams + " use-relays=" + (useRelays ? "on" : "off");
+                + " streams=" + streams + " use-relays=" + (useRelays ? "on" : "off") + " replicas=" + replicas;
     }
 
     static int parseSize(String key, String v) {

@@ -124,22 +124,80 @@ final class StripingEngine {
             announce.accept(line(p, "origin"));
             return;
         }
+        List<BlockTarget> holders = new ArrayList<>(List.of(target));
+        if (target instanceof BlockTarget.Relay) {
+            addReplicas(holders);
+        }
         inFlight.incrementAndGet();
-        ByteBuf spare = p.wire().retainedDuplicate(); // to place it elsewhere if this target fails
-        target.send(p.block().seq(), p.wire()).whenComplete((ok, error) -> {
-            if (error == null) {
-                spare.release();
-                placed.merge(target.label(), 1, Integer::sum);
-                announce.accept(line(p, target.label()));
-            } else {
-                if (!target.isDead()) {
-                    log.warn("{} failed, placing its blocks elsewhere: {}", target.label(), error.toString());
+        ByteBuf spare = p.wire().retainedDuplicate(); // to place it elsewhere if every holder fails
+        List<ByteBuf> copies = new ArrayList<>(List.of(p.wire()));
+        for (int i = 1; i < holders.size(); i++) {
+            copies.add(p.wire().retainedDuplicate());
+        }
+        List<CompletableFuture<Boolean>> sends = new ArrayList<>();
+        for (int i = 0; i < holders.size(); i++) {
+            BlockTarget t = holders.get(i);
+            sends.add(t.send(p.block().seq(), copies.get(i)).handle((ok, error) -> {
+                if (error != null) {
+                    if (!t.isDead()) {
+                        log.warn("{} failed, placing its blocks elsewhere: {}", t.label(), error.toString());
+                    }
+                    t.markDead();
                 }
-                target.markDead();
+                return error == null;
+            }));
+        }
+        CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).thenRun(() -> {
+            List<String> stored = new ArrayList<>();
+            for (int i = 0; i < holders.size(); i++) {
+                if (sends.get(i).join()) {
+                    stored.add(holders.get(i).label());
+                }
+            }
+            if (stored.isEmpty()) {
                 again.add(new Placement(p.block(), spare, p.digest(), target.label()));
+            } else {
+                spare.release();
+                placed.merge(stored.get(0), 1, Integer::sum);
+                announce.accept(line(p, where(stored)));
             }
             inFlight.decrementAndGet();
         });
+    }
+
+    /**
+     * Adds live relays to {@code holders} until the transfer's replica count is reached or no other relay is
+     * left: of those with room, the least loaded (waiting for room like the first copy does).
+     */
+    private void addReplicas(List<BlockTarget> holders) throws InterruptedException {
+        while (holders.size() < transfer.options().replicas()) {
+            List<BlockTarget> others = new ArrayList<>();
+            for (BlockTarget t : targets) {
+                if (t instanceof BlockTarget.Relay && !t.isDead() && !holders.contains(t)) {
+                    others.add(t);
+                }
+            }
+            if (others.isEmpty()) {
+                return;
+            }
+            BlockTarget extra = firstWritable(others);
+            if (extra == null) {
+                continue; // the ones that could not take it were given up; look again
+            }
+            holders.add(extra);
+        }
+    }
+
+    /** {@code relay:2}, or with replicas {@code relay:2,0} (the first is where the client fetches first). */
+    private static String where(List<String> labels) {
+        if (labels.size() == 1) {
+            return labels.get(0);
+        }
+        StringBuilder sb = new StringBuilder("relay:");
+        for (int i = 0; i < labels.size(); i++) {
+            sb.append(i == 0 ? "" : ",").append(labels.get(i).substring("relay:".length()));
+        }
+        return sb.toString();
     }
 
     private String line(Placement p, String where) {

@@ -13,7 +13,8 @@ class StripeOptionsTest {
     void parsesEveryKey() {
         StripeOptions o = StripeOptions.DEFAULTS.with("block-size", "256k").with("compression", "zstd")
                 .with("cipher", "aes-128-gcm").with("checksum", "sha256").with("digest", "blake3")
-                .with("strategy", "partitioned").with("include-direct", "on").with("streams", "8").with("use-relays", "off");
+                .with("strategy", "partitioned").with("include-direct", "on").with("streams", "8").with("use-relays", "off")
+                .with("replicas", "2");
         assertEquals(256 * 1024, o.blockSize());
         assertEquals(3, o.compressionLevel());
         assertEquals(128, o.cipherBits());
@@ -23,7 +24,9 @@ class StripeOptionsTest {
         assertTrue(o.includeDirect());
         assertEquals(8, o.streams());
         assertFalse(o.useRelays());
+        assertEquals(2, o.replicas());
         assertTrue(o.describe().contains("cipher=aes-128-gcm"));
+        assertTrue(o.describe().endsWith(" replicas=2"));
     }
 
     @Test
@@ -37,6 +40,9 @@ class StripeOptionsTest {
         assertThrows(IllegalArgumentException.class, () -> StripeOptions.DEFAULTS.with("compression", "20"));
         assertThrows(IllegalArgumentException.class, () -> StripeOptions.DEFAULTS.with("strategy", "random"));
         assertThrows(IllegalArgumentException.class, () -> StripeOptions.DEFAULTS.with("nonsense", "1"));
+        assertEquals("replicas: 4 (expected: 1..3)",
+                assertThrows(IllegalArgumentException.class, () -> StripeOptions.DEFAULTS.with("replicas", "4")).getMessage());
+        assertThrows(IllegalArgumentException.class, () -> StripeOptions.DEFAULTS.with("replicas", "0"));
     }
 
     @Test
