@@ -72,6 +72,10 @@ public final class GetCommand implements Callable<Integer> {
     @Option(names = "--strategy", paramLabel = "fcfs|cyclic|partitioned", description = "How the server spreads blocks over relays (default: fcfs).")
     String strategy;
 
+    @Option(names = "--replicas", paramLabel = "N", description = "Store each block on N relays (1..3, default: 1), so that "
+            + "a relay that fails or goes away costs no fetch from the origin.")
+    String replicas;
+
     @Option(names = "--include-direct", description = "Also take blocks straight from the server on a data connection.")
     boolean includeDirect;
 
@@ -188,6 +192,7 @@ public final class GetCommand implements Callable<Integer> {
         add(fsp, "checksum", checksum);
         add(fsp, "digest", digest);
         add(fsp, "strategy", strategy);
+        add(fsp, "replicas", replicas);
         String host = uri.getHost().startsWith("[") ? uri.getHost().substring(1, uri.getHost().length() - 1) : uri.getHost();
         addSelection(fsp, host, port);
         return new CollectOptions(host, port, uri.getUserInfo(), password, uri.getUserInfo() + "@" + host + ":" + port,
