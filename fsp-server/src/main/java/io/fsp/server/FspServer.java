@@ -9,6 +9,7 @@ import io.fsp.server.ftp.ConnectionLimits;
 import io.fsp.server.ftp.FtpServerContext;
 import io.fsp.server.ftp.FtpServerInitializer;
 import io.fsp.server.ftp.command.FgetCommand;
+import io.fsp.server.ftp.command.FhavCommand;
 import io.fsp.server.ftp.command.FretCommand;
 import io.fsp.server.ftp.command.FspoCommand;
 import io.fsp.server.ftp.command.FtpCommands;
@@ -118,6 +119,7 @@ public final class FspServer implements AutoCloseable {
             }
         }
         commands.register(new FspoCommand(stripe))
+                .register(new FhavCommand(stripe))
                 .register(new FretCommand(stripe))
                 .register(new FgetCommand(stripe));
         FtpServerContext context = new FtpServerContext(config, ssl, SslContexts.serverWithoutSessionTickets(key),

@@ -127,6 +127,34 @@ class FaultyRelayIT {
         }
     }
 
+    @Test
+    void fhavRefusesBadClaimsAndAClaimForOtherFilesChangesNothing() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, faults(), faults(), faults())) {
+            TreeDigests.random(rig.root().resolve("data.bin"), 300_000, 3);
+            String m = "ab".repeat(32);
+            try (ControlChannel c = ControlChannel.connect("127.0.0.1", rig.port(),
+                    PinnedTrustManager.of(Set.of(rig.server().fingerprint())), Duration.ofSeconds(10))) {
+                c.login(StripeRig.USER, StripeRig.PASSWORD.toCharArray(), false);
+                for (String bad : List.of("FHAV", "FHAV " + m, "FHAV " + m + " 0", "FHAV nothex 0 0-10",
+                        "FHAV " + m + " -1 0-10", "FHAV " + m + " 0 10-10", "FHAV " + m + " 0 20-10", "FHAV " + m + " 0 0-",
+                        "FHAV " + m + " 0 x-y", "FHAV " + m + " 0 0-99999999999999999999", "FHAV " + m + " 0 0-1,",
+                        "FHAV " + m + " 0 " + "0-1,".repeat(300) + "0-1")) {
+                    assertEquals(501, c.command(bad).code(), bad);
+                }
+                // a well-formed claim for another manifest: FRET sends every block all the same
+                assertEquals(200, c.command("FHAV " + m + " 0 0-300000").code());
+                ControlChannel.expect(c.command("FSPO block-size=64k"), 200, "FSPO");
+                ControlChannel.expect(c.command("FRET /data.bin"), 150, "FRET");
+                List<String> lines = new ArrayList<>();
+                for (Reply r; (r = c.read()).code() == 151; ) {
+                    lines.add(r.text());
+                }
+                assertEquals(5, lines.stream().filter(l -> l.startsWith("BLK ") && l.split(" ")[2].startsWith("relay:")).count(),
+                        "every block placed: " + lines);
+            }
+        }
+    }
+
     /** A client that goes away while blocks are still being placed leaves nothing in the relays' quotas. */
     @Test
     void clientGoneDuringStripingFreesItsBlocksAtTheRelays() throws Exception {

@@ -30,28 +30,7 @@ class ResumeIT {
             Path file = rig.root().resolve("big.bin");
             TreeDigests.random(file, 6 * 1024 * 1024 + 5, 21);
             Path dest = dir.resolve("big.copy");
-            Path journal = dir.resolve(".big.copy.fsp-journal");
-
-            String classPath = System.getProperty("fsp.it.classpath", "");
-            if (classPath.isBlank() || classPath.startsWith("${")) {
-                classPath = System.getProperty("java.class.path");
-            }
-            ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", classPath, "io.fsp.client.cli.FspCli", "get",
-                    "fsp://" + StripeRig.USER + "@127.0.0.1:" + rig.port() + "/big.bin", "-o", dest.toString(),
-                    "--trust", rig.server().fingerprint().toString(), "--block-size", "64k", "--json");
-            pb.environment().put("FSP_PASSWORD", StripeRig.PASSWORD);
-            pb.redirectErrorStream(true).redirectOutput(dir.resolve("first-run.log").toFile());
-            Process client = pb.start();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            // Kill once a good number of blocks are journaled as verified, long before the end.
-            while (!(Files.exists(journal) && Files.size(journal) > 2000) && client.isAlive() && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            assertTrue(client.isAlive(), "the first run ended before it could be killed: "
-                    + Files.readString(dir.resolve("first-run.log")));
-            client.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            assertTrue(Files.exists(journal), "the journal survives the kill");
+            Path journal = killMidway(rig, dest);
 
             CollectSummary s = rig.get("/big.bin", dest, false, "block-size=64k");
             assertTrue(s.complete() && s.verified(), s.toText());
@@ -61,7 +40,54 @@ class ResumeIT {
             long fetched = s.blocksBySource().entrySet().stream().filter(e -> !e.getKey().equals("journal"))
                     .mapToLong(e -> e.getValue()).sum();
             assertEquals(97 - resumed, fetched, "only the blocks not verified before are fetched: " + s.toText());
+            assertEquals(resumed, s.notSent(), "the server neither read nor sent what the journal holds: " + s.toText());
+            assertEquals(null, s.blocksBySource().get("origin"), "the rest came from the relays: " + s.toText());
             assertFalse(Files.exists(journal), "journal removed once complete");
+            assertFalse(Files.exists(dir.resolve(".big.copy.fsp-manifest")), "manifest removed once complete");
         }
+    }
+
+    @Test
+    void aFileChangedSinceTheKilledRunIsSentWhole() throws Exception {
+        Fault[] slow = {new Fault.Throttle(700_000)};
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, slow, slow, slow)) {
+            Path file = rig.root().resolve("big.bin");
+            TreeDigests.random(file, 6 * 1024 * 1024 + 5, 21);
+            Path dest = dir.resolve("big.copy");
+            killMidway(rig, dest);
+            TreeDigests.random(file, 6 * 1024 * 1024 + 5, 22); // new content, new modification time
+
+            CollectSummary s = rig.get("/big.bin", dest, false, "block-size=64k");
+            assertTrue(s.complete() && s.verified(), s.toText());
+            assertEquals(TreeDigests.sha256(file), TreeDigests.sha256(dest));
+            assertEquals(0, s.notSent(), s.toText());
+            assertEquals(null, s.blocksBySource().get("journal"), "nothing of the old content kept: " + s.toText());
+        }
+    }
+
+    /** Runs {@code fsp get} as a process and kills it (SIGKILL) once it has journaled some blocks; the journal's path. */
+    private Path killMidway(StripeRig rig, Path dest) throws Exception {
+        Path journal = dest.resolveSibling("." + dest.getFileName() + ".fsp-journal");
+        String classPath = System.getProperty("fsp.it.classpath", "");
+        if (classPath.isBlank() || classPath.startsWith("${")) {
+            classPath = System.getProperty("java.class.path");
+        }
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", classPath, "io.fsp.client.cli.FspCli", "get",
+                "fsp://" + StripeRig.USER + "@127.0.0.1:" + rig.port() + "/big.bin", "-o", dest.toString(),
+                "--trust", rig.server().fingerprint().toString(), "--block-size", "64k", "--json");
+        pb.environment().put("FSP_PASSWORD", StripeRig.PASSWORD);
+        pb.redirectErrorStream(true).redirectOutput(dir.resolve("first-run.log").toFile());
+        Process client = pb.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        // Kill once a good number of blocks are journaled as verified, long before the end.
+        while (!(Files.exists(journal) && Files.size(journal) > 2000) && client.isAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertTrue(client.isAlive(), "the first run ended before it could be killed: "
+                + Files.readString(dir.resolve("first-run.log")));
+        client.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        assertTrue(Files.exists(journal), "the journal survives the kill");
+        return journal;
     }
 }

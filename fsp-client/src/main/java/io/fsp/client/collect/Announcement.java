@@ -10,7 +10,8 @@ import java.util.regex.Pattern;
  * One {@code 151 BLK} line: block {@code seq} of file {@code file}, {@code length} bytes at {@code offset},
  * placed at {@code source} ({@code relay:N}, {@code direct} or {@code origin}), whose plaintext has
  * {@code digest}. A block stored on several relays ({@code relay:2,0}) names them all in {@code holders}, the
- * one to ask first in {@code source}.
+ * one to ask first in {@code source}. A block the client said it holds from an earlier run (FHAV) is
+ * announced {@code have}, with {@code -} for its digest (null here).
  */
 record Announcement(long seq, String source, List<Integer> holders, int file, long offset, int length, Digest digest) {
     static final int MAX_BLOCK = 16 * 1024 * 1024;
@@ -30,8 +31,8 @@ record Announcement(long seq, String source, List<Integer> holders, int file, lo
                 throw new IllegalArgumentException("BLK source: " + source + " (expected: distinct relays)");
             }
             source = "relay:" + holders.get(0);
-        } else if (!source.equals("direct") && !source.equals("origin")) {
-            throw new IllegalArgumentException("BLK source: " + source + " (expected: relay:N[,N[,N]], direct or origin)");
+        } else if (!source.equals("direct") && !source.equals("origin") && !source.equals("have")) {
+            throw new IllegalArgumentException("BLK source: " + source + " (expected: relay:N[,N[,N]], direct, origin or have)");
         }
         int file = Integer.parseInt(w[3]);
         long offset = Long.parseLong(w[4]);
@@ -40,7 +41,9 @@ record Announcement(long seq, String source, List<Integer> holders, int file, lo
             throw new IllegalArgumentException("BLK " + seq + ": out of range (expected: seq, file, offset >= 0,"
                     + " length 1.." + MAX_BLOCK + ")");
         }
-        return new Announcement(seq, source, holders, file, offset, length, Digest.parse(w[6]));
+        // "have": not sent, the client holds it from an earlier run; the server did not read it, so no digest
+        Digest digest = source.equals("have") && w[6].equals("-") ? null : Digest.parse(w[6]);
+        return new Announcement(seq, source, holders, file, offset, length, digest);
     }
 
     /** The relay index of a {@code relay:N} source, or -1. */

@@ -13,6 +13,8 @@ import java.util.Map;
  * @param blocksBySource verified (or written) blocks per source: {@code relay:N}, {@code direct},
  *                       {@code origin}, {@code journal} (verified by an earlier run)
  * @param retries each reason a block had to be fetched again, with how often
+ * @param notSent blocks the server neither read nor sent because this client held them verified from an
+ *                earlier run (FHAV); counted under {@code journal} in {@code blocksBySource} too
  * @param recoveries blocks that arrived damaged and were then verified, by where the good copy came from
  *                   ({@code relay}, {@code origin}): how many, and how long from finding the damage until the good
  *                   copy was verified on disk
@@ -20,8 +22,8 @@ import java.util.Map;
 public record CollectSummary(String transferId, long bytes, double seconds, double stripedSeconds,
                              int files, long blocks, boolean complete,
                              boolean verified, String verifyMode, Map<String, Long> blocksBySource,
-                             Map<String, Long> bytesBySource, Map<String, Long> retries, Map<String, Recovery> recoveries,
-                             String error) {
+                             Map<String, Long> bytesBySource, Map<String, Long> retries, long notSent,
+                             Map<String, Recovery> recoveries, String error) {
 
     /** Damaged blocks recovered from one kind of source, and the time each took (milliseconds). */
     public record Recovery(int blocks, double medianMillis, double maxMillis) {
@@ -48,6 +50,7 @@ public record CollectSummary(String transferId, long bytes, double seconds, doub
         sb.append(",\"bytes_by_source\":").append(map(bytesBySource));
         sb.append(",\"retries\":").append(retries.values().stream().mapToLong(Long::longValue).sum());
         sb.append(",\"retry_causes\":").append(map(retries));
+        sb.append(",\"not_sent\":").append(notSent);
         sb.append(",\"recovered\":{");
         recoveries.forEach((k, r) -> sb.append(sb.charAt(sb.length() - 1) == '{' ? "" : ",").append(str(k))
                 .append(String.format(Locale.ROOT, ":{\"blocks\":%d,\"median_ms\":%.1f,\"max_ms\":%.1f}", r.blocks(),
@@ -66,6 +69,9 @@ public record CollectSummary(String transferId, long bytes, double seconds, doub
         sb.append("  blocks by source:");
         blocksBySource.forEach((k, v) -> sb.append(' ').append(k).append('=').append(v));
         sb.append(System.lineSeparator());
+        if (notSent > 0) {
+            sb.append("  not sent again (held from an earlier run): ").append(notSent).append(" blocks").append(System.lineSeparator());
+        }
         long total = retries.values().stream().mapToLong(Long::longValue).sum();
         sb.append("  retries: ").append(total);
         retries.forEach((k, v) -> sb.append(System.lineSeparator()).append("    ").append(v).append(" x ").append(k));

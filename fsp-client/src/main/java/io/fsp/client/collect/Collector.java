@@ -12,6 +12,7 @@ import io.fsp.checksum.ChecksumAlgorithm;
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.ControlException;
 import io.fsp.client.control.Reply;
+import io.fsp.client.journal.JournalRecord;
 import io.fsp.client.journal.ResumeJournal;
 import io.fsp.client.journal.TransferIdentity;
 import io.fsp.client.verify.BlockRef;
@@ -37,8 +38,13 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URLDecoder;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
@@ -110,6 +116,9 @@ public final class Collector {
     private final Set<Long> refetchedFromRelay = ConcurrentHashMap.newKeySet();
     /** {@code seq/relay} of every fetch from a relay, so that each holder of a block is asked at most once more. */
     private final Set<String> askedRelays = ConcurrentHashMap.newKeySet();
+    /** Blocks the server did not send because the journal holds them (FHAV). */
+    private final AtomicLong notSent = new AtomicLong();
+    private static final int FHAV_RANGES_PER_LINE = 128;
     private final AtomicInteger pending = new AtomicInteger();
     private final AtomicLong bytesDone = new AtomicLong();
     private volatile boolean allVerified = true;
@@ -171,6 +180,7 @@ public final class Collector {
                 pairs.add("streams=" + options.streams());
                 ControlChannel.expect(control.command("FSPO " + String.join(" ", pairs)), 200, "FSPO");
             }
+            claimHeld(control);
             Socket direct = null;
             if (options.includeDirect()) {
                 direct = control.openData(control.epsv(), options.connectTimeout());
@@ -317,6 +327,7 @@ public final class Collector {
         TransferIdentity identity = new TransferIdentity(options.server(), options.remotePath(), totalBytes, newest,
                 manifestDigest());
         journal = ResumeJournal.open(journalFile(), identity);
+        saveManifest();
         if (journal.state() == ResumeJournal.State.RESUMED) {
             log.info("resuming: {} blocks verified by an earlier run", journal.verified().size());
         }
@@ -351,6 +362,103 @@ public final class Collector {
     private Path journalFile() {
         Path dest = options.destination().toAbsolutePath();
         return parentOf(dest).resolve("." + dest.getFileName() + ".fsp-journal");
+    }
+
+    /** Beside the journal: the kind and FILE lines of the transfer, so that a rerun can tell the server what it holds. */
+    private Path manifestFile() {
+        Path dest = options.destination().toAbsolutePath();
+        return parentOf(dest).resolve("." + dest.getFileName() + ".fsp-manifest");
+    }
+
+    private void saveManifest() throws IOException {
+        StringBuilder sb = new StringBuilder(directory ? "KIND directory\n" : "KIND file\n");
+        for (String[] w : fileLines) {
+            sb.append(String.join(" ", w)).append('\n');
+        }
+        Path target = manifestFile();
+        Path part = target.resolveSibling(target.getFileName() + ".part");
+        try (FileChannel ch = FileChannel.open(part, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            ByteBuffer b = ByteBuffer.wrap(sb.toString().getBytes(StandardCharsets.UTF_8));
+            while (b.hasRemaining()) {
+                ch.write(b);
+            }
+            ch.force(true);
+        }
+        Files.move(part, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /**
+     * On a rerun, tells the server which blocks the journal holds verified (FHAV), so that it neither reads nor
+     * sends them again; the server honours this only if the files did not change since (same manifest). Without
+     * a journal and manifest of this transfer it says nothing. A server that does not know FHAV is not asked again.
+     */
+    private void claimHeld(ControlChannel control) throws IOException, InterruptedException {
+        Path manifest = manifestFile();
+        if (!Files.exists(manifest) || !Files.exists(journalFile())) {
+            return;
+        }
+        List<String> lines = Files.readAllLines(manifest, StandardCharsets.UTF_8);
+        if (lines.isEmpty() || !lines.get(0).startsWith("KIND ")) {
+            return;
+        }
+        boolean dir = lines.get(0).equals("KIND directory");
+        Map<String, Integer> indexByLocal = new java.util.HashMap<>();
+        long total = 0;
+        long newest = 0;
+        MessageDigest md;
+        try {
+            md = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        for (String line : lines.subList(1, lines.size())) {
+            String[] w = line.split(" ");
+            if (w.length != 5 || !w[0].equals("FILE")) {
+                return; // not a manifest this client wrote
+            }
+            String name = decodeName(w[4]);
+            indexByLocal.put(dir ? name : options.destination().toAbsolutePath().getFileName().toString(),
+                    Integer.parseInt(w[1]));
+            total += Long.parseLong(w[2]);
+            newest = Math.max(newest, Long.parseLong(w[3]));
+            md.update(line.getBytes(StandardCharsets.UTF_8));
+            md.update((byte) '\n');
+        }
+        String digestHex = HexFormat.of().formatHex(md.digest());
+        TransferIdentity identity = new TransferIdentity(options.server(), options.remotePath(), total, newest, digestHex);
+        Map<Integer, TreeMap<Long, Long>> held = new TreeMap<>();
+        for (JournalRecord r : ResumeJournal.peek(journalFile(), identity)) {
+            Integer index = indexByLocal.get(r.path());
+            if (index != null && r.length() > 0) {
+                held.computeIfAbsent(index, i -> new TreeMap<>()).put(r.offset(), r.offset() + r.length());
+            }
+        }
+        for (Map.Entry<Integer, TreeMap<Long, Long>> file : held.entrySet()) {
+            List<String> ranges = new ArrayList<>();
+            long start = -1;
+            long end = -1;
+            for (Map.Entry<Long, Long> r : file.getValue().entrySet()) {
+                if (r.getKey() <= end) {
+                    end = Math.max(end, r.getValue());
+                    continue;
+                }
+                if (start >= 0) {
+                    ranges.add(start + "-" + end);
+                }
+                start = r.getKey();
+                end = r.getValue();
+            }
+            ranges.add(start + "-" + end);
+            for (int i = 0; i < ranges.size(); i += FHAV_RANGES_PER_LINE) {
+                List<String> part = ranges.subList(i, Math.min(ranges.size(), i + FHAV_RANGES_PER_LINE));
+                Reply r = control.command("FHAV " + digestHex + " " + file.getKey() + " " + String.join(",", part));
+                if (r.code() != 200) {
+                    log.info("server did not take FHAV ({}): every block is sent again", r);
+                    return;
+                }
+            }
+        }
     }
 
     private String manifestDigest() {
@@ -389,6 +497,15 @@ public final class Collector {
         }
         if (announced.putIfAbsent(a.seq(), a) != null) {
             return; // announced twice: the first one counts
+        }
+        if (a.source().equals("have")) {
+            if (!journal.holds(f.local(), a.offset(), a.length())) {
+                throw new IllegalArgumentException("BLK " + a.seq() + " have: not in this client's journal (expected: only"
+                        + " blocks this client named with FHAV)");
+            }
+            notSent.incrementAndGet();
+            succeeded(a, "journal");
+            return;
         }
         if (journal.isVerified(f.local(), a.offset(), a.length(), a.digest().value())) {
             succeeded(a, "journal");
@@ -688,6 +805,7 @@ public final class Collector {
         if (journal != null) {
             if (isComplete()) {
                 journal.delete();
+                Files.deleteIfExists(manifestFile());
             } else {
                 journal.close();
             }
@@ -709,7 +827,7 @@ public final class Collector {
                 files.size(),
                 Math.max(0, totalBlocks), complete, complete && allVerified && options.verify() != VerificationMode.OFF,
                 options.verify().cliName(), snapshot(blocksBySource), snapshot(bytesBySource), snapshot(retries),
-                recoveries(), error);
+                notSent.get(), recoveries(), error);
     }
 
     private Map<String, CollectSummary.Recovery> recoveries() {

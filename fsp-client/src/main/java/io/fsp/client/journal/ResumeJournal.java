@@ -55,6 +55,14 @@ public final class ResumeJournal implements Closeable {
     private final State state;
     private final long cutTailBytes;
     private final Set<JournalRecord> verified = new HashSet<>();
+    /** The same blocks by place only (path, offset, length), for blocks the server did not send again. */
+    private final Set<Place> places = new HashSet<>();
+
+    private record Place(String path, long offset, int length) {
+        static Place of(JournalRecord r) {
+            return new Place(r.path(), r.offset(), r.length());
+        }
+    }
 
     private ResumeJournal(Path file, FileChannel channel, State state, long cutTailBytes, Collection<JournalRecord> records) {
         this.file = file;
@@ -62,6 +70,7 @@ public final class ResumeJournal implements Closeable {
         this.state = state;
         this.cutTailBytes = cutTailBytes;
         this.verified.addAll(records);
+        records.forEach(r -> places.add(Place.of(r)));
     }
 
     /** Opens (or creates) the journal at {@code file} for the transfer {@code identity}. */
@@ -224,6 +233,36 @@ public final class ResumeJournal implements Closeable {
         return verified.contains(new JournalRecord(path, offset, length, digest));
     }
 
+    /**
+     * Whether the block at this place was verified by an earlier run, whatever its digest: for blocks the
+     * server announced as held ({@code have}) after checking that the files did not change since.
+     */
+    public synchronized boolean holds(String path, long offset, int length) {
+        return places.contains(new Place(path, offset, length));
+    }
+
+    /**
+     * The verified blocks of the journal at {@code file} if it belongs to {@code identity}, else none. Only
+     * reads; a torn tail is left for {@link #open} to cut.
+     */
+    public static Set<JournalRecord> peek(Path file, TransferIdentity identity) throws IOException {
+        if (!Files.exists(file)) {
+            return Set.of();
+        }
+        byte[] header = header(identity);
+        byte[] content = Files.readAllBytes(file);
+        if (content.length < header.length || !Arrays.equals(content, 0, header.length, header, 0, header.length)) {
+            return Set.of();
+        }
+        ByteBuffer in = ByteBuffer.wrap(content);
+        in.position(header.length);
+        Set<JournalRecord> records = new HashSet<>();
+        for (JournalRecord r; (r = readRecord(in)) != null; ) {
+            records.add(r);
+        }
+        return records;
+    }
+
     /** A snapshot of every verified block recorded. */
     public synchronized Set<JournalRecord> verified() {
         return Set.copyOf(verified);
@@ -247,6 +286,7 @@ public final class ResumeJournal implements Closeable {
         }
         channel.force(false);
         verified.addAll(records);
+        records.forEach(r -> places.add(Place.of(r)));
     }
 
     /** Closes and removes the journal: the transfer is complete and verified. */

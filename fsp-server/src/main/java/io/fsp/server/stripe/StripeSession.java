@@ -13,6 +13,7 @@ public final class StripeSession {
     private volatile StripeOptions options = StripeOptions.DEFAULTS;
     private volatile SelectionRequest selection = SelectionRequest.NONE;
     private final Map<TransferId, StripedTransfer> transfers = new LinkedHashMap<>();
+    private ResumeClaim resumeClaim;
 
     public StripeOptions options() {
         return options;
@@ -29,6 +30,21 @@ public final class StripeSession {
 
     public void selection(SelectionRequest s) {
         this.selection = s;
+    }
+
+    /** The claim FHAV lines are adding to, a new one when the manifest differs from the pending one's. */
+    public synchronized ResumeClaim resumeClaim(String manifestDigest) {
+        if (resumeClaim == null || !resumeClaim.manifestDigest().equals(manifestDigest)) {
+            resumeClaim = new ResumeClaim(manifestDigest);
+        }
+        return resumeClaim;
+    }
+
+    /** The pending claim for the next FRET, which consumes it; null if none. */
+    public synchronized ResumeClaim takeResumeClaim() {
+        ResumeClaim c = resumeClaim;
+        resumeClaim = null;
+        return c;
     }
 
     public synchronized void remember(StripedTransfer t) {

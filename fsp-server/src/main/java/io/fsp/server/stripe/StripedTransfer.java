@@ -43,6 +43,8 @@ public final class StripedTransfer {
     private final boolean directory;
     /** The digest announced for each block, so a re-seal can prove it encrypts the same plaintext. */
     private final java.util.concurrent.atomic.AtomicReferenceArray<io.fsp.checksum.Digest> announced;
+    /** Blocks a resuming client holds (FHAV): announced as {@code have}, not sent. Set before striping starts. */
+    private final java.util.BitSet held = new java.util.BitSet();
 
     private StripedTransfer(TransferId id, StripeOptions options, TransferKey key, boolean directory,
                             List<String> directories, List<SourceFile> files) {
@@ -194,9 +196,30 @@ public final class StripedTransfer {
         }
     }
 
-    /** Records the digest announced for block {@code seq}; {@link #reseal} holds later sealings to it. */
-    public void announced(long seq, io.fsp.checksum.Digest digest) {
-        announced.set((int) seq, digest);
+    /**
+     * Records the plaintext digest of the first sealing of block {@code seq} and holds every later sealing to
+     * it: the same key and sequence number mean the same AES-GCM nonce, which is safe only for the same
+     * plaintext. False if this sealing's plaintext differs from the first one's (the file changed).
+     */
+    public boolean sealed(long seq, io.fsp.checksum.Digest digest) {
+        return announced.compareAndSet((int) seq, null, digest) || digest.equals(announced.get((int) seq));
+    }
+
+    /** Marks the blocks the claim covers as held by the client: they are announced, never read or sent. */
+    public int hold(ResumeClaim claim) {
+        int n = 0;
+        for (PlannedBlock b : plan) {
+            if (claim.covers(b.file(), b.offset(), b.length())) {
+                held.set((int) b.seq());
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Whether the client said it holds block {@code seq} verified from an earlier run. */
+    public boolean held(long seq) {
+        return held.get((int) seq);
     }
 
     /**
@@ -217,8 +240,7 @@ public final class StripedTransfer {
                 data.release();
             }
         }
-        io.fsp.checksum.Digest expected = announced.get((int) seq);
-        if (expected != null && !expected.equals(sealed.digest())) {
+        if (!sealed(seq, sealed.digest())) {
             sealed.block().content().release();
             throw new IOException(f.name() + ": block " + seq + " changed since it was announced; not sent again");
         }

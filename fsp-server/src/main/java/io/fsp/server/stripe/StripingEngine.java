@@ -68,13 +68,20 @@ final class StripingEngine {
     java.util.Map<String, Integer> run() throws IOException, InterruptedException {
         java.util.Map<String, Integer> placed = new java.util.concurrent.ConcurrentHashMap<>();
         List<PlannedBlock> plan = transfer.plan();
-        try (BlockPipeline pipeline = transfer.pipeline(0, digests)) {
+        BlockPipeline pipeline = transfer.pipeline(0, digests);
+        long nextSeq = 0; // the sequence number the pipeline gives the next block it seals
+        try {
             FileChannel open = null;
             int openIndex = -1;
             try {
                 for (PlannedBlock b : plan) {
                     if (cancelled) {
                         throw new IOException("transfer cancelled");
+                    }
+                    if (transfer.held(b.seq())) {
+                        placed.merge("have", 1, Integer::sum);
+                        announce.accept("BLK " + b.seq() + " have " + b.file() + " " + b.offset() + " " + b.length() + " -");
+                        continue;
                     }
                     if (b.file() != openIndex) {
                         if (open != null) {
@@ -84,6 +91,11 @@ final class StripingEngine {
                         openIndex = b.file();
                     }
                     SourceFile f = transfer.files().get(b.file());
+                    if (b.seq() != nextSeq) { // held blocks were left out: go on at this block's own number
+                        pipeline.close();
+                        pipeline = transfer.pipeline(b.seq(), digests);
+                    }
+                    nextSeq = b.seq() + 1;
                     ByteBuf data = transfer.read(open, b);
                     SealedBlock sealed;
                     try {
@@ -91,7 +103,10 @@ final class StripingEngine {
                     } finally {
                         data.release();
                     }
-                    transfer.announced(b.seq(), sealed.digest());
+                    if (!transfer.sealed(b.seq(), sealed.digest())) {
+                        sealed.block().content().release();
+                        throw new IOException(f.name() + ": block " + b.seq() + " changed since it was first sealed");
+                    }
                     place(new Placement(b, sealed.block().content(), sealed.digest(), null), placed);
                     for (Placement p; (p = again.poll()) != null; ) {
                         place(p, placed);
@@ -102,6 +117,8 @@ final class StripingEngine {
                     open.close();
                 }
             }
+        } finally {
+            pipeline.close();
         }
         // Reading is done: wait for the last stores, placing again what a failing target gave back.
         while (inFlight.get() > 0 || !again.isEmpty()) {

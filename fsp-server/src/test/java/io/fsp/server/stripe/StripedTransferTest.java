@@ -1,7 +1,10 @@
 package io.fsp.server.stripe;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.block.stage.BlockPipeline;
 import io.fsp.block.stage.SealedBlock;
@@ -40,7 +43,7 @@ class StripedTransferTest {
             } finally {
                 data.release();
             }
-            t.announced(0, sealed.digest());
+            assertTrue(t.sealed(0, sealed.digest()));
             return bytes(sealed);
         }
     }
@@ -63,5 +66,46 @@ class StripedTransferTest {
         Files.write(file, changed);
         // Same key and sequence number would mean the same GCM nonce over different plaintext.
         assertThrows(IOException.class, () -> t.reseal(0));
+    }
+
+    @Test
+    void theFirstSealingOfABlockHoldsEveryLaterOneToItsPlaintext() throws Exception {
+        Path file = Files.write(dir.resolve("a.bin"), new byte[100_000]);
+        StripedTransfer t = StripedTransfer.plan(file, StripeOptions.DEFAULTS, new SecureRandom());
+        byte[] first = bytes(t.reseal(0)); // an origin re-fetch before the engine sealed it (a held block, say)
+        assertArrayEquals(first, bytes(t.reseal(0)));
+        byte[] changed = new byte[100_000];
+        changed[7] = 1;
+        Files.write(file, changed);
+        assertThrows(IOException.class, () -> t.reseal(0));
+    }
+
+    @Test
+    void blocksAResumingClientHoldsAreMarkedHeld() throws Exception {
+        Path file = Files.write(dir.resolve("a.bin"), new byte[5 * 4096 + 10]);
+        StripedTransfer t = StripedTransfer.plan(file, StripeOptions.DEFAULTS.with("block-size", "4k"), new SecureRandom());
+        ResumeClaim claim = new ResumeClaim("ab".repeat(32));
+        claim.add(0, 0, 4096);
+        claim.add(0, 8192, 12288);
+        claim.add(0, 12288, 16384); // touches the one before: merged
+        claim.add(0, 20480, 20489); // one byte short of the last block
+        assertEquals(3, t.hold(claim));
+        assertTrue(t.held(0));
+        assertFalse(t.held(1));
+        assertTrue(t.held(2));
+        assertTrue(t.held(3));
+        assertFalse(t.held(4));
+        assertFalse(t.held(5));
+    }
+
+    @Test
+    void aClaimIsBounded() {
+        ResumeClaim claim = new ResumeClaim("00".repeat(32));
+        for (int i = 0; i < ResumeClaim.MAX_RANGES; i++) {
+            claim.add(1, 2L * i, 2L * i + 1);
+        }
+        assertThrows(IllegalArgumentException.class, () -> claim.add(1, 0, 1));
+        assertThrows(IllegalArgumentException.class, () -> new ResumeClaim("not hex"));
+        assertThrows(IllegalArgumentException.class, () -> new ResumeClaim("00".repeat(32)).add(0, 5, 5));
     }
 }

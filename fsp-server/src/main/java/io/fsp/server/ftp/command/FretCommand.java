@@ -13,6 +13,7 @@ import io.fsp.server.ftp.data.DataTransfers;
 import io.fsp.server.select.RelayChoice;
 import io.fsp.server.select.SelectionRequest;
 import io.fsp.server.stripe.RelayEndpoint;
+import io.fsp.server.stripe.ResumeClaim;
 import io.fsp.server.stripe.StripeContext;
 import io.fsp.server.stripe.StripeOptions;
 import io.fsp.server.stripe.StripedTransfer;
@@ -105,6 +106,7 @@ public final class FretCommand extends FspExtensionCommand {
             throw new FtpReplyException(Replies.notAFile(path));
         }
         StripedTransfer transfer = StripedTransfer.plan(real, options, stripe.random());
+        holdWhatTheClientHas(session, transfer);
         TokenKey tokenKey = TokenKey.random();
         Instant expires = Instant.now().plus(TOKEN_LIFETIME);
         CapabilityToken token = CapabilityToken.issue(tokenKey, transfer.id(), expires, TokenScope.ALL);
@@ -140,6 +142,31 @@ public final class FretCommand extends FspExtensionCommand {
             }
         }
         return new Prepared(transfer, tokenKey, token, relays, endpoints);
+    }
+
+    /**
+     * A resuming client named what it holds from an earlier run (FHAV): if the files are unchanged (same
+     * manifest), those blocks are announced as {@code have} and never read or sent.
+     */
+    private void holdWhatTheClientHas(FtpSession session, StripedTransfer transfer) {
+        ResumeClaim claim = stripe.session(session).takeResumeClaim();
+        if (claim == null) {
+            return;
+        }
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < transfer.files().size(); i++) {
+            lines.add(fileLine(i, transfer.files().get(i)));
+        }
+        if (claim.manifestDigest().equals(ResumeClaim.manifestDigest(lines))) {
+            log.info("{} transfer {}: the client holds {} of {} blocks from an earlier run; they are not sent again", session,
+                    transfer.id(), transfer.hold(claim), transfer.plan().size());
+        } else {
+            log.info("{} transfer {}: FHAV ignored, the files changed since the client's earlier run", session, transfer.id());
+        }
+    }
+
+    private static String fileLine(int index, StripedTransfer.SourceFile f) {
+        return "FILE " + index + " " + f.size() + " " + f.modifiedMillis() + " " + encodeName(f.name());
     }
 
     /**
@@ -187,7 +214,7 @@ public final class FretCommand extends FspExtensionCommand {
         }
         for (int i = 0; i < t.files().size(); i++) {
             StripedTransfer.SourceFile f = t.files().get(i);
-            info.add("FILE " + i + " " + f.size() + " " + f.modifiedMillis() + " " + encodeName(f.name()));
+            info.add(fileLine(i, f));
         }
         Striping striping = new Striping(stripe, session, t, p.relays(), p.endpoints());
         if (direct.isPresent()) {
