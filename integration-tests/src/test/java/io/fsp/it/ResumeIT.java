@@ -65,8 +65,34 @@ class ResumeIT {
         }
     }
 
+    @Test
+    void killedGetOfADirectoryTreeResumesWithoutTheServerSendingHeldBlocks() throws Exception {
+        Fault[] slow = {new Fault.Throttle(700_000)};
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, slow, slow, slow)) {
+            Path tree = rig.root().resolve("tree");
+            Files.createDirectories(tree.resolve("sub/deeper"));
+            TreeDigests.random(tree.resolve("a.bin"), 2 * 1024 * 1024 + 3, 1);
+            TreeDigests.random(tree.resolve("sub/b.bin"), 3 * 1024 * 1024, 2);
+            TreeDigests.random(tree.resolve("sub/deeper/c ü.bin"), 1024 * 1024 + 77, 3);
+            Files.write(tree.resolve("sub/empty"), new byte[0]);
+            Path dest = dir.resolve("tree.copy");
+            killMidway(rig, "/tree", dest);
+
+            CollectSummary s = rig.get("/tree", dest, false, "block-size=64k");
+            assertTrue(s.complete() && s.verified(), s.toText());
+            assertEquals(TreeDigests.of(tree), TreeDigests.of(dest));
+            long resumed = s.blocksBySource().getOrDefault("journal", 0L);
+            assertTrue(resumed > 0, "blocks taken from the journal: " + s.toText());
+            assertEquals(resumed, s.notSent(), "the server neither read nor sent what the journal holds: " + s.toText());
+        }
+    }
+
     /** Runs {@code fsp get} as a process and kills it (SIGKILL) once it has journaled some blocks; the journal's path. */
     private Path killMidway(StripeRig rig, Path dest) throws Exception {
+        return killMidway(rig, "/big.bin", dest);
+    }
+
+    private Path killMidway(StripeRig rig, String remote, Path dest) throws Exception {
         Path journal = dest.resolveSibling("." + dest.getFileName() + ".fsp-journal");
         String classPath = System.getProperty("fsp.it.classpath", "");
         if (classPath.isBlank() || classPath.startsWith("${")) {
@@ -74,7 +100,7 @@ class ResumeIT {
         }
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", classPath, "io.fsp.client.cli.FspCli", "get",
-                "fsp://" + StripeRig.USER + "@127.0.0.1:" + rig.port() + "/big.bin", "-o", dest.toString(),
+                "fsp://" + StripeRig.USER + "@127.0.0.1:" + rig.port() + remote, "-o", dest.toString(),
                 "--trust", rig.server().fingerprint().toString(), "--block-size", "64k", "--json");
         pb.environment().put("FSP_PASSWORD", StripeRig.PASSWORD);
         pb.redirectErrorStream(true).redirectOutput(dir.resolve("first-run.log").toFile());
