@@ -384,23 +384,20 @@ class RelayServerTest {
                 RelayHarness.Opened onBig = h.open(big);
                 RelayHarness.Opened onSmall = other.open(small);
                 Map<RelayConnection, TransferId> ids = Map.of(big, onBig.id(), small, onSmall.id());
-                List<CompletableFuture<Void>> puts = new ArrayList<>();
+                List<CompletableFuture<Void>> toBig = new ArrayList<>();
+                List<CompletableFuture<Void>> toSmall = new ArrayList<>();
                 for (long seq = 0; seq < 40; seq++) {
                     RelayConnection r = RelayConnection.firstWritable(List.of(small, big)).get(10, TimeUnit.SECONDS);
-                    puts.add(r.putBlock(ids.get(r), seq, Unpooled.wrappedBuffer(block(20_000, seq))));
+                    (r == big ? toBig : toSmall).add(r.putBlock(ids.get(r), seq, Unpooled.wrappedBuffer(block(20_000, seq))));
                 }
                 // The small relay holds 5 blocks and stops acknowledging; at most a window's worth more waits
-                // for it (2 at the relay, 1 here), and everything else goes to the big one.
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                long onBigStored;
-                while ((onBigStored = h.relay.store().status(onBig.id()).orElseThrow().blocks()) < 32
-                        && System.nanoTime() < deadline) {
-                    Thread.sleep(10);
-                }
-                assertTrue(onBigStored >= 32, "blocks on the big relay: " + onBigStored);
+                // for it (2 at the relay, 1 here), and everything else goes to the big one, which stores it all.
+                CompletableFuture.allOf(toBig.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+                assertTrue(toBig.size() >= 32, "blocks on the big relay: " + toBig.size());
+                assertEquals(toBig.size(), h.relay.store().status(onBig.id()).orElseThrow().blocks());
                 assertEquals(5, other.relay.store().status(onSmall.id()).orElseThrow().blocks());
-                assertEquals(40 - onBigStored - 5, puts.stream().filter(f -> !f.isDone()).count(),
-                        "every other block waits for the small relay");
+                assertEquals(toSmall.size() - 5, toSmall.stream().filter(f -> !f.isDone()).count(),
+                        "every block past the small relay's quota waits for it");
             }
         }
     }
