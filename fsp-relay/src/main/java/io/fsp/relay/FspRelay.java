@@ -40,9 +40,10 @@ public final class FspRelay implements AutoCloseable {
     private final ExecutorService verifier;
     private final BlockStore store;
     private final Channel listener;
+    private final RelayServerInitializer sessions;
 
     private FspRelay(RelayConfig config, EventLoopGroup boss, EventLoopGroup workers, ExecutorService disk,
-                     ExecutorService verifier, BlockStore store, Channel listener) {
+                     ExecutorService verifier, BlockStore store, Channel listener, RelayServerInitializer sessions) {
         this.config = config;
         this.boss = boss;
         this.workers = workers;
@@ -50,6 +51,7 @@ public final class FspRelay implements AutoCloseable {
         this.verifier = verifier;
         this.store = store;
         this.listener = listener;
+        this.sessions = sessions;
     }
 
     public static FspRelay start(RelayConfig config) throws IOException {
@@ -62,15 +64,16 @@ public final class FspRelay implements AutoCloseable {
                 NioIoHandler.newFactory());
         try {
             BlockStore store = new BlockStore(config.store(), disk, config.clock(), PooledByteBufAllocator.DEFAULT);
+            RelayServerInitializer sessions = new RelayServerInitializer(ssl, store, config.limits(), config.clock(), config.faults(),
+                    config.maxConnections(), config.idleTimeout(),
+                    config.verifyBlocks()
+                            ? BlockCheck.of(config.limits().maxBlockBytes(), verifier, config.acceptClearBlocks())
+                            : BlockCheck.NONE);
             Channel listener = new ServerBootstrap().group(boss, workers).channel(NioServerSocketChannel.class)
                     .childOption(ChannelOption.AUTO_READ, false)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
-                    .childHandler(new RelayServerInitializer(ssl, store, config.limits(), config.clock(), config.faults(),
-                            config.maxConnections(), config.idleTimeout(),
-                            config.verifyBlocks()
-                                    ? BlockCheck.of(config.limits().maxBlockBytes(), verifier, config.acceptClearBlocks())
-                                    : BlockCheck.NONE))
+                    .childHandler(sessions)
                     .bind(config.listen()).syncUninterruptibly().channel();
             Duration ttl = config.store().ttl();
             long period = Math.max(100, Math.min(ttl.toMillis() / 4, MAX_EXPIRY_PERIOD.toMillis()));
@@ -81,7 +84,7 @@ public final class FspRelay implements AutoCloseable {
                     log.warn("expiring transfers failed: {}", e.toString(), e);
                 }
             }, period, period, TimeUnit.MILLISECONDS);
-            FspRelay relay = new FspRelay(config, boss, workers, disk, verifier, store, listener);
+            FspRelay relay = new FspRelay(config, boss, workers, disk, verifier, store, listener, sessions);
             log.info("listening on {}, quota {} bytes ({} in memory), ttl {}, trusting {} server(s), {}{}",
                     CliValues.format(relay.address()), config.store().quotaBytes(), config.store().memoryBytes(), ttl,
                     config.trustedServers().size(), !config.verifyBlocks() ? "blocks unchecked"
@@ -106,6 +109,11 @@ public final class FspRelay implements AutoCloseable {
 
     public BlockStore store() {
         return store;
+    }
+
+    /** Connections (servers' and clients') open now. */
+    public int connections() {
+        return sessions.connections();
     }
 
     public RelayConfig config() {

@@ -118,6 +118,7 @@ public final class FspServer implements AutoCloseable {
                 throw new IllegalArgumentException("meridian " + bind + ": " + e.getMessage(), e);
             }
         }
+        stripe.warmRelayConnections();
         commands.register(new FspoCommand(stripe))
                 .register(new FhavCommand(stripe))
                 .register(new FretCommand(stripe))

@@ -66,6 +66,7 @@ public final class RelayConnection implements AutoCloseable {
     private final List<CompletableFuture<Void>> writableWaiters = new ArrayList<>();
     private int nextId = 1;
     private volatile long unacknowledgedBytes; // written on the event loop only
+    private volatile long pushWindowBytes; // written on the event loop only
     private RelayRole role;
     private Throwable failure;
 
@@ -73,6 +74,7 @@ public final class RelayConnection implements AutoCloseable {
         this.channel = channel;
         this.relay = relay;
         this.config = config;
+        this.pushWindowBytes = config.pushWindowBytes();
     }
 
     /**
@@ -250,6 +252,20 @@ public final class RelayConnection implements AutoCloseable {
         return unacknowledgedBytes;
     }
 
+    /**
+     * Sets the push window for the blocks pushed from now on: a connection kept for several transfers serves
+     * each with a window fitted to its block size.
+     */
+    public void pushWindowBytes(long bytes) {
+        if (bytes < 1) {
+            throw new IllegalArgumentException("pushWindowBytes: " + bytes + " (expected: >= 1)");
+        }
+        channel.eventLoop().execute(() -> {
+            pushWindowBytes = bytes;
+            drainPuts();
+        });
+    }
+
     /** Drops the transfer and all its blocks at the relay. */
     public CompletableFuture<Void> abortTransfer(TransferId transferId) {
         return request(id -> new RelayMessage.AbortTransfer(id, transferId), config.requestTimeout(), Void.class);
@@ -365,14 +381,14 @@ public final class RelayConnection implements AutoCloseable {
     }
 
     private boolean hasPushRoom() {
-        return queuedPuts.isEmpty() && unacknowledgedBytes < config.pushWindowBytes();
+        return queuedPuts.isEmpty() && unacknowledgedBytes < pushWindowBytes;
     }
 
     private void drainPuts() {
         while (!queuedPuts.isEmpty()) {
             QueuedPut q = queuedPuts.peek();
             long size = q.block.readableBytes();
-            if (unacknowledgedBytes > 0 && unacknowledgedBytes + size > config.pushWindowBytes()) {
+            if (unacknowledgedBytes > 0 && unacknowledgedBytes + size > pushWindowBytes) {
                 return; // the relay's acknowledgements make room
             }
             queuedPuts.poll();
@@ -380,7 +396,7 @@ public final class RelayConnection implements AutoCloseable {
             RelayMessage.PutBlock put = new RelayMessage.PutBlock(nextId(), q.transferId, q.seq, q.block);
             send(put, new Pending(Void.class, q.future, size, put), config.putTimeout());
         }
-        if (unacknowledgedBytes < config.pushWindowBytes() && !writableWaiters.isEmpty()) {
+        if (unacknowledgedBytes < pushWindowBytes && !writableWaiters.isEmpty()) {
             List<CompletableFuture<Void>> waiters = new ArrayList<>(writableWaiters);
             writableWaiters.clear();
             waiters.forEach(w -> w.complete(null));

@@ -44,11 +44,20 @@ abstract class BlockTarget {
     static final class Relay extends BlockTarget {
         private final RelayConnection connection;
         private final TransferId transfer;
+        private final Runnable onGivenUp;
 
-        Relay(int index, RelayConnection connection, TransferId transfer) {
+        /** @param onGivenUp told when the engine gives this relay up */
+        Relay(int index, RelayConnection connection, TransferId transfer, Runnable onGivenUp) {
             super("relay:" + index);
             this.connection = connection;
             this.transfer = transfer;
+            this.onGivenUp = onGivenUp;
+        }
+
+        @Override
+        void markDead() {
+            super.markDead();
+            onGivenUp.run();
         }
 
         RelayConnection connection() {

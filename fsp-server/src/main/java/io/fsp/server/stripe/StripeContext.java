@@ -1,5 +1,6 @@
 package io.fsp.server.stripe;
 
+import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
 import io.fsp.server.select.OverlaySelection;
 import io.fsp.server.ftp.FtpSession;
@@ -15,11 +16,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import javax.net.ssl.SSLException;
 
 /**
@@ -38,12 +41,20 @@ public final class StripeContext implements AutoCloseable {
     private final Map<FtpSession, StripeSession> sessions = new ConcurrentHashMap<>();
     private final RelayConnectionConfig relayConfig = RelayConnectionConfig.DEFAULT;
     private volatile OverlaySelection overlay;
+    private final RelayPool pool;
 
     public StripeContext(KeyMaterial identity, List<RelayEndpoint> relays, boolean requireTls) {
         this.identity = identity;
         this.relays = List.copyOf(relays);
         this.requireTls = requireTls;
         this.relayLoops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        this.pool = new RelayPool(r -> {
+            try {
+                return RelayConnection.connect(r.address(), sslFor(r), relayLoops, relayConfig);
+            } catch (SSLException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        });
         AtomicInteger n = new AtomicInteger();
         this.engines = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "fsp-stripe-" + n.incrementAndGet());
@@ -87,15 +98,46 @@ public final class StripeContext implements AutoCloseable {
     }
 
     /**
-     * The relay connection settings for a transfer of {@code blockSize} blocks. The push window is a few blocks,
-     * not the default 16 MiB: first-come-first-served placement can only favour the relay that drains fastest
-     * if no relay has most of the file queued already (with 16 MiB per relay, a 16 MiB file was split evenly at
-     * the start, and the slowest link decided the striping time).
+     * The push window for a transfer of {@code blockSize} blocks: a few blocks, not the default 16 MiB.
+     * First-come-first-served placement can only favour the relay that drains fastest if no relay has most of
+     * the file queued already (with 16 MiB per relay, a 16 MiB file was split evenly at the start, and the
+     * slowest link decided the striping time).
      */
-    public RelayConnectionConfig relayConfigFor(int blockSize) {
-        long window = Math.min(relayConfig.pushWindowBytes(), Math.max(4L * blockSize, 1L << 20));
-        return new RelayConnectionConfig(relayConfig.connectTimeout(), relayConfig.requestTimeout(), relayConfig.putTimeout(),
-                window, relayConfig.limits());
+    public long pushWindowFor(int blockSize) {
+        return Math.min(relayConfig.pushWindowBytes(), Math.max(4L * blockSize, 1L << 20));
+    }
+
+    /** Connections to relays kept between transfers (see {@link RelayPool}). */
+    RelayPool pool() {
+        return pool;
+    }
+
+    /**
+     * Opens connections to the static relays in the background, so that the first transfer does not wait
+     * for handshakes.
+     */
+    public void warmRelayConnections() {
+        pool.warm(relays);
+    }
+
+    /**
+     * A connection to {@code relay} on which {@code start} (OPEN_TRANSFER) succeeded: one kept from an
+     * earlier transfer, or a new one. Give it back with {@link #release} when the transfer has placed
+     * every block.
+     */
+    public CompletableFuture<RelayConnection> relayConnection(
+            RelayEndpoint relay, Function<RelayConnection,
+            CompletableFuture<Void>> start) {
+        return pool.take(relay, start);
+    }
+
+    /** Ends a transfer's use of {@code c}: kept for the next transfer if it served this one to the end, else closed. */
+    public void release(RelayEndpoint relay, RelayConnection c, boolean transferCompleted) {
+        if (transferCompleted) {
+            pool.give(relay, c);
+        } else {
+            c.close();
+        }
     }
 
     /** A TLS client context that presents the server's certificate and accepts only {@code relay}'s. */
@@ -122,6 +164,7 @@ public final class StripeContext implements AutoCloseable {
         if (o != null) {
             o.close();
         }
+        pool.close();
         engines.shutdownNow();
         relayLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }

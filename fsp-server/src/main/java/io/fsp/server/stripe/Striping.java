@@ -30,6 +30,7 @@ public final class Striping {
     private final Map<Integer, RelayConnection> relays;
     private final List<RelayEndpoint> endpoints;
     private volatile Map<String, Integer> placed = Map.of();
+    private final java.util.Set<Integer> givenUp = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * @param relays the connections the transfer uses, by index into {@code endpoints}
@@ -48,7 +49,7 @@ public final class Striping {
     public Future<Long> start(Optional<Channel> direct) {
         Promise<Long> done = session.channel().eventLoop().newPromise();
         List<BlockTarget> targets = new ArrayList<>();
-        relays.forEach((i, c) -> targets.add(new BlockTarget.Relay(i, c, transfer.id())));
+        relays.forEach((i, c) -> targets.add(new BlockTarget.Relay(i, c, transfer.id(), () -> givenUp.add(i))));
         direct.ifPresent(ch -> targets.add(new BlockTarget.Direct(ch)));
         StripingEngine engine = new StripingEngine(transfer, targets,
                 line -> session.reply(new FtpReply(ReplyCode.FSP_ANNOUNCEMENT, line)),
@@ -94,6 +95,11 @@ public final class Striping {
             log.info("{} transfer {}: not every relay took the abort ({}); its blocks there expire", session,
                     transfer.id(), ex.toString());
         }
+    }
+
+    /** Whether the engine gave up relay {@code index} during this transfer (failed, stalled or closed). */
+    public boolean gaveUp(int index) {
+        return givenUp.contains(index);
     }
 
     /** {@code relay:0=12 relay:1=9 …}: where the blocks went. */

@@ -97,6 +97,21 @@ public final class StripeRig implements AutoCloseable {
         return relays;
     }
 
+    /**
+     * Stops relay {@code i} and starts it again on the same port with the same certificate and an empty store,
+     * as an operator's restart would; the server's kept connections to it are then dead.
+     */
+    public FspRelay restartRelay(int i) throws java.io.IOException {
+        FspRelay old = relays.get(i);
+        InetSocketAddress at = old.address();
+        RelayConfig c = old.config();
+        old.close();
+        FspRelay fresh = FspRelay.start(new RelayConfig(at, c.store(), c.identity(), c.trustedServers(), c.limits(),
+                c.maxConnections(), c.idleTimeout(), c.verifyBlocks(), c.acceptClearBlocks(), c.faults(), c.clock()));
+        relays.set(i, fresh);
+        return fresh;
+    }
+
     public int port() {
         return server.addresses().get(0).getPort();
     }

@@ -68,10 +68,10 @@ public final class FretCommand extends FspExtensionCommand {
 
     /** Everything prepared off the event loop: the plan and the relays that took the transfer. */
     private record Prepared(StripedTransfer transfer, TokenKey tokenKey, CapabilityToken token,
-                            Map<Integer, RelayConnection> relays, List<RelayEndpoint> endpoints) implements AutoCloseable {
-        @Override
-        public void close() {
-            relays.values().forEach(RelayConnection::close);
+                            Map<Integer, RelayConnection> relays, List<RelayEndpoint> endpoints) {
+        /** The transfer is over: connections that served it to the end wait for the next one, the others close. */
+        void release(StripeContext stripe, Striping striping, boolean completed) {
+            relays.forEach((i, c) -> stripe.release(endpoints.get(i), c, completed && !striping.gaveUp(i)));
         }
     }
 
@@ -113,22 +113,12 @@ public final class FretCommand extends FspExtensionCommand {
         // Connect to every relay at once; the ones that fail are left out of this transfer.
         List<RelayEndpoint> endpoints = options.useRelays() ? relaysFor(session) : List.of();
         List<CompletableFuture<RelayConnection>> opening = new ArrayList<>();
+        long window = stripe.pushWindowFor(options.blockSize());
         for (RelayEndpoint e : endpoints) {
-            CompletableFuture<RelayConnection> c;
-            try {
-                c = RelayConnection.connect(e.address(), stripe.sslFor(e), stripe.relayLoops(),
-                                stripe.relayConfigFor(options.blockSize()))
-                        .thenCompose(conn -> conn.openTransfer(transfer.id(), tokenKey, expires, transfer.totalBytes())
-                                .whenComplete((ok, err) -> {
-                                    if (err != null) {
-                                        conn.close();
-                                    }
-                                })
-                                .thenApply(ok -> conn));
-            } catch (javax.net.ssl.SSLException ex) {
-                c = CompletableFuture.failedFuture(ex);
-            }
-            opening.add(c);
+            opening.add(stripe.relayConnection(e, conn -> {
+                conn.pushWindowBytes(window);
+                return conn.openTransfer(transfer.id(), tokenKey, expires, transfer.totalBytes());
+            }));
         }
         Map<Integer, RelayConnection> relays = new TreeMap<>();
         for (int i = 0; i < opening.size(); i++) {
@@ -138,7 +128,7 @@ public final class FretCommand extends FspExtensionCommand {
                 Throwable cause = e.getCause() != null ? e.getCause() : e;
                 log.warn("{} relay {} left out of transfer {}: {}", session, endpoints.get(i).hostPort(), transfer.id(),
                         cause.getMessage());
-                opening.get(i).thenAccept(RelayConnection::close);
+                opening.get(i).thenAccept(RelayConnection::close); // late: this transfer went on without it
             }
         }
         return new Prepared(transfer, tokenKey, token, relays, endpoints);
@@ -219,13 +209,13 @@ public final class FretCommand extends FspExtensionCommand {
         Striping striping = new Striping(stripe, session, t, p.relays(), p.endpoints());
         if (direct.isPresent()) {
             DataTransfers.run(session, direct.get(), path, summary,
-                    (ch, tls, transfer) -> striping.start(Optional.of(ch)), ok -> p.close());
+                    (ch, tls, transfer) -> striping.start(Optional.of(ch)), ok -> p.release(stripe, striping, ok));
             announceAll(session, info);
         } else {
             session.reply(new FtpReply(ReplyCode.OPENING_DATA_CONNECTION, summary));
             announceAll(session, info);
             striping.start(Optional.empty()).addListener(f -> {
-                p.close();
+                p.release(stripe, striping, f.isSuccess());
                 if (f.isSuccess()) {
                     session.reply(new FtpReply(ReplyCode.TRANSFER_COMPLETE, "FSP transfer " + t.id() + " complete: "
                             + striping.placedSummary()));
