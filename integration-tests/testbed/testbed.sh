@@ -3,7 +3,7 @@
 # transfers of its Figures 5 and 6 run on it, with GridFTP and vsftpd + curl over the direct path beside them.
 #
 #   bin/bench-testbed [--quick] [--rate-mbit 10] [--runs 3] [--size-mb 16] [--out DIR] [--no-peers]
-#                     [--only REGEX (scenarios to run)]
+#                     [--data file|mixed|both (default both)] [--only REGEX (scenarios to run)]
 #                     [--get-options "OPTIONS for every fsp get" (default: --block-size 256K)]
 #
 # Run as root. Topology (all addresses in 10.77.0.0/24, which exists only inside these namespaces):
@@ -16,6 +16,9 @@
 #   tb-sw ──────────────R───── ┘ one shared uplink (the paper's client and IN3 behind one 100 Mbit line)
 #     ├─ tb-cli (10.77.0.3)
 #     └─ tb-r3  (10.77.0.13)
+#
+# Data sets: "one file" of --size-mb MiB, and "mixed": about as many bytes in 87 files of very different sizes
+# (half the bytes in one file, four of 1/16, 64 of 1/256, tiny and empty ones) in nested directories.
 #
 # R is --rate-mbit (default 10: the paper's 100 Mbit/s scaled down by 10, the server's link 10x faster).
 # Every link is shaped in both directions with tbf on the sending end. Everything is torn down on exit,
@@ -32,6 +35,7 @@ ONLY=""
 GET_OPTS="--block-size 256K"
 PEERS=1
 OUT=""
+DATASETS=(file mixed)
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --quick) QUICK=1 ;;
@@ -41,15 +45,17 @@ while [[ $# -gt 0 ]]; do
         --out) OUT=$2; shift ;;
         --no-peers) PEERS=0 ;;
         --only) ONLY=$2; shift ;;
+        --data) case "$2" in file|mixed) DATASETS=("$2") ;; both) DATASETS=(file mixed) ;;
+                    *) echo "testbed: --data $2 (expected: file, mixed or both)" >&2; exit 2 ;; esac; shift ;;
         --get-options) GET_OPTS=$2; shift ;;
-        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "testbed: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
 done
 if [[ $QUICK == 1 ]]; then
     # quick (CI): faster links so the one small transfer takes seconds
-    RUNS=1; SIZE_MB=4; PEERS=0; [[ $RATE_SET == 1 ]] || RATE=40
+    RUNS=1; SIZE_MB=4; PEERS=0; DATASETS=(file); [[ $RATE_SET == 1 ]] || RATE=40
 fi
 [[ $(id -u) == 0 ]] || { echo "testbed: must run as root (network namespaces, tc)" >&2; exit 2; }
 command -v ip >/dev/null && command -v tc >/dev/null || { echo "testbed: needs ip and tc (iproute2)" >&2; exit 2; }
@@ -152,8 +158,35 @@ log "topology up: server ${FAST} Mbit/s, relays and shared client uplink ${RATE}
 DATA=$WORK/data
 mkdir -p "$DATA" "$WORK/recv"
 head -c $(( SIZE_MB * 1024 * 1024 )) /dev/urandom > "$DATA/big.bin"
-BYTES=$(stat -c %s "$DATA/big.bin")
-WANT=$(sha256sum "$DATA/big.bin" | cut -d' ' -f1)
+
+# the mixed data set: sizes that are not multiples of the block size, many small files, empty ones
+make_mixed() { # DIR MIB
+    local d=$1 kib=$(( $2 * 1024 )) i
+    mkdir -p "$d/large" "$d/medium/a" "$d/small/b/c"
+    head -c $(( kib / 2 * 1024 )) /dev/urandom > "$d/large/half.bin"
+    for i in 1 2 3 4; do head -c $(( kib / 16 * 1024 + i * 1000 + 7 )) /dev/urandom > "$d/medium/a/part-$i.dat"; done
+    for i in $(seq 1 64); do head -c $(( kib / 256 * 1024 - i * 13 )) /dev/urandom > "$d/small/b/c/f$i.bin"; done
+    for i in $(seq 1 16); do head -c $(( i * 211 )) /dev/urandom > "$d/small/tiny-$i"; done
+    : > "$d/small/empty-1"
+    : > "$d/empty-2"
+}
+make_mixed "$DATA/mixed" "$SIZE_MB"
+
+# names and contents of every file under DIR, as one digest
+tree_digest() { (cd "$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1; }
+tree_bytes() { find "$1" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }'; }
+
+# the data set the next transfers move: what is fetched, where it lands, how many bytes, its digest
+use_data() { # file|mixed
+    DS=$1
+    case "$DS" in
+        file) DS_LABEL="one file"; DS_REMOTE=big.bin; DS_DEST=$WORK/recv/big.bin; DS_BYTES=$(stat -c %s "$DATA/big.bin")
+              DS_WANT=$(sha256sum "$DATA/big.bin" | cut -d' ' -f1) ;;
+        mixed) DS_LABEL="mixed"; DS_REMOTE=mixed; DS_DEST=$WORK/recv/mixed; DS_BYTES=$(tree_bytes "$DATA/mixed")
+              DS_WANT=$(tree_digest "$DATA/mixed") ;;
+    esac
+}
+received_digest() { if [[ -d $DS_DEST ]]; then tree_digest "$DS_DEST"; elif [[ -f $DS_DEST ]]; then sha256sum "$DS_DEST" | cut -d' ' -f1; fi; }
 
 # --- FSP processes ----------------------------------------------------------------------------------
 # Build once through the launchers, then run the jars directly: a source edited during a run must not make a
@@ -239,47 +272,60 @@ cross_off() {
 }
 
 RESULTS=$OUT/results.tsv
-printf 'scenario\trun\tbytes\tstriped_s\ttotal_s\tlinks\tidentical\n' > "$RESULTS"
+printf 'scenario\trun\tbytes\tstriped_s\ttotal_s\tlinks\tidentical\tdata\n' > "$RESULTS"
 
 # one fsp get in the client namespace; appends a result line
 fsp_get() { # scenario run links extra-options...
     local name=$1 run=$2 links=$3; shift 3
     [[ -z $ONLY || $name =~ $ONLY ]] || return 0
-    local dest=$WORK/recv/big.bin
-    rm -f "$dest"
+    rm -rf "$DS_DEST"
     local json
-    json=$(FSP_PASSWORD=$PASSWORD ip netns exec tb-cli "${FSP_CLIENT[@]}" get "fsp://bench@10.77.0.2:2121/big.bin" \
-        -o "$dest" --trust "$SRV_FP" --json $GET_OPTS "$@" 2>"$WORK/get.err" | tail -1) || {
-        log "$name run $run: fsp get failed:"; tail -20 "$WORK/get.err" >&2; cat "$WORK/server.log" | tail -20 >&2; exit 1; }
-    local got ident=no total striped
-    got=$(sha256sum "$dest" | cut -d' ' -f1)
-    [[ $got == "$WANT" ]] && ident=yes
+    json=$(FSP_PASSWORD=$PASSWORD ip netns exec tb-cli "${FSP_CLIENT[@]}" get "fsp://bench@10.77.0.2:2121/$DS_REMOTE" \
+        -o "$DS_DEST" --trust "$SRV_FP" --json $GET_OPTS "$@" 2>"$WORK/get.err" | tail -1) || {
+        log "$name ($DS_LABEL) run $run: fsp get failed:"; tail -20 "$WORK/get.err" >&2; cat "$WORK/server.log" | tail -20 >&2; exit 1; }
+    local ident=no total striped
+    [[ $(received_digest) == "$DS_WANT" ]] && ident=yes
     total=$(sed -n 's/.*"seconds":\([0-9.]*\).*/\1/p' <<<"$json")
     striped=$(sed -n 's/.*"striped_seconds":\([-0-9.]*\).*/\1/p' <<<"$json")
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$run" "$BYTES" "$striped" "$total" "$links" "$ident" >> "$RESULTS"
-    log "$name run $run: striped ${striped}s total ${total}s identical=$ident $(sed -n 's/.*"blocks_by_source":\({[^}]*}\).*/\1/p' <<<"$json")"
-    [[ $ident == yes ]] || { log "$name: received file differs from the original"; exit 3; }
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$run" "$DS_BYTES" "$striped" "$total" "$links" "$ident" "$DS_LABEL" >> "$RESULTS"
+    log "$name ($DS_LABEL) run $run: striped ${striped}s total ${total}s identical=$ident $(sed -n 's/.*"blocks_by_source":\({[^}]*}\).*/\1/p' <<<"$json")"
+    [[ $ident == yes ]] || { log "$name: received data differs from the original"; exit 3; }
 }
 
 # one peer transfer (direct path only): time of the whole command
 peer() { # scenario run command...
     local name=$1 run=$2; shift 2
     [[ -z $ONLY || $name =~ $ONLY ]] || return 0
-    local dest=$WORK/recv/big.bin
-    rm -f "$dest"
+    rm -rf "$DS_DEST"
     local t0 t1
     t0=$(date +%s.%N)
-    ip netns exec tb-cli "$@" >"$WORK/peer.log" 2>&1 || { log "$name failed:"; tail -20 "$WORK/peer.log" >&2; exit 1; }
+    ip netns exec tb-cli "$@" >"$WORK/peer.log" 2>&1 || { log "$name ($DS_LABEL) failed:"; tail -20 "$WORK/peer.log" >&2; exit 1; }
     t1=$(date +%s.%N)
     local ident=no
-    [[ $(sha256sum "$dest" | cut -d' ' -f1) == "$WANT" ]] && ident=yes
+    [[ $(received_digest) == "$DS_WANT" ]] && ident=yes
     local t; t=$(echo "$t1 - $t0" | bc -l)
-    printf '%s\t%s\t%s\t-1\t%s\t1\t%s\n' "$name" "$run" "$BYTES" "$t" "$ident" >> "$RESULTS"
-    log "$name run $run: ${t}s identical=$ident"
+    printf '%s\t%s\t%s\t-1\t%s\t1\t%s\t%s\n' "$name" "$run" "$DS_BYTES" "$t" "$ident" "$DS_LABEL" >> "$RESULTS"
+    log "$name ($DS_LABEL) run $run: ${t}s identical=$ident"
     [[ $ident == yes ]] || exit 3
 }
 
+# the peers over the direct path, on the current data set
+peers() { # run
+    local run=$1 src=ftp://10.77.0.2:2811$DATA/$DS_REMOTE dst=file://$DS_DEST gopts=()
+    if [[ $DS == mixed ]]; then src+=/; dst+=/; gopts=(-r -cd -fast); fi
+    peer "GridFTP -p 1" "$run" globus-url-copy "${gopts[@]}" -p 1 "$src" "$dst"
+    peer "GridFTP -p 1 -verify-checksum" "$run" globus-url-copy "${gopts[@]}" -p 1 -verify-checksum "$src" "$dst"
+    peer "GridFTP -p 4" "$run" globus-url-copy "${gopts[@]}" -p 4 "$src" "$dst"
+    peer "GridFTP -p 4 -verify-checksum" "$run" globus-url-copy "${gopts[@]}" -p 4 -verify-checksum "$src" "$dst"
+    if [[ $DS == file ]]; then
+        peer "vsftpd + curl" "$run" curl -sS -o "$DS_DEST" ftp://10.77.0.2:2100/big.bin
+    else
+        peer "vsftpd + lftp mirror" "$run" lftp -c "set net:max-retries 1; open ftp://10.77.0.2:2100; mirror mixed $DS_DEST"
+    fi
+}
+
 if [[ $QUICK == 1 ]]; then
+    use_data file
     start_server 1 2
     fsp_get "relays 1-2 + direct + overlap" 1 3 --include-direct
     stop_server
@@ -315,13 +361,15 @@ secure_chroot_dir=$WORK/vsftpd-empty
 seccomp_sandbox=NO
 use_sendfile=YES
 CONF
-    chmod 755 "$WORK" "$DATA"; chmod 644 "$DATA/big.bin"
+    chmod 755 "$WORK"; chmod -R a+rX "$DATA"
     spawn tb-srv "$WORK/vsftpd.log" tcp:2100 /usr/sbin/vsftpd "$WORK/vsftpd.conf"
     sleep 1
 fi
 
-# Scenarios of Figures 5 and 6, the runs of each interleaved with the others (A B C A B C ...).
+# Scenarios of Figures 5 and 6 on each data set, the runs of each interleaved with the others (A B C A B C ...).
 for run in $(seq 1 "$RUNS"); do
+  for ds in "${DATASETS[@]}"; do
+    use_data "$ds"
     start_server
     fsp_get "direct" "$run" 1 --include-direct
     start_server 1 2 3
@@ -339,13 +387,8 @@ for run in $(seq 1 "$RUNS"); do
     fsp_get "relays 1,2,4 + direct + cross traffic" "$run" 4 --include-direct --no-overlap
     cross_off
     stop_server
-    if [[ $PEERS == 1 ]]; then
-        peer "GridFTP -p 1" "$run" globus-url-copy -p 1 ftp://10.77.0.2:2811$DATA/big.bin "file://$WORK/recv/big.bin"
-        peer "GridFTP -p 4" "$run" globus-url-copy -p 4 ftp://10.77.0.2:2811$DATA/big.bin "file://$WORK/recv/big.bin"
-        peer "GridFTP -p 4 -verify-checksum" "$run" globus-url-copy -p 4 -verify-checksum \
-            ftp://10.77.0.2:2811$DATA/big.bin "file://$WORK/recv/big.bin"
-        peer "vsftpd + curl" "$run" curl -sS -o "$WORK/recv/big.bin" ftp://10.77.0.2:2100/big.bin
-    fi
+    if [[ $PEERS == 1 ]]; then peers "$run"; fi
+  done
 done
 
 log "results: $RESULTS"

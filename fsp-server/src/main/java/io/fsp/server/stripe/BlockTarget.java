@@ -45,13 +45,18 @@ abstract class BlockTarget {
         private final RelayConnection connection;
         private final TransferId transfer;
         private final Runnable onGivenUp;
+        private final PushWindowTuner window;
 
-        /** @param onGivenUp told when the engine gives this relay up */
-        Relay(int index, RelayConnection connection, TransferId transfer, Runnable onGivenUp) {
+        /**
+         * @param onGivenUp told when the engine gives this relay up
+         * @param window fits the connection's push window to the rate at which the relay stores blocks
+         */
+        Relay(int index, RelayConnection connection, TransferId transfer, Runnable onGivenUp, PushWindowTuner window) {
             super("relay:" + index);
             this.connection = connection;
             this.transfer = transfer;
             this.onGivenUp = onGivenUp;
+            this.window = window;
         }
 
         @Override
@@ -71,7 +76,13 @@ abstract class BlockTarget {
 
         @Override
         CompletableFuture<Void> send(long seq, ByteBuf block) {
-            return connection.putBlock(transfer, seq, block);
+            long bytes = block.readableBytes();
+            window.started(System.nanoTime());
+            return connection.putBlock(transfer, seq, block).whenComplete((ok, error) -> {
+                if (error == null) {
+                    window.acknowledged(bytes, System.nanoTime()).ifPresent(connection::pushWindowBytes);
+                }
+            });
         }
 
         @Override

@@ -98,13 +98,16 @@ public final class StripeContext implements AutoCloseable {
     }
 
     /**
-     * The push window for a transfer of {@code blockSize} blocks: a few blocks, not the default 16 MiB.
-     * First-come-first-served placement can only favour the relay that drains fastest if no relay has most of
-     * the file queued already (with 16 MiB per relay, a 16 MiB file was split evenly at the start, and the
-     * slowest link decided the striping time).
+     * The push window a transfer of {@code blockSize} blocks starts with; {@link PushWindowTuner} fits it to
+     * each relay's measured rate once blocks flow.
      */
     public long pushWindowFor(int blockSize) {
-        return Math.min(relayConfig.pushWindowBytes(), Math.max(4L * blockSize, 1L << 20));
+        return PushWindowTuner.initial(blockSize, relayConfig.pushWindowBytes());
+    }
+
+    /** The largest push window a relay connection gets. */
+    long maxPushWindow() {
+        return relayConfig.pushWindowBytes();
     }
 
     /** Connections to relays kept between transfers (see {@link RelayPool}). */

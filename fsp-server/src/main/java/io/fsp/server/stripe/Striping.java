@@ -49,7 +49,8 @@ public final class Striping {
     public Future<Long> start(Optional<Channel> direct) {
         Promise<Long> done = session.channel().eventLoop().newPromise();
         List<BlockTarget> targets = new ArrayList<>();
-        relays.forEach((i, c) -> targets.add(new BlockTarget.Relay(i, c, transfer.id(), () -> givenUp.add(i))));
+        relays.forEach((i, c) -> targets.add(new BlockTarget.Relay(i, c, transfer.id(), () -> givenUp.add(i),
+                new PushWindowTuner(transfer.options().blockSize(), stripe.maxPushWindow()))));
         direct.ifPresent(ch -> targets.add(new BlockTarget.Direct(ch)));
         StripingEngine engine = new StripingEngine(transfer, targets,
                 line -> session.reply(new FtpReply(ReplyCode.FSP_ANNOUNCEMENT, line)),

@@ -52,7 +52,11 @@ public final class TestbedReport {
             "relays 1-4 + direct + cross traffic", "IN1-4 + direct",
             "relays 1,2,4 + direct + cross traffic", "IN1,2,4 + direct");
 
-    record Run(String scenario, long bytes, double stripedSeconds, double totalSeconds, int links, boolean identical) { }
+    /** The data set of runs written before results had a data column. */
+    static final String ONE_FILE = "one file";
+
+    record Run(String scenario, long bytes, double stripedSeconds, double totalSeconds, int links, boolean identical,
+               String data) { }
 
     record Row(String scenario, int runs, long bytes, double send, double total, int links, boolean identical) { }
 
@@ -61,16 +65,29 @@ public final class TestbedReport {
             System.err.println("usage: TestbedReport RESULTS.tsv RATE_MBIT OUT_DIR");
             System.exit(2);
         }
-        List<Row> rows = rows(read(Path.of(args[0])));
+        List<Run> runs = read(Path.of(args[0]));
         double rate = Double.parseDouble(args[1]);
         Path out = Path.of(args[2]);
         Files.createDirectories(out);
-        String table = markdown(rows, rate);
-        Files.writeString(out.resolve("testbed.md"), table);
-        plot(rows, rate, out.resolve("testbed.png"));
-        System.out.print(table);
+        Map<String, List<Run>> byData = new LinkedHashMap<>();
+        runs.forEach(r -> byData.computeIfAbsent(r.data(), k -> new ArrayList<>()).add(r));
+        StringBuilder report = new StringBuilder();
+        List<Path> plots = new ArrayList<>();
+        for (Map.Entry<String, List<Run>> e : byData.entrySet()) {
+            List<Row> rows = rows(e.getValue());
+            if (byData.size() > 1 || !e.getKey().equals(ONE_FILE)) {
+                report.append(String.format(Locale.ROOT, "%n### Data: %s (%.1f MiB)%n%n", e.getKey(),
+                        rows.get(0).bytes() / 1048576.0));
+            }
+            report.append(markdown(rows, rate));
+            Path png = out.resolve(e.getKey().equals(ONE_FILE) ? "testbed.png" : "testbed-" + e.getKey().replace(' ', '-') + ".png");
+            plot(rows, rate, e.getKey(), png);
+            plots.add(png);
+        }
+        Files.writeString(out.resolve("testbed.md"), report.toString());
+        System.out.print(report);
         System.out.println();
-        System.out.println("plot: " + out.resolve("testbed.png"));
+        plots.forEach(png -> System.out.println("plot: " + png));
     }
 
     static List<Run> read(Path tsv) throws IOException {
@@ -81,7 +98,7 @@ public final class TestbedReport {
                 continue;
             }
             runs.add(new Run(f[0], Long.parseLong(f[2]), Double.parseDouble(f[3]), Double.parseDouble(f[4]),
-                    Integer.parseInt(f[5]), f[6].equals("yes")));
+                    Integer.parseInt(f[5]), f[6].equals("yes"), f.length > 7 ? f[7] : ONE_FILE));
         }
         return runs;
     }
@@ -142,9 +159,9 @@ public final class TestbedReport {
     }
 
     /** Grouped bars like the paper's figures: per scenario the send and the total goodput, ours and the paper's scaled. */
-    static void plot(List<Row> rows, double rate, Path png) throws IOException {
+    static void plot(List<Row> rows, double rate, String data, Path png) throws IOException {
         CategoryChart chart = new CategoryChartBuilder().width(1200).height(600)
-                .title(String.format(Locale.ROOT, "FSP testbed, %.0f Mbit/s links (paper: 100 Mbit/s, scaled)", rate))
+                .title(String.format(Locale.ROOT, "FSP testbed, %s, %.0f Mbit/s links (paper: 100 Mbit/s, scaled)", data, rate))
                 .xAxisTitle("").yAxisTitle("Goodput Mbit/s").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
         chart.getStyler().setXAxisLabelRotation(20);

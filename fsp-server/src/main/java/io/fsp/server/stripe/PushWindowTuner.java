@@ -1,0 +1,68 @@
+package io.fsp.server.stripe;
+
+import java.util.OptionalLong;
+
+/**
+ * Sizes a relay's push window to what the relay drains in {@link #HORIZON_NANOS}, between two blocks and a
+ * maximum. First-come-first-served striping keeps every relay's window full; when reading ends, each relay
+ * still has its window to drain. With windows of equal bytes a slow relay (say, one sharing its link) drains
+ * its window last and alone, and the transfer waits for it; with windows of equal time, all relays finish
+ * together.
+ */
+final class PushWindowTuner {
+    /** How much of a relay's drain time its window holds. */
+    static final long HORIZON_NANOS = 100_000_000L;
+    /** A rate is measured over at least this long and at least {@link #MIN_ACKS} acknowledgements. */
+    private static final long MIN_INTERVAL_NANOS = 2 * HORIZON_NANOS;
+    private static final int MIN_ACKS = 2;
+
+    private final long minBytes;
+    private final long maxBytes;
+    private long markNanos = -1;
+    private long bytesSinceMark;
+    private int acksSinceMark;
+
+    /**
+     * @param blockSize the transfer's block size: the window never drops below two blocks, so that a block is on
+     *                  the wire while the relay acknowledges the one before
+     * @param maxBytes  the largest window
+     */
+    PushWindowTuner(int blockSize, long maxBytes) {
+        this.maxBytes = maxBytes;
+        this.minBytes = Math.min(maxBytes, 2L * blockSize);
+    }
+
+    /** The window before any rate is known: a few blocks, so that a transfer starts at full speed. */
+    static long initial(int blockSize, long maxBytes) {
+        return Math.min(maxBytes, Math.max(4L * blockSize, 1L << 20));
+    }
+
+    /** Notes the first push; rates are measured from here. */
+    synchronized void started(long nowNanos) {
+        if (markNanos < 0) {
+            markNanos = nowNanos;
+        }
+    }
+
+    /**
+     * Notes an acknowledgement of {@code bytes}; returns the window to use from now on when a new rate was
+     * measured.
+     */
+    synchronized OptionalLong acknowledged(long bytes, long nowNanos) {
+        if (markNanos < 0) {
+            markNanos = nowNanos;
+        }
+        bytesSinceMark += bytes;
+        acksSinceMark++;
+        long elapsed = nowNanos - markNanos;
+        if (elapsed < MIN_INTERVAL_NANOS || acksSinceMark < MIN_ACKS) {
+            return OptionalLong.empty();
+        }
+        double bytesPerNano = (double) bytesSinceMark / elapsed;
+        markNanos = nowNanos;
+        bytesSinceMark = 0;
+        acksSinceMark = 0;
+        long window = (long) Math.min(maxBytes, Math.max(minBytes, bytesPerNano * HORIZON_NANOS));
+        return OptionalLong.of(window);
+    }
+}

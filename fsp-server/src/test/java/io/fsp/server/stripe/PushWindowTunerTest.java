@@ -1,0 +1,64 @@
+package io.fsp.server.stripe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+class PushWindowTunerTest {
+    private static final int BLOCK = 256 * 1024;
+    private static final long MAX = 16L << 20;
+    private static final long MS = 1_000_000L;
+
+    /** Feeds acknowledgements of one block every {@code gapMs} ms until a window comes out. */
+    private static long windowAt(PushWindowTuner t, long gapMs) {
+        long now = 0;
+        t.started(now);
+        for (int i = 0; i < 1000; i++) {
+            now += gapMs * MS;
+            OptionalLong w = t.acknowledged(BLOCK, now);
+            if (w.isPresent()) {
+                return w.getAsLong();
+            }
+        }
+        throw new AssertionError("no window after 1000 acknowledgements");
+    }
+
+    @Test
+    void windowHoldsTheHorizonOfTheMeasuredRate() {
+        // 256 KiB per 10 ms = 26.2 MB/s: 100 ms of it is ten blocks.
+        assertEquals(10L * BLOCK, windowAt(new PushWindowTuner(BLOCK, MAX), 10), 2);
+    }
+
+    @Test
+    void slowRelaysKeepTwoBlocksSoTheLinkNeverWaitsForAnAcknowledgement() {
+        assertEquals(2L * BLOCK, windowAt(new PushWindowTuner(BLOCK, MAX), 200));
+    }
+
+    @Test
+    void fastRelaysAreCappedAtTheMaximum() {
+        assertEquals(MAX, windowAt(new PushWindowTuner(BLOCK, MAX), 1));
+    }
+
+    @Test
+    void twiceTheRateGivesTwiceTheWindow() {
+        long slow = windowAt(new PushWindowTuner(BLOCK, MAX), 20);
+        long fast = windowAt(new PushWindowTuner(BLOCK, MAX), 10);
+        assertEquals(2.0, (double) fast / slow, 0.01);
+    }
+
+    @Test
+    void noWindowFromASingleAcknowledgement() {
+        PushWindowTuner t = new PushWindowTuner(BLOCK, MAX);
+        t.started(0);
+        assertTrue(t.acknowledged(BLOCK, 1_000 * MS).isEmpty(), "one acknowledgement is no rate");
+    }
+
+    @Test
+    void initialWindowIsAFewBlocksAndAtLeastOneMebibyte() {
+        assertEquals(1L << 20, PushWindowTuner.initial(64 * 1024, MAX));
+        assertEquals(4L << 20, PushWindowTuner.initial(1 << 20, MAX));
+        assertEquals(2L << 20, PushWindowTuner.initial(1 << 20, 2L << 20));
+    }
+}
