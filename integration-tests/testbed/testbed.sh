@@ -311,12 +311,18 @@ peer() { # scenario run command...
 
 # the peers over the direct path, on the current data set
 peers() { # run
-    local run=$1 src=ftp://10.77.0.2:2811$DATA/$DS_REMOTE dst=file://$DS_DEST gopts=()
-    if [[ $DS == mixed ]]; then src+=/; dst+=/; gopts=(-r -cd -fast); fi
-    peer "GridFTP -p 1" "$run" globus-url-copy "${gopts[@]}" -p 1 "$src" "$dst"
-    peer "GridFTP -p 1 -verify-checksum" "$run" globus-url-copy "${gopts[@]}" -p 1 -verify-checksum "$src" "$dst"
-    peer "GridFTP -p 4" "$run" globus-url-copy "${gopts[@]}" -p 4 "$src" "$dst"
-    peer "GridFTP -p 4 -verify-checksum" "$run" globus-url-copy "${gopts[@]}" -p 4 -verify-checksum "$src" "$dst"
+    local run=$1 gurls=(ftp://10.77.0.2:2811$DATA/$DS_REMOTE "file://$DS_DEST")
+    if [[ $DS == mixed ]]; then
+        # one URL pair per file: globus-url-copy -r cannot -verify-checksum ("checksum read callback failed: Is a directory")
+        (cd "$DATA/mixed" && find . -type f | sed 's|^\./||' | LC_ALL=C sort) | while read -r f; do
+            echo "ftp://10.77.0.2:2811$DATA/mixed/$f file://$DS_DEST/$f"
+        done > "$WORK/gridftp-urls"
+        gurls=(-cd -fast -f "$WORK/gridftp-urls")
+    fi
+    peer "GridFTP -p 1" "$run" globus-url-copy -p 1 "${gurls[@]}"
+    peer "GridFTP -p 1 -verify-checksum" "$run" globus-url-copy -p 1 -verify-checksum "${gurls[@]}"
+    peer "GridFTP -p 4" "$run" globus-url-copy -p 4 "${gurls[@]}"
+    peer "GridFTP -p 4 -verify-checksum" "$run" globus-url-copy -p 4 -verify-checksum "${gurls[@]}"
     if [[ $DS == file ]]; then
         peer "vsftpd + curl" "$run" curl -sS -o "$DS_DEST" ftp://10.77.0.2:2100/big.bin
     else
