@@ -41,6 +41,11 @@ public record BlockDescriptor(long fileOffset, int dataLength, String name) {
 
     /** Bytes this descriptor takes on the wire. */
     public int encodedLength() {
+        return encodedLength(name);
+    }
+
+    /** Bytes a descriptor naming {@code name} takes on the wire. */
+    public static int encodedLength(String name) {
         return FIXED_LENGTH + ByteBufUtil.utf8Bytes(name);
     }
 

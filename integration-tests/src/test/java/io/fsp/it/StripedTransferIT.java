@@ -114,4 +114,45 @@ class StripedTransferIT {
         assertFalse(s.blocksBySource().containsKey("origin"), "the relays took the clear blocks: " + s.toText());
         assertEquals(TreeDigests.sha256(rig.root().resolve("one.bin")), TreeDigests.sha256(dest));
     }
+
+    /**
+     * Whole aligned blocks go to the disk with O_DIRECT and never enter the page cache; only the file's unaligned
+     * tail does. With --page-cache-writes every block passes through the cache. Read from the kernel with
+     * fincore (util-linux).
+     */
+    @Test
+    void wholeBlocksBypassThePageCacheUnlessPageCacheWritesAreAskedFor() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(residentBytes(rig.root().resolve("one.bin")) >= 0,
+                "fincore (util-linux) is needed to read page-cache residency");
+        long size = Files.size(rig.root().resolve("one.bin"));
+        Path direct = dir.resolve("out/cache/direct.bin");
+        Path cached = dir.resolve("out/cache/cached.bin");
+        Files.createDirectories(direct.getParent());
+        long[] resident = new long[2];
+        Path[] copies = {direct, cached};
+        for (int i = 0; i < 2; i++) {
+            CollectSummary s = new io.fsp.client.collect.Collector(rig.options("/one.bin", copies[i],
+                    io.fsp.client.verify.VerificationMode.FIVER, false, java.time.Duration.ofSeconds(10), "block-size=256k")
+                    .withDirectWrites(i == 0)).run();
+            assertTrue(s.complete() && s.verified(), s.toText());
+            resident[i] = residentBytes(copies[i]); // before anything reads the copy into the cache
+            assertEquals(TreeDigests.sha256(rig.root().resolve("one.bin")), TreeDigests.sha256(copies[i]));
+        }
+        long tail = size % (256 * 1024);
+        assertTrue(resident[0] <= tail + 2 * 4096, "cached bytes of the O_DIRECT copy: " + resident[0]
+                + " (expected: at most the " + tail + " bytes of the unaligned tail)");
+        assertTrue(resident[1] >= size - tail, "cached bytes of the page-cache copy: " + resident[1]);
+    }
+
+    /** Bytes of {@code file} in the page cache, or -1 if fincore cannot tell. */
+    private static long residentBytes(Path file) throws Exception {
+        try {
+            Process p = new ProcessBuilder("fincore", "--bytes", "--noheadings", "--output", "RES", file.toString())
+                    .redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+            return p.waitFor() == 0 && out.matches("\\d+") ? Long.parseLong(out) : -1;
+        } catch (java.io.IOException e) {
+            return -1;
+        }
+    }
 }

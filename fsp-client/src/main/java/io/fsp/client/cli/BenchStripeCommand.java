@@ -56,6 +56,10 @@ public final class BenchStripeCommand implements Callable<Integer> {
     @Option(names = "--block-size", defaultValue = "1m", description = "Block size (default: ${DEFAULT-VALUE}).")
     String blockSize;
 
+    @Option(names = "--page-cache-writes", description = "Every fsp get writes through the page cache (as fsp get "
+            + "--page-cache-writes), to compare with the default O_DIRECT writes of whole blocks.")
+    boolean pageCacheWrites;
+
     @Option(names = "--no-gridftp", description = "Leave GridFTP out even when it is installed.")
     boolean noGridFtp;
 
@@ -263,9 +267,7 @@ public final class BenchStripeCommand implements Callable<Integer> {
      */
     private int memory(PrintWriter out, LoopbackSetup setup, Path work, Path file, List<Process> children) throws Exception {
         Path dest = work.resolve("received.bin");
-        List<String> command = List.of(DemoCommand.binDirectory().resolve("fsp").toString(), "get",
-                "fsp://demo@127.0.0.1:" + setup.port() + "/" + FILE, "-o", dest.toString(), "--trust", setup.fingerprint(),
-                "--block-size", blockSize, "--verify", "fiver", "--json");
+        List<String> command = getCommand(setup, dest);
         ProcessBuilder pb = new ProcessBuilder(command).redirectError(work.resolve("client.log").toFile())
                 .redirectOutput(work.resolve("client.json").toFile());
         pb.environment().put("FSP_PASSWORD", setup.password());
@@ -390,7 +392,7 @@ public final class BenchStripeCommand implements Callable<Integer> {
                 "demo@127.0.0.1:" + setup.port(), "/" + FILE, dest,
                 PinnedTrustManager.of(Set.of(Fingerprint.parse(setup.fingerprint()))),
                 List.of("block-size=" + blockSize, "use-relays=" + (relays ? "on" : "off")), direct, 4, mode,
-                Duration.ofSeconds(30), Duration.ofSeconds(10));
+                Duration.ofSeconds(30), Duration.ofSeconds(10)).withDirectWrites(!pageCacheWrites);
         CollectSummary s = new Collector(o).run();
         if (!s.complete()) {
             throw new IllegalStateException("fsp get incomplete: " + s.toText());
@@ -407,11 +409,20 @@ public final class BenchStripeCommand implements Callable<Integer> {
         return List.copyOf(variants.keySet());
     }
 
+    /** {@code bin/fsp get} of the benchmark file into {@code dest}, FIVER-verified, with a JSON summary. */
+    private List<String> getCommand(LoopbackSetup setup, Path dest) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of(DemoCommand.binDirectory().resolve("fsp").toString(), "get",
+                "fsp://demo@127.0.0.1:" + setup.port() + "/" + FILE, "-o", dest.toString(), "--trust", setup.fingerprint(),
+                "--block-size", blockSize, "--verify", "fiver", "--json"));
+        if (pageCacheWrites) {
+            command.add("--page-cache-writes");
+        }
+        return command;
+    }
+
     /** The same verified transfer as a user runs it: bin/fsp get in a JVM of its own, cold JIT included. */
     private void getInNewJvm(LoopbackSetup setup, Path work, Path dest) throws Exception {
-        List<String> command = List.of(DemoCommand.binDirectory().resolve("fsp").toString(), "get",
-                "fsp://demo@127.0.0.1:" + setup.port() + "/" + FILE, "-o", dest.toString(), "--trust", setup.fingerprint(),
-                "--block-size", blockSize, "--verify", "fiver", "--json");
+        List<String> command = getCommand(setup, dest);
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(work.resolve("client.log").toFile());
         pb.environment().put("FSP_PASSWORD", setup.password());

@@ -87,6 +87,10 @@ public final class GetCommand implements Callable<Integer> {
             + "from the origin instead of once more from the relay that holds it (to measure what relay recovery saves).")
     boolean noRelayRecovery;
 
+    @Option(names = "--page-cache-writes", description = "Write every block through the page cache (default: whole "
+            + "aligned blocks with O_DIRECT, which spares the CPU a copy into the cache and the cache's upkeep).")
+    boolean pageCacheWrites;
+
     @Option(names = "--streams", paramLabel = "N", defaultValue = "4", description = "Parallel fetches per relay (default: ${DEFAULT-VALUE}).")
     int streams;
 
@@ -197,7 +201,7 @@ public final class GetCommand implements Callable<Integer> {
         addSelection(fsp, host, port);
         return new CollectOptions(host, port, uri.getUserInfo(), password, uri.getUserInfo() + "@" + host + ":" + port,
                 uri.getPath(), destination, tm, fsp, includeDirect, streams, VerificationMode.parse(verify),
-                Duration.ofSeconds(Math.max(1, relayTimeout)), Duration.ofSeconds(10), !noOverlap, !noRelayRecovery);
+                Duration.ofSeconds(Math.max(1, relayTimeout)), Duration.ofSeconds(10), !noOverlap, !noRelayRecovery, !pageCacheWrites);
     }
 
     /**

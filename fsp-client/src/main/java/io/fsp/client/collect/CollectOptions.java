@@ -19,16 +19,19 @@ import javax.net.ssl.X509TrustManager;
  *                collection does not compete with striping for the client's link (the paper's non-overlapped mode)
  * @param relayRecovery a block that arrives damaged is fetched once more from the relay that served it before
  *                      the origin is asked (the default); off: straight from the origin (to measure the difference)
+ * @param directWrites write whole aligned blocks with {@code O_DIRECT} (the default), so that they do not pass
+ *                     through the page cache; off: every write through the page cache. File systems without
+ *                     {@code O_DIRECT} and the unaligned tail of each file go through the page cache either way.
  */
 public record CollectOptions(String host, int port, String user, char[] password, String server, String remotePath,
                              Path destination, X509TrustManager trust, List<String> fspOptions, boolean includeDirect,
                              int streams, VerificationMode verify, Duration relayTimeout, Duration connectTimeout,
-                             boolean overlap, boolean relayRecovery) {
+                             boolean overlap, boolean relayRecovery, boolean directWrites) {
     public CollectOptions(String host, int port, String user, char[] password, String server, String remotePath,
                           Path destination, X509TrustManager trust, List<String> fspOptions, boolean includeDirect,
                           int streams, VerificationMode verify, Duration relayTimeout, Duration connectTimeout) {
         this(host, port, user, password, server, remotePath, destination, trust, fspOptions, includeDirect, streams, verify,
-                relayTimeout, connectTimeout, true, true);
+                relayTimeout, connectTimeout, true, true, true);
     }
 
     public CollectOptions(String host, int port, String user, char[] password, String server, String remotePath,
@@ -36,13 +39,19 @@ public record CollectOptions(String host, int port, String user, char[] password
                           int streams, VerificationMode verify, Duration relayTimeout, Duration connectTimeout,
                           boolean overlap) {
         this(host, port, user, password, server, remotePath, destination, trust, fspOptions, includeDirect, streams, verify,
-                relayTimeout, connectTimeout, overlap, true);
+                relayTimeout, connectTimeout, overlap, true, true);
     }
 
     /** The same, with damaged blocks recovered from relays ({@code true}) or only from the origin. */
     public CollectOptions withRelayRecovery(boolean on) {
         return new CollectOptions(host, port, user, password, server, remotePath, destination, trust, fspOptions,
-                includeDirect, streams, verify, relayTimeout, connectTimeout, overlap, on);
+                includeDirect, streams, verify, relayTimeout, connectTimeout, overlap, on, directWrites);
+    }
+
+    /** The same, with blocks written with {@code O_DIRECT} where they can be ({@code true}) or through the page cache. */
+    public CollectOptions withDirectWrites(boolean on) {
+        return new CollectOptions(host, port, user, password, server, remotePath, destination, trust, fspOptions,
+                includeDirect, streams, verify, relayTimeout, connectTimeout, overlap, relayRecovery, on);
     }
 
     public CollectOptions {

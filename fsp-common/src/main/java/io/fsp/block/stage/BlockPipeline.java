@@ -46,6 +46,9 @@ public final class BlockPipeline implements AutoCloseable {
     private final Encryptor encryptor;
     private final NonceSequence sequence;
     private final ReplayGuard replayGuard;
+    private final int bodyAlignment;
+    /** The sealed descriptor length of the last block opened: a guess at the next one's (same file, same name). */
+    private int lastDescriptorLength = BlockDescriptor.FIXED_LENGTH;
     private Compressor compressor;
 
     private BlockPipeline(Builder b) {
@@ -60,6 +63,7 @@ public final class BlockPipeline implements AutoCloseable {
         this.encryptor = b.key == null ? null : new Encryptor(b.key, b.provider);
         this.sequence = b.sequence != null ? b.sequence : new NonceSequence();
         this.replayGuard = b.replayGuard;
+        this.bodyAlignment = b.bodyAlignment;
     }
 
     public static Builder builder() {
@@ -176,6 +180,15 @@ public final class BlockPipeline implements AutoCloseable {
      * or a {@link BlockTooLongException}; the caller then drops the block and fetches it elsewhere.
      */
     public OpenedBlock open(Block block) {
+        return open(block, null);
+    }
+
+    /**
+     * As {@link #open(Block)}, for a block expected to belong to the file {@code expectedName}: with a body
+     * alignment, its body is placed for that name's descriptor (null: the last block's). Only the placement
+     * depends on it; the descriptor inside the block is what counts.
+     */
+    public OpenedBlock open(Block block, String expectedName) {
         BlockHeader header = block.header();
         String id = header.id();
         if (!block.checksumVerified()) {
@@ -202,10 +215,12 @@ public final class BlockPipeline implements AutoCloseable {
                 throw new BlockFormatException(id + ": payload length: " + payload.readableBytes() + " (expected: >= " + min
                         + ", a sealed descriptor and tag)");
             }
-            ByteBuf plain = alloc.buffer(payload.readableBytes() - BlockHeader.TAG_LENGTH);
+            ByteBuf plain = plainBuffer(payload.readableBytes() - BlockHeader.TAG_LENGTH,
+                    expectedName == null ? lastDescriptorLength : BlockDescriptor.encodedLength(expectedName));
             try {
                 encryptor.open(header.sequence(), block.headerBytes(), payload, plain, id);
                 descriptor = BlockDescriptor.decode(plain, plain.readerIndex(), plain.readableBytes(), limits, id);
+                lastDescriptorLength = descriptor.encodedLength();
                 plain.skipBytes(descriptor.encodedLength());
                 checkBodyLength(id, flags, plain.readableBytes(), descriptor);
                 if (replayGuard != null && !replayGuard.accept(header.sequence())) {
@@ -234,6 +249,24 @@ public final class BlockPipeline implements AutoCloseable {
             body.release();
             throw e;
         }
+    }
+
+    /**
+     * The buffer a sealed block is opened into. With a body alignment, a direct buffer placed so that the body,
+     * which follows the descriptor, starts at an aligned address, as {@code O_DIRECT} writes need. The
+     * descriptor's length is known only once decrypted, so it comes from the caller's expectation or the last
+     * block (blocks of one file carry the same name); a wrong one costs nothing but the alignment.
+     */
+    private ByteBuf plainBuffer(int length, int descriptorLength) {
+        if (bodyAlignment == 0) {
+            return alloc.buffer(length);
+        }
+        ByteBuf b = alloc.directBuffer(length + bodyAlignment);
+        if (b.hasMemoryAddress()) {
+            int pad = (int) Math.floorMod(-(b.memoryAddress() + descriptorLength), (long) bodyAlignment);
+            b.setIndex(pad, pad);
+        }
+        return b;
     }
 
     private void checkBodyLength(String id, BlockFlags flags, int bodyLength, BlockDescriptor descriptor) {
@@ -283,6 +316,7 @@ public final class BlockPipeline implements AutoCloseable {
         private NonceSequence sequence;
         private ReplayGuard replayGuard;
         private Executor digestExecutor;
+        private int bodyAlignment;
 
         public Builder allocator(ByteBufAllocator alloc) {
             this.alloc = Objects.requireNonNull(alloc, "alloc");
@@ -353,6 +387,18 @@ public final class BlockPipeline implements AutoCloseable {
         /** Receiver: refuse an authenticated block whose sequence number was already opened. */
         public Builder replayGuard(ReplayGuard replayGuard) {
             this.replayGuard = replayGuard;
+            return this;
+        }
+
+        /**
+         * Receiver: open encrypted blocks into direct buffers whose body starts at a multiple of {@code alignment}
+         * (a power of two; 0: any address), so that a writer can hand them to the disk with {@code O_DIRECT}.
+         */
+        public Builder bodyAlignment(int alignment) {
+            if (alignment < 0 || Integer.bitCount(alignment) > 1) {
+                throw new IllegalArgumentException("alignment: " + alignment + " (expected: 0 or a power of two)");
+            }
+            this.bodyAlignment = alignment;
             return this;
         }
 

@@ -197,6 +197,38 @@ class BlockPipelineTest {
         }
     }
 
+    @Test
+    void bodiesOfOneFileOpenAtAlignedAddressesForODirectWrites() {
+        byte[] data = TestData.random(3 * 4096, 9);
+        try (BlockPipeline sender = Cipher.AES256_JDK.apply(BlockPipeline.builder()).build();
+             BlockPipeline receiver = Cipher.AES256_JDK.apply(BlockPipeline.builder()).digest(null).bodyAlignment(4096).build()) {
+            for (int i = 0; i < 4; i++) {
+                byte[] wire = sealToBytes(sender, data, "dir/a-name-of-some-length.bin");
+                ByteBuf buf = Unpooled.wrappedBuffer(wire);
+                Block b = Blocks.parse(buf, BlockLimits.DEFAULT);
+                // block 0 names the file it is expected to belong to; the others rely on the last block's descriptor
+                OpenedBlock o = i == 0 ? receiver.open(b, "dir/a-name-of-some-length.bin") : receiver.open(b);
+                try {
+                    ByteBuf body = o.content();
+                    assertArrayEquals(data, ByteBufUtil.getBytes(body));
+                    {
+                        assertTrue(body.hasMemoryAddress(), "a direct buffer");
+                        assertEquals(0, (body.memoryAddress() + body.readerIndex()) % 4096, "body address of block " + i);
+                    }
+                } finally {
+                    o.release();
+                    b.release();
+                    buf.release();
+                }
+            }
+        }
+    }
+
+    @Test
+    void bodyAlignmentMustBeAPowerOfTwo() {
+        assertThrows(IllegalArgumentException.class, () -> BlockPipeline.builder().bodyAlignment(3000));
+    }
+
     // ---- tampering ------------------------------------------------------------------------------------------
 
     private static byte[] sealToBytes(BlockPipeline p, byte[] data, String name) {
