@@ -77,10 +77,11 @@ abstract class BlockTarget {
         @Override
         CompletableFuture<Void> send(long seq, ByteBuf block) {
             long bytes = block.readableBytes();
-            window.started(System.nanoTime());
+            long pushed = System.nanoTime();
+            window.started(pushed);
             return connection.putBlock(transfer, seq, block).whenComplete((ok, error) -> {
                 if (error == null) {
-                    window.acknowledged(bytes, System.nanoTime()).ifPresent(connection::pushWindowBytes);
+                    window.acknowledged(bytes, pushed, System.nanoTime()).ifPresent(connection::pushWindowBytes);
                 }
             });
         }

@@ -8,6 +8,12 @@ import java.util.OptionalLong;
  * still has its window to drain. With windows of equal bytes a slow relay (say, one sharing its link) drains
  * its window last and alone, and the transfer waits for it; with windows of equal time, all relays finish
  * together.
+ *
+ * <p>On a link whose round trip is longer than the horizon, a window of the horizon's bytes would idle the
+ * link between acknowledgements, and the rate measured through that window would shrink it further. So the
+ * window also covers twice the shortest time a block took from push to acknowledgement (one block's
+ * transmission plus the round trip, as seen before anything queued): the link's bandwidth-delay product
+ * and a block, twice.
  */
 final class PushWindowTuner {
     /** How much of a relay's drain time its window holds. */
@@ -21,6 +27,7 @@ final class PushWindowTuner {
     private long markNanos = -1;
     private long bytesSinceMark;
     private int acksSinceMark;
+    private long minLatencyNanos = Long.MAX_VALUE;
 
     /**
      * @param blockSize the transfer's block size: the window never drops below two blocks, so that a block is on
@@ -45,13 +52,14 @@ final class PushWindowTuner {
     }
 
     /**
-     * Notes an acknowledgement of {@code bytes}; returns the window to use from now on when a new rate was
-     * measured.
+     * Notes the acknowledgement at {@code nowNanos} of {@code bytes} pushed at {@code pushedNanos}; returns the
+     * window to use from now on when a new rate was measured.
      */
-    synchronized OptionalLong acknowledged(long bytes, long nowNanos) {
+    synchronized OptionalLong acknowledged(long bytes, long pushedNanos, long nowNanos) {
         if (markNanos < 0) {
-            markNanos = nowNanos;
+            markNanos = pushedNanos;
         }
+        minLatencyNanos = Math.min(minLatencyNanos, Math.max(0, nowNanos - pushedNanos));
         bytesSinceMark += bytes;
         acksSinceMark++;
         long elapsed = nowNanos - markNanos;
@@ -62,7 +70,8 @@ final class PushWindowTuner {
         markNanos = nowNanos;
         bytesSinceMark = 0;
         acksSinceMark = 0;
-        long window = (long) Math.min(maxBytes, Math.max(minBytes, bytesPerNano * HORIZON_NANOS));
+        double holds = Math.max(HORIZON_NANOS, 2.0 * minLatencyNanos);
+        long window = (long) Math.min(maxBytes, Math.max(minBytes, bytesPerNano * holds));
         return OptionalLong.of(window);
     }
 }
