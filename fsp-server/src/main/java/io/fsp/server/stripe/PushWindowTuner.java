@@ -16,10 +16,14 @@ import java.util.OptionalLong;
  * and a block, twice.
  */
 final class PushWindowTuner {
-    /** How much of a relay's drain time its window holds. */
-    static final long HORIZON_NANOS = 100_000_000L;
+    /**
+     * How much of a relay's drain time its window holds: also how long the last relay may go on alone. Any
+     * value gives windows of equal time; a short one keeps fast links' windows small (on loopback, about the
+     * 4 MiB that a fixed window of four 1 MiB blocks had).
+     */
+    static final long HORIZON_NANOS = 20_000_000L;
     /** A rate is measured over at least this long and at least {@link #MIN_ACKS} acknowledgements. */
-    private static final long MIN_INTERVAL_NANOS = 2 * HORIZON_NANOS;
+    private static final long MIN_INTERVAL_NANOS = 200_000_000L;
     private static final int MIN_ACKS = 2;
 
     private final long minBytes;

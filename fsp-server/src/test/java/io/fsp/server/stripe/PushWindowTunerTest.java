@@ -32,8 +32,8 @@ class PushWindowTunerTest {
 
     @Test
     void windowHoldsTheHorizonOfTheMeasuredRate() {
-        // 256 KiB per 10 ms = 26.2 MB/s: 100 ms of it is ten blocks.
-        assertEquals(10L * BLOCK, windowAt(new PushWindowTuner(BLOCK, MAX), 10), 2);
+        // 256 KiB per 2 ms = 131 MB/s, each acknowledged 1 ms after its push: 20 ms of it is ten blocks.
+        assertEquals(10L * BLOCK, windowAt(new PushWindowTuner(BLOCK, MAX), 2, 1), 2);
     }
 
     @Test
@@ -43,19 +43,19 @@ class PushWindowTunerTest {
 
     @Test
     void fastRelaysAreCappedAtTheMaximum() {
-        assertEquals(MAX, windowAt(new PushWindowTuner(BLOCK, MAX), 1));
+        assertEquals(MAX, windowAt(new PushWindowTuner(BLOCK, MAX), 1, 100));
     }
 
     @Test
     void twiceTheRateGivesTwiceTheWindow() {
-        long slow = windowAt(new PushWindowTuner(BLOCK, MAX), 20);
-        long fast = windowAt(new PushWindowTuner(BLOCK, MAX), 10);
+        long slow = windowAt(new PushWindowTuner(BLOCK, MAX), 2, 1);
+        long fast = windowAt(new PushWindowTuner(BLOCK, MAX), 1, 1);
         assertEquals(2.0, (double) fast / slow, 0.01);
     }
 
     @Test
     void aLongRoundTripKeepsTwiceTheBandwidthDelayProductInFlight() {
-        // 26.2 MB/s, but 300 ms from push to acknowledgement: the horizon's ten blocks would leave the link idle
+        // 26.2 MB/s, but 300 ms from push to acknowledgement: the horizon's two blocks would leave the link idle
         // most of the time; the window holds 2 x 300 ms of the rate instead.
         assertEquals(60L * BLOCK, windowAt(new PushWindowTuner(BLOCK, MAX), 10, 300), 2);
     }
