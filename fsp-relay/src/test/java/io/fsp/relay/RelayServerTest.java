@@ -375,6 +375,18 @@ class RelayServerTest {
     }
 
     @Test
+    void aServerConnectionKnowsItsRoundTripFromItsSmallRequests() throws Exception {
+        start(64L << 20, 64L << 20);
+        long before = System.nanoTime();
+        try (RelayConnection c = h.connect(Optional.of(RelayHarness.SERVER), RelayConnectionConfig.DEFAULT)) {
+            long afterHello = c.minRoundTripNanos();
+            assertTrue(afterHello > 0 && afterHello <= System.nanoTime() - before, "round trip of HELLO: " + afterHello);
+            h.open(c);
+            assertTrue(c.minRoundTripNanos() > 0 && c.minRoundTripNanos() <= afterHello, "the shortest one is kept");
+        }
+    }
+
+    @Test
     void firstWritableStripesAroundAFullRelay() throws Exception {
         start(64L << 20, 64L << 20);
         try (RelayHarness other = new RelayHarness(store.resolve("small"), 100_000, 100_000, FaultPlan.NONE)) {

@@ -67,6 +67,7 @@ public final class RelayConnection implements AutoCloseable {
     private int nextId = 1;
     private volatile long unacknowledgedBytes; // written on the event loop only
     private volatile long pushWindowBytes; // written on the event loop only
+    private volatile long minRoundTripNanos = Long.MAX_VALUE; // written on the event loop only
     private RelayRole role;
     private Throwable failure;
 
@@ -245,6 +246,15 @@ public final class RelayConnection implements AutoCloseable {
         // The relays that did not win stop waiting, so a long-full relay collects no waiters.
         first.whenComplete((r, error) -> waits.forEach(w -> w.cancel(false)));
         return first;
+    }
+
+    /**
+     * The shortest time a request without block data took to be answered on this connection (OPEN_TRANSFER,
+     * CONFIRM, …): the round trip to the relay, or 0 before any was answered.
+     */
+    public long minRoundTripNanos() {
+        long rtt = minRoundTripNanos;
+        return rtt == Long.MAX_VALUE ? 0 : rtt;
     }
 
     /** Block bytes pushed but not yet acknowledged plus those waiting here (a rough load figure). */
@@ -468,6 +478,9 @@ public final class RelayConnection implements AutoCloseable {
         }
         p.timeout.cancel(false);
         settlePut(p);
+        if (p.putBytes == 0 && !(p.request instanceof RelayMessage.GetBlock)) { // small both ways: a round trip
+            minRoundTripNanos = Math.min(minRoundTripNanos, System.nanoTime() - p.sentNanos);
+        }
         if (msg instanceof RelayMessage.Error e) {
             p.future.completeExceptionally(refusal(e));
         } else if (msg instanceof RelayMessage.NotFound n) {
@@ -529,6 +542,7 @@ public final class RelayConnection implements AutoCloseable {
         final long putBytes;
         final RelayMessage request;
         final String what;
+        final long sentNanos = System.nanoTime();
         ScheduledFuture<?> timeout;
 
         Pending(Class<?> type, CompletableFuture<?> future, long putBytes, RelayMessage request) {

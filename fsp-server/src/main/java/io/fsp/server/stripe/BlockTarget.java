@@ -77,11 +77,11 @@ abstract class BlockTarget {
         @Override
         CompletableFuture<Void> send(long seq, ByteBuf block) {
             long bytes = block.readableBytes();
-            long pushed = System.nanoTime();
-            window.started(pushed);
+            window.started(System.nanoTime());
             return connection.putBlock(transfer, seq, block).whenComplete((ok, error) -> {
                 if (error == null) {
-                    window.acknowledged(bytes, pushed, System.nanoTime()).ifPresent(connection::pushWindowBytes);
+                    window.acknowledged(bytes, System.nanoTime(), connection.minRoundTripNanos())
+                            .ifPresent(connection::pushWindowBytes);
                 }
             });
         }

@@ -11,9 +11,8 @@ import java.util.OptionalLong;
  *
  * <p>On a link whose round trip is longer than the horizon, a window of the horizon's bytes would idle the
  * link between acknowledgements, and the rate measured through that window would shrink it further. So the
- * window also covers twice the shortest time a block took from push to acknowledgement (one block's
- * transmission plus the round trip, as seen before anything queued): the link's bandwidth-delay product
- * and a block, twice.
+ * window also holds twice the bandwidth-delay product: the measured rate times twice the connection's round
+ * trip (the shortest answer to a request without block data, such as OPEN_TRANSFER).
  */
 final class PushWindowTuner {
     /**
@@ -31,7 +30,6 @@ final class PushWindowTuner {
     private long markNanos = -1;
     private long bytesSinceMark;
     private int acksSinceMark;
-    private long minLatencyNanos = Long.MAX_VALUE;
 
     /**
      * @param blockSize the transfer's block size: the window never drops below two blocks, so that a block is on
@@ -56,14 +54,13 @@ final class PushWindowTuner {
     }
 
     /**
-     * Notes the acknowledgement at {@code nowNanos} of {@code bytes} pushed at {@code pushedNanos}; returns the
-     * window to use from now on when a new rate was measured.
+     * Notes the acknowledgement at {@code nowNanos} of {@code bytes}, on a connection whose round trip is
+     * {@code roundTripNanos} (0: unknown); returns the window to use from now on when a new rate was measured.
      */
-    synchronized OptionalLong acknowledged(long bytes, long pushedNanos, long nowNanos) {
+    synchronized OptionalLong acknowledged(long bytes, long nowNanos, long roundTripNanos) {
         if (markNanos < 0) {
-            markNanos = pushedNanos;
+            markNanos = nowNanos;
         }
-        minLatencyNanos = Math.min(minLatencyNanos, Math.max(0, nowNanos - pushedNanos));
         bytesSinceMark += bytes;
         acksSinceMark++;
         long elapsed = nowNanos - markNanos;
@@ -74,7 +71,7 @@ final class PushWindowTuner {
         markNanos = nowNanos;
         bytesSinceMark = 0;
         acksSinceMark = 0;
-        double holds = Math.max(HORIZON_NANOS, 2.0 * minLatencyNanos);
+        double holds = Math.max(HORIZON_NANOS, 2.0 * roundTripNanos);
         long window = (long) Math.min(maxBytes, Math.max(minBytes, bytesPerNano * holds));
         return OptionalLong.of(window);
     }

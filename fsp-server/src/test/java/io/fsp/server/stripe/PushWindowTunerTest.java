@@ -13,16 +13,16 @@ class PushWindowTunerTest {
 
     /** Feeds acknowledgements of one block every {@code gapMs} ms until a window comes out. */
     private static long windowAt(PushWindowTuner t, long gapMs) {
-        return windowAt(t, gapMs, gapMs);
+        return windowAt(t, gapMs, 1);
     }
 
-    /** As above, each block acknowledged {@code latencyMs} after it was pushed. */
-    private static long windowAt(PushWindowTuner t, long gapMs, long latencyMs) {
+    /** As above, on a connection with a round trip of {@code rttMs}. */
+    private static long windowAt(PushWindowTuner t, long gapMs, long rttMs) {
         long now = 0;
         t.started(now);
         for (int i = 0; i < 1000; i++) {
             now += gapMs * MS;
-            OptionalLong w = t.acknowledged(BLOCK, now - latencyMs * MS, now);
+            OptionalLong w = t.acknowledged(BLOCK, now, rttMs * MS);
             if (w.isPresent()) {
                 return w.getAsLong();
             }
@@ -55,8 +55,8 @@ class PushWindowTunerTest {
 
     @Test
     void aLongRoundTripKeepsTwiceTheBandwidthDelayProductInFlight() {
-        // 26.2 MB/s, but 300 ms from push to acknowledgement: the horizon's two blocks would leave the link idle
-        // most of the time; the window holds 2 x 300 ms of the rate instead.
+        // 26.2 MB/s over a 300 ms round trip: the horizon's two blocks would leave the link idle most of the
+        // time; the window holds 2 x 300 ms of the rate instead.
         assertEquals(60L * BLOCK, windowAt(new PushWindowTuner(BLOCK, MAX), 10, 300), 2);
     }
 
@@ -64,7 +64,7 @@ class PushWindowTunerTest {
     void noWindowFromASingleAcknowledgement() {
         PushWindowTuner t = new PushWindowTuner(BLOCK, MAX);
         t.started(0);
-        assertTrue(t.acknowledged(BLOCK, 0, 1_000 * MS).isEmpty(), "one acknowledgement is no rate");
+        assertTrue(t.acknowledged(BLOCK, 1_000 * MS, 0).isEmpty(), "one acknowledgement is no rate");
     }
 
     @Test
