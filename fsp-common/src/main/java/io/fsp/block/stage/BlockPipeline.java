@@ -47,8 +47,6 @@ public final class BlockPipeline implements AutoCloseable {
     private final NonceSequence sequence;
     private final ReplayGuard replayGuard;
     private final int bodyAlignment;
-    /** The sealed descriptor length of the last block opened: a guess at the next one's (same file, same name). */
-    private int lastDescriptorLength = BlockDescriptor.FIXED_LENGTH;
     private Compressor compressor;
 
     private BlockPipeline(Builder b) {
@@ -184,9 +182,9 @@ public final class BlockPipeline implements AutoCloseable {
     }
 
     /**
-     * As {@link #open(Block)}, for a block expected to belong to the file {@code expectedName}: with a body
-     * alignment, its body is placed for that name's descriptor (null: the last block's). Only the placement
-     * depends on it; the descriptor inside the block is what counts.
+     * As {@link #open(Block)}, for a block expected to belong to the file {@code expectedName} (null: unknown):
+     * with a body alignment, its body is placed for that name's descriptor. Only the placement depends on it;
+     * the descriptor inside the block is what counts.
      */
     public OpenedBlock open(Block block, String expectedName) {
         BlockHeader header = block.header();
@@ -216,11 +214,10 @@ public final class BlockPipeline implements AutoCloseable {
                         + ", a sealed descriptor and tag)");
             }
             ByteBuf plain = plainBuffer(payload.readableBytes() - BlockHeader.TAG_LENGTH,
-                    expectedName == null ? lastDescriptorLength : BlockDescriptor.encodedLength(expectedName));
+                    expectedName == null ? BlockDescriptor.FIXED_LENGTH : BlockDescriptor.encodedLength(expectedName));
             try {
                 encryptor.open(header.sequence(), block.headerBytes(), payload, plain, id);
                 descriptor = BlockDescriptor.decode(plain, plain.readerIndex(), plain.readableBytes(), limits, id);
-                lastDescriptorLength = descriptor.encodedLength();
                 plain.skipBytes(descriptor.encodedLength());
                 checkBodyLength(id, flags, plain.readableBytes(), descriptor);
                 if (replayGuard != null && !replayGuard.accept(header.sequence())) {
@@ -254,8 +251,8 @@ public final class BlockPipeline implements AutoCloseable {
     /**
      * The buffer a sealed block is opened into. With a body alignment, a direct buffer placed so that the body,
      * which follows the descriptor, starts at an aligned address, as {@code O_DIRECT} writes need. The
-     * descriptor's length is known only once decrypted, so it comes from the caller's expectation or the last
-     * block (blocks of one file carry the same name); a wrong one costs nothing but the alignment.
+     * descriptor's length is known only once decrypted, so it comes from the caller's expectation; a wrong one
+     * costs nothing but the alignment.
      */
     private ByteBuf plainBuffer(int length, int descriptorLength) {
         if (bodyAlignment == 0) {

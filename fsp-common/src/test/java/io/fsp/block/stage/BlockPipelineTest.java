@@ -206,8 +206,7 @@ class BlockPipelineTest {
                 byte[] wire = sealToBytes(sender, data, "dir/a-name-of-some-length.bin");
                 ByteBuf buf = Unpooled.wrappedBuffer(wire);
                 Block b = Blocks.parse(buf, BlockLimits.DEFAULT);
-                // block 0 names the file it is expected to belong to; the others rely on the last block's descriptor
-                OpenedBlock o = i == 0 ? receiver.open(b, "dir/a-name-of-some-length.bin") : receiver.open(b);
+                OpenedBlock o = receiver.open(b, "dir/a-name-of-some-length.bin");
                 try {
                     ByteBuf body = o.content();
                     assertArrayEquals(data, ByteBufUtil.getBytes(body));

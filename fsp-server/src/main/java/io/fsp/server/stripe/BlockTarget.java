@@ -44,25 +44,14 @@ abstract class BlockTarget {
     static final class Relay extends BlockTarget {
         private final RelayConnection connection;
         private final TransferId transfer;
-        private final Runnable onGivenUp;
         private final PushWindowTuner window;
 
-        /**
-         * @param onGivenUp told when the engine gives this relay up
-         * @param window fits the connection's push window to the rate at which the relay stores blocks
-         */
-        Relay(int index, RelayConnection connection, TransferId transfer, Runnable onGivenUp, PushWindowTuner window) {
+        /** @param window fits the connection's push window to the rate at which the relay stores blocks */
+        Relay(int index, RelayConnection connection, TransferId transfer, PushWindowTuner window) {
             super("relay:" + index);
             this.connection = connection;
             this.transfer = transfer;
-            this.onGivenUp = onGivenUp;
             this.window = window;
-        }
-
-        @Override
-        void markDead() {
-            super.markDead();
-            onGivenUp.run();
         }
 
         RelayConnection connection() {

@@ -30,7 +30,7 @@ public final class Striping {
     private final Map<Integer, RelayConnection> relays;
     private final List<RelayEndpoint> endpoints;
     private volatile Map<String, Integer> placed = Map.of();
-    private final java.util.Set<Integer> givenUp = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Map<Integer, BlockTarget.Relay> relayTargets = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * @param relays the connections the transfer uses, by index into {@code endpoints}
@@ -49,8 +49,12 @@ public final class Striping {
     public Future<Long> start(Optional<Channel> direct) {
         Promise<Long> done = session.channel().eventLoop().newPromise();
         List<BlockTarget> targets = new ArrayList<>();
-        relays.forEach((i, c) -> targets.add(new BlockTarget.Relay(i, c, transfer.id(), () -> givenUp.add(i),
-                new PushWindowTuner(transfer.options().blockSize(), stripe.maxPushWindow()))));
+        relays.forEach((i, c) -> {
+            BlockTarget.Relay t = new BlockTarget.Relay(i, c, transfer.id(),
+                    new PushWindowTuner(transfer.options().blockSize(), stripe.maxPushWindow()));
+            relayTargets.put(i, t);
+            targets.add(t);
+        });
         direct.ifPresent(ch -> targets.add(new BlockTarget.Direct(ch)));
         StripingEngine engine = new StripingEngine(transfer, targets,
                 line -> session.reply(new FtpReply(ReplyCode.FSP_ANNOUNCEMENT, line)),
@@ -100,7 +104,8 @@ public final class Striping {
 
     /** Whether the engine gave up relay {@code index} during this transfer (failed, stalled or closed). */
     public boolean gaveUp(int index) {
-        return givenUp.contains(index);
+        BlockTarget.Relay t = relayTargets.get(index);
+        return t != null && t.isDead();
     }
 
     /** {@code relay:0=12 relay:1=9 …}: where the blocks went. */
