@@ -1,5 +1,6 @@
 package io.fsp.checksum;
 
+import io.fsp.crypto.NativeCrypto;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Locale;
@@ -87,7 +88,7 @@ public enum ChecksumAlgorithm {
 
     private static MessageDigest messageDigest(String name) {
         try {
-            return MessageDigest.getInstance(name);
+            return NativeCrypto.messageDigest(name);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java 17 runtime provides " + name, e);
         }

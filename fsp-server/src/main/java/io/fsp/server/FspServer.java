@@ -1,6 +1,7 @@
 package io.fsp.server;
 
 import io.fsp.block.stage.Encryptor;
+import io.fsp.crypto.NativeCrypto;
 import io.fsp.server.auth.LoginThrottle;
 import io.fsp.server.auth.PasswordHasher;
 import io.fsp.server.auth.UserAccount;
@@ -94,6 +95,7 @@ public final class FspServer implements AutoCloseable {
      * extensions (the FSP striped-transfer commands register here).
      */
     public static FspServer start(ServerConfig config, FtpCommands commands) throws IOException, InterruptedException {
+        NativeCrypto.loadInBackground();
         Encryptor.warmUpInBackground();
         KeyMaterial key = loadKey(config);
         SslContext ssl = SslContexts.server(key);

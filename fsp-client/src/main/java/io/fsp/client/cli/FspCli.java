@@ -1,5 +1,6 @@
 package io.fsp.client.cli;
 
+import io.fsp.crypto.NativeCrypto;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -18,6 +19,7 @@ public final class FspCli implements Runnable {
 
     public static void main(String[] args) {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", System.getProperty("fsp.log", "warn"));
+        NativeCrypto.loadInBackground(); // beside argument parsing and class loading, before the first TLS handshake
         System.exit(new CommandLine(new FspCli()).setExitCodeExceptionMapper(new ExitCodes()).execute(args));
     }
 }

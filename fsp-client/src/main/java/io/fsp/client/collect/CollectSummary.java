@@ -1,5 +1,6 @@
 package io.fsp.client.collect;
 
+import io.fsp.crypto.NativeCrypto;
 import java.util.Locale;
 import java.util.Map;
 
@@ -56,6 +57,7 @@ public record CollectSummary(String transferId, long bytes, double seconds, doub
                 .append(String.format(Locale.ROOT, ":{\"blocks\":%d,\"median_ms\":%.1f,\"max_ms\":%.1f}", r.blocks(),
                         r.medianMillis(), r.maxMillis())));
         sb.append('}');
+        sb.append(",\"crypto\":").append(str(NativeCrypto.description())); // what opened blocks in this process
         sb.append(",\"error\":").append(error == null ? "null" : str(error));
         return sb.append('}').toString();
     }

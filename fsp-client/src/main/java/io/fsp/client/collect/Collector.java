@@ -7,6 +7,7 @@ import io.fsp.block.BlockLimits;
 import io.fsp.block.Blocks;
 import io.fsp.block.stage.BlockPipeline;
 import io.fsp.block.stage.Encryptor;
+import io.fsp.crypto.NativeCrypto;
 import io.fsp.block.stage.OpenedBlock;
 import io.fsp.checksum.ChecksumAlgorithm;
 import io.fsp.client.control.ControlChannel;
@@ -171,11 +172,14 @@ public final class Collector {
     /** Runs the transfer to its end; the summary says whether everything arrived verified. */
     public CollectSummary run() throws IOException, InterruptedException {
         startNanos = System.nanoTime();
+        NativeCrypto.loadInBackground();
         Encryptor.warmUpInBackground();
         String error = null;
         try (ControlChannel control = ControlChannel.connect(options.host(), options.port(), options.trust(),
                 options.connectTimeout())) {
+            milestone("control connection secured");
             control.login(options.user(), options.password(), false);
+            milestone("logged in");
             if (!options.fspOptions().isEmpty() || options.includeDirect()) {
                 List<String> pairs = new ArrayList<>(options.fspOptions());
                 pairs.add("include-direct=" + (options.includeDirect() ? "on" : "off"));
@@ -208,6 +212,7 @@ public final class Collector {
         fretNanos = System.nanoTime();
         control.send("FRET " + options.remotePath());
         Reply r = control.read();
+        milestone("FRET answered " + r.code());
         if (r.code() != 150) {
             throw new ControlException("FRET " + options.remotePath() + ": server answered " + r, r.code(), null);
         }
@@ -226,6 +231,7 @@ public final class Collector {
                 announcement(r.text());
             } else if (r.code() == 226) {
                 stripedNanos = System.nanoTime(); // the server has placed every block
+                milestone("226: every block placed");
                 deferred.forEach(this::fetchFromRelay);
                 deferred.clear();
                 break;
@@ -247,6 +253,14 @@ public final class Collector {
         awaitIdle();
         early.values().forEach(ByteBuf::release);
         early.clear();
+    }
+
+    /** A debug line with the time since this JVM started: where a new process spends its first second. */
+    private static void milestone(String what) {
+        if (log.isDebugEnabled()) {
+            log.debug("{} ms after JVM start: {}", System.currentTimeMillis()
+                    - java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime(), what);
+        }
     }
 
     /** One {@code 151} line of FRET. */
@@ -637,6 +651,9 @@ public final class Collector {
 
     private void succeeded(Announcement a, String source) {
         if (done.add(a.seq())) {
+            if (done.size() == 1) {
+                milestone("first block done, from " + source);
+            }
             bytesDone.addAndGet(a.length());
             blocksBySource.computeIfAbsent(source, k -> new LongAdder()).increment();
             bytesBySource.computeIfAbsent(source, k -> new LongAdder()).add(a.length());

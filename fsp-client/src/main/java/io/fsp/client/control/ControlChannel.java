@@ -1,5 +1,6 @@
 package io.fsp.client.control;
 
+import io.fsp.crypto.NativeCrypto;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
@@ -9,9 +10,11 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.security.Provider;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
@@ -44,7 +47,8 @@ public final class ControlChannel implements Closeable {
     public static ControlChannel connect(String host, int port, X509TrustManager trust, Duration timeout) throws IOException {
         SSLContext ctx;
         try {
-            ctx = SSLContext.getInstance("TLS");
+            Optional<Provider> nativeTls = NativeCrypto.tls();
+            ctx = nativeTls.isPresent() ? SSLContext.getInstance("TLS", nativeTls.get()) : SSLContext.getInstance("TLS");
             ctx.init(null, new TrustManager[] {trust}, null);
         } catch (GeneralSecurityException e) {
             throw new IOException("TLS is not available: " + e.getMessage(), e);

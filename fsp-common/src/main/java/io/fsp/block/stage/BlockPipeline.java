@@ -308,7 +308,7 @@ public final class BlockPipeline implements AutoCloseable {
         private boolean compress;
         private int compressionLevel = Compressor.DEFAULT_LEVEL;
         private TransferKey key;
-        private Encryptor.Provider provider = Encryptor.Provider.DEFAULT;
+        private Encryptor.Provider provider = Encryptor.Provider.preferred();
         private long transferId;
         private NonceSequence sequence;
         private ReplayGuard replayGuard;

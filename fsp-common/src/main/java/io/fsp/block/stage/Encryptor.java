@@ -2,9 +2,11 @@ package io.fsp.block.stage;
 
 import io.fsp.block.BlockAuthenticationException;
 import io.fsp.block.BlockHeader;
+import io.fsp.crypto.NativeCrypto;
 import io.fsp.crypto.NonceSequence;
 import io.fsp.crypto.TransferKey;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
@@ -29,22 +31,23 @@ import org.bouncycastle.crypto.params.KeyParameter;
  */
 public final class Encryptor {
 
-    /** Which AES-GCM implementation runs. */
+    /** Which AES-GCM implementation runs. All three put the same bytes on the wire. */
     public enum Provider {
-        /** SunJCE, with AES-NI and carry-less multiply intrinsics. */
+        /** SunJCE, with AES-NI and carry-less multiply intrinsics once the JIT has compiled them. */
         JDK,
+        /** AWS-LC's assembly through {@link NativeCrypto}: full speed from the first block. */
+        NATIVE,
         /** Bouncy Castle's lightweight API. */
         BOUNCY_CASTLE;
 
-        /**
-         * The faster of the two on this project's benchmark ({@code bin/bench-blocks}, docs/protocol.md §2.6):
-         * the JDK provider, by a wide margin, on 4 MiB blocks in pooled direct buffers.
-         */
-        public static final Provider DEFAULT = JDK;
+        /** NATIVE where it loads in this JVM (see {@link NativeCrypto}), else JDK. */
+        public static Provider preferred() {
+            return NativeCrypto.aesGcm().isPresent() ? NATIVE : JDK;
+        }
     }
 
     private static final int SCRATCH = 64 * 1024;
-    private static final int JDK_CHUNK = 64 * 1024;
+    private static final int JCA_CHUNK = 64 * 1024;
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     private static final AtomicBoolean WARMED_UP = new AtomicBoolean();
     private static final int WARM_UP_ROUNDS = 2_000;
@@ -53,29 +56,32 @@ public final class Encryptor {
     private final TransferKey key;
     private final Provider provider;
     private final byte[] nonce = new byte[NonceSequence.NONCE_LENGTH];
-    private final Cipher jdk;
+    private final Cipher jca;
     private final GCMModeCipher bc;
     private final KeyParameter bcKey;
     private byte[] scratchIn;
     private byte[] scratchOut;
 
     public Encryptor(TransferKey key) {
-        this(key, Provider.DEFAULT);
+        this(key, Provider.preferred());
     }
 
     public Encryptor(TransferKey key, Provider provider) {
         this.key = key;
         this.provider = provider;
-        if (provider == Provider.JDK) {
+        if (provider != Provider.BOUNCY_CASTLE) {
             try {
-                jdk = Cipher.getInstance("AES/GCM/NoPadding", "SunJCE");
+                jca = provider == Provider.JDK
+                        ? Cipher.getInstance("AES/GCM/NoPadding", "SunJCE")
+                        : Cipher.getInstance("AES/GCM/NoPadding", NativeCrypto.aesGcm()
+                                .orElseThrow(() -> new IllegalStateException("native AES-GCM: " + NativeCrypto.description())));
             } catch (GeneralSecurityException e) {
                 throw new IllegalStateException("every Java 17 runtime provides AES/GCM/NoPadding", e);
             }
             bc = null;
             bcKey = null;
         } else {
-            jdk = null;
+            jca = null;
             bc = GCMBlockCipher.newInstance(AESEngine.newInstance());
             bcKey = new KeyParameter(key.encoded());
         }
@@ -106,13 +112,17 @@ public final class Encryptor {
             throw new IllegalArgumentException("out writable: " + out.writableBytes() + " (expected: >= " + sealed + ")");
         }
         try {
-            if (jdk != null) {
-                jdk.init(Cipher.ENCRYPT_MODE, key.secretKey(), new GCMParameterSpec(128, nonce));
-                jdk.updateAAD(aad.nioBuffer());
+            if (jca != null) {
+                jca.init(Cipher.ENCRYPT_MODE, key.secretKey(), new GCMParameterSpec(128, nonce));
+                jca.updateAAD(aad.nioBuffer());
                 ByteBuffer dst = out.nioBuffer(out.writerIndex(), sealed);
-                jdkUpdateInChunks(first, dst);
-                jdkUpdateInChunks(second, dst);
-                jdk.doFinal(EMPTY, dst);
+                if (provider == Provider.NATIVE) {
+                    sealInOneCall(first, second, dst, out.alloc());
+                } else {
+                    jcaUpdateInChunks(first, dst);
+                    jcaUpdateInChunks(second, dst);
+                    jca.doFinal(EMPTY, dst);
+                }
                 if (dst.hasRemaining()) {
                     throw new IllegalStateException("AES-GCM wrote " + dst.position() + " bytes (expected: " + sealed + ")");
                 }
@@ -146,19 +156,19 @@ public final class Encryptor {
             throw new IllegalArgumentException("out writable: " + out.writableBytes() + " (expected: >= " + plain + ")");
         }
         try {
-            if (jdk != null) {
-                jdk.init(Cipher.DECRYPT_MODE, key.secretKey(), new GCMParameterSpec(128, nonce));
-                jdk.updateAAD(aad.nioBuffer());
+            if (jca != null) {
+                jca.init(Cipher.DECRYPT_MODE, key.secretKey(), new GCMParameterSpec(128, nonce));
+                jca.updateAAD(aad.nioBuffer());
                 ByteBuffer dst = out.nioBuffer(out.writerIndex(), plain);
                 if (sealed.nioBufferCount() == 1) {
-                    jdk.doFinal(sealed.nioBuffer(), dst);
+                    jca.doFinal(sealed.nioBuffer(), dst);
                 } else {
                     // The JDK would gather the parts into a heap array of its own and decrypt from there, on
                     // a path the JIT compiles late; one copy into a contiguous direct buffer costs far less.
                     ByteBuf contiguous = sealed.alloc().directBuffer(sealed.readableBytes());
                     try {
                         contiguous.writeBytes(sealed, sealed.readerIndex(), sealed.readableBytes());
-                        jdk.doFinal(contiguous.nioBuffer(), dst);
+                        jca.doFinal(contiguous.nioBuffer(), dst);
                     } finally {
                         contiguous.release();
                     }
@@ -192,9 +202,9 @@ public final class Encryptor {
         warmUp(WARM_UP_ROUNDS, WARM_UP_LENGTH);
     }
 
-    /** {@link #warmUp()} on a daemon thread of its own; returns at once. */
+    /** {@link #warmUp()} on a daemon thread of its own where the JDK's AES-GCM serves; returns at once. */
     public static void warmUpInBackground() {
-        if (!WARMED_UP.get()) {
+        if (!WARMED_UP.get() && Provider.preferred() == Provider.JDK) {
             Thread t = new Thread(Encryptor::warmUp, "aes-gcm-warm-up");
             t.setDaemon(true);
             t.setPriority(Thread.MIN_PRIORITY);
@@ -206,7 +216,7 @@ public final class Encryptor {
         if (!WARMED_UP.compareAndSet(false, true)) {
             return;
         }
-        Encryptor e = new Encryptor(TransferKey.generate(0, 256, new SecureRandom()));
+        Encryptor e = new Encryptor(TransferKey.generate(0, 256, new SecureRandom()), Provider.JDK);
         ByteBuf aad = Unpooled.wrappedBuffer(new byte[BlockHeader.FIXED_LENGTH]);
         ByteBuf plain = Unpooled.directBuffer(length).writeZero(length);
         ByteBuf sealed = Unpooled.directBuffer(sealedLength(length));
@@ -241,17 +251,32 @@ public final class Encryptor {
     }
 
     /**
+     * BoringSSL seals a whole plaintext in one call, reading and writing direct buffers in place; input given
+     * in updates would first be gathered into a heap array. So the two parts are gathered once, here.
+     */
+    private void sealInOneCall(ByteBuf first, ByteBuf second, ByteBuffer dst, ByteBufAllocator alloc) throws GeneralSecurityException {
+        ByteBuf plain = alloc.directBuffer(first.readableBytes() + second.readableBytes());
+        try {
+            plain.writeBytes(first, first.readerIndex(), first.readableBytes());
+            plain.writeBytes(second, second.readerIndex(), second.readableBytes());
+            jca.doFinal(plain.nioBuffer(), dst);
+        } finally {
+            plain.release();
+        }
+    }
+
+    /**
      * Encrypts in 64 KiB steps. The output is the same as one call, but the JIT compiles the AES-GCM
      * intrinsic after a few blocks instead of after thousands (one call per 4 MiB block stays interpreted,
      * at about a fortieth of the speed, for minutes). Decryption cannot do this: the JDK buffers decrypted
      * input until the tag is checked.
      */
-    private void jdkUpdateInChunks(ByteBuf in, ByteBuffer dst) throws GeneralSecurityException {
+    private void jcaUpdateInChunks(ByteBuf in, ByteBuffer dst) throws GeneralSecurityException {
         for (ByteBuffer part : in.nioBuffers()) {
             int end = part.limit();
-            for (int p = part.position(); p < end; p += JDK_CHUNK) {
-                part.limit(Math.min(end, p + JDK_CHUNK)).position(p);
-                jdk.update(part, dst);
+            for (int p = part.position(); p < end; p += JCA_CHUNK) {
+                part.limit(Math.min(end, p + JCA_CHUNK)).position(p);
+                jca.update(part, dst);
             }
         }
     }
