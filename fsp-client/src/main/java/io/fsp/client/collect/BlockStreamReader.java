@@ -9,7 +9,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
 
 /**
  * Splits a data connection carrying blocks back to back (FRET direct, FGET) into whole blocks, from the
@@ -17,28 +18,38 @@ import java.io.InputStream;
  * anything is allocated; the block's checksum and contents are checked later, by the pipeline.
  */
 final class BlockStreamReader {
-    private final InputStream in;
+    private final ReadableByteChannel in;
     private final BlockLimits limits;
+    private final ByteBuffer fixed = ByteBuffer.allocate(BlockHeader.FIXED_LENGTH);
 
-    BlockStreamReader(InputStream in, BlockLimits limits) {
+    /**
+     * @param in the data connection; a socket's own channel reads straight into the block's direct buffer, which
+     *           the cipher then opens in place (an {@link java.io.InputStream} wrapped with
+     *           {@link java.nio.channels.Channels#newChannel} works too, through a copy)
+     */
+    BlockStreamReader(ReadableByteChannel in, BlockLimits limits) {
         this.in = in;
         this.limits = limits;
     }
 
     /** The next block's wire bytes (the caller releases them), or null at a clean end of stream. */
     ByteBuf next() throws IOException {
-        byte[] fixed = new byte[BlockHeader.FIXED_LENGTH];
-        int first = in.read(fixed, 0, fixed.length);
-        if (first < 0) {
+        fixed.clear();
+        if (in.read(fixed) < 0) {
             return null;
         }
-        readFully(fixed, first, fixed.length - first);
-        ChecksumAlgorithm checksum = ChecksumAlgorithm.fromId(fixed[1] & 0xFF);
-        if (checksum == null) {
-            throw new BlockFormatException("direct block: checksum algorithm " + (fixed[1] & 0xFF) + " (expected: a known id)");
+        while (fixed.hasRemaining()) {
+            if (in.read(fixed) < 0) {
+                throw new EOFException("direct block: stream ended inside a header");
+            }
         }
-        int headerLength = ((fixed[4] & 0xFF) << 8) | (fixed[5] & 0xFF);
-        long payloadLength = ((long) (fixed[6] & 0xFF) << 24) | ((fixed[7] & 0xFF) << 16) | ((fixed[8] & 0xFF) << 8) | (fixed[9] & 0xFF);
+        byte[] header = fixed.array();
+        ChecksumAlgorithm checksum = ChecksumAlgorithm.fromId(header[1] & 0xFF);
+        if (checksum == null) {
+            throw new BlockFormatException("direct block: checksum algorithm " + (header[1] & 0xFF) + " (expected: a known id)");
+        }
+        int headerLength = ((header[4] & 0xFF) << 8) | (header[5] & 0xFF);
+        long payloadLength = ((long) (header[6] & 0xFF) << 24) | ((header[7] & 0xFF) << 16) | ((header[8] & 0xFF) << 8) | (header[9] & 0xFF);
         if (headerLength < BlockHeader.FIXED_LENGTH || headerLength > limits.maxHeaderLength()) {
             throw new BlockFormatException("direct block: header length " + headerLength + " (expected: "
                     + BlockHeader.FIXED_LENGTH + ".." + limits.maxHeaderLength() + ")");
@@ -48,32 +59,20 @@ final class BlockStreamReader {
                     + limits.maxPayloadLength() + ")");
         }
         int total = headerLength + (int) payloadLength + checksum.length();
-        ByteBuf wire = PooledByteBufAllocator.DEFAULT.heapBuffer(total);
+        ByteBuf wire = PooledByteBufAllocator.DEFAULT.directBuffer(total);
         try {
-            wire.writeBytes(fixed);
-            int left = total - fixed.length;
-            while (left > 0) {
-                int n = wire.writeBytes(in, left);
-                if (n < 0) {
-                    throw new EOFException("direct block: stream ended " + left + " bytes early");
+            wire.writeBytes(header);
+            ByteBuffer rest = wire.nioBuffer(wire.writerIndex(), total - header.length);
+            while (rest.hasRemaining()) {
+                if (in.read(rest) < 0) {
+                    throw new EOFException("direct block: stream ended " + rest.remaining() + " bytes early");
                 }
-                left -= n;
             }
+            wire.writerIndex(total);
             return wire;
         } catch (IOException | RuntimeException e) {
             wire.release();
             throw e;
-        }
-    }
-
-    private void readFully(byte[] b, int off, int len) throws IOException {
-        while (len > 0) {
-            int n = in.read(b, off, len);
-            if (n < 0) {
-                throw new EOFException("direct block: stream ended inside a header");
-            }
-            off += n;
-            len -= n;
         }
     }
 }

@@ -38,6 +38,7 @@ import io.netty.channel.nio.NioIoHandler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.channels.Channels;
 import java.net.URLDecoder;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -731,7 +732,7 @@ public final class Collector {
     /** Reads blocks from the direct data connection until the server closes it. */
     private void readDirect(Socket socket) {
         try {
-            BlockStreamReader reader = new BlockStreamReader(socket.getInputStream(), limits);
+            BlockStreamReader reader = new BlockStreamReader(socket.getChannel(), limits);
             for (ByteBuf wire; (wire = reader.next()) != null; ) {
                 long seq = wire.getUnsignedInt(18);
                 gotDirect.add(seq);
@@ -784,7 +785,8 @@ public final class Collector {
             if (r.code() != 150) {
                 throw new ControlException("FGET: server answered " + r, r.code(), null);
             }
-            BlockStreamReader reader = new BlockStreamReader(data.getInputStream(), limits);
+            // through the stream, whose reads keep the socket's timeout
+            BlockStreamReader reader = new BlockStreamReader(Channels.newChannel(data.getInputStream()), limits);
             data.setSoTimeout((int) options.relayTimeout().multipliedBy(3).toMillis());
             Map<Long, Announcement> bySeq = new TreeMap<>();
             part.forEach(a -> bySeq.put(a.seq(), a));

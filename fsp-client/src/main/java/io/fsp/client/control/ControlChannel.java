@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.Provider;
@@ -174,9 +175,12 @@ public final class ControlChannel implements Closeable {
         return Integer.parseInt(m.group(1));
     }
 
-    /** Opens a data connection to the port EPSV named. */
+    /**
+     * Opens a data connection to the port EPSV named. The socket has a channel ({@link Socket#getChannel()}), so
+     * that blocks can be read straight into direct buffers.
+     */
     public Socket openData(int port, Duration timeout) throws IOException {
-        Socket s = new Socket();
+        Socket s = SocketChannel.open().socket();
         s.connect(new InetSocketAddress(socket.getInetAddress(), port), (int) timeout.toMillis());
         s.setReceiveBufferSize(4 * 1024 * 1024);
         return s;

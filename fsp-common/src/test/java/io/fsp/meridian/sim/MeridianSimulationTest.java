@@ -21,7 +21,7 @@ class MeridianSimulationTest {
 
     @BeforeAll
     static void loadMatrix() throws IOException {
-        String path = System.getProperty("fsp.latencyMatrix", "../../shared/data/planetlab-303-rtt-ms.txt.gz");
+        String path = System.getProperty("fsp.latencyMatrix", "src/test/resources/latency/planetlab-303-rtt-ms.txt.gz");
         assertTrue(Files.isReadable(Path.of(path)), "latency matrix not found at " + path
                 + " (set -Dfsp.latencyMatrix=FILE)");
         planetLab = LatencyMatrix.load(Path.of(path));
