@@ -139,9 +139,7 @@ class RelayIT {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             long left;
             do {
-                try (Stream<Path> s = Files.walk(relay.store())) {
-                    left = s.filter(Files::isRegularFile).count();
-                }
+                left = regularFiles(relay.store());
             } while (left > 0 && System.nanoTime() < deadline);
             assertEquals(0, left, "confirmed blocks are deleted from the relay's disk");
         }
@@ -202,6 +200,19 @@ class RelayIT {
                     }
                 } finally {
                     got.release();
+                }
+            }
+        }
+    }
+
+    /** Regular files under {@code dir}, counted again when one vanished while the walk went on (the relay deletes them). */
+    private static long regularFiles(Path dir) throws java.io.IOException {
+        while (true) {
+            try (Stream<Path> s = Files.walk(dir)) {
+                return s.filter(Files::isRegularFile).count();
+            } catch (java.io.UncheckedIOException e) {
+                if (!(e.getCause() instanceof java.nio.file.NoSuchFileException)) {
+                    throw e;
                 }
             }
         }
