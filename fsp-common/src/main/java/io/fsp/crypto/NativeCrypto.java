@@ -4,6 +4,7 @@ import com.amazon.corretto.crypto.provider.AmazonCorrettoCryptoProvider;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.Provider;
+import java.security.Security;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -93,6 +94,29 @@ public final class NativeCrypto {
             }
         }
         return MessageDigest.getInstance(algorithm);
+    }
+
+    /**
+     * Puts the native digest provider (ACCP) first among the JCA providers, so that the JDK's own TLS engine (the
+     * FTP server's control and data channels) seals and opens its records with AWS-LC's AES-GCM: on heap arrays,
+     * as JSSE hands them over, in one native call per record, fast from a server's first connection on.
+     * Waits for {@link #loadInBackground()}; does nothing where ACCP did not load.
+     *
+     * @return whether it was installed
+     */
+    public static boolean preferForJdkTls() {
+        loadInBackground();
+        Optional<Provider> accp = ACCP.join();
+        if (accp.isEmpty()) {
+            return false;
+        }
+        synchronized (LOCK) {
+            if (Security.getProviders()[0] != accp.get()) {
+                Security.insertProviderAt(accp.get(), 1);
+                log.info("JDK TLS: AES-GCM and key exchange from {}", accpDescription);
+            }
+        }
+        return true;
     }
 
     /** What serves AES-GCM and the digests in this JVM, for logs and summaries. */

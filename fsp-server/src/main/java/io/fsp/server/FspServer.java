@@ -96,7 +96,9 @@ public final class FspServer implements AutoCloseable {
      */
     public static FspServer start(ServerConfig config, FtpCommands commands) throws IOException, InterruptedException {
         NativeCrypto.loadInBackground();
+        NativeCrypto.preferForJdkTls();
         Encryptor.warmUpInBackground();
+        PasswordHasher.warmUpInBackground();
         KeyMaterial key = loadKey(config);
         SslContext ssl = SslContexts.server(key);
         UserStore users = users(config);

@@ -34,6 +34,22 @@ public final class PasswordHasher {
     }
 
     /** A new hash of {@code password} with a fresh random salt and the default cost. */
+    /**
+     * Hashes a throw-away password twice on a low-priority daemon thread, so that the JIT has compiled Argon2
+     * before the first login: interpreted, the first verification costs several times a compiled one, and the
+     * first client of a fresh server would wait for it.
+     */
+    public static void warmUpInBackground() {
+        Thread t = new Thread(() -> {
+            for (int i = 0; i < 2; i++) {
+                verify(hash("warm-up"), "warm-up");
+            }
+        }, "argon2-warm-up");
+        t.setDaemon(true);
+        t.setPriority(Thread.MIN_PRIORITY);
+        t.start();
+    }
+
     public static String hash(String password) {
         byte[] salt = new byte[SALT_BYTES];
         RANDOM.nextBytes(salt);
