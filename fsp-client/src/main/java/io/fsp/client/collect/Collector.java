@@ -141,6 +141,9 @@ public final class Collector {
     private long startNanos;
     private volatile long fretNanos;
     private final List<Announcement> deferred = new ArrayList<>();
+    // For the debug timeline of a run (milestone): the first block fetched and opened.
+    private final java.util.concurrent.atomic.AtomicBoolean firstFetched = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicBoolean firstOpened = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile long stripedNanos;
 
     /** A file of the transfer: its index, remote name, local name under the writer's root, size. */
@@ -173,6 +176,7 @@ public final class Collector {
     /** Runs the transfer to its end; the summary says whether everything arrived verified. */
     public CollectSummary run() throws IOException, InterruptedException {
         startNanos = System.nanoTime();
+        milestone("collector started");
         NativeCrypto.loadInBackground();
         Encryptor.warmUpInBackground();
         String error = null;
@@ -301,7 +305,12 @@ public final class Collector {
                     String name = decodeName(w[4]);
                     files.put(index, new RemoteFile(index, name, local(name), size, Long.parseLong(w[3])));
                 }
-                case "BLK" -> block(Announcement.parse(w));
+                case "BLK" -> {
+                    if (announced.isEmpty()) {
+                        milestone("first block announced");
+                    }
+                    block(Announcement.parse(w));
+                }
                 default -> log.debug("ignoring announcement {}", text);
             }
         } catch (TokenException | RuntimeException e) {
@@ -325,6 +334,7 @@ public final class Collector {
             connection = RelayConnection.connect(address, SslContexts.client(PinnedTrustManager.of(Set.of(fp)), Optional.empty()),
                             relayLoops, config)
                     .thenCompose(c -> c.authorize(token).thenApply(ok -> c));
+            connection.thenRun(() -> milestone("relay " + index + " connected and authorized"));
         } catch (javax.net.ssl.SSLException e) {
             connection = CompletableFuture.failedFuture(e);
         }
@@ -571,6 +581,9 @@ public final class Collector {
             try {
                 RelayConnection c = relay.connection().get(options.connectTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
                 ByteBuf wire = c.getBlock(transferId, a.seq()).get(options.relayTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
+                if (firstFetched.compareAndSet(false, true)) {
+                    milestone("first block fetched");
+                }
                 open(a, wire, a.source());
             } catch (java.util.concurrent.ExecutionException e) {
                 retry(a, a.source(), describe(e.getCause()));
@@ -613,6 +626,9 @@ public final class Collector {
             return;
         }
         try {
+            if (firstOpened.compareAndSet(false, true)) {
+                milestone("first block opened");
+            }
             verifier.submit(new BlockRef(f.local(), a.offset(), a.length()), opened.content(), a.digest())
                     .whenComplete((verdict, error) -> verdict(a, source, verdict, error));
         } catch (InterruptedException e) {

@@ -34,27 +34,18 @@ public final class ControlChannel implements Closeable {
     private static final Pattern EPSV = Pattern.compile("\\(\\|\\|\\|(\\d{1,5})\\|\\)");
 
     private final String host;
-    private final SSLContext tls;
+    private SSLContext tls;
     private Socket socket;
     private InputStream in;
     private OutputStream out;
 
-    private ControlChannel(String host, SSLContext tls) {
+    private ControlChannel(String host) {
         this.host = host;
-        this.tls = tls;
     }
 
     /** Connects, reads the greeting and switches to TLS ({@code AUTH TLS}) checked by {@code trust}. */
     public static ControlChannel connect(String host, int port, X509TrustManager trust, Duration timeout) throws IOException {
-        SSLContext ctx;
-        try {
-            Optional<Provider> nativeTls = NativeCrypto.tls();
-            ctx = nativeTls.isPresent() ? SSLContext.getInstance("TLS", nativeTls.get()) : SSLContext.getInstance("TLS");
-            ctx.init(null, new TrustManager[] {trust}, null);
-        } catch (GeneralSecurityException e) {
-            throw new IOException("TLS is not available: " + e.getMessage(), e);
-        }
-        ControlChannel c = new ControlChannel(host, ctx);
+        ControlChannel c = new ControlChannel(host);
         Socket plain = new Socket();
         try {
             plain.connect(new InetSocketAddress(host, port), (int) timeout.toMillis());
@@ -63,7 +54,9 @@ public final class ControlChannel implements Closeable {
             c.use(plain);
             c.expect(c.read(), 220, "greeting");
             c.expect(c.command("AUTH TLS"), 234, "AUTH TLS");
-            SSLSocket secure = (SSLSocket) ctx.getSocketFactory().createSocket(plain, host, port, true);
+            // Only now: the round trips above went on while the native TLS library was still loading.
+            c.tls = context(trust);
+            SSLSocket secure = (SSLSocket) c.tls.getSocketFactory().createSocket(plain, host, port, true);
             secure.setUseClientMode(true);
             secure.startHandshake();
             c.use(secure);
@@ -71,6 +64,18 @@ public final class ControlChannel implements Closeable {
         } catch (IOException | RuntimeException e) {
             plain.close();
             throw e;
+        }
+    }
+
+    /** Native TLS (Conscrypt) where it loads, else the JDK's; either way checked by {@code trust} alone. */
+    private static SSLContext context(X509TrustManager trust) throws IOException {
+        try {
+            Optional<Provider> nativeTls = NativeCrypto.tls();
+            SSLContext ctx = nativeTls.isPresent() ? SSLContext.getInstance("TLS", nativeTls.get()) : SSLContext.getInstance("TLS");
+            ctx.init(null, new TrustManager[] {trust}, null);
+            return ctx;
+        } catch (GeneralSecurityException e) {
+            throw new IOException("TLS is not available: " + e.getMessage(), e);
         }
     }
 
