@@ -127,8 +127,9 @@ public final class Collector {
     private final AtomicLong bytesDone = new AtomicLong();
     private volatile boolean allVerified = true;
 
-    // Direct blocks that arrived before their announcement, by sequence number.
-    private final Map<Long, ByteBuf> early = new ConcurrentHashMap<>();
+    // Direct blocks waiting for their announcement, or announcements waiting for their block (meetDirect).
+    private static final int MAX_EARLY_DIRECT_BLOCKS = 4096;
+    private final Map<Long, Object> directMeeting = new ConcurrentHashMap<>();
     private final Set<Long> expectDirect = ConcurrentHashMap.newKeySet();
     private final Set<Long> gotDirect = ConcurrentHashMap.newKeySet();
 
@@ -256,8 +257,12 @@ public final class Collector {
             }
         }
         awaitIdle();
-        early.values().forEach(ByteBuf::release);
-        early.clear();
+        directMeeting.values().forEach(v -> {
+            if (v instanceof ByteBuf b) {
+                b.release(); // arrived, but its announcement never asked for it (held in the journal)
+            }
+        });
+        directMeeting.clear();
     }
 
     /** A debug line with the time since this JVM started: where a new process spends its first second. */
@@ -548,10 +553,7 @@ public final class Collector {
             case "origin" -> retry(a, "server", "no relay could take the block");
             case "direct" -> {
                 expectDirect.add(a.seq());
-                ByteBuf wire = early.remove(a.seq());
-                if (wire != null) {
-                    fetchers.execute(() -> open(a, wire, "direct"));
-                }
+                meetDirect(a.seq(), a);
             }
             default -> {
                 if (options.overlap() || stripedNanos != 0) {
@@ -745,26 +747,39 @@ public final class Collector {
         }
     }
 
+    /**
+     * Where a direct block and its announcement meet, whichever comes first: the block's wire bytes from the data
+     * connection, or the announcement once {@link #block} has counted it as pending. The second to arrive opens
+     * the block, exactly once. (Opening as soon as the announcement was merely seen let a block be verified
+     * before it was counted, and a run could end one block early.)
+     */
+    private void meetDirect(long seq, Object half) {
+        Object other = directMeeting.putIfAbsent(seq, half);
+        if (other == null) {
+            return; // the other half opens it
+        }
+        if (other.getClass() == half.getClass() || !directMeeting.remove(seq, other)) {
+            if (half instanceof ByteBuf b) {
+                b.release(); // the same block twice
+            }
+            return;
+        }
+        Announcement a = (Announcement) (half instanceof Announcement ? half : other);
+        ByteBuf wire = (ByteBuf) (half instanceof ByteBuf ? half : other);
+        fetchers.execute(() -> open(a, wire, "direct"));
+    }
+
     /** Reads blocks from the direct data connection until the server closes it. */
     private void readDirect(Socket socket) {
         try {
             BlockStreamReader reader = new BlockStreamReader(socket.getChannel(), limits);
             for (ByteBuf wire; (wire = reader.next()) != null; ) {
                 long seq = wire.getUnsignedInt(18);
-                gotDirect.add(seq);
-                Announcement a = announced.get(seq);
-                if (a != null && a.source().equals("direct")) {
-                    ByteBuf w = wire;
-                    fetchers.execute(() -> open(a, w, "direct"));
-                } else if (early.size() < 4096 && early.putIfAbsent(seq, wire) == null) {
-                    // its announcement is on its way; block() picks it up
-                    Announcement late = announced.get(seq);
-                    ByteBuf w = wire;
-                    if (late != null && early.remove(seq, w)) {
-                        fetchers.execute(() -> open(late, w, "direct"));
-                    }
+                if (directMeeting.size() < MAX_EARLY_DIRECT_BLOCKS || directMeeting.containsKey(seq)) {
+                    gotDirect.add(seq);
+                    meetDirect(seq, wire);
                 } else {
-                    wire.release();
+                    wire.release(); // far ahead of the announcements: the block comes from the origin instead
                 }
             }
         } catch (IOException | RuntimeException e) {
