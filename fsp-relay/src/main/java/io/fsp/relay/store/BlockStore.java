@@ -133,10 +133,7 @@ public final class BlockStore {
         // Called with the lock held; the disk write runs outside it.
         if (memoryUsed + w.size <= config.memoryBytes()) {
             memoryUsed += w.size;
-            // A copy of exactly the block's size: the received buffer may be a slice of a larger one.
-            ByteBuf copy = alloc.buffer(w.size, w.size);
-            copy.writeBytes(w.block, w.block.readerIndex(), w.size);
-            w.block.release();
+            ByteBuf copy = ownBuffer(w.block, w.size) ? w.block : copyOf(w.block, w.size);
             Transfer t = transfers.get(w.id);
             t.writing.remove(w.seq);
             t.blocks.put(w.seq, new Held(copy, null, w.size));
@@ -145,6 +142,22 @@ public final class BlockStore {
             return;
         }
         disk.execute(() -> spill(w));
+    }
+
+    /**
+     * Whether {@code block} is a buffer of exactly its own (the frame decoder gathered it at its exact size), which
+     * the store can hold as it is. A slice of a larger received buffer is copied instead, so as not to pin the rest.
+     */
+    private static boolean ownBuffer(ByteBuf block, int size) {
+        return block.unwrap() == null && block.readerIndex() == 0 && block.readableBytes() == size && block.capacity() == size;
+    }
+
+    /** A copy of exactly {@code size} bytes; releases {@code block}. */
+    private ByteBuf copyOf(ByteBuf block, int size) {
+        ByteBuf copy = alloc.buffer(size, size);
+        copy.writeBytes(block, block.readerIndex(), size);
+        block.release();
+        return copy;
     }
 
     private void spill(Waiter w) {
