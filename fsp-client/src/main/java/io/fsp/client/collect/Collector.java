@@ -357,7 +357,7 @@ public final class Collector {
         }
         long newest = files.values().stream().mapToLong(RemoteFile::modifiedMillis).max().orElse(0);
         TransferIdentity identity = new TransferIdentity(options.server(), options.remotePath(), totalBytes, newest,
-                manifestDigest());
+                manifestDigest(), options.verify().name().toLowerCase(java.util.Locale.ROOT));
         journal = ResumeJournal.open(journalFile(), identity);
         saveManifest();
         if (journal.state() == ResumeJournal.State.RESUMED) {
@@ -459,7 +459,8 @@ public final class Collector {
             md.update((byte) '\n');
         }
         String digestHex = HexFormat.of().formatHex(md.digest());
-        TransferIdentity identity = new TransferIdentity(options.server(), options.remotePath(), total, newest, digestHex);
+        TransferIdentity identity = new TransferIdentity(options.server(), options.remotePath(), total, newest, digestHex,
+                options.verify().name().toLowerCase(java.util.Locale.ROOT));
         Map<Integer, TreeMap<Long, Long>> held = new TreeMap<>();
         for (JournalRecord r : ResumeJournal.peek(journalFile(), identity)) {
             Integer index = indexByLocal.get(r.path());

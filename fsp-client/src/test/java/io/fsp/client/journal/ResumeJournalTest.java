@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ResumeJournalTest {
-    private static final TransferIdentity ID = new TransferIdentity("alice@127.0.0.1:2121", "/data/big.bin", 10L << 20, 1_700_000_000_000L, "ab12");
+    private static final TransferIdentity ID = new TransferIdentity("alice@127.0.0.1:2121", "/data/big.bin", 10L << 20, 1_700_000_000_000L, "ab12", "fiver");
 
     @TempDir
     Path tmp;
@@ -120,11 +120,14 @@ class ResumeJournalTest {
     @Test
     void journalOfAChangedFileOrAnotherTransferIsNotTrusted() throws IOException {
         List<TransferIdentity> others = List.of(
-                new TransferIdentity("bob@127.0.0.1:2121", ID.path(), ID.size(), ID.modifiedMillis(), ID.manifestDigest()),
-                new TransferIdentity(ID.server(), "/data/other.bin", ID.size(), ID.modifiedMillis(), ID.manifestDigest()),
-                new TransferIdentity(ID.server(), ID.path(), ID.size() + 1, ID.modifiedMillis(), ID.manifestDigest()),
-                new TransferIdentity(ID.server(), ID.path(), ID.size(), ID.modifiedMillis() + 1000, ID.manifestDigest()),
-                new TransferIdentity(ID.server(), ID.path(), ID.size(), ID.modifiedMillis(), "cd34"));
+                new TransferIdentity("bob@127.0.0.1:2121", ID.path(), ID.size(), ID.modifiedMillis(), ID.manifestDigest(), ID.verifyMode()),
+                new TransferIdentity(ID.server(), "/data/other.bin", ID.size(), ID.modifiedMillis(), ID.manifestDigest(), ID.verifyMode()),
+                new TransferIdentity(ID.server(), ID.path(), ID.size() + 1, ID.modifiedMillis(), ID.manifestDigest(), ID.verifyMode()),
+                new TransferIdentity(ID.server(), ID.path(), ID.size(), ID.modifiedMillis() + 1000, ID.manifestDigest(), ID.verifyMode()),
+                new TransferIdentity(ID.server(), ID.path(), ID.size(), ID.modifiedMillis(), "cd34", ID.verifyMode()),
+                // blocks recorded by a run that did not verify them are not verified for one that does
+                new TransferIdentity(ID.server(), ID.path(), ID.size(), ID.modifiedMillis(), ID.manifestDigest(), "off"),
+                new TransferIdentity(ID.server(), ID.path(), ID.size(), ID.modifiedMillis(), ID.manifestDigest(), "riva"));
         for (TransferIdentity other : others) {
             Path file = tmp.resolve("get.journal");
             try (ResumeJournal j = ResumeJournal.open(file, ID)) {

@@ -154,7 +154,7 @@ class FiverVerifierTest {
 
         List<VerificationEvent> events = Collections.synchronizedList(new ArrayList<>());
         Path dest = tmp.resolve("dest");
-        TransferIdentity id = new TransferIdentity("s", "/f.bin", 4L * BLOCK, 0, "");
+        TransferIdentity id = new TransferIdentity("s", "/f.bin", 4L * BLOCK, 0, "", "fiver");
         try (PositionalWriter writer = new PositionalWriter(dest);
              ResumeJournal journal = ResumeJournal.open(tmp.resolve("j"), id)) {
             Map<BlockRef, BlockVerdict> verdicts;

@@ -37,7 +37,7 @@ class ResumeTest {
         for (int off = 0; off < content.length; off += BLOCK) {
             blocks.add(new BlockRef("data/big.bin", off, Math.min(BLOCK, content.length - off)));
         }
-        TransferIdentity id = new TransferIdentity("alice@127.0.0.1:2121", "/big.bin", content.length, 1234, "");
+        TransferIdentity id = new TransferIdentity("alice@127.0.0.1:2121", "/big.bin", content.length, 1234, "", "fiver");
         Path dest = tmp.resolve("dest");
         Path journalFile = tmp.resolve("dest/.fsp-journal");
 
