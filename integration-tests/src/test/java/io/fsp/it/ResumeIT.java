@@ -47,6 +47,40 @@ class ResumeIT {
         }
     }
 
+    /**
+     * RIVA trusts nothing it has not read back from the disk, resumed blocks included: every block of the copy is
+     * damaged after the killed run, and the resumed run must fetch every one of them again (none from the journal).
+     */
+    @Test
+    void rivaReadsResumedBlocksBackFromDiskAndFetchesDamagedOnesAgain() throws Exception {
+        Fault[] slow = {new Fault.Throttle(700_000)};
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, slow, slow, slow)) {
+            Path file = rig.root().resolve("big.bin");
+            TreeDigests.random(file, 6 * 1024 * 1024 + 5, 23);
+            Path dest = dir.resolve("big.copy");
+            killMidway(rig, "/big.bin", dest, "--verify", "riva");
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(dest,
+                    java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+                java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);
+                for (long at = 1000; at < Files.size(file); at += 64 * 1024) {
+                    one.clear();
+                    ch.read(one, at);
+                    one.put(0, (byte) (one.get(0) ^ 0x40)).rewind();
+                    ch.write(one, at);
+                }
+                ch.force(true);
+            }
+
+            CollectSummary s = new io.fsp.client.collect.Collector(rig.options("/big.bin", dest,
+                    io.fsp.client.verify.VerificationMode.RIVA, false, java.time.Duration.ofSeconds(10), "block-size=64k")).run();
+            assertTrue(s.complete() && s.verified(), s.toText());
+            assertEquals(TreeDigests.sha256(file), TreeDigests.sha256(dest));
+            assertEquals(null, s.blocksBySource().get("journal"), "a damaged block taken from the journal: " + s.toText());
+            assertTrue(s.retries().keySet().stream().anyMatch(k -> k.contains("no longer matches its digest on disk")),
+                    "the resumed blocks were read back and found damaged: " + s.toText());
+        }
+    }
+
     @Test
     void aFileChangedSinceTheKilledRunIsSentWhole() throws Exception {
         Fault[] slow = {new Fault.Throttle(700_000)};
@@ -92,7 +126,7 @@ class ResumeIT {
         return killMidway(rig, "/big.bin", dest);
     }
 
-    private Path killMidway(StripeRig rig, String remote, Path dest) throws Exception {
+    private Path killMidway(StripeRig rig, String remote, Path dest, String... moreOptions) throws Exception {
         Path journal = dest.resolveSibling("." + dest.getFileName() + ".fsp-journal");
         String classPath = System.getProperty("fsp.it.classpath", "");
         if (classPath.isBlank() || classPath.startsWith("${")) {
@@ -102,6 +136,7 @@ class ResumeIT {
                 "-cp", classPath, "io.fsp.client.cli.FspCli", "get",
                 "fsp://" + StripeRig.USER + "@127.0.0.1:" + rig.port() + remote, "-o", dest.toString(),
                 "--trust", rig.server().fingerprint().toString(), "--block-size", "64k", "--json");
+        pb.command().addAll(java.util.List.of(moreOptions));
         pb.environment().put("FSP_PASSWORD", StripeRig.PASSWORD);
         pb.redirectErrorStream(true).redirectOutput(dir.resolve("first-run.log").toFile());
         Process client = pb.start();

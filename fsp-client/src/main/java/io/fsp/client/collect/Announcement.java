@@ -52,6 +52,10 @@ record Announcement(long seq, String source, List<Integer> holders, int file, lo
     }
 
     /** The same block, to be fetched from holder {@code relay}. */
+    Announcement withDigest(Digest d) {
+        return new Announcement(seq, source, holders, file, offset, length, d);
+    }
+
     Announcement at(int relay) {
         return new Announcement(seq, "relay:" + relay, holders, file, offset, length, digest);
     }

@@ -10,6 +10,7 @@ import io.fsp.block.stage.Encryptor;
 import io.fsp.crypto.NativeCrypto;
 import io.fsp.block.stage.OpenedBlock;
 import io.fsp.checksum.ChecksumAlgorithm;
+import io.fsp.checksum.Digest;
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.ControlException;
 import io.fsp.client.control.Reply;
@@ -541,12 +542,12 @@ public final class Collector {
                         + " blocks this client named with FHAV)");
             }
             notSent.incrementAndGet();
-            succeeded(a, "journal");
+            // its digest is the one the earlier run verified it with (same manifest: the files did not change)
+            resumed(a.withDigest(new Digest(digest, journal.digest(f.local(), a.offset(), a.length()).orElseThrow())));
             return;
         }
         if (journal.isVerified(f.local(), a.offset(), a.length(), a.digest().value())) {
-            succeeded(a, "journal");
-            confirm(a);
+            resumed(a);
             return;
         }
         pending.incrementAndGet();
@@ -746,6 +747,34 @@ public final class Collector {
                 pending.wait(200);
             }
         }
+    }
+
+    /**
+     * A block an earlier run of this transfer verified (its journal holds it). In RIVA mode it counts only once it
+     * has been read back from the disk and hashed again; a block that no longer matches is fetched from the origin.
+     */
+    private void resumed(Announcement a) {
+        if (options.verify() != VerificationMode.RIVA) {
+            succeeded(a, "journal");
+            confirm(a);
+            return;
+        }
+        pending.incrementAndGet();
+        fetchers.execute(() -> {
+            String cause;
+            try {
+                if (verifier.matchesOnDisk(new BlockRef(files.get(a.file()).local(), a.offset(), a.length()), a.digest().value())) {
+                    succeeded(a, "journal");
+                    confirm(a);
+                    idle();
+                    return;
+                }
+                cause = "resumed block no longer matches its digest on disk";
+            } catch (IOException | RuntimeException e) {
+                cause = "re-reading a resumed block failed: " + describe(e);
+            }
+            retry(a, "journal", cause);
+        });
     }
 
     /**

@@ -10,8 +10,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.zip.CRC32C;
 
@@ -56,7 +59,7 @@ public final class ResumeJournal implements Closeable {
     private final long cutTailBytes;
     private final Set<JournalRecord> verified = new HashSet<>();
     /** The same blocks by place only (path, offset, length), for blocks the server did not send again. */
-    private final Set<Place> places = new HashSet<>();
+    private final Map<Place, byte[]> places = new HashMap<>(); // each verified place, with its digest
 
     private record Place(String path, long offset, int length) {
         static Place of(JournalRecord r) {
@@ -70,7 +73,7 @@ public final class ResumeJournal implements Closeable {
         this.state = state;
         this.cutTailBytes = cutTailBytes;
         this.verified.addAll(records);
-        records.forEach(r -> places.add(Place.of(r)));
+        records.forEach(r -> places.put(Place.of(r), r.digest()));
     }
 
     /** Opens (or creates) the journal at {@code file} for the transfer {@code identity}. */
@@ -238,7 +241,12 @@ public final class ResumeJournal implements Closeable {
      * server announced as held ({@code have}) after checking that the files did not change since.
      */
     public synchronized boolean holds(String path, long offset, int length) {
-        return places.contains(new Place(path, offset, length));
+        return places.containsKey(new Place(path, offset, length));
+    }
+
+    /** The digest an earlier run verified the block at this place with, if it did. */
+    public synchronized Optional<byte[]> digest(String path, long offset, int length) {
+        return Optional.ofNullable(places.get(new Place(path, offset, length))).map(byte[]::clone);
     }
 
     /**
@@ -286,7 +294,7 @@ public final class ResumeJournal implements Closeable {
         }
         channel.force(false);
         verified.addAll(records);
-        records.forEach(r -> places.add(Place.of(r)));
+        records.forEach(r -> places.put(Place.of(r), r.digest()));
     }
 
     /** Closes and removes the journal: the transfer is complete and verified. */

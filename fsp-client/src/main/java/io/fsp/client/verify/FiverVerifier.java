@@ -64,6 +64,7 @@ public final class FiverVerifier implements AutoCloseable {
     private final ExecutorService writers;
     private final ExecutorService hashers;
     private final RivaVerifier riva;
+    private final RivaVerifier resumedReader = new RivaVerifier();
     private final ThreadLocal<Hasher> hasher;
     /** Guards the flush state below and the written/hashed/flushed flags of every job. */
     private final Object flushLock = new Object();
@@ -517,6 +518,21 @@ public final class FiverVerifier implements AutoCloseable {
         }
     }
 
+    /**
+     * RIVA for a block that an earlier run verified (a resumed transfer): reads its range back from the disk around
+     * the page cache and hashes it again. The bytes may have been damaged since that run. Runs on the caller's
+     * thread, one re-read at a time.
+     *
+     * @return whether what is on disk still has {@code expectedDigest}
+     */
+    public boolean matchesOnDisk(BlockRef block, byte[] expectedDigest) throws IOException {
+        synchronized (resumedReader) {
+            byte[] actual = resumedReader.hashFromDisk(writer.resolve(block.path()), block.offset(), block.length(),
+                    config.algorithm().newHasher());
+            return java.security.MessageDigest.isEqual(actual, expectedDigest);
+        }
+    }
+
     /** Waits for all verdicts, then stops the verifier's threads. The writer stays open. */
     @Override
     public void close() throws InterruptedException {
@@ -532,11 +548,15 @@ public final class FiverVerifier implements AutoCloseable {
         if (hashers != null) {
             hashers.shutdown();
         }
-        if (riva != null) {
-            try {
-                riva.close();
-            } catch (IOException e) {
-                log.warn("closing direct-read channels failed", e);
+        for (RivaVerifier r : new RivaVerifier[] {riva, resumedReader}) {
+            if (r != null) {
+                try {
+                    synchronized (r) {
+                        r.close();
+                    }
+                } catch (IOException e) {
+                    log.warn("closing direct-read channels failed", e);
+                }
             }
         }
     }
