@@ -35,7 +35,8 @@ import picocli.CommandLine.Spec;
  * child processes, GridFTP beside them when installed), moves one generated file with every variant, the
  * variants interleaved run after run (A B C … A B C …) so that load drifts hit them alike, and prints the
  * median time of each as a Markdown table, followed by FIVER's overhead (paper 000, Equation 1) and the ratio
- * to GridFTP with {@code -verify-checksum}. With {@code --memory} it instead moves one file through the
+ * to GridFTP with {@code -verify-checksum}: headline from {@code bin/fsp get} as a new process (as GridFTP's
+ * globus-url-copy is), the warm in-process client beside it. With {@code --memory} it instead moves one file through the
  * relays with the client as a child process too and reports the peak resident set size of every process.
  */
 @Command(name = "bench-stripe", mixinStandardHelpOptions = true, sortOptions = false,
@@ -128,7 +129,7 @@ public final class BenchStripeCommand implements Callable<Integer> {
         add(variants, new Variant("fsp get direct only, verify fiver", true, dest -> get(setup, dest, true, false, VerificationMode.FIVER)));
         add(variants, new Variant("fsp get via " + relayCount + " relays, verify off", true, dest -> get(setup, dest, false, true, VerificationMode.OFF)));
         add(variants, new Variant("fsp get via " + relayCount + " relays, verify fiver", true, dest -> get(setup, dest, false, true, VerificationMode.FIVER)));
-        add(variants, new Variant("same, bin/fsp get in a new JVM (what a user runs)", true, dest -> getInNewJvm(setup, work, dest)));
+        add(variants, new Variant("same, bin/fsp get as a new process (as a user runs)", true, dest -> getInNewJvm(setup, work, dest)));
         if (gridFtpPort > 0) {
             String url = "ftp://127.0.0.1:" + gridFtpPort + file.toAbsolutePath();
             add(variants, new Variant("GridFTP globus-url-copy -p 4", true,
@@ -205,6 +206,10 @@ public final class BenchStripeCommand implements Callable<Integer> {
                     t[runs - 1], median(cpu.get(e.getKey())) / gib);
         }
         out.println();
+        out.println("Timing: every row is the wall time of one run around it, by this benchmark's clock. Whole new processes as typed"
+                + " (start, login, transfer, exit): curl, \"bin/fsp get as a new process\", GridFTP globus-url-copy. In this warm JVM"
+                + " (no process start): the other \"fsp get\" rows (the client in-process, login included) and SHA-256 of the file.");
+        out.println();
         out.println("CPU s/GiB: CPU time of the whole machine (all processes, user + system, from /proc/stat) while the variant ran,");
         out.println("per GiB moved; the machine has " + Runtime.getRuntime().availableProcessors() + " cores, so a variant can go no faster than"
                 + " (CPU s/GiB) / cores seconds per GiB.");
@@ -232,14 +237,21 @@ public final class BenchStripeCommand implements Callable<Integer> {
         overhead(out, "fsp get via " + relayCount + " relays, FIVER", median.get(keys.get(6)), median.get(keys.get(5)), checksum);
         if (gridFtpPort > 0) {
             overhead(out, "GridFTP -verify-checksum (MD5)", median.get(keys.get(9)), median.get(keys.get(8)), checksum);
-            double striped = median.get(keys.get(6));
-            double cold = median.get(keys.get(7));
+        }
+        out.println();
+        out.println("Timing: the fsp rows from the warm in-process client (its rows above), ftp and GridFTP from whole processes,"
+                + " checksum only in this JVM: each overhead compares one client with itself.");
+        if (gridFtpPort > 0) {
+            double warm = median.get(keys.get(6));
+            double process = median.get(keys.get(7));
             out.println();
-            out.printf(Locale.ROOT, "t(GridFTP -verify-checksum) / t(fsp get via %d relays, AES-GCM, FIVER): %.2f with MD5, "
-                            + "%.2f with SHA256 (above 1: fsp faster); t(GridFTP, no verification) / t(same fsp get): %.2f%n", relayCount,
-                    median.get(keys.get(9)) / striped, median.get(keys.get(10)) / striped, median.get(keys.get(8)) / striped);
-            out.printf(Locale.ROOT, "The same with bin/fsp get in a new JVM: %.2f with MD5, %.2f with SHA256%n",
-                    median.get(keys.get(9)) / cold, median.get(keys.get(10)) / cold);
+            out.printf(Locale.ROOT, "t(GridFTP -verify-checksum) / t(bin/fsp get via %d relays, AES-GCM, FIVER), both whole new processes"
+                            + " as typed: %.2f with MD5, %.2f with SHA256 (above 1: fsp faster); t(GridFTP, no verification) / t(same"
+                            + " fsp get): %.2f%n", relayCount,
+                    median.get(keys.get(9)) / process, median.get(keys.get(10)) / process, median.get(keys.get(8)) / process);
+            out.printf(Locale.ROOT, "Beside it, not like for like (fsp get warm in this JVM, no process start; GridFTP whole processes):"
+                            + " %.2f with MD5, %.2f with SHA256; no verification: %.2f%n",
+                    median.get(keys.get(9)) / warm, median.get(keys.get(10)) / warm, median.get(keys.get(8)) / warm);
         } else {
             out.println();
             out.println("GridFTP left out (not installed or --no-gridftp): apt-get install -y globus-gridftp-server-progs globus-gass-copy-progs");
@@ -430,6 +442,10 @@ public final class BenchStripeCommand implements Callable<Integer> {
         if (client.waitFor() != 0) {
             throw new IllegalStateException("bin/fsp get failed (exit " + client.exitValue() + "): "
                     + Files.readString(work.resolve("client.log")));
+        }
+        if (Files.readString(work.resolve("client.log")).contains("fsp: building")) {
+            throw new IllegalStateException("bin/fsp rebuilt fsp-client during the benchmark (sources changed): its time "
+                    + "includes the build; run the benchmark again");
         }
     }
 

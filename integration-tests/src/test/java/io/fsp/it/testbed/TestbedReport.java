@@ -16,7 +16,8 @@ import org.knowm.xchart.style.Styler;
 
 /**
  * Turns the testbed's {@code results.tsv} into {@code testbed.md} (medians beside the paper's Figures 5 and 6)
- * and {@code testbed.png} (send and total goodput per scenario, as bars, like the paper's figures).
+ * and {@code testbed.png} (send and total goodput per scenario, as bars, like the paper's figures). Under each table a
+ * line says how each column was timed: total from the wall time of the whole client process, FSP's as the peers'.
  *
  * <p>Usage: {@code TestbedReport RESULTS.tsv RATE_MBIT OUT_DIR}.
  */
@@ -55,10 +56,19 @@ public final class TestbedReport {
     /** The data set of runs written before results had a data column. */
     static final String ONE_FILE = "one file";
 
+    /**
+     * One transfer of {@code results.tsv}.
+     *
+     * @param totalSeconds the wall time of the whole client process, timed by testbed.sh around it, when
+     *                     {@code wholeProcess}; in results written before the FSP rows were timed so (column
+     *                     {@code total_s}), fsp get's own clock for FSP and the whole process for the peers
+     * @param clockSeconds fsp get's own clock (the seconds of its JSON summary), -1 for the peers and when not recorded
+     */
     record Run(String scenario, long bytes, double stripedSeconds, double totalSeconds, int links, boolean identical,
-               String data) { }
+               String data, double clockSeconds, boolean wholeProcess) { }
 
-    record Row(String scenario, int runs, long bytes, double send, double total, int links, boolean identical) { }
+    record Row(String scenario, int runs, long bytes, double send, double total, int links, boolean identical,
+               double clock, boolean wholeProcess) { }
 
     public static void main(String[] args) throws IOException {
         if (args.length != 3) {
@@ -92,13 +102,18 @@ public final class TestbedReport {
 
     static List<Run> read(Path tsv) throws IOException {
         List<Run> runs = new ArrayList<>();
+        boolean wholeProcess = false;
         for (String line : Files.readAllLines(tsv)) {
             String[] f = line.split("\t");
+            if (f.length > 4 && f[0].equals("scenario")) {
+                wholeProcess = f[4].equals("process_s");
+            }
             if (f.length < 7 || f[0].equals("scenario")) {
                 continue;
             }
             runs.add(new Run(f[0], Long.parseLong(f[2]), Double.parseDouble(f[3]), Double.parseDouble(f[4]),
-                    Integer.parseInt(f[5]), f[6].equals("yes"), f.length > 7 ? f[7] : ONE_FILE));
+                    Integer.parseInt(f[5]), f[6].equals("yes"), f.length > 7 ? f[7] : ONE_FILE,
+                    f.length > 8 ? Double.parseDouble(f[8]) : -1, wholeProcess));
         }
         return runs;
     }
@@ -114,8 +129,10 @@ public final class TestbedReport {
             double send = first.stripedSeconds() < 0 || name.equals("direct") ? -1
                     : median(list.stream().mapToDouble(r -> mbit(r.bytes(), r.stripedSeconds())).toArray());
             double total = median(list.stream().mapToDouble(r -> mbit(r.bytes(), r.totalSeconds())).toArray());
+            double clock = list.stream().anyMatch(r -> r.clockSeconds() <= 0) ? -1
+                    : median(list.stream().mapToDouble(r -> mbit(r.bytes(), r.clockSeconds())).toArray());
             rows.add(new Row(name, list.size(), first.bytes(), send, total, first.links(),
-                    list.stream().allMatch(Run::identical)));
+                    list.stream().allMatch(Run::identical), clock, list.stream().allMatch(Run::wholeProcess)));
         });
         return rows;
     }
@@ -138,24 +155,41 @@ public final class TestbedReport {
                 + "100 Mbit/s links as published, and in brackets %% of its own maximum counted the same way.%n%n",
                 rate, rate * 10, link));
         sb.append("| scenario | runs | send Mbit/s | send % of max | total Mbit/s | total % of max | total / direct "
-                + "| byte-identical | paper row | paper send (% of max) | paper total (% of max) |\n");
-        sb.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+                + "| fsp get's own clock Mbit/s | byte-identical | paper row | paper send (% of max) | paper total (% of max) |\n");
+        sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         double direct = rows.stream().filter(r -> r.scenario().equals("direct")).mapToDouble(Row::total).findFirst()
                 .orElse(Double.NaN);
         for (Row r : rows) {
             double sendMax = r.links() * link;
             double[] paper = PAPER.get(r.scenario());
-            sb.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %.2f | %.1f %% | %.3f× | %s | %s | %s | %s |%n",
+            sb.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %.2f | %.1f %% | %.3f× | %s | %s | %s | %s | %s |%n",
                     r.scenario(), r.runs(), r.send() < 0 ? "–" : String.format(Locale.ROOT, "%.2f", r.send()),
                     r.send() < 0 ? "–" : String.format(Locale.ROOT, "%.1f %%", 100 * r.send() / sendMax),
-                    r.total(), 100 * r.total() / link, r.total() / direct, r.identical() ? "yes" : "NO",
+                    r.total(), 100 * r.total() / link, r.total() / direct,
+                    r.clock() < 0 ? "–" : String.format(Locale.ROOT, "%.2f", r.clock()), r.identical() ? "yes" : "NO",
                     PAPER_ROW.getOrDefault(r.scenario(), "–"),
                     paper == null ? "–" : String.format(Locale.ROOT, "%.1f (%.1f %%)", paper[0],
                             100 * paper[0] / (r.links() * 100 * TCP_EFFICIENCY)),
                     paper == null ? "–" : String.format(Locale.ROOT, "%.1f (%.1f %%)", paper[1],
                             100 * paper[1] / (100 * TCP_EFFICIENCY))));
         }
+        sb.append('\n').append(timing(rows.stream().allMatch(Row::wholeProcess))).append('\n');
         return sb.toString();
+    }
+
+    /** The line under a table that says how each of its columns was timed. */
+    static String timing(boolean wholeProcess) {
+        String send = "send: the striping phase only, from FRET to the server's 226 (every block placed), by fsp get's own "
+                + "clock (striped_seconds of its JSON summary); not shown for direct (its 226 comes before the data is in).";
+        if (!wholeProcess) {
+            return "Timing: total: FSP rows by fsp get's own clock (the seconds of its JSON summary: connect to end, without "
+                    + "JVM start and exit), peer rows by the wall time of their whole process (results written before the "
+                    + "testbed timed fsp get whole; FSP and peer totals are not like quantities). " + send + "\n";
+        }
+        return "Timing: total (and total / direct): the wall time of the whole client process as typed (bin/fsp get, "
+                + "globus-url-copy, curl, lftp), measured by testbed.sh around the process, JVM start, login and exit "
+                + "included: the same clock for FSP and for the peers. " + send + " fsp get's own clock: the seconds of its "
+                + "JSON summary (connect to end, without JVM start and exit), shown beside, used for no ratio.\n";
     }
 
     /** Grouped bars like the paper's figures: per scenario the send and the total goodput, ours and the paper's scaled. */
@@ -170,8 +204,8 @@ public final class TestbedReport {
                 new Color(0xc5e0b4)});
         List<String> names = rows.stream().map(Row::scenario).toList();
         double scale = rate / 100;
-        chart.addSeries("send (ours)", names, rows.stream().map(r -> (Number) Math.max(0, r.send())).toList());
-        chart.addSeries("total (ours)", names, rows.stream().map(r -> (Number) r.total()).toList());
+        chart.addSeries("send, striping phase (ours)", names, rows.stream().map(r -> (Number) Math.max(0, r.send())).toList());
+        chart.addSeries(rows.stream().allMatch(Row::wholeProcess) ? "total, whole process (ours)" : "total (ours)", names, rows.stream().map(r -> (Number) r.total()).toList());
         chart.addSeries("send (paper, scaled)", names,
                 rows.stream().map(r -> (Number) (PAPER.containsKey(r.scenario()) ? PAPER.get(r.scenario())[0] * scale : 0)).toList());
         chart.addSeries("total (paper, scaled)", names,
