@@ -7,7 +7,6 @@ import java.security.Provider;
 import java.security.Security;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.conscrypt.Conscrypt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,13 +30,17 @@ import org.slf4j.LoggerFactory;
  */
 public final class NativeCrypto {
     private static final Logger log = LoggerFactory.getLogger(NativeCrypto.class);
-    private static final CompletableFuture<Optional<Provider>> CONSCRYPT = new CompletableFuture<>();
-    private static final CompletableFuture<Optional<Provider>> ACCP = new CompletableFuture<>();
+    private static final CompletableFuture<Loaded> CONSCRYPT = new CompletableFuture<>();
+    private static final CompletableFuture<Loaded> ACCP = new CompletableFuture<>();
     private static final Object LOCK = new Object();
     private static boolean started;
-    private static volatile String conscryptDescription;
-    private static volatile String accpDescription;
-    private static final AtomicBoolean LOGGED = new AtomicBoolean();
+
+    /** A native provider, or none (the JDK's serves), and what to call it in logs and summaries. */
+    private record Loaded(Provider provider, String description) {
+        static Loaded jdk(String why) {
+            return new Loaded(null, "JDK (" + why + ")");
+        }
+    }
 
     private NativeCrypto() {
     }
@@ -55,15 +58,24 @@ public final class NativeCrypto {
             started = true;
         }
         boolean jdk = "jdk".equals(System.getProperty("fsp.crypto", ""));
-        daemon("native-crypto-conscrypt", () -> {
-            CONSCRYPT.complete(jdk ? none("JDK (fsp.crypto=jdk)", true) : conscrypt());
-            io.netty.handler.ssl.OpenSsl.isAvailable(); // relay links' TLS, needed next
-        });
-        daemon("native-crypto-accp", () -> ACCP.complete(jdk ? none("JDK (fsp.crypto=jdk)", false) : accp()));
+        load("native-crypto-conscrypt", CONSCRYPT, jdk ? () -> Loaded.jdk("fsp.crypto=jdk") : NativeCrypto::conscrypt,
+                () -> io.netty.handler.ssl.OpenSsl.isAvailable()); // relay links' TLS, needed next
+        load("native-crypto-accp", ACCP, jdk ? () -> Loaded.jdk("fsp.crypto=jdk") : NativeCrypto::accp, () -> { });
+        CONSCRYPT.thenAcceptBoth(ACCP, (aes, digests) ->
+                log.info("crypto: AES-GCM {}, digests {}", aes.description(), digests.description()));
     }
 
-    private static void daemon(String name, Runnable r) {
-        Thread t = new Thread(r, name);
+    /** Completes {@code into} on a daemon thread, whatever happens there (a waiting caller never hangs). */
+    private static void load(String thread, CompletableFuture<Loaded> into, java.util.function.Supplier<Loaded> loader,
+                             Runnable then) {
+        Thread t = new Thread(() -> {
+            try {
+                into.complete(loader.get());
+            } catch (Throwable e) {
+                into.complete(Loaded.jdk("not loaded: " + e));
+            }
+            then.run();
+        }, thread);
         t.setDaemon(true);
         t.start();
     }
@@ -71,7 +83,7 @@ public final class NativeCrypto {
     /** The native AES-GCM provider, if it loads here; waits for {@link #loadInBackground()} to finish. */
     public static Optional<Provider> aesGcm() {
         loadInBackground();
-        return CONSCRYPT.join();
+        return Optional.ofNullable(CONSCRYPT.join().provider());
     }
 
     /**
@@ -85,7 +97,7 @@ public final class NativeCrypto {
     /** A {@link MessageDigest} ({@code SHA-256}, {@code SHA-1}, {@code MD5}, …): native where it loads, else the JDK's. */
     public static MessageDigest messageDigest(String algorithm) throws NoSuchAlgorithmException {
         loadInBackground();
-        Provider p = ACCP.join().orElse(null);
+        Provider p = ACCP.join().provider();
         if (p != null) {
             try {
                 return MessageDigest.getInstance(algorithm, p);
@@ -106,14 +118,14 @@ public final class NativeCrypto {
      */
     public static boolean preferForJdkTls() {
         loadInBackground();
-        Optional<Provider> accp = ACCP.join();
-        if (accp.isEmpty()) {
+        Loaded accp = ACCP.join();
+        if (accp.provider() == null) {
             return false;
         }
         synchronized (LOCK) {
-            if (Security.getProviders()[0] != accp.get()) {
-                Security.insertProviderAt(accp.get(), 1);
-                log.info("JDK TLS: AES-GCM and key exchange from {}", accpDescription);
+            if (Security.getProviders()[0] != accp.provider()) {
+                Security.insertProviderAt(accp.provider(), 1);
+                log.info("JDK TLS: AES-GCM and key exchange from {}", accp.description());
             }
         }
         return true;
@@ -121,50 +133,24 @@ public final class NativeCrypto {
 
     /** What serves AES-GCM and the digests in this JVM, for logs and summaries. */
     public static String description() {
-        aesGcm();
         loadInBackground();
-        ACCP.join();
-        return "AES-GCM " + conscryptDescription + ", digests " + accpDescription;
+        return "AES-GCM " + CONSCRYPT.join().description() + ", digests " + ACCP.join().description();
     }
 
-    private static Optional<Provider> none(String why, boolean aes) {
-        return loaded(null, why, aes);
+    private static Loaded conscrypt() {
+        if (!Conscrypt.isAvailable()) {
+            return Loaded.jdk("Conscrypt: no native library for this platform");
+        }
+        Conscrypt.Version v = Conscrypt.version();
+        return new Loaded(Conscrypt.newProviderBuilder().setName("FspConscrypt").provideTrustManager(false).build(),
+                "BoringSSL (Conscrypt " + v.major() + "." + v.minor() + "." + v.patch() + ")");
     }
 
-    private static Optional<Provider> loaded(Provider p, String why, boolean aes) {
-        if (aes) {
-            conscryptDescription = why;
-        } else {
-            accpDescription = why;
+    private static Loaded accp() {
+        AmazonCorrettoCryptoProvider accp = AmazonCorrettoCryptoProvider.INSTANCE;
+        if (accp.getLoadingError() != null) {
+            return Loaded.jdk("ACCP not loaded: " + accp.getLoadingError());
         }
-        if (conscryptDescription != null && accpDescription != null && LOGGED.compareAndSet(false, true)) {
-            log.info("crypto: AES-GCM {}, digests {}", conscryptDescription, accpDescription);
-        }
-        return Optional.ofNullable(p);
-    }
-
-    private static Optional<Provider> conscrypt() {
-        try {
-            if (!Conscrypt.isAvailable()) {
-                return none("JDK (Conscrypt: no native library for this platform)", true);
-            }
-            Conscrypt.Version v = Conscrypt.version();
-            return loaded(Conscrypt.newProviderBuilder().setName("FspConscrypt").provideTrustManager(false).build(),
-                    "BoringSSL (Conscrypt " + v.major() + "." + v.minor() + "." + v.patch() + ")", true);
-        } catch (LinkageError | RuntimeException e) {
-            return none("JDK (Conscrypt not loaded: " + e + ")", true);
-        }
-    }
-
-    private static Optional<Provider> accp() {
-        try {
-            AmazonCorrettoCryptoProvider accp = AmazonCorrettoCryptoProvider.INSTANCE;
-            if (accp.getLoadingError() != null) {
-                return none("JDK (ACCP not loaded: " + accp.getLoadingError() + ")", false);
-            }
-            return loaded(accp, accp.getAwsLcVersionStr() + " (ACCP " + accp.getVersionStr() + ")", false);
-        } catch (LinkageError | RuntimeException e) {
-            return none("JDK (ACCP not loaded: " + e + ")", false);
-        }
+        return new Loaded(accp, accp.getAwsLcVersionStr() + " (ACCP " + accp.getVersionStr() + ")");
     }
 }
