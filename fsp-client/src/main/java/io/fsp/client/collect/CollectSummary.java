@@ -16,6 +16,8 @@ import java.util.Map;
  * @param retries each reason a block had to be fetched again, with how often
  * @param notSent blocks the server neither read nor sent because this client held them verified from an
  *                earlier run (FHAV); counted under {@code journal} in {@code blocksBySource} too
+ * @param firstVerifiedSeconds from the start of this JVM (for {@code fsp get}, of its process) until the first block
+ *                             was verified on disk (or written, in mode off); -1 if none was
  * @param recoveries blocks that arrived damaged and were then verified, by where the good copy came from
  *                   ({@code relay}, {@code origin}): how many, and how long from finding the damage until the good
  *                   copy was verified on disk
@@ -24,7 +26,7 @@ public record CollectSummary(String transferId, long bytes, double seconds, doub
                              int files, long blocks, boolean complete,
                              boolean verified, String verifyMode, Map<String, Long> blocksBySource,
                              Map<String, Long> bytesBySource, Map<String, Long> retries, long notSent,
-                             Map<String, Recovery> recoveries, String error) {
+                             double firstVerifiedSeconds, Map<String, Recovery> recoveries, String error) {
 
     /** Damaged blocks recovered from one kind of source, and the time each took (milliseconds). */
     public record Recovery(int blocks, double medianMillis, double maxMillis) {
@@ -52,6 +54,7 @@ public record CollectSummary(String transferId, long bytes, double seconds, doub
         sb.append(",\"retries\":").append(retries.values().stream().mapToLong(Long::longValue).sum());
         sb.append(",\"retry_causes\":").append(map(retries));
         sb.append(",\"not_sent\":").append(notSent);
+        sb.append(",\"first_verified_seconds\":").append(String.format(Locale.ROOT, "%.3f", firstVerifiedSeconds));
         sb.append(",\"recovered\":{");
         recoveries.forEach((k, r) -> sb.append(sb.charAt(sb.length() - 1) == '{' ? "" : ",").append(str(k))
                 .append(String.format(Locale.ROOT, ":{\"blocks\":%d,\"median_ms\":%.1f,\"max_ms\":%.1f}", r.blocks(),
@@ -73,6 +76,10 @@ public record CollectSummary(String transferId, long bytes, double seconds, doub
         sb.append(System.lineSeparator());
         if (notSent > 0) {
             sb.append("  not sent again (held from an earlier run): ").append(notSent).append(" blocks").append(System.lineSeparator());
+        }
+        if (firstVerifiedSeconds >= 0) {
+            sb.append(String.format(Locale.ROOT, "  first block %s %.3f s after the process started%n",
+                    verified ? "verified" : "written", firstVerifiedSeconds));
         }
         long total = retries.values().stream().mapToLong(Long::longValue).sum();
         sb.append("  retries: ").append(total);

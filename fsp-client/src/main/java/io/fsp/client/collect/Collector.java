@@ -144,6 +144,7 @@ public final class Collector {
     private volatile long fretNanos;
     private final List<Announcement> deferred = new ArrayList<>();
     // For the debug timeline of a run (milestone): the first block fetched and opened.
+    private volatile double firstVerifiedSeconds = -1; // from the JVM's start; the first succeeded() sets it
     private final java.util.concurrent.atomic.AtomicBoolean firstFetched = new java.util.concurrent.atomic.AtomicBoolean();
     private final java.util.concurrent.atomic.AtomicBoolean firstOpened = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile long stripedNanos;
@@ -269,9 +270,12 @@ public final class Collector {
     /** A debug line with the time since this JVM started: where a new process spends its first second. */
     private static void milestone(String what) {
         if (log.isDebugEnabled()) {
-            log.debug("{} ms after JVM start: {}", System.currentTimeMillis()
-                    - java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime(), what);
+            log.debug("{} ms after JVM start: {}", sinceJvmStart(), what);
         }
+    }
+
+    private static long sinceJvmStart() {
+        return System.currentTimeMillis() - java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
     }
 
     /** One {@code 151} line of FRET. */
@@ -672,7 +676,8 @@ public final class Collector {
 
     private void succeeded(Announcement a, String source) {
         if (done.add(a.seq())) {
-            if (done.size() == 1) {
+            if (firstVerifiedSeconds < 0) {
+                firstVerifiedSeconds = sinceJvmStart() / 1e3;
                 milestone("first block done, from " + source);
             }
             bytesDone.addAndGet(a.length());
@@ -913,7 +918,7 @@ public final class Collector {
                 files.size(),
                 Math.max(0, totalBlocks), complete, complete && allVerified && options.verify() != VerificationMode.OFF,
                 options.verify().cliName(), snapshot(blocksBySource), snapshot(bytesBySource), snapshot(retries),
-                notSent.get(), recoveries(), error);
+                notSent.get(), firstVerifiedSeconds, recoveries(), error);
     }
 
     private Map<String, CollectSummary.Recovery> recoveries() {
