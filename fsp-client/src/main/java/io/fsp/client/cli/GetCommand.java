@@ -150,6 +150,13 @@ public final class GetCommand implements Callable<Integer> {
         ProgressView progress = !json && System.console() != null ? new ProgressView(collector, out) : null;
         try {
             summary = collector.run();
+        } catch (io.fsp.client.collect.NotEnoughSpaceException e) {
+            if (progress != null) {
+                progress.close();
+            }
+            err.println("fsp get: " + e.getMessage() + "; free space there, or choose another -o, then run it again");
+            err.flush();
+            return ExitCodes.FAILURE;
         } catch (java.io.IOException e) {
             if (progress != null) {
                 progress.close();

@@ -79,7 +79,7 @@ public record CollectSummary(String transferId, long bytes, double seconds, doub
         }
         if (firstVerifiedSeconds >= 0) {
             sb.append(String.format(Locale.ROOT, "  first block %s %.3f s after the process started%n",
-                    verified ? "verified" : "written", firstVerifiedSeconds));
+                    "off".equals(verifyMode) ? "written" : "verified", firstVerifiedSeconds));
         }
         long total = retries.values().stream().mapToLong(Long::longValue).sum();
         sb.append("  retries: ").append(total);

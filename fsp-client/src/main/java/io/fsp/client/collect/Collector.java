@@ -144,6 +144,7 @@ public final class Collector {
     private volatile long fretNanos;
     private final List<Announcement> deferred = new ArrayList<>();
     // For the debug timeline of a run (milestone): the first block fetched and opened.
+    private volatile String diskFull; // why a write failed for want of space, once one did
     private volatile double firstVerifiedSeconds = -1; // from the JVM's start; the first succeeded() sets it
     private final java.util.concurrent.atomic.AtomicBoolean firstFetched = new java.util.concurrent.atomic.AtomicBoolean();
     private final java.util.concurrent.atomic.AtomicBoolean firstOpened = new java.util.concurrent.atomic.AtomicBoolean();
@@ -368,6 +369,7 @@ public final class Collector {
         if (journal.state() == ResumeJournal.State.RESUMED) {
             log.info("resuming: {} blocks verified by an earlier run", journal.verified().size());
         }
+        checkSpace();
         VerifierConfig config = VerifierConfig.defaults().withMode(options.verify()).withAlgorithm(HashAlgorithm.of(digest))
                 .withQueueDepth(Math.max(16, relays.size() * options.streams() * 2)).withHashThreads(2);
         verifier = new FiverVerifier(writer, config, journal, event -> { });
@@ -378,6 +380,28 @@ public final class Collector {
             return t;
         });
         pipelines = ThreadLocal.withInitial(this::receiverPipeline);
+    }
+
+    /**
+     * Refuses to start when the destination's file system cannot take what is still to be written (the files are
+     * made sparse, so nothing is reserved yet): a full disk is reported as such before the first byte, not as
+     * blocks that "could not be verified" after rounds of fetching them again.
+     */
+    private void checkSpace() throws IOException {
+        long held = journal.verified().stream().mapToLong(r -> r.length()).sum();
+        long needed = files.values().stream().mapToLong(RemoteFile::size).sum() - held;
+        java.nio.file.FileStore store = Files.getFileStore(writer.root());
+        long usable = store.getUsableSpace();
+        if (needed > usable) {
+            throw new NotEnoughSpaceException(String.format(java.util.Locale.ROOT,
+                    "not enough space for %s: %,d bytes still to write, %,d available on %s", options.destination(), needed,
+                    usable, store));
+        }
+    }
+
+    /** A write failed because the file system is full: nothing fetched from anywhere can be written any more. */
+    private static boolean noSpace(String cause) {
+        return cause != null && (cause.contains("No space left on device") || cause.contains("Disk quota exceeded"));
     }
 
     private void prepareWriter() throws IOException {
@@ -572,6 +596,10 @@ public final class Collector {
     }
 
     private void fetchFromRelay(Announcement a) {
+        if (diskFull != null) {
+            idle();
+            return;
+        }
         askedRelays.add(a.seq() + "/" + a.relay());
         RelaySource relay = relays.get(a.relay());
         if (relay == null) {
@@ -724,6 +752,11 @@ public final class Collector {
      */
     private void retry(Announcement a, String source, String cause) {
         retries.computeIfAbsent(source + ": " + cause, k -> new LongAdder()).increment();
+        if (noSpace(cause)) {
+            diskFull = cause; // no source can help: stop asking them
+            idle();
+            return;
+        }
         if (options.relayRecovery() && source.equals(a.source()) && a.relay() >= 0) {
             for (int r : a.holders()) {
                 if (relays.containsKey(r) && !askedRelays.contains(a.seq() + "/" + r)) {
@@ -824,7 +857,7 @@ public final class Collector {
 
     /** Fetches every failed block from the server itself, in rounds, until all are verified or rounds run out. */
     private void fromOrigin(ControlChannel control) throws IOException, InterruptedException {
-        for (int round = 0; round < ORIGIN_ROUNDS && !forOrigin.isEmpty(); round++) {
+        for (int round = 0; round < ORIGIN_ROUNDS && !forOrigin.isEmpty() && diskFull == null; round++) {
             List<Announcement> wanted = new ArrayList<>();
             Set<Long> seen = new java.util.HashSet<>();
             for (Announcement a; (a = forOrigin.poll()) != null; ) {
@@ -911,6 +944,9 @@ public final class Collector {
         double seconds = (System.nanoTime() - startNanos) / 1e9;
         double stripedSeconds = stripedNanos == 0 ? -1 : (stripedNanos - fretNanos) / 1e9;
         boolean complete = isComplete();
+        if (!complete && error == null && diskFull != null) {
+            error = "the destination's file system is full (" + diskFull + "): free space there";
+        }
         if (!complete && error == null) {
             error = (totalBlocks - done.size()) + " of " + totalBlocks + " blocks could not be verified from any source";
         }
