@@ -1,5 +1,9 @@
 package io.fsp.relay;
 
+import java.util.function.Supplier;
+import java.util.Optional;
+import io.netty.channel.ChannelHandler;
+import io.fsp.relay.fault.FaultInjector;
 import io.fsp.relay.net.BlockCheck;
 import io.fsp.relay.net.RelayServerInitializer;
 import io.fsp.relay.store.BlockStore;
@@ -64,7 +68,10 @@ public final class FspRelay implements AutoCloseable {
                 NioIoHandler.newFactory());
         try {
             BlockStore store = new BlockStore(config.store(), disk, config.clock(), PooledByteBufAllocator.DEFAULT);
-            RelayServerInitializer sessions = new RelayServerInitializer(ssl, store, config.limits(), config.clock(), config.faults(),
+            // Faults (tests only) are a handler of their own, in the pipeline only when asked for.
+            Optional<Supplier<ChannelHandler>> faults = config.faults().isEmpty() ? Optional.empty()
+                    : Optional.of(() -> new FaultInjector(config.faults(), store, RelayServerInitializer.SSL));
+            RelayServerInitializer sessions = new RelayServerInitializer(ssl, store, config.limits(), config.clock(), faults,
                     config.maxConnections(), config.idleTimeout(),
                     config.verifyBlocks()
                             ? BlockCheck.of(config.limits().maxBlockBytes(), verifier, config.acceptClearBlocks())

@@ -1,6 +1,5 @@
 package io.fsp.relay.net;
 
-import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.store.BlockStore;
 import io.fsp.relay.wire.RelayFrameDecoder;
 import io.fsp.relay.wire.RelayFrameEncoder;
@@ -10,14 +9,17 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.time.Clock;
+import io.netty.channel.ChannelHandler;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The pipeline of a relay connection: {@code ssl → idle → decoder → encoder → session}. The TLS context asks for
+ * The pipeline of a relay connection: {@code ssl → idle → decoder → encoder → [extra] → session}. The TLS context asks for
  * a client certificate but does not require one: a peer that presents a pinned one is a server, a peer
  * that presents none is a client, and a peer that presents an unknown one fails the handshake.
  */
@@ -26,6 +28,7 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
     public static final String IDLE = "idle";
     public static final String DECODER = "decoder";
     public static final String ENCODER = "encoder";
+    public static final String EXTRA = "extra";
     public static final String SESSION = "session";
     private static final Logger log = LoggerFactory.getLogger(RelayServerInitializer.class);
     private static final RelayFrameEncoder ENCODER_INSTANCE = new RelayFrameEncoder();
@@ -34,20 +37,25 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
     private final BlockStore store;
     private final RelayLimits limits;
     private final Clock clock;
-    private final FaultPlan faults;
+    private final Optional<Supplier<ChannelHandler>> extra;
     private final int maxConnections;
     private final Duration idleTimeout;
     private final BlockCheck blockCheck;
     private final ReadBudget readBudget;
     private final AtomicInteger connections = new AtomicInteger();
 
-    public RelayServerInitializer(SslContext ssl, BlockStore store, RelayLimits limits, Clock clock, FaultPlan faults,
-                                  int maxConnections, Duration idleTimeout, BlockCheck blockCheck) {
+    /**
+     * @param extra a handler for each connection between the frame codec and the session, if any (a relay started
+     *              with faults for tests injects them there)
+     */
+    public RelayServerInitializer(SslContext ssl, BlockStore store, RelayLimits limits, Clock clock,
+                                  Optional<Supplier<ChannelHandler>> extra, int maxConnections, Duration idleTimeout,
+                                  BlockCheck blockCheck) {
         this.ssl = ssl;
         this.store = store;
         this.limits = limits;
         this.clock = clock;
-        this.faults = faults;
+        this.extra = extra;
         this.maxConnections = maxConnections;
         this.idleTimeout = idleTimeout;
         this.blockCheck = blockCheck;
@@ -69,8 +77,9 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
                 .addLast(SSL, ssl.newHandler(ch.alloc()))
                 .addLast(IDLE, new IdleStateHandler(0, 0, idleTimeout.toMillis(), TimeUnit.MILLISECONDS))
                 .addLast(DECODER, new RelayFrameDecoder(limits, false)) // large frames once a server said HELLO
-                .addLast(ENCODER, ENCODER_INSTANCE)
-                .addLast(SESSION, new RelaySessionHandler(store, clock, faults, blockCheck, readBudget));
+                .addLast(ENCODER, ENCODER_INSTANCE);
+        extra.ifPresent(handler -> ch.pipeline().addLast(EXTRA, handler.get()));
+        ch.pipeline().addLast(SESSION, new RelaySessionHandler(store, clock, blockCheck, readBudget));
     }
 
     /** Connections open now. */

@@ -1,8 +1,5 @@
 package io.fsp.relay.net;
 
-import io.fsp.relay.fault.CloseAfterHandler;
-import io.fsp.relay.fault.FaultPlan;
-import io.fsp.relay.fault.Tampering;
 import io.fsp.relay.store.BlockStore;
 import io.fsp.relay.store.StoreException;
 import io.fsp.relay.wire.RelayErrorCode;
@@ -21,7 +18,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.traffic.ChannelTrafficShapingHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.ReferenceCounted;
 import java.net.InetSocketAddress;
@@ -52,7 +48,6 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
 
     private final BlockStore store;
     private final Clock clock;
-    private final FaultPlan faults;
     private final BlockCheck blockCheck;
     private final ReadBudget readBudget;
     private final ArrayDeque<RelayMessage> inbox = new ArrayDeque<>();
@@ -66,12 +61,10 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private boolean busy;
     private boolean closing;
 
-    public RelaySessionHandler(BlockStore store, Clock clock, FaultPlan faults, BlockCheck blockCheck,
-                               ReadBudget readBudget) {
+    public RelaySessionHandler(BlockStore store, Clock clock, BlockCheck blockCheck, ReadBudget readBudget) {
         this.readBudget = readBudget;
         this.store = store;
         this.clock = clock;
-        this.faults = faults;
         this.blockCheck = blockCheck;
     }
 
@@ -196,10 +189,6 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             hello(m);
             return;
         }
-        if (role == RelayRole.CLIENT && faults.stalls()) {
-            ReferenceCountUtil.release(m); // a stalled relay reads everything and answers nothing
-            return;
-        }
         if (m instanceof RelayMessage.OpenTransfer o) {
             open(o);
         } else if (m instanceof RelayMessage.PutBlock p) {
@@ -239,16 +228,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         if (role == RelayRole.SERVER) {
             ctx.pipeline().get(RelayFrameDecoder.class).acceptBlocks();
         }
-        if (role == RelayRole.CLIENT) {
-            faults.closeAfter().ifPresent(n -> ctx.pipeline().addAfter(RelayServerInitializer.SSL, "fault-close",
-                    new CloseAfterHandler(n)));
-            faults.throttle().ifPresent(rate -> ctx.pipeline().addAfter(RelayServerInitializer.SSL, "fault-throttle",
-                    new ChannelTrafficShapingHandler(rate, 0, 100)));
-        }
         log.debug("{} hello as {}", session, role);
-        if (role == RelayRole.CLIENT && faults.stalls()) {
-            return;
-        }
         reply(new RelayMessage.Welcome(h.id(), RelayMessage.VERSION, role));
     }
 
@@ -412,9 +392,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         long budget = store.held(g.transferId(), seq).filter(BlockStore.HeldBlock::onDisk)
                 .map(BlockStore.HeldBlock::size).orElse(0);
         CompletableFuture<Optional<ByteBuf>> read = readBudget.acquire(budget).thenCompose(granted ->
-                role == RelayRole.CLIENT && faults.servesForeign(seq)
-                        ? ForeignBlocks.pick(store, g.transferId(), seq)
-                        : store.get(g.transferId(), seq));
+                store.get(g.transferId(), seq));
         Runnable giveBack = () -> readBudget.release(budget);
         await(read, (block, error) -> {
             if (error != null || block.isEmpty()) {
@@ -426,15 +404,6 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
                 reply(new RelayMessage.NotFound(g.id(), g.transferId(), seq));
             } else {
                 ByteBuf bytes = block.get();
-                if (role == RelayRole.CLIENT && faults.flipsBit(g.transferId(), seq)) {
-                    bytes = Tampering.flipBit(bytes);
-                }
-                if (role == RelayRole.CLIENT && faults.tampers(seq)) {
-                    bytes = Tampering.tamper(bytes);
-                }
-                if (role == RelayRole.CLIENT && faults.duplicates(seq)) {
-                    ctx.write(new RelayMessage.Block(g.id(), g.transferId(), seq, bytes.retainedDuplicate()));
-                }
                 ctx.writeAndFlush(new RelayMessage.Block(g.id(), g.transferId(), seq, bytes)).addListener(w -> {
                     giveBack.run();
                     if (!w.isSuccess()) {

@@ -1,4 +1,4 @@
-package io.fsp.relay.net;
+package io.fsp.relay.fault;
 
 import io.fsp.relay.store.BlockStore;
 import io.fsp.token.TransferId;

@@ -1,0 +1,98 @@
+package io.fsp.relay.fault;
+
+import io.fsp.relay.store.BlockStore;
+import io.fsp.relay.wire.RelayMessage;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.traffic.ChannelTrafficShapingHandler;
+import io.netty.util.ReferenceCountUtil;
+import javax.net.ssl.SSLPeerUnverifiedException;
+
+/**
+ * A relay's misbehaviour towards clients ({@link FaultPlan}), as a handler of its own between the frame codec and
+ * the session. It is put into a connection's pipeline only by a relay started with faults, for tests: an honest
+ * relay's path has no trace of them. It acts on client connections only (a server presents a certificate, a
+ * client none), decided at the first frame, once the TLS handshake is done.
+ */
+public final class FaultInjector extends ChannelDuplexHandler {
+    private final FaultPlan plan;
+    private final BlockStore store;
+    private final String after;
+    private Boolean client;
+
+    /**
+     * @param after the name of the pipeline's TLS handler: byte-level faults (close after N bytes, throttle) go
+     *              right behind it
+     */
+    public FaultInjector(FaultPlan plan, BlockStore store, String after) {
+        this.plan = plan;
+        this.store = store;
+        this.after = after;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (client(ctx) && plan.stalls()) {
+            ReferenceCountUtil.release(msg); // a stalled relay reads everything and answers nothing
+            return;
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (!(msg instanceof RelayMessage.Block b) || !client(ctx)) {
+            ctx.write(msg, promise);
+            return;
+        }
+        if (!plan.servesForeign(b.seq())) {
+            writeDamaged(ctx, b, promise, false);
+            return;
+        }
+        b.release(); // instead of this block, some other one (or noise of its length)
+        ForeignBlocks.pick(store, b.transferId(), b.seq()).whenComplete((other, error) -> ctx.executor().execute(() -> {
+            if (error != null || other.isEmpty()) {
+                promise.setFailure(error != null ? error : new IllegalStateException("no block to serve instead"));
+                return;
+            }
+            writeDamaged(ctx, b.replace(other.get()), promise, true);
+        }));
+    }
+
+    private void writeDamaged(ChannelHandlerContext ctx, RelayMessage.Block b, ChannelPromise promise, boolean flush) {
+        ByteBuf original = b.content();
+        ByteBuf bytes = original;
+        if (plan.flipsBit(b.transferId(), b.seq())) {
+            bytes = Tampering.flipBit(bytes);
+        }
+        if (plan.tampers(b.seq())) {
+            bytes = Tampering.tamper(bytes);
+        }
+        RelayMessage.Block served = bytes == original ? b : b.replace(bytes); // the damage released the original
+        if (plan.duplicates(b.seq())) {
+            ctx.write(served.retainedDuplicate());
+        }
+        ctx.write(served, promise);
+        if (flush) {
+            ctx.flush();
+        }
+    }
+
+    private boolean client(ChannelHandlerContext ctx) {
+        if (client == null) {
+            try {
+                ctx.pipeline().get(SslHandler.class).engine().getSession().getPeerCertificates();
+                client = false;
+            } catch (SSLPeerUnverifiedException e) {
+                client = true;
+                plan.closeAfter().ifPresent(n -> ctx.pipeline().addAfter(after, "fault-close", new CloseAfterHandler(n)));
+                plan.throttle().ifPresent(rate -> ctx.pipeline().addAfter(after, "fault-throttle",
+                        new ChannelTrafficShapingHandler(rate, 0, 100)));
+            }
+        }
+        return client;
+    }
+}
