@@ -54,6 +54,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -106,6 +107,9 @@ public final class Collector {
     private final List<String[]> fileLines = new ArrayList<>();
     private final Map<Integer, RemoteFile> files = new TreeMap<>();
     private final Map<Integer, RelaySource> relays = new TreeMap<>();
+    // The byte ranges announced blocks take in each file (by file index), and their lengths added up.
+    private final Map<Integer, TreeMap<Long, Long>> tiles = new HashMap<>();
+    private final Map<Integer, Long> tiledBytes = new HashMap<>();
     private final Map<Long, Announcement> announced = new ConcurrentHashMap<>();
 
     // Progress of the transfer.
@@ -241,6 +245,7 @@ public final class Collector {
             } else if (r.code() == 226) {
                 stripedNanos = System.nanoTime(); // the server has placed every block
                 milestone("226: every block placed");
+                checkTiling();
                 deferred.forEach(this::fetchFromRelay);
                 deferred.clear();
                 break;
@@ -550,6 +555,35 @@ public final class Collector {
         return b.build();
     }
 
+    /**
+     * Records where block {@code a} lies in its file; a block that overlaps one announced before is refused. With
+     * every block inside its file (checked before) and none overlapping, the blocks tile a file exactly when their
+     * lengths add up to its size ({@link #checkTiling}).
+     */
+    private void tile(Announcement a, RemoteFile f) {
+        TreeMap<Long, Long> ranges = tiles.computeIfAbsent(a.file(), k -> new TreeMap<>());
+        long end = a.offset() + a.length();
+        Map.Entry<Long, Long> before = ranges.floorEntry(a.offset());
+        Map.Entry<Long, Long> after = ranges.ceilingEntry(a.offset());
+        if (before != null && before.getValue() > a.offset() || after != null && after.getKey() < end) {
+            throw new IllegalArgumentException("BLK " + a.seq() + ": bytes " + a.offset() + ".." + end + " of " + f.name()
+                    + " overlap another block (expected: every byte in exactly one block)");
+        }
+        ranges.put(a.offset(), end);
+        tiledBytes.merge(a.file(), (long) a.length(), Long::sum);
+    }
+
+    /** Once every block is announced: each file's blocks cover it whole, else the transfer cannot be complete. */
+    private void checkTiling() throws ControlException {
+        for (RemoteFile f : files.values()) {
+            long covered = tiledBytes.getOrDefault(f.index(), 0L);
+            if (covered != f.size()) {
+                throw new ControlException("FRET " + options.remotePath() + ": the server announced blocks for " + covered
+                        + " of the " + f.size() + " bytes of " + f.name() + " (expected: every byte of every file)", 226, null);
+            }
+        }
+    }
+
     /** A {@code BLK} line: skip what the journal has, else fetch it from where it was placed. */
     private void block(Announcement a) throws IOException {
         prepare();
@@ -561,9 +595,11 @@ public final class Collector {
         if (totalBlocks >= 0 && a.seq() >= totalBlocks) {
             throw new IllegalArgumentException("BLK " + a.seq() + ": (expected: < " + totalBlocks + " blocks)");
         }
-        if (announced.putIfAbsent(a.seq(), a) != null) {
+        if (announced.containsKey(a.seq())) {
             return; // announced twice: the first one counts
         }
+        tile(a, f);
+        announced.put(a.seq(), a);
         if (a.source().equals("have")) {
             if (!journal.holds(f.local(), a.offset(), a.length())) {
                 throw new IllegalArgumentException("BLK " + a.seq() + " have: not in this client's journal (expected: only"
