@@ -31,6 +31,9 @@ class ResumeIT {
             TreeDigests.random(file, 6 * 1024 * 1024 + 5, 21);
             Path dest = dir.resolve("big.copy");
             Path journal = killMidway(rig, dest);
+            Path part = dir.resolve(".big.copy.fsp-part");
+            assertFalse(Files.exists(dest), "an interrupted run leaves nothing under the final name");
+            assertTrue(Files.exists(part), "its blocks are in the temporary file");
 
             CollectSummary s = rig.get("/big.bin", dest, false, "block-size=64k");
             assertTrue(s.complete() && s.verified(), s.toText());
@@ -44,6 +47,7 @@ class ResumeIT {
             assertEquals(null, s.blocksBySource().get("origin"), "the rest came from the relays: " + s.toText());
             assertFalse(Files.exists(journal), "journal removed once complete");
             assertFalse(Files.exists(dir.resolve(".big.copy.fsp-manifest")), "manifest removed once complete");
+            assertFalse(Files.exists(part), "the temporary file became the file");
         }
     }
 
@@ -59,7 +63,7 @@ class ResumeIT {
             TreeDigests.random(file, 6 * 1024 * 1024 + 5, 23);
             Path dest = dir.resolve("big.copy");
             killMidway(rig, "/big.bin", dest, "--verify", "riva");
-            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(dest,
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(dir.resolve(".big.copy.fsp-part"),
                     java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
                 java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);
                 for (long at = 1000; at < Files.size(file); at += 64 * 1024) {

@@ -148,6 +148,8 @@ public final class Collector {
     private volatile long fretNanos;
     private final List<Announcement> deferred = new ArrayList<>();
     // For the debug timeline of a run (milestone): the first block fetched and opened.
+    private final Map<Integer, Long> bytesInByFile = new ConcurrentHashMap<>(); // blocks in (done), by file
+    private final List<String> finishErrors = Collections.synchronizedList(new ArrayList<>()); // files not renamed
     private volatile String diskFull; // why a write failed for want of space, once one did
     private volatile double firstVerifiedSeconds = -1; // from the JVM's start; the first succeeded() sets it
     private final java.util.concurrent.atomic.AtomicBoolean firstFetched = new java.util.concurrent.atomic.AtomicBoolean();
@@ -273,6 +275,18 @@ public final class Collector {
         directMeeting.clear();
     }
 
+    /** Counts a block of its file as in; the last one gives the file its name (it was written under a temporary one). */
+    private void fileDone(Announcement a) {
+        RemoteFile f = files.get(a.file());
+        if (f != null && bytesInByFile.merge(a.file(), (long) a.length(), Long::sum) == f.size()) {
+            try {
+                writer.complete(f.local());
+            } catch (IOException e) {
+                finishErrors.add(f.name() + ": " + e.getMessage());
+            }
+        }
+    }
+
     /** A debug line with the time since this JVM started: where a new process spends its first second. */
     private static void milestone(String what) {
         if (log.isDebugEnabled()) {
@@ -363,9 +377,6 @@ public final class Collector {
             return;
         }
         prepareWriter();
-        for (RemoteFile f : files.values()) {
-            writer.prepareFile(f.local(), f.size());
-        }
         long newest = files.values().stream().mapToLong(RemoteFile::modifiedMillis).max().orElse(0);
         TransferIdentity identity = new TransferIdentity(options.server(), options.remotePath(), totalBytes, newest,
                 manifestDigest(), options.verify().name().toLowerCase(java.util.Locale.ROOT));
@@ -375,6 +386,13 @@ public final class Collector {
             log.info("resuming: {} blocks verified by an earlier run", journal.verified().size());
         }
         checkSpace();
+        // Files are written under a temporary name until every block of theirs is in (fileDone); an earlier run's
+        // temporary file is continued, and a file an earlier run wrote blocks of in place stays there.
+        Set<String> journaled = new java.util.HashSet<>();
+        journal.verified().forEach(r -> journaled.add(r.path()));
+        for (RemoteFile f : files.values()) {
+            writer.prepareTemporaryFile(f.local(), f.size(), journaled.contains(f.local()));
+        }
         VerifierConfig config = VerifierConfig.defaults().withMode(options.verify()).withAlgorithm(HashAlgorithm.of(digest))
                 .withQueueDepth(Math.max(16, relays.size() * options.streams() * 2)).withHashThreads(2);
         verifier = new FiverVerifier(writer, config, journal, event -> { });
@@ -740,6 +758,7 @@ public final class Collector {
 
     private void succeeded(Announcement a, String source) {
         if (done.add(a.seq())) {
+            fileDone(a);
             if (firstVerifiedSeconds < 0) {
                 firstVerifiedSeconds = sinceJvmStart() / 1e3;
                 milestone("first block done, from " + source);
@@ -973,13 +992,16 @@ public final class Collector {
     }
 
     private boolean isComplete() {
-        return totalBlocks >= 0 && done.size() == totalBlocks;
+        return totalBlocks >= 0 && done.size() == totalBlocks && finishErrors.isEmpty();
     }
 
     private CollectSummary summary(String error) {
         double seconds = (System.nanoTime() - startNanos) / 1e9;
         double stripedSeconds = stripedNanos == 0 ? -1 : (stripedNanos - fretNanos) / 1e9;
         boolean complete = isComplete();
+        if (!complete && error == null && !finishErrors.isEmpty()) {
+            error = "every block arrived, but files kept their temporary names: " + String.join("; ", finishErrors);
+        }
         if (!complete && error == null && diskFull != null) {
             error = "the destination's file system is full (" + diskFull + "): free space there";
         }

@@ -9,6 +9,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,6 +38,8 @@ public final class PositionalWriter implements Closeable {
     private final ConcurrentHashMap<String, FileChannel> direct = new ConcurrentHashMap<>();
     private volatile int alignment;
     private volatile boolean directUnsupported;
+    /** Files written under their temporary name until {@link #complete}. */
+    private final Set<String> temporary = ConcurrentHashMap.newKeySet();
     /** Files created by this writer whose directory entries have not been synced yet. */
     private final Set<String> entryNotDurable = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -115,6 +118,64 @@ public final class PositionalWriter implements Closeable {
         return out;
     }
 
+    /**
+     * Where the bytes of {@code relativePath} are now: its temporary name while it is being written under one
+     * ({@link #prepareTemporaryFile}), else its own.
+     */
+    public Path location(String relativePath) throws UnsafePathException {
+        Path file = resolve(relativePath);
+        return temporary.contains(relativePath) ? temporaryName(file) : file;
+    }
+
+    /**
+     * {@code .NAME.fsp-part} beside the file; a name too long for that (file names have at most 255 bytes) is
+     * replaced by a digest of it.
+     */
+    static Path temporaryName(Path file) {
+        String name = file.getFileName().toString();
+        String part = "." + name + ".fsp-part";
+        if (part.getBytes(StandardCharsets.UTF_8).length > MAX_SEGMENT_BYTES) {
+            try {
+                byte[] d = java.security.MessageDigest.getInstance("SHA-256").digest(name.getBytes(StandardCharsets.UTF_8));
+                part = "." + java.util.HexFormat.of().formatHex(d, 0, 16) + ".fsp-part";
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new IllegalStateException("every Java runtime has SHA-256", e);
+            }
+        }
+        return file.resolveSibling(part);
+    }
+
+    /**
+     * As {@link #prepareFile}, but the bytes go to the file's temporary name ({@link #temporaryName}) until
+     * {@link #complete}, so that an interrupted transfer never leaves something that looks finished under the
+     * final name. A temporary file an earlier run left is continued. With {@code earlierRunWroteInPlace} and no
+     * temporary file, the file is written where it is (an earlier run wrote blocks of it there).
+     */
+    public void prepareTemporaryFile(String relativePath, long size, boolean earlierRunWroteInPlace) throws IOException {
+        Path file = resolve(relativePath);
+        if (size > 0 && (Files.exists(temporaryName(file), LinkOption.NOFOLLOW_LINKS) || !earlierRunWroteInPlace)) {
+            temporary.add(relativePath);
+        }
+        prepareFile(relativePath, size);
+    }
+
+    /**
+     * Every block of a file is in and durable: a file written under its temporary name gets its own, replacing
+     * whatever had it, and the rename is made durable. Nothing to do for a file written in place.
+     */
+    public void complete(String relativePath) throws IOException {
+        if (!temporary.contains(relativePath)) {
+            return;
+        }
+        Path file = resolve(relativePath);
+        channel(relativePath).force(false);
+        closeFile(relativePath);
+        Files.move(temporaryName(file), file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        temporary.remove(relativePath);
+        entryNotDurable.remove(relativePath);
+        syncDirectories(file.getParent());
+    }
+
     /** Creates a (possibly empty) directory and its parents under the root. */
     public Path createDirectory(String relativePath) throws IOException {
         Path dir = resolve(relativePath);
@@ -190,7 +251,7 @@ public final class PositionalWriter implements Closeable {
             d = direct.get(relativePath);
             if (d == null) {
                 try {
-                    d = FileChannel.open(resolve(relativePath), StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS,
+                    d = FileChannel.open(location(relativePath), StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS,
                             com.sun.nio.file.ExtendedOpenOption.DIRECT);
                 } catch (IOException | UnsupportedOperationException e) {
                     directUnsupported = true; // e.g. tmpfs: every write goes through the page cache
@@ -240,7 +301,7 @@ public final class PositionalWriter implements Closeable {
         if (ch != null) {
             return ch;
         }
-        Path file = resolve(relativePath);
+        Path file = location(relativePath);
         createParents(relativePath, file.getParent());
         synchronized (open) {
             ch = open.get(relativePath);

@@ -425,7 +425,7 @@ public final class FiverVerifier implements AutoCloseable {
                 continue;
             }
             try {
-                job.actual = riva.hashFromDisk(writer.resolve(job.block.path()), job.block.offset(), job.block.length(), hasher.get());
+                job.actual = riva.hashFromDisk(writer.location(job.block.path()), job.block.offset(), job.block.length(), hasher.get());
                 emit(new VerificationEvent.Reread(job.block));
             } catch (IOException | RuntimeException e) {
                 job.failure = "re-read from disk failed: " + e.getMessage();
@@ -527,7 +527,7 @@ public final class FiverVerifier implements AutoCloseable {
      */
     public boolean matchesOnDisk(BlockRef block, byte[] expectedDigest) throws IOException {
         synchronized (resumedReader) {
-            byte[] actual = resumedReader.hashFromDisk(writer.resolve(block.path()), block.offset(), block.length(),
+            byte[] actual = resumedReader.hashFromDisk(writer.location(block.path()), block.offset(), block.length(),
                     config.algorithm().newHasher());
             return java.security.MessageDigest.isEqual(actual, expectedDigest);
         }
