@@ -147,11 +147,11 @@ public final class Collector {
     private long startNanos;
     private volatile long fretNanos;
     private final List<Announcement> deferred = new ArrayList<>();
-    // For the debug timeline of a run (milestone): the first block fetched and opened.
     private final Map<Integer, Long> bytesInByFile = new ConcurrentHashMap<>(); // blocks in (done), by file
     private final List<String> finishErrors = Collections.synchronizedList(new ArrayList<>()); // files not renamed
     private volatile String diskFull; // why a write failed for want of space, once one did
     private volatile double firstVerifiedSeconds = -1; // from the JVM's start; the first succeeded() sets it
+    // For the debug timeline of a run (milestone): the first block fetched and opened.
     private final java.util.concurrent.atomic.AtomicBoolean firstFetched = new java.util.concurrent.atomic.AtomicBoolean();
     private final java.util.concurrent.atomic.AtomicBoolean firstOpened = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile long stripedNanos;
