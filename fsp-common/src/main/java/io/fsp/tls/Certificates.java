@@ -1,5 +1,8 @@
 package io.fsp.tls;
 
+import java.util.Set;
+import java.util.EnumSet;
+import java.nio.file.attribute.PosixFilePermission;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
@@ -109,6 +112,7 @@ public final class Certificates {
     }
 
     private static PrivateKey readPrivateKey(Path keyFile) throws IOException {
+        refuseIfOthersCanRead(keyFile);
         try (Reader reader = Files.newBufferedReader(keyFile, StandardCharsets.US_ASCII);
              PEMParser parser = new PEMParser(reader)) {
             Object o = parser.readObject();
@@ -120,6 +124,25 @@ public final class Certificates {
                 return converter.getPrivateKey(info);
             }
             throw new IOException(keyFile + ": no unencrypted PEM private key found");
+        }
+    }
+
+    /**
+     * A private key that its group or others may read could already be in other hands: refused, as OpenSSH
+     * refuses such a key, with what to do about it. Where the file system has no POSIX permissions, not checked.
+     */
+    static void refuseIfOthersCanRead(Path keyFile) throws IOException {
+        if (!keyFile.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            return;
+        }
+        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(keyFile);
+        Set<PosixFilePermission> others = EnumSet.of(PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE,
+                PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE,
+                PosixFilePermission.OTHERS_EXECUTE);
+        others.retainAll(perms);
+        if (!others.isEmpty()) {
+            throw new IOException(keyFile + ": private key open to its group or others (" + PosixFilePermissions.toString(perms)
+                    + "); run 'chmod 600 " + keyFile + "' (expected: only its owner may read or write it)");
         }
     }
 

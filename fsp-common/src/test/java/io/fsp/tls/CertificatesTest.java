@@ -47,6 +47,18 @@ class CertificatesTest {
     }
 
     @Test
+    void aPrivateKeyOthersCanReadIsRefusedWithWhatToDo() throws Exception {
+        Path cert = dir.resolve("c.pem");
+        Path key = dir.resolve("k.pem");
+        Certificates.write(Certificates.selfSigned("x"), cert, key);
+        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        java.io.IOException e = assertThrows(java.io.IOException.class, () -> Certificates.load(cert, key));
+        assertTrue(e.getMessage().contains("chmod 600 " + key), e.getMessage());
+        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        Certificates.load(cert, key);
+    }
+
+    @Test
     void loadRejectsFilesWithoutPem() throws Exception {
         Path cert = Files.writeString(dir.resolve("c.pem"), "not a certificate");
         Path key = Files.writeString(dir.resolve("k.pem"), "");

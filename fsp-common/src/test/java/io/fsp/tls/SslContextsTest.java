@@ -21,6 +21,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.util.concurrent.Future;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -80,6 +81,20 @@ class SslContextsTest {
         assertTrue(handshake(relay, SslContexts.client(pinRelay, Optional.of(CLIENT), p)));
         assertFalse(handshake(relay, SslContexts.client(pinRelay, Optional.of(Certificates.selfSigned("stranger")), p)));
         assertFalse(handshake(relay, SslContexts.client(pinRelay, Optional.empty(), p)));
+    }
+
+    /** A client that offers only CBC suites (TLS 1.2) is refused by every server context; an AEAD one is served. */
+    @ParameterizedTest
+    @EnumSource(value = SslProvider.class, names = {"JDK", "OPENSSL"})
+    void serversSpeakOnlyAeadSuites(SslProvider p) throws Exception {
+        PinnedTrustManager pin = PinnedTrustManager.of(java.util.Set.of(SERVER.fingerprint()));
+        SslContext cbcOnly = io.netty.handler.ssl.SslContextBuilder.forClient().sslProvider(SslProvider.JDK)
+                .protocols("TLSv1.2").ciphers(List.of("TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256",
+                        "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", "TLS_RSA_WITH_AES_128_CBC_SHA")).trustManager(pin).build();
+        SslContext gcm = io.netty.handler.ssl.SslContextBuilder.forClient().sslProvider(SslProvider.JDK)
+                .protocols("TLSv1.2").ciphers(List.of("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256")).trustManager(pin).build();
+        assertFalse(handshake(SslContexts.server(SERVER, p), cbcOnly));
+        assertTrue(handshake(SslContexts.server(SERVER, p), gcm));
     }
 
     @Test
