@@ -310,6 +310,23 @@ class FtpServerTest {
         }
     }
 
+    /** A legal name of 255 UTF-8 bytes: its part-file name must fit in a file name too. */
+    @Test
+    void uploadOfALongMultibyteNameWorks() throws Exception {
+        String name = "ü".repeat(127) + "x"; // 255 bytes
+        try (RawControl ctl = new RawControl(v4()).login()) {
+            ctl.send("TYPE I");
+            int port = ctl.epsv();
+            try (Socket data = new Socket("127.0.0.1", port)) {
+                assertTrue(ctl.send("STOR " + name).startsWith("150"));
+                data.getOutputStream().write("long name".getBytes(StandardCharsets.UTF_8));
+            }
+            String r = ctl.reply();
+            assertTrue(r.startsWith("226"), r);
+            assertEquals("long name", Files.readString(root.resolve(name)));
+        }
+    }
+
     @Test
     void refusesDataConnectionFromAnotherAddress() throws Exception {
         try (RawControl ctl = new RawControl(v4()).login()) {

@@ -16,11 +16,28 @@ public final class UploadNames {
     private UploadNames() {
     }
 
+    /** File names have at most 255 bytes (NAME_MAX); the dot, suffix and random part take 23 of them. */
+    private static final int MAX_BASE_BYTES = 255 - 23;
+
     public static String partialName(String target) {
         byte[] r = new byte[6];
         RANDOM.nextBytes(r);
-        String base = target.length() > 200 ? target.substring(0, 200) : target;
-        return "." + base + ".fsp-part-" + HexFormat.of().formatHex(r);
+        return "." + shortened(target) + ".fsp-part-" + HexFormat.of().formatHex(r);
+    }
+
+    /** {@code name} cut to at most {@link #MAX_BASE_BYTES} UTF-8 bytes, at a character's end. */
+    private static String shortened(String name) {
+        int bytes = 0;
+        for (int i = 0; i < name.length(); ) {
+            int cp = name.codePointAt(i);
+            int n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+            if (bytes + n > MAX_BASE_BYTES) {
+                return name.substring(0, i);
+            }
+            bytes += n;
+            i += Character.charCount(cp);
+        }
+        return name;
     }
 
     public static boolean isPartial(String name) {
