@@ -172,13 +172,37 @@ public final class FspServer implements AutoCloseable {
         return Certificates.loadOrCreate(dir.resolve(CERT_FILE), dir.resolve(KEY_FILE), "fsp-server");
     }
 
+    /** The password of {@code --user NAME}: from {@code $FSP_PASSWORD_NAME}, else asked on the terminal. */
+    static String passwordOf(String name) {
+        String variable = passwordVariable(name);
+        String env = System.getenv(variable);
+        if (env != null && !env.isEmpty()) {
+            return env;
+        }
+        java.io.Console console = System.console();
+        if (console != null) {
+            char[] typed = console.readPassword("password for %s: ", name);
+            if (typed != null && typed.length > 0) {
+                return new String(typed);
+            }
+        }
+        throw new IllegalArgumentException("--user " + name + ": no password (expected: $" + variable
+                + " set, or a terminal to type it on, or --user " + name + ":PASSWORD)");
+    }
+
+    static String passwordVariable(String name) {
+        return "FSP_PASSWORD_" + name.toUpperCase(java.util.Locale.ROOT).replaceAll("[^A-Z0-9]", "_");
+    }
+
     private static UserStore users(ServerConfig config) throws IOException {
         List<UserAccount> accounts = new ArrayList<>();
         for (String spec : config.user()) {
             int colon = spec.indexOf(':');
+            String name = colon < 0 ? spec : spec.substring(0, colon);
             Path root = config.root().orElseThrow(() -> new IllegalArgumentException(
-                    "--user " + spec.substring(0, colon) + ": needs --root DIR (the directory users see)"));
-            accounts.add(new UserAccount(spec.substring(0, colon), PasswordHasher.hash(spec.substring(colon + 1)), root, true));
+                    "--user " + name + ": needs --root DIR (the directory users see)"));
+            String password = colon < 0 ? passwordOf(name) : spec.substring(colon + 1);
+            accounts.add(new UserAccount(name, PasswordHasher.hash(password), root, true));
         }
         if (config.usersFile().isPresent()) {
             accounts.addAll(UserStore.readFile(config.usersFile().get(), config.root().orElse(null)));

@@ -51,7 +51,9 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--root", paramLabel = "DIR", description = "Directory users see as \"/\" (for --user, --anonymous, and users without a ROOT).")
     String root;
 
-    @Option(names = "--user", paramLabel = "NAME:PASSWORD", description = "A read-write user; repeatable. For real use prefer --users-file with hashed passwords.")
+    @Option(names = "--user", paramLabel = "NAME[:PASSWORD]", description = "A read-write user; repeatable. Without :PASSWORD the password"
+            + " comes from $FSP_PASSWORD_NAME (NAME in capitals, other characters as _) or is asked on the terminal, so"
+            + " that it does not show in ps. For real use prefer --users-file with hashed passwords.")
     List<String> user;
 
     @Option(names = "--users-file", paramLabel = "FILE", description = "Users file: NAME ACCESS ARGON2ID-HASH [ROOT] per line (see conf/users.example).")

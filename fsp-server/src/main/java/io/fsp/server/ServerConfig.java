@@ -67,9 +67,9 @@ public record ServerConfig(
             throw new IllegalArgumentException("certificate and private-key: only one is set (expected: both or neither)");
         }
         for (String u : user) {
-            if (u.indexOf(':') <= 0) {
+            if (u.isEmpty() || u.indexOf(':') == 0) {
                 throw new IllegalArgumentException("user: '" + u.replaceAll(":.*", ":****")
-                        + "' (expected: NAME:PASSWORD)");
+                        + "' (expected: NAME or NAME:PASSWORD)");
             }
         }
     }

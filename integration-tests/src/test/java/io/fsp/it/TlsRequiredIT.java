@@ -17,6 +17,7 @@ import java.security.MessageDigest;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.commons.net.ftp.FTP;
 import org.apache.commons.net.ftp.FTPClient;
@@ -39,6 +40,22 @@ class TlsRequiredIT {
 
     @TempDir
     Path local;
+
+    /** {@code --user NAME} takes the password from $FSP_PASSWORD_NAME: it never shows in the process list. */
+    @Test
+    void userWhosePasswordComesFromTheEnvironmentLogsIn() throws Exception {
+        try (io.fsp.it.harness.ServerProcess server = io.fsp.it.harness.ServerProcess.start(local, List.of("--listen",
+                "127.0.0.1:0", "--root", local.toString(), "--user", "carol-b", "--state-dir", local.resolve("state").toString()),
+                1, java.util.Map.of("FSP_PASSWORD_CAROL_B", "from the environment"))) {
+            assertFalse(String.join(" ", server.command()).contains("from the environment"), "not on the command line");
+            FTPSClient ftps = new FTPSClient("TLS", false);
+            ftps.setTrustManager(new ControlConnection.AcceptAnyCertificate());
+            ftps.connect("127.0.0.1", server.ipv4().getPort());
+            assertTrue(ftps.login("carol-b", "from the environment"), ftps::getReplyString);
+            ftps.logout();
+            ftps.disconnect();
+        }
+    }
 
     @Test
     void passwordOnPlainControlChannelIsRefused() throws Exception {

@@ -42,6 +42,12 @@ public final class ServerProcess implements AutoCloseable {
 
     /** Starts {@code fsp-server} with {@code arguments} and waits until it listens on {@code listenCount} addresses. */
     public static ServerProcess start(Path root, List<String> arguments, int listenCount) throws IOException {
+        return start(root, arguments, listenCount, java.util.Map.of());
+    }
+
+    /** As above, with {@code environment} added to the server process's environment. */
+    public static ServerProcess start(Path root, List<String> arguments, int listenCount,
+                                      java.util.Map<String, String> environment) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         String javaOptions = System.getProperty("fsp.it.serverJavaOptions", "").trim();
@@ -53,6 +59,7 @@ public final class ServerProcess implements AutoCloseable {
         command.add(MAIN_CLASS);
         command.addAll(arguments);
         ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().putAll(environment);
         builder.redirectErrorStream(true);
         ServerProcess server = new ServerProcess(builder.start(), command, root);
         try {
@@ -139,6 +146,11 @@ public final class ServerProcess implements AutoCloseable {
     }
 
     /** The first listening address that is IPv4 (127.0.0.1). */
+    /** The command line the server was started with. */
+    public List<String> command() {
+        return command;
+    }
+
     public InetSocketAddress ipv4() {
         return listeningWhere(false);
     }
