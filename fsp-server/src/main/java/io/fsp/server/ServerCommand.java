@@ -89,6 +89,9 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--idle-timeout", paramLabel = "DURATION", description = "Close control connections idle this long, e.g. 300s (default: 5m).")
     String idleTimeout;
 
+    @Option(names = "--login-grace-time", paramLabel = "DURATION", description = "Close a control connection not logged in this long after it opened, e.g. 30s (default: 60s).")
+    String loginGraceTime;
+
     @Option(names = "--max-connections", paramLabel = "N", description = "Control connections in total (default: 256).")
     String maxConnections;
 
@@ -186,6 +189,7 @@ public final class ServerCommand implements Callable<Integer> {
         put(m, "private-key", privateKey);
         put(m, "require-tls-session-reuse", requireTlsSessionReuse);
         put(m, "idle-timeout", idleTimeout);
+        put(m, "login-grace-time", loginGraceTime);
         put(m, "max-connections", maxConnections);
         put(m, "max-connections-per-address", maxConnectionsPerAddress);
         put(m, "login-failure-delay", loginFailureDelay);

@@ -28,6 +28,7 @@ public record ServerConfig(
         boolean requireTlsSessionReuse,
         int maxLineLength,
         Duration idleTimeout,
+        Duration loginGraceTime,
         Duration dataConnectTimeout,
         int maxConnections,
         int maxConnectionsPerAddress,
@@ -59,6 +60,7 @@ public record ServerConfig(
         requireRange("io-threads", ioThreads, 0, 1024);
         requireRange("blocking-threads", blockingThreads, 1, 1024);
         requirePositive("idle-timeout", idleTimeout);
+        requirePositive("login-grace-time", loginGraceTime);
         requirePositive("data-connect-timeout", dataConnectTimeout);
         if (loginFailureDelay.isNegative()) {
             throw new IllegalArgumentException("login-failure-delay: " + loginFailureDelay + " (expected: >= 0)");
@@ -83,7 +85,7 @@ public record ServerConfig(
                 Optional.empty(), Optional.empty(), Optional.empty(),
                 false,
                 8192,
-                Duration.ofMinutes(5), Duration.ofSeconds(30),
+                Duration.ofMinutes(5), Duration.ofSeconds(60), Duration.ofSeconds(30),
                 256, 32,
                 Duration.ofSeconds(1), 3,
                 0, 16,

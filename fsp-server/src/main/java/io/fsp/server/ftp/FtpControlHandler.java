@@ -7,8 +7,10 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Queue;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +62,14 @@ public final class FtpControlHandler extends ChannelInboundHandlerAdapter {
         counted = true;
         log.info("{} connected to {}", session, session.localAddress());
         ctx.writeAndFlush(new FtpReply(ReplyCode.READY, "FSP FTP server ready"));
+        Duration grace = server.config().loginGraceTime();
+        ctx.executor().schedule(() -> {
+            if (!session.isLoggedIn() && ctx.channel().isActive() && !closing) {
+                log.info("{} not logged in within {} s; closing", session, grace.toSeconds());
+                session.replyAndClose(Replies.serviceNotAvailable("Login grace time (" + grace.toSeconds()
+                        + " s) over; closing control connection"));
+            }
+        }, grace.toMillis(), TimeUnit.MILLISECONDS);
         ctx.read();
     }
 
