@@ -92,6 +92,9 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--login-grace-time", paramLabel = "DURATION", description = "Close a control connection not logged in this long after it opened, e.g. 30s (default: 60s).")
     String loginGraceTime;
 
+    @Option(names = "--data-timeout", paramLabel = "DURATION", description = "Abort a transfer whose data connection moves no byte this long, with 426, e.g. 60s (default: 300s).")
+    String dataTimeout;
+
     @Option(names = "--max-connections", paramLabel = "N", description = "Control connections in total (default: 256).")
     String maxConnections;
 
@@ -190,6 +193,7 @@ public final class ServerCommand implements Callable<Integer> {
         put(m, "require-tls-session-reuse", requireTlsSessionReuse);
         put(m, "idle-timeout", idleTimeout);
         put(m, "login-grace-time", loginGraceTime);
+        put(m, "data-timeout", dataTimeout);
         put(m, "max-connections", maxConnections);
         put(m, "max-connections-per-address", maxConnectionsPerAddress);
         put(m, "login-failure-delay", loginFailureDelay);

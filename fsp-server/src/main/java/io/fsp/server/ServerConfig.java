@@ -30,6 +30,7 @@ public record ServerConfig(
         Duration idleTimeout,
         Duration loginGraceTime,
         Duration dataConnectTimeout,
+        Duration dataTimeout,
         int maxConnections,
         int maxConnectionsPerAddress,
         Duration loginFailureDelay,
@@ -61,6 +62,7 @@ public record ServerConfig(
         requireRange("blocking-threads", blockingThreads, 1, 1024);
         requirePositive("idle-timeout", idleTimeout);
         requirePositive("login-grace-time", loginGraceTime);
+        requirePositive("data-timeout", dataTimeout);
         requirePositive("data-connect-timeout", dataConnectTimeout);
         if (loginFailureDelay.isNegative()) {
             throw new IllegalArgumentException("login-failure-delay: " + loginFailureDelay + " (expected: >= 0)");
@@ -85,7 +87,7 @@ public record ServerConfig(
                 Optional.empty(), Optional.empty(), Optional.empty(),
                 false,
                 8192,
-                Duration.ofMinutes(5), Duration.ofSeconds(60), Duration.ofSeconds(30),
+                Duration.ofMinutes(5), Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(300),
                 256, 32,
                 Duration.ofSeconds(1), 3,
                 0, 16,

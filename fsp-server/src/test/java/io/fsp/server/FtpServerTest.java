@@ -407,6 +407,43 @@ class FtpServerTest {
         }
     }
 
+    /**
+     * A data connection that moves nothing for data-timeout ends its transfer with 426: an upload that sends nothing
+     * (nothing of it is left), and a download whose client stopped reading; the control connection serves on.
+     */
+    @Test
+    void stalledDataConnectionsEndTheirTransferWith426(@TempDir Path state) throws Exception {
+        Path big = root.resolve("stall-big.bin");
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(big,
+                java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.write(java.nio.ByteBuffer.allocate(1), (64L << 20) - 1); // sparse: 64 MiB, more than socket buffers hold
+        }
+        try (FspServer s = TestServers.start(root, state, Map.of("data-timeout", List.of("1s"), "allow-plain-login", List.of("true")));
+             RawControl ctl = new RawControl(s.addresses().get(0)).login()) {
+            ctl.send("TYPE I");
+            try (Socket silent = new Socket("127.0.0.1", ctl.epsv())) {
+                assertTrue(ctl.send("STOR stalled.bin").startsWith("150"));
+                long start = System.nanoTime();
+                String r = ctl.reply();
+                assertTrue(r.startsWith("426") && r.contains("data-timeout"), r);
+                assertTrue((System.nanoTime() - start) / 1e9 > 0.8, "not before the timeout");
+            }
+            Thread.sleep(300);
+            try (Stream<Path> files = Files.list(root)) {
+                assertTrue(files.noneMatch(p -> p.getFileName().toString().contains("stalled.bin")), "nothing of the upload left");
+            }
+            try (Socket unread = new Socket("127.0.0.1", ctl.epsv())) {
+                unread.setReceiveBufferSize(64 * 1024);
+                assertTrue(ctl.send("RETR stall-big.bin").startsWith("150"));
+                String r = ctl.reply(); // the client reads nothing
+                assertTrue(r.startsWith("426") && r.contains("data-timeout"), r);
+            }
+            assertTrue(ctl.send("NOOP").startsWith("200"), "the control connection serves on");
+        } finally {
+            Files.deleteIfExists(big);
+        }
+    }
+
     /** A connection that never logs in is closed after the grace time, however busy it keeps; a user stays. */
     @Test
     void closesConnectionsThatDoNotLogInWithinTheGraceTime(@TempDir Path state) throws Exception {

@@ -1,5 +1,10 @@
 package io.fsp.server.ftp.data;
 
+import java.util.concurrent.TimeUnit;
+import java.time.Duration;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpReplyException;
@@ -19,6 +24,7 @@ import org.slf4j.LoggerFactory;
  * connection is secured, because clients such as ftplib start the TLS handshake only after reading it.
  */
 public final class DataTransfers {
+    private static final String STALL = "stall";
     private static final Logger log = LoggerFactory.getLogger(DataTransfers.class);
 
     private DataTransfers() {
@@ -71,6 +77,20 @@ public final class DataTransfers {
             }
             Channel ch = (Channel) done.getNow();
             transfer.channel(ch);
+            Duration stall = session.server().config().dataTimeout();
+            FtpReplyException[] stalled = new FtpReplyException[1];
+            // No byte moved either way for data-timeout (a write in progress that makes headway counts as moving):
+            // the transfer fails with 426, its cleanup freeing the file and removing a partial upload.
+            ch.pipeline().addFirst(STALL, new IdleStateHandler(true, 0, 0, stall.toMillis(), TimeUnit.MILLISECONDS) {
+                @Override
+                protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) {
+                    log.info("{} {}: no data moved for {} s; aborting", session, about, stall.toSeconds());
+                    stalled[0] = new FtpReplyException(ReplyCode.TRANSFER_ABORTED, "No data moved for " + stall.toSeconds()
+                            + " s (data-timeout); transfer aborted");
+                    ctx.fireExceptionCaught(stalled[0]); // an error, not an end of stream: an upload is not complete
+                    ctx.close();
+                }
+            });
             boolean tls = session.protectData();
             DataChannelInitializer.init(session, ch, upload).addListener(ready -> {
                 if (!ready.isSuccess() || transfer.isAborted()) {
@@ -89,7 +109,9 @@ public final class DataTransfers {
                 }
                 result.addListener(r -> {
                     ch.close();
-                    if (r.isSuccess()) {
+                    if (stalled[0] != null) {
+                        ending.fail(stalled[0]); // an upload cut by the timeout is not a complete one
+                    } else if (r.isSuccess()) {
                         ending.succeed((Long) r.getNow(), tls);
                     } else {
                         ending.fail(r.cause());
