@@ -149,6 +149,9 @@ public final class Collector {
     private final List<Announcement> deferred = new ArrayList<>();
     private final Map<Integer, Long> bytesInByFile = new ConcurrentHashMap<>(); // blocks in (done), by file
     private final List<String> finishErrors = Collections.synchronizedList(new ArrayList<>()); // files not renamed
+    // Relays that let a request wait out the relay timeout: each block still queued for one would wait as long, one
+    // after another, so they go to another holder or the origin at once.
+    private final Set<Integer> unresponsive = ConcurrentHashMap.newKeySet();
     private volatile String diskFull; // why a write failed for want of space, once one did
     private volatile double firstVerifiedSeconds = -1; // from the JVM's start; the first succeeded() sets it
     // For the debug timeline of a run (milestone): the first block fetched and opened.
@@ -669,6 +672,10 @@ public final class Collector {
                 return;
             }
             try {
+                if (unresponsive.contains(a.relay())) {
+                    retry(a, a.source(), "relay gave no answer within " + options.relayTimeout().toMillis() + " ms before; not asked again");
+                    return;
+                }
                 RelayConnection c = relay.connection().get(options.connectTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
                 ByteBuf wire = c.getBlock(transferId, a.seq()).get(options.relayTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
                 if (firstFetched.compareAndSet(false, true)) {
@@ -676,8 +683,12 @@ public final class Collector {
                 }
                 open(a, wire, a.source());
             } catch (java.util.concurrent.ExecutionException e) {
+                if (e.getCause() instanceof io.fsp.relay.client.RelayTimeoutException) {
+                    unresponsive.add(a.relay());
+                }
                 retry(a, a.source(), describe(e.getCause()));
             } catch (java.util.concurrent.TimeoutException e) {
+                unresponsive.add(a.relay());
                 retry(a, a.source(), "no answer within " + options.relayTimeout().toMillis() + " ms");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
