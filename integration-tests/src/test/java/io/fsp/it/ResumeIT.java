@@ -25,8 +25,7 @@ class ResumeIT {
 
     @Test
     void killedGetResumesWithoutFetchingVerifiedBlocksAgain() throws Exception {
-        Fault[] slow = {new Fault.Throttle(700_000)};
-        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, slow, slow, slow)) {
+        try (StripeRig rig = slowRig()) {
             Path file = rig.root().resolve("big.bin");
             TreeDigests.random(file, 6 * 1024 * 1024 + 5, 21);
             Path dest = dir.resolve("big.copy");
@@ -57,8 +56,7 @@ class ResumeIT {
      */
     @Test
     void rivaReadsResumedBlocksBackFromDiskAndFetchesDamagedOnesAgain() throws Exception {
-        Fault[] slow = {new Fault.Throttle(700_000)};
-        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, slow, slow, slow)) {
+        try (StripeRig rig = slowRig()) {
             Path file = rig.root().resolve("big.bin");
             TreeDigests.random(file, 6 * 1024 * 1024 + 5, 23);
             Path dest = dir.resolve("big.copy");
@@ -87,8 +85,7 @@ class ResumeIT {
 
     @Test
     void aFileChangedSinceTheKilledRunIsSentWhole() throws Exception {
-        Fault[] slow = {new Fault.Throttle(700_000)};
-        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, slow, slow, slow)) {
+        try (StripeRig rig = slowRig()) {
             Path file = rig.root().resolve("big.bin");
             TreeDigests.random(file, 6 * 1024 * 1024 + 5, 21);
             Path dest = dir.resolve("big.copy");
@@ -105,8 +102,7 @@ class ResumeIT {
 
     @Test
     void killedGetOfADirectoryTreeResumesWithoutTheServerSendingHeldBlocks() throws Exception {
-        Fault[] slow = {new Fault.Throttle(700_000)};
-        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, slow, slow, slow)) {
+        try (StripeRig rig = slowRig()) {
             Path tree = rig.root().resolve("tree");
             Files.createDirectories(tree.resolve("sub/deeper"));
             TreeDigests.random(tree.resolve("a.bin"), 2 * 1024 * 1024 + 3, 1);
@@ -123,6 +119,12 @@ class ResumeIT {
             assertTrue(resumed > 0, "blocks taken from the journal: " + s.toText());
             assertEquals(resumed, s.notSent(), "the server neither read nor sent what the journal holds: " + s.toText());
         }
+    }
+
+    /** Three relays throttled to 700 kB/s each: slow enough that a get can be killed midway. */
+    private StripeRig slowRig() throws Exception {
+        Fault[] slow = {new Fault.Throttle(700_000)};
+        return StripeRig.start(dir.resolve("rig"), 64L << 20, slow, slow, slow);
     }
 
     /** Runs {@code fsp get} as a process and kills it (SIGKILL) once it has journaled some blocks; the journal's path. */
