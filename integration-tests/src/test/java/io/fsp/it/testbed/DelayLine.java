@@ -54,7 +54,8 @@ public final class DelayLine implements AutoCloseable {
 
     /**
      * Creates one namespace per name and joins them: frames from node i to node j wait {@code rttMs[i][j] / 2} ms
-     * (the matrix must be symmetric), plus jitter uniform in ±{@code jitterMs / 2} that never reorders a pair's frames.
+     * (the matrix must be symmetric), plus jitter uniform in ±{@code jitterMs / 2} that never reorders a pair's
+     * frames.
      */
     public static DelayLine start(List<String> names, double[][] rttMs, double jitterMs) throws IOException,
             InterruptedException {
@@ -133,7 +134,8 @@ public final class DelayLine implements AutoCloseable {
         // -R: real-time scheduling, so builds running beside it on this machine do not make frames late
         forwarder = new ProcessBuilder(binary.toString(), "-e", "-R", work.resolve("delayline.conf").toString())
                 .redirectError(work.resolve("delayline.log").toFile()).start();
-        BufferedReader out = new BufferedReader(new InputStreamReader(forwarder.getInputStream(), StandardCharsets.UTF_8));
+        BufferedReader out = new BufferedReader(new InputStreamReader(forwarder.getInputStream(),
+                StandardCharsets.UTF_8));
         if (!"ready".equals(out.readLine())) {
             forwarder.waitFor(5, TimeUnit.SECONDS);
             throw new IOException("delayline did not start: " + Files.readString(work.resolve("delayline.log")));
@@ -144,8 +146,7 @@ public final class DelayLine implements AutoCloseable {
         }
         // The path has latency of its own (two trips through the kernel and the forwarder's wake-ups): measure it
         // at a short delay and take it off every pair's delay, so that round trips take what the matrix says.
-        double[] times = pingMs(0, 1, 50, 0.01);
-        pathMs = Math.max(0, times[times.length / 2] - CALIBRATION_RTT_MS);
+        pathMs = Math.max(0, ping(0, 1, 50, 0.01).median() - CALIBRATION_RTT_MS);
         writeConfig(rttMs, jitterMs, pathMs);
         String log = signal("HUP");
         if (!log.contains("delays read again")) {
@@ -227,11 +228,24 @@ public final class DelayLine implements AutoCloseable {
         return new ProcessBuilder(all);
     }
 
+    /** Ping round-trip times in ms, sorted; {@code meanMs} from ping's summary, which has microseconds throughout. */
+    public record Pings(double[] sortedMs, double meanMs) {
+        public double median() {
+            return sortedMs[sortedMs.length / 2];
+        }
+
+        /** The value {@code p} (0..1) of the samples are at or below. */
+        public double percentile(double p) {
+            return sortedMs[Math.max(0, Math.min(sortedMs.length - 1, (int) Math.ceil(sortedMs.length * p) - 1))];
+        }
+    }
+
     /**
-     * Round-trip times in ms of {@code count} pings from one node to another, {@code intervalS} apart, sorted; one
-     * ping before them resolves the address (its time includes the ARP exchange and is not counted).
+     * {@code count} pings from one node to another, {@code intervalS} apart; one ping before them resolves the address
+     * (its time includes the ARP exchange and is not counted). Ping prints times of 10 ms and more to 0.1 ms and of
+     * 100 ms and more to 1 ms.
      */
-    public double[] pingMs(int from, int to, int count, double intervalS) throws IOException, InterruptedException {
+    public Pings ping(int from, int to, int count, double intervalS) throws IOException, InterruptedException {
         Testbed.output(command(from, "ping", "-n", "-c", "1", "-W", "5", address(to)).command(), 10);
         String out = Testbed.output(command(from, "ping", "-n", "-c", Integer.toString(count), "-i", fmt(intervalS),
                 "-W", "5", address(to)).command(), 30 + (long) (count * intervalS));
@@ -240,11 +254,13 @@ public final class DelayLine implements AutoCloseable {
         while (m.find()) {
             times.add(Double.parseDouble(m.group(1)));
         }
-        if (times.size() < count * 9 / 10) {
+        Matcher summary = Pattern.compile("= [0-9.]+/([0-9.]+)/").matcher(out);
+        if (times.size() < count * 9 / 10 || !summary.find()) {
             throw new IOException("ping " + name(from) + " -> " + name(to) + ": " + times.size() + " of " + count
                     + " answered:\n" + out);
         }
-        return times.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return new Pings(times.stream().mapToDouble(Double::doubleValue).sorted().toArray(),
+                Double.parseDouble(summary.group(1)));
     }
 
     /**

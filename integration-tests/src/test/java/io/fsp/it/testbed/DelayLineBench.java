@@ -46,11 +46,12 @@ public final class DelayLineBench {
         System.out.printf(Locale.ROOT, "# tbf on both TAP devices, queue %.0f ms at the rate; tcp_rmem = \"4096"
                 + " 131072 MAX\", tcp_wmem = \"4096 16384 MAX\" in both namespaces, MAX = max(4 MiB, 4 x BDP)."
                 + " iperf3 counts TCP payload: 1448 of every 1514 bytes tbf counts, so 95.6 %% of the rate is"
-                + " full.%n# ping prints times from 100 ms on in whole ms. Path: the round trip of the kernel and forwarder"
-                + " alone, measured at start and taken off the configured delays.%n%n", queueMs);
-        System.out.println("| RTT target ms | rate Mbit/s | ping median ms | ping p99 ms | median error | iperf3 Mbit/s"
-                + " | of rate | TCP buffer max | forwarder CPU s | drops q/buf/write | path ms |");
-        System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|");
+                + " full.%n# ping prints times from 10 ms on to 0.1 ms and from 100 ms on to 1 ms; its mean has"
+                + " microseconds. Path: the round trip of the kernel and the forwarder alone, measured at start and"
+                + " taken off the configured delays.%n%n", queueMs);
+        System.out.println("| RTT target ms | rate Mbit/s | ping median ms | ping p99 ms | ping mean ms | mean error"
+                + " | iperf3 Mbit/s | of rate | TCP buffer max | forwarder CPU s | drops q/buf/write | path ms |");
+        System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|");
         for (double rtt : rtts) {
             double[][] matrix = {{0, rtt}, {rtt, 0}};
             try (DelayLine line = DelayLine.start(List.of("a", "b"), matrix, 0)) {
@@ -63,14 +64,13 @@ public final class DelayLineBench {
                         line.sysctl(node, "net.ipv4.tcp_wmem", "4096 16384 " + max);
                     }
                     double cpu = line.forwarderCpuSeconds();
-                    double[] times = line.pingMs(0, 1, pings, 0.01);
-                    double median = times[times.length / 2];
-                    double p99 = times[Math.min(times.length - 1, (int) Math.ceil(times.length * 0.99) - 1)];
+                    DelayLine.Pings ping = line.ping(0, 1, pings, 0.01);
                     double mbit = line.iperf3Mbit(0, 1, seconds, omit);
                     cpu = line.forwarderCpuSeconds() - cpu;
-                    System.out.printf(Locale.ROOT, "| %.0f | %.0f | %.3f | %.3f | %+.1f %% | %.1f | %.1f %% | %.1f MiB"
-                            + " | %.2f | %s | %.3f |%n", rtt, rate, median, p99, (median - rtt) / rtt * 100, mbit,
-                            mbit / rate * 100, max / 1048576.0, cpu, drops(line.forwarderStats()), line.pathMs());
+                    System.out.printf(Locale.ROOT, "| %.0f | %.0f | %.3f | %.3f | %.3f | %+.1f %% | %.1f | %.1f %%"
+                            + " | %.1f MiB | %.2f | %s | %.3f |%n", rtt, rate, ping.median(), ping.percentile(0.99),
+                            ping.meanMs(), (ping.meanMs() - rtt) / rtt * 100, mbit, mbit / rate * 100,
+                            max / 1048576.0, cpu, drops(line.forwarderStats()), line.pathMs());
                 }
             }
         }
