@@ -228,8 +228,11 @@ public final class DelayLine implements AutoCloseable {
         return new ProcessBuilder(all);
     }
 
-    /** Ping round-trip times in ms, sorted; {@code meanMs} from ping's summary, which has microseconds throughout. */
-    public record Pings(double[] sortedMs, double meanMs) {
+    /**
+     * Ping round-trip times in ms, sorted; {@code meanMs} from ping's summary, which has microseconds throughout;
+     * {@code inOrder}: every reply arrived after the replies to earlier requests.
+     */
+    public record Pings(double[] sortedMs, double meanMs, boolean inOrder) {
         public double median() {
             return sortedMs[sortedMs.length / 2];
         }
@@ -254,13 +257,21 @@ public final class DelayLine implements AutoCloseable {
         while (m.find()) {
             times.add(Double.parseDouble(m.group(1)));
         }
+        Matcher seq = Pattern.compile("icmp_seq=([0-9]+)").matcher(out);
+        boolean inOrder = true;
+        int last = 0;
+        while (seq.find()) {
+            int n = Integer.parseInt(seq.group(1));
+            inOrder &= n > last;
+            last = n;
+        }
         Matcher summary = Pattern.compile("= [0-9.]+/([0-9.]+)/").matcher(out);
         if (times.size() < count * 9 / 10 || !summary.find()) {
             throw new IOException("ping " + name(from) + " -> " + name(to) + ": " + times.size() + " of " + count
                     + " answered:\n" + out);
         }
         return new Pings(times.stream().mapToDouble(Double::doubleValue).sorted().toArray(),
-                Double.parseDouble(summary.group(1)));
+                Double.parseDouble(summary.group(1)), inOrder);
     }
 
     /**

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The delay line in short: three namespaces with round-trip times of 20, 50 and 80 ms between them, each pair's
- * median ping within 5 % of its target, and one iperf3 stream through a 50 Mbit/s tbf link at its rate within 10 %.
+ * median ping within 5 % of its target, and one iperf3 stream through a 50 Mbit/s tbf link at its rate within 10 %;
+ * jitter that spreads round trips but keeps each pair's frames in order.
  * Needs root and TAP devices; skipped otherwise.
  */
 class DelayLineIT {
@@ -46,5 +47,21 @@ class DelayLineIT {
         }
         assertTrue(DelayLine.existingNamespaces().stream().noneMatch(n -> n.startsWith(prefix)),
                 "namespaces left behind: " + DelayLine.existingNamespaces());
+    }
+
+    @Test
+    void jitterSpreadsRoundTripsWithoutReorderingAPairsFrames() throws Exception {
+        String missing = DelayLine.missingRequirement();
+        assumeTrue(missing == null, () -> "delay line skipped: " + missing);
+        try (DelayLine line = DelayLine.start(List.of("a", "b"), new double[][] {{0, 20}, {20, 0}}, 16)) {
+            // requests 2 ms apart, each way 10 +- 8 ms: replies would overtake each other if jitter reordered frames
+            DelayLine.Pings pings = line.ping(0, 1, 200, 0.002);
+            double spread = pings.percentile(1) - pings.sortedMs()[0];
+            System.out.printf(Locale.ROOT, "delay line: jitter 16 ms at 20 ms: min %.2f, median %.2f, max %.2f ms,"
+                    + " replies in order: %s%n", pings.sortedMs()[0], pings.median(), pings.percentile(1),
+                    pings.inOrder());
+            assertTrue(spread > 6, "round trips spread over " + spread + " ms only: jitter not applied");
+            assertTrue(pings.inOrder(), "ping replies arrived out of order: jitter reordered frames");
+        }
     }
 }
