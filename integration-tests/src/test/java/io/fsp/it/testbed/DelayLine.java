@@ -345,6 +345,9 @@ public final class DelayLine implements AutoCloseable {
                 finalStats = Files.readString(work.resolve("delayline.log"));
             } catch (IOException | InterruptedException e) {
                 forwarder.destroyForcibly();
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt(); // tear down the rest first, then let the caller see it
+                }
             }
         }
         for (String ns : namespaces) {
