@@ -332,6 +332,7 @@ public final class DelayLine implements AutoCloseable {
             return;
         }
         closed = true;
+        boolean interrupted = false; // tear everything down first, then let the caller see the interrupt
         if (forwarder != null) {
             try (OutputStream in = forwarder.getOutputStream()) {
                 in.flush(); // closing its standard input makes it print its counters and exit
@@ -345,9 +346,7 @@ public final class DelayLine implements AutoCloseable {
                 finalStats = Files.readString(work.resolve("delayline.log"));
             } catch (IOException | InterruptedException e) {
                 forwarder.destroyForcibly();
-                if (e instanceof InterruptedException) {
-                    Thread.currentThread().interrupt(); // tear down the rest first, then let the caller see it
-                }
+                interrupted = e instanceof InterruptedException;
             }
         }
         for (String ns : namespaces) {
@@ -359,12 +358,15 @@ public final class DelayLine implements AutoCloseable {
                     }
                 }
             } catch (IOException | InterruptedException e) {
-                // deleting the namespace below still detaches it
+                interrupted |= e instanceof InterruptedException; // deleting the namespace still detaches it
             }
             Testbed.runs("ip", "netns", "del", ns);
             Testbed.deleteTree(Path.of("/etc/netns", ns));
         }
         Testbed.deleteTree(work);
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** The namespaces of every delay line that exist now (to check that none was left behind). */
