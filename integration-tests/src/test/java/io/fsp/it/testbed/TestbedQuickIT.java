@@ -21,8 +21,8 @@ class TestbedQuickIT {
 
     @Test
     void quickScenarioIsByteIdentical(@TempDir Path out) throws Exception {
-        assumeTrue(isRoot(), "testbed skipped: needs root (network namespaces and tc)");
-        assumeTrue(runs("ip", "netns", "list") && runs("tc", "-V"), "testbed skipped: 'ip netns' or 'tc' not available");
+        assumeTrue(Testbed.isRoot(), "testbed skipped: needs root (network namespaces and tc)");
+        assumeTrue(Testbed.runs("ip", "netns", "list") && Testbed.runs("tc", "-V"), "testbed skipped: 'ip netns' or 'tc' not available");
         Path script = Path.of("").toAbsolutePath().resolve("testbed/testbed.sh");
         assumeTrue(Files.isExecutable(script), "testbed skipped: " + script + " missing");
 
@@ -42,7 +42,7 @@ class TestbedQuickIT {
         String[] fields = results.get(1).split("\t");
         assertEquals("yes", fields[6], "received file is not byte-identical:\n" + output);
         assertTrue(Double.parseDouble(fields[3]) > 0, "no time for the end of striping: " + results.get(1));
-        assertTrue(runs("ip", "netns", "list") && !namespaceLeft(), "testbed left namespaces behind");
+        assertTrue(Testbed.runs("ip", "netns", "list") && !namespaceLeft(), "testbed left namespaces behind");
     }
 
     private static boolean namespaceLeft() throws IOException, InterruptedException {
@@ -50,25 +50,5 @@ class TestbedQuickIT {
         String list = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         p.waitFor();
         return list.lines().anyMatch(l -> l.startsWith("tb-"));
-    }
-
-    private static boolean isRoot() {
-        try {
-            Process p = new ProcessBuilder("id", "-u").start();
-            String uid = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            return p.waitFor() == 0 && uid.equals("0");
-        } catch (IOException | InterruptedException e) {
-            return false;
-        }
-    }
-
-    private static boolean runs(String... command) {
-        try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException | InterruptedException e) {
-            return false;
-        }
     }
 }
