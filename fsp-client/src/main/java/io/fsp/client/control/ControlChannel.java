@@ -182,12 +182,14 @@ public final class ControlChannel implements Closeable {
 
     /**
      * Opens a data connection to the port EPSV named. The socket has a channel ({@link Socket#getChannel()}), so
-     * that blocks can be read straight into direct buffers.
+     * that blocks can be read straight into direct buffers. Its receive buffer is left to the kernel: a size set
+     * here would turn off Linux's receive autotuning, which grows the buffer to the bandwidth-delay product (up to
+     * {@code tcp_rmem}'s maximum), and cap the stream at about that size per round trip, the size itself capped by
+     * {@code net.core.rmem_max} (208 KiB by default).
      */
     public Socket openData(int port, Duration timeout) throws IOException {
         Socket s = SocketChannel.open().socket();
         s.connect(new InetSocketAddress(socket.getInetAddress(), port), (int) timeout.toMillis());
-        s.setReceiveBufferSize(4 * 1024 * 1024);
         return s;
     }
 
