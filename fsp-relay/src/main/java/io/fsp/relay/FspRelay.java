@@ -3,6 +3,7 @@ package io.fsp.relay;
 import java.util.function.Supplier;
 import java.util.Optional;
 import io.netty.channel.ChannelHandler;
+import io.fsp.net.SocketBuffers;
 import io.fsp.relay.fault.FaultInjector;
 import io.fsp.relay.net.BlockCheck;
 import io.fsp.relay.net.RelayServerInitializer;
@@ -76,7 +77,8 @@ public final class FspRelay implements AutoCloseable {
                     config.verifyBlocks()
                             ? BlockCheck.of(config.limits().maxBlockBytes(), verifier, config.acceptClearBlocks())
                             : BlockCheck.NONE);
-            Channel listener = new ServerBootstrap().group(boss, workers).channel(NioServerSocketChannel.class)
+            Channel listener = SocketBuffers.applyToAccepted(new ServerBootstrap(), config.socketBuffer())
+                    .group(boss, workers).channel(NioServerSocketChannel.class)
                     .childOption(ChannelOption.AUTO_READ, false)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))

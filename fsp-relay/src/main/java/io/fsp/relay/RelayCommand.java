@@ -2,6 +2,7 @@ package io.fsp.relay;
 
 import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.net.MeridianService;
+import io.fsp.net.SocketBuffers;
 import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.store.StoreConfig;
 import io.fsp.relay.wire.RelayLimits;
@@ -52,6 +53,11 @@ public final class RelayCommand implements Callable<Integer> {
     @Option(names = "--quota", paramLabel = "SIZE", defaultValue = "2G",
             description = "Most block bytes held at once, memory and disk together (default: ${DEFAULT-VALUE}).")
     String quota;
+
+    @Option(names = "--socket-buffer", paramLabel = "SIZE", defaultValue = "0",
+            description = "Fix both socket buffers of every connection at SIZE, e.g. 8M, turning off the kernel's"
+                    + " autotuning (capped by net.core.rmem_max / wmem_max; default: ${DEFAULT-VALUE}, autotuning).")
+    String socketBuffer;
 
     @Option(names = "--memory", paramLabel = "SIZE", defaultValue = "256M",
             description = "Most block bytes held in memory; the rest spill to --store (default: ${DEFAULT-VALUE}).")
@@ -218,7 +224,8 @@ public final class RelayCommand implements Callable<Integer> {
                 "fsp-relay");
         return new RelayConfig(address, new StoreConfig(storeDir, quotaBytes, memoryBytes, ttlValue), identity,
                 trusted, limits, maxConnections, value("--idle-timeout", idleTimeout, CliValues::duration),
-                verifyBlocks, acceptClearBlocks, plan, Clock.systemUTC());
+                verifyBlocks, acceptClearBlocks, plan, Clock.systemUTC(),
+                SocketBuffers.check("--socket-buffer", value("--socket-buffer", socketBuffer, CliValues::size)));
     }
 
     private static <T> T value(String option, String text, java.util.function.Function<String, T> parser) {

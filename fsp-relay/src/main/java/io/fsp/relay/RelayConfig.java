@@ -1,5 +1,6 @@
 package io.fsp.relay;
 
+import io.fsp.net.SocketBuffers;
 import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.store.StoreConfig;
 import io.fsp.relay.wire.RelayLimits;
@@ -23,14 +24,26 @@ import java.util.Set;
  * @param acceptClearBlocks store blocks that are not encrypted (with {@code verifyBlocks}; off: a relay
  *                          never holds plaintext)
  * @param faults misbehaviour towards clients, for tests; {@link FaultPlan#NONE} in production
+ * @param socketBuffer a fixed size for both socket buffers of every connection, 0 to leave them to the kernel's
+ *                     autotuning ({@link SocketBuffers})
  */
 public record RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMaterial identity,
                           Set<Fingerprint> trustedServers, RelayLimits limits, int maxConnections, Duration idleTimeout,
-                          boolean verifyBlocks, boolean acceptClearBlocks, FaultPlan faults, Clock clock) {
+                          boolean verifyBlocks, boolean acceptClearBlocks, FaultPlan faults, Clock clock,
+                          int socketBuffer) {
     public static final int DEFAULT_MAX_CONNECTIONS = 1024;
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(10);
 
+    /** Socket buffers left to the kernel. */
+    public RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMaterial identity,
+                       Set<Fingerprint> trustedServers, RelayLimits limits, int maxConnections, Duration idleTimeout,
+                       boolean verifyBlocks, boolean acceptClearBlocks, FaultPlan faults, Clock clock) {
+        this(listen, store, identity, trustedServers, limits, maxConnections, idleTimeout, verifyBlocks,
+                acceptClearBlocks, faults, clock, 0);
+    }
+
     public RelayConfig {
+        SocketBuffers.check("--socket-buffer", socketBuffer);
         trustedServers = Set.copyOf(trustedServers);
         if (trustedServers.isEmpty()) {
             throw new IllegalArgumentException("--trust-server: none given (expected: the fingerprint of at least"
@@ -46,6 +59,6 @@ public record RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMateri
 
     public RelayConfig withFaults(FaultPlan plan) {
         return new RelayConfig(listen, store, identity, trustedServers, limits, maxConnections, idleTimeout, verifyBlocks,
-                acceptClearBlocks, plan, clock);
+                acceptClearBlocks, plan, clock, socketBuffer);
     }
 }

@@ -132,6 +132,9 @@ class RelayCommandTest {
         "--trust-server|ABCD|--trust-server fingerprint 'ABCD': 2 bytes",
         "--max-block|2G|--max-block 2G: (expected: <= 1G)",
         "--max-block|0|--max-block 0: maxBlockBytes: 0 (expected: 1..1073741824)",
+        "--socket-buffer|100|--socket-buffer: 100 (expected: 0 for the kernel's autotuning, or 4096..1073741824 bytes)",
+        "--socket-buffer|2G|--socket-buffer: 2147483648 (expected: 0 for the kernel's autotuning",
+        "--socket-buffer|big|--socket-buffer 'big': not a size",
     })
     void badOptionValuesAreUsageErrorsThatNameTheOption(String option, String value, String message) {
         java.util.Map<String, String> options = new java.util.LinkedHashMap<>();

@@ -86,6 +86,10 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--require-tls-session-reuse", description = "Refuse protected data connections that do not resume the control connection's TLS session (default: off).")
     Boolean requireTlsSessionReuse;
 
+    @Option(names = "--socket-buffer", paramLabel = "BYTES", description = "Fix both socket buffers of data and relay"
+            + " connections at BYTES, turning off the kernel's autotuning (default: 0, autotuning; see conf/server.conf.example).")
+    String socketBuffer;
+
     @Option(names = "--idle-timeout", paramLabel = "DURATION", description = "Close control connections idle this long, e.g. 300s (default: 5m).")
     String idleTimeout;
 
@@ -203,6 +207,7 @@ public final class ServerCommand implements Callable<Integer> {
         put(m, "meridian-entry", meridianEntry);
         put(m, "trust-relay", trustRelay);
         put(m, "trust-overlay-relays", trustOverlayRelays);
+        put(m, "socket-buffer", socketBuffer);
         return m;
     }
 

@@ -1,5 +1,6 @@
 package io.fsp.server;
 
+import io.fsp.net.SocketBuffers;
 import io.fsp.server.ftp.data.PortRange;
 import io.fsp.server.stripe.RelayEndpoint;
 import io.fsp.tls.Fingerprint;
@@ -43,7 +44,8 @@ public record ServerConfig(
         Optional<ListenAddress> meridianEntry,
         List<Fingerprint> trustRelay,
         boolean trustOverlayRelays,
-        Duration relaySelectionTimeout) {
+        Duration relaySelectionTimeout,
+        int socketBuffer) {
 
     public ServerConfig {
         listen = List.copyOf(listen);
@@ -51,6 +53,7 @@ public record ServerConfig(
         relay = List.copyOf(relay);
         trustRelay = List.copyOf(trustRelay);
         requirePositive("relay-selection-timeout", relaySelectionTimeout);
+        SocketBuffers.check("socket-buffer", socketBuffer);
         if (listen.isEmpty()) {
             throw new IllegalArgumentException("listen: none (expected: at least one HOST:PORT)");
         }
@@ -92,7 +95,8 @@ public record ServerConfig(
                 Duration.ofSeconds(1), 3,
                 0, 16,
                 List.of(), false,
-                Optional.empty(), Optional.empty(), List.of(), false, Duration.ofSeconds(5));
+                Optional.empty(), Optional.empty(), List.of(), false, Duration.ofSeconds(5),
+                0);
     }
 
     /** Where the generated certificate and key live: {@code state-dir}, else {@code ~/.fsp/server}. */

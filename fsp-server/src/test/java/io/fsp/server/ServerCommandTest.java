@@ -80,6 +80,9 @@ class ServerCommandTest {
         assertEquals(2, cli(new ServerCommand()).execute("--passive-ports", "60000-50000", "--root", tmp.toString()));
         assertTrue(err.toString().contains("port range is empty (expected: low <= high)"), err.toString());
         assertEquals(2, cli(new ServerCommand()).execute("--no-such-option"));
+        assertEquals(2, cli(new ServerCommand()).execute("--socket-buffer", "100", "--root", tmp.toString()));
+        assertTrue(err.toString().contains("socket-buffer: 100 (expected: 0 for the kernel's autotuning, or"),
+                err.toString());
     }
 
     @Test

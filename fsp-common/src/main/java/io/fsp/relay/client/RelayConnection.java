@@ -1,5 +1,6 @@
 package io.fsp.relay.client;
 
+import io.fsp.net.SocketBuffers;
 import io.fsp.relay.wire.RelayErrorCode;
 import io.fsp.relay.wire.RelayFrameDecoder;
 import io.fsp.relay.wire.RelayFrameEncoder;
@@ -86,7 +87,8 @@ public final class RelayConnection implements AutoCloseable {
                                                              EventLoopGroup group, RelayConnectionConfig config) {
         CompletableFuture<RelayConnection> result = new CompletableFuture<>();
         RelayConnection[] holder = new RelayConnection[1];
-        Bootstrap bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
+        Bootstrap bootstrap = SocketBuffers.apply(new Bootstrap(), config.socketBufferBytes())
+                .group(group).channel(NioSocketChannel.class)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new ChannelInitializer<SocketChannel>() {

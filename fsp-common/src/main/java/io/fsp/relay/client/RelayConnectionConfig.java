@@ -1,5 +1,6 @@
 package io.fsp.relay.client;
 
+import io.fsp.net.SocketBuffers;
 import io.fsp.relay.wire.RelayLimits;
 import java.time.Duration;
 
@@ -12,13 +13,22 @@ import java.time.Duration;
  *                   purpose (back-pressure), so this is long
  * @param pushWindowBytes unacknowledged block bytes allowed in flight; further puts wait locally
  * @param limits frame limits for what the relay sends
+ * @param socketBufferBytes a fixed size for both socket buffers, 0 (the default) to leave them to the kernel's
+ *                          autotuning ({@link SocketBuffers})
  */
 public record RelayConnectionConfig(Duration connectTimeout, Duration requestTimeout, Duration putTimeout,
-                                    long pushWindowBytes, RelayLimits limits) {
+                                    long pushWindowBytes, RelayLimits limits, int socketBufferBytes) {
     public static final RelayConnectionConfig DEFAULT = new RelayConnectionConfig(Duration.ofSeconds(10),
             Duration.ofSeconds(30), Duration.ofMinutes(10), 16L * 1024 * 1024, RelayLimits.DEFAULT);
 
+    /** Socket buffers left to the kernel. */
+    public RelayConnectionConfig(Duration connectTimeout, Duration requestTimeout, Duration putTimeout,
+                                 long pushWindowBytes, RelayLimits limits) {
+        this(connectTimeout, requestTimeout, putTimeout, pushWindowBytes, limits, 0);
+    }
+
     public RelayConnectionConfig {
+        SocketBuffers.check("socketBufferBytes", socketBufferBytes);
         requirePositive("connectTimeout", connectTimeout);
         requirePositive("requestTimeout", requestTimeout);
         requirePositive("putTimeout", putTimeout);
@@ -28,19 +38,23 @@ public record RelayConnectionConfig(Duration connectTimeout, Duration requestTim
     }
 
     public RelayConnectionConfig withConnectTimeout(Duration timeout) {
-        return new RelayConnectionConfig(timeout, requestTimeout, putTimeout, pushWindowBytes, limits);
+        return new RelayConnectionConfig(timeout, requestTimeout, putTimeout, pushWindowBytes, limits, socketBufferBytes);
     }
 
     public RelayConnectionConfig withRequestTimeout(Duration timeout) {
-        return new RelayConnectionConfig(connectTimeout, timeout, putTimeout, pushWindowBytes, limits);
+        return new RelayConnectionConfig(connectTimeout, timeout, putTimeout, pushWindowBytes, limits, socketBufferBytes);
     }
 
     public RelayConnectionConfig withPutTimeout(Duration timeout) {
-        return new RelayConnectionConfig(connectTimeout, requestTimeout, timeout, pushWindowBytes, limits);
+        return new RelayConnectionConfig(connectTimeout, requestTimeout, timeout, pushWindowBytes, limits, socketBufferBytes);
     }
 
     public RelayConnectionConfig withPushWindowBytes(long bytes) {
-        return new RelayConnectionConfig(connectTimeout, requestTimeout, putTimeout, bytes, limits);
+        return new RelayConnectionConfig(connectTimeout, requestTimeout, putTimeout, bytes, limits, socketBufferBytes);
+    }
+
+    public RelayConnectionConfig withSocketBufferBytes(int bytes) {
+        return new RelayConnectionConfig(connectTimeout, requestTimeout, putTimeout, pushWindowBytes, limits, bytes);
     }
 
     private static void requirePositive(String name, Duration d) {

@@ -39,12 +39,14 @@ public final class StripeContext implements AutoCloseable {
     private final SecureRandom random = new SecureRandom();
     private final Map<RelayEndpoint, SslContext> sslByRelay = new ConcurrentHashMap<>();
     private final Map<FtpSession, StripeSession> sessions = new ConcurrentHashMap<>();
-    private final RelayConnectionConfig relayConfig = RelayConnectionConfig.DEFAULT;
+    private final RelayConnectionConfig relayConfig;
     private volatile OverlaySelection overlay;
     private final RelayPool pool;
 
-    public StripeContext(KeyMaterial identity, List<RelayEndpoint> relays, boolean requireTls) {
+    /** @param socketBuffer fixed socket buffers of relay connections, 0 for the kernel's autotuning */
+    public StripeContext(KeyMaterial identity, List<RelayEndpoint> relays, boolean requireTls, int socketBuffer) {
         this.identity = identity;
+        this.relayConfig = RelayConnectionConfig.DEFAULT.withSocketBufferBytes(socketBuffer);
         this.relays = List.copyOf(relays);
         this.requireTls = requireTls;
         this.relayLoops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());

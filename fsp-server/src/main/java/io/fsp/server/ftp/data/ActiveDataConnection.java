@@ -1,5 +1,6 @@
 package io.fsp.server.ftp.data;
 
+import io.fsp.net.SocketBuffers;
 import io.fsp.server.ftp.FtpSession;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -30,7 +31,7 @@ public final class ActiveDataConnection implements DataConnection {
     public Future<Channel> connect() {
         Promise<Channel> result = session.channel().eventLoop().newPromise();
         int timeout = (int) Math.min(Integer.MAX_VALUE, session.server().config().dataConnectTimeout().toMillis());
-        connecting = new Bootstrap()
+        connecting = SocketBuffers.apply(new Bootstrap(), session.server().config().socketBuffer())
                 .group(session.channel().eventLoop())
                 .channel(NioSocketChannel.class)
                 .option(ChannelOption.AUTO_READ, false)

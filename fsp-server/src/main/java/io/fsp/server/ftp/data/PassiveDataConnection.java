@@ -1,5 +1,6 @@
 package io.fsp.server.ftp.data;
 
+import io.fsp.net.SocketBuffers;
 import io.fsp.server.ftp.FtpSession;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -48,7 +49,7 @@ public final class PassiveDataConnection implements DataConnection {
         InetSocketAddress bound = (InetSocketAddress) jdk.getLocalAddress();
         Promise<Channel> accepted = loop.newPromise();
         NioServerSocketChannel server = new NioServerSocketChannel(jdk);
-        new ServerBootstrap()
+        SocketBuffers.applyToAccepted(new ServerBootstrap(), session.server().config().socketBuffer())
                 .group(loop, loop)
                 .channelFactory(() -> server)
                 .childOption(ChannelOption.AUTO_READ, false)

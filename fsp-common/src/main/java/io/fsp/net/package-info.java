@@ -1,0 +1,2 @@
+/** TCP socket options shared by FSP's programs. */
+package io.fsp.net;
