@@ -199,6 +199,33 @@ class FileRaceTest {
         c.disconnect();
     }
 
+    @Test
+    void listingsNeverShowWhatIsOutsideWhileADirectoryIsSwappedForALink() throws Exception {
+        Files.writeString(outside.resolve("outside-only.txt"), "x");
+        FTPClient c = client();
+        startSwapping();
+        int listed = 0;
+        long end = System.currentTimeMillis() + RACE_MILLIS;
+        for (int i = 0; System.currentTimeMillis() < end; i++) {
+            String[] names = switch (i % 3) {
+                case 0 -> c.listNames("swap");
+                case 1 -> java.util.Arrays.stream(c.mlistDir("swap")).map(f -> f.getName()).toArray(String[]::new);
+                default -> java.util.Arrays.stream(c.listFiles("swap")).map(f -> f == null ? "" : f.getName())
+                        .toArray(String[]::new);
+            };
+            if (names != null && names.length > 0) {
+                listed++;
+                assertFalse(String.join(" ", names).contains("outside-only"), "a listing showed a directory outside the root");
+            }
+            for (String verb : List.of("SIZE", "MDTM", "STAT", "MLST")) {
+                int code = c.sendCommand(verb, "swap/outside-only.txt");
+                assertTrue(code >= 500, verb + " answered about a file outside the root: " + c.getReplyString());
+            }
+        }
+        assertTrue(listed > 0, "no listing got through at all: the test proves nothing");
+        c.disconnect();
+    }
+
     /**
      * The last step of a STOR, renaming the part file into place, comes long after the check: a directory
      * swapped for a link to outside meanwhile, with a file of the part file's name there, must not make the

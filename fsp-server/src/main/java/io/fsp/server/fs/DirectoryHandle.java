@@ -18,9 +18,9 @@ import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.ArrayList;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.util.Iterator;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -66,11 +66,16 @@ public final class DirectoryHandle implements AutoCloseable {
         return path;
     }
 
-    /** The attributes of entry {@code name} itself (a link is not followed); empty if there is none. */
+    /**
+     * The attributes of entry {@code name} itself (a link is not followed), POSIX ones where the file system
+     * has them; empty if there is none.
+     */
     public Optional<BasicFileAttributes> attributes(String name) throws IOException {
         try {
-            return Optional.of(handle.getFileAttributeView(entry(name), BasicFileAttributeView.class,
-                    LinkOption.NOFOLLOW_LINKS).readAttributes());
+            PosixFileAttributeView posix = handle.getFileAttributeView(entry(name), PosixFileAttributeView.class,
+                    LinkOption.NOFOLLOW_LINKS);
+            return Optional.of(posix != null ? posix.readAttributes() : handle.getFileAttributeView(entry(name),
+                    BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).readAttributes());
         } catch (NoSuchFileException e) {
             return Optional.empty();
         }
@@ -186,14 +191,14 @@ public final class DirectoryHandle implements AutoCloseable {
     /**
      * Creates the directory {@code name}. Java has no {@code mkdirat}: the directory is made by path under a
      * random hidden name in {@code staging} (a user's root, whose path is trusted), then renamed into place
-     * through the handles, so it ends up here or nowhere. Across file systems it is staged beside its place
-     * instead, by this directory's path.
+     * through the handles, so it ends up here or nowhere. Across file systems, or when the root is not
+     * writable, it is staged beside its place instead, by this directory's path.
      */
     public void createDirectory(String name, DirectoryHandle staging) throws IOException {
         try {
             createDirectoryVia(name, staging);
-        } catch (AtomicMoveNotSupportedException e) {
-            createDirectoryVia(name, this);
+        } catch (AtomicMoveNotSupportedException | AccessDeniedException e) {
+            createDirectoryVia(name, this); // another file system, or a root the server may not write to
         }
     }
 
@@ -218,13 +223,22 @@ public final class DirectoryHandle implements AutoCloseable {
         }
     }
 
-    /** The names in this directory; the handle can be listed once. */
-    public List<String> names() {
-        List<String> names = new ArrayList<>();
-        for (Path p : handle) {
-            names.add(p.getFileName().toString());
-        }
-        return names;
+    /** The names in this directory, read as they are iterated; a handle can be listed once. */
+    public Iterable<String> names() {
+        return () -> {
+            Iterator<Path> entries = handle.iterator();
+            return new Iterator<>() {
+                @Override
+                public boolean hasNext() {
+                    return entries.hasNext();
+                }
+
+                @Override
+                public String next() {
+                    return entries.next().getFileName().toString();
+                }
+            };
+        };
     }
 
     /** Writes this directory's entries to stable storage (fsync), after a file was renamed into it. */

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 
 /**
  * A user's root directory, the jail for every path the user names. Resolution walks one segment at a time
@@ -66,6 +67,13 @@ public final class UserRoot {
             throw new java.nio.file.AccessDeniedException("/");
         }
         return new Entry(open(resolve(path.parent())), path.name());
+    }
+
+    /** The attributes of what {@code path} names (a link into the root followed), read through handles. */
+    public BasicFileAttributes attributes(FtpPath path) throws IOException {
+        try (Entry e = target(path)) {
+            return e.dir().existing(e.name());
+        }
     }
 
     /** The directory {@code path} names, opened from the root's handle. */
