@@ -140,12 +140,14 @@ final class Uploads {
                     return new Target(path, dir, file, null, name, file.size(), false);
                 }
                 case RESUME -> {
+                    // Checked before the open too, so a refused resume does not create the file.
+                    checkRestOffset(path, offset, dir.attributes(name).map(a -> a.size()).orElse(0L));
                     FileChannel file = dir.writeFile(name);
-                    long size = file.size();
-                    if (offset > size) {
+                    try {
+                        checkRestOffset(path, offset, file.size());
+                    } catch (FtpReplyException e) {
                         file.close();
-                        throw new FtpReplyException(ReplyCode.INVALID_REST,
-                                "REST offset " + offset + " is beyond the end of " + Replies.quote(path) + " (" + size + " bytes)");
+                        throw e;
                     }
                     return new Target(path, dir, file, null, name, offset, true);
                 }
@@ -158,6 +160,13 @@ final class Uploads {
         } catch (IOException | RuntimeException e) {
             dir.close();
             throw e;
+        }
+    }
+
+    private static void checkRestOffset(FtpPath path, long offset, long size) throws FtpReplyException {
+        if (offset > size) {
+            throw new FtpReplyException(ReplyCode.INVALID_REST,
+                    "REST offset " + offset + " is beyond the end of " + Replies.quote(path) + " (" + size + " bytes)");
         }
     }
 
