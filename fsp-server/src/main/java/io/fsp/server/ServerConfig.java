@@ -43,7 +43,8 @@ public record ServerConfig(
         Optional<ListenAddress> meridianEntry,
         List<Fingerprint> trustRelay,
         boolean trustOverlayRelays,
-        Duration relaySelectionTimeout) {
+        Duration relaySelectionTimeout,
+        boolean fsyncUploads) {
 
     public ServerConfig {
         listen = List.copyOf(listen);
@@ -92,7 +93,8 @@ public record ServerConfig(
                 Duration.ofSeconds(1), 3,
                 0, 16,
                 List.of(), false,
-                Optional.empty(), Optional.empty(), List.of(), false, Duration.ofSeconds(5));
+                Optional.empty(), Optional.empty(), List.of(), false, Duration.ofSeconds(5),
+                true);
     }
 
     /** Where the generated certificate and key live: {@code state-dir}, else {@code ~/.fsp/server}. */

@@ -172,6 +172,10 @@ class FtpServerTest {
         c.setRestartOffset(big.length + 1);
         assertFalse(c.retrieveFile("big.bin", OutputStream.nullOutputStream()));
         assertEquals(554, c.getReplyCode());
+        c.setRestartOffset(10);
+        assertFalse(c.storeFile("no-such-file.bin", new ByteArrayInputStream(new byte[1])));
+        assertEquals(554, c.getReplyCode());
+        assertFalse(Files.exists(root.resolve("no-such-file.bin")), "a refused resume creates nothing");
         c.setRestartOffset(0);
         assertTrue(c.deleteFile("resume.bin"));
         c.disconnect();

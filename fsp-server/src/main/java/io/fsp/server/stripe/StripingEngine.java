@@ -8,7 +8,6 @@ import io.fsp.server.stripe.StripedTransfer.SourceFile;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -87,7 +86,7 @@ final class StripingEngine {
                         if (open != null) {
                             open.close();
                         }
-                        open = FileChannel.open(transfer.files().get(b.file()).real(), StandardOpenOption.READ);
+                        open = transfer.open(b.file());
                         openIndex = b.file();
                     }
                     SourceFile f = transfer.files().get(b.file());

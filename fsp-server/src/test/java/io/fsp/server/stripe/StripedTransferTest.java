@@ -8,14 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.block.stage.BlockPipeline;
 import io.fsp.block.stage.SealedBlock;
+import io.fsp.server.fs.FtpPath;
+import io.fsp.server.fs.UserRoot;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,7 +36,7 @@ class StripedTransferTest {
     /** Seals block 0 as the striping engine does and records its digest as announced. */
     private static byte[] sealAndAnnounce(StripedTransfer t) throws IOException {
         StripedTransfer.PlannedBlock b = t.plan().get(0);
-        try (FileChannel ch = FileChannel.open(t.files().get(0).real(), StandardOpenOption.READ);
+        try (FileChannel ch = t.open(0);
              BlockPipeline pipeline = t.pipeline(0)) {
             ByteBuf data = t.read(ch, b);
             SealedBlock sealed;
@@ -48,10 +50,15 @@ class StripedTransferTest {
         }
     }
 
+    private static StripedTransfer plan(Path file, StripeOptions options, SecureRandom random) throws IOException {
+        return StripedTransfer.plan(new UserRoot(file.getParent()), FtpPath.ROOT.resolve(file.getFileName().toString()),
+                options, random);
+    }
+
     @Test
     void resealOfAnUnchangedFileIsByteIdentical() throws Exception {
         Path file = Files.write(dir.resolve("a.bin"), new byte[100_000]);
-        StripedTransfer t = StripedTransfer.plan(file, StripeOptions.DEFAULTS, new SecureRandom());
+        StripedTransfer t = plan(file, StripeOptions.DEFAULTS, new SecureRandom());
         byte[] first = sealAndAnnounce(t);
         assertArrayEquals(first, bytes(t.reseal(0)));
     }
@@ -59,7 +66,7 @@ class StripedTransferTest {
     @Test
     void resealRefusesAFileThatChangedSinceItsBlockWasAnnounced() throws Exception {
         Path file = Files.write(dir.resolve("a.bin"), new byte[100_000]);
-        StripedTransfer t = StripedTransfer.plan(file, StripeOptions.DEFAULTS, new SecureRandom());
+        StripedTransfer t = plan(file, StripeOptions.DEFAULTS, new SecureRandom());
         sealAndAnnounce(t);
         byte[] changed = new byte[100_000];
         changed[7] = 1;
@@ -71,7 +78,7 @@ class StripedTransferTest {
     @Test
     void theFirstSealingOfABlockHoldsEveryLaterOneToItsPlaintext() throws Exception {
         Path file = Files.write(dir.resolve("a.bin"), new byte[100_000]);
-        StripedTransfer t = StripedTransfer.plan(file, StripeOptions.DEFAULTS, new SecureRandom());
+        StripedTransfer t = plan(file, StripeOptions.DEFAULTS, new SecureRandom());
         byte[] first = bytes(t.reseal(0)); // an origin re-fetch before the engine sealed it (a held block, say)
         assertArrayEquals(first, bytes(t.reseal(0)));
         byte[] changed = new byte[100_000];
@@ -83,7 +90,7 @@ class StripedTransferTest {
     @Test
     void blocksAResumingClientHoldsAreMarkedHeld() throws Exception {
         Path file = Files.write(dir.resolve("a.bin"), new byte[5 * 4096 + 10]);
-        StripedTransfer t = StripedTransfer.plan(file, StripeOptions.DEFAULTS.with("block-size", "4k"), new SecureRandom());
+        StripedTransfer t = plan(file, StripeOptions.DEFAULTS.with("block-size", "4k"), new SecureRandom());
         ResumeClaim claim = new ResumeClaim("ab".repeat(32));
         claim.add(0, 0, 4096);
         claim.add(0, 8192, 12288);
@@ -107,5 +114,36 @@ class StripedTransferTest {
         assertThrows(IllegalArgumentException.class, () -> claim.add(1, 0, 1));
         assertThrows(IllegalArgumentException.class, () -> new ResumeClaim("not hex"));
         assertThrows(IllegalArgumentException.class, () -> new ResumeClaim("00".repeat(32)).add(0, 5, 5));
+    }
+
+    /**
+     * A sub-directory swapped for a link to outside after the plan (by a local user, or by RNFR/RNTO): the
+     * blocks read later, by the engine or an origin re-fetch, never come from outside.
+     */
+    @Test
+    void blocksAreNeverReadThroughALinkSwappedInAfterThePlan() throws Exception {
+        Path root = Files.createDirectories(dir.resolve("root"));
+        Path outside = Files.createDirectories(dir.resolve("outside"));
+        Files.createDirectories(root.resolve("d/a"));
+        Files.createDirectories(root.resolve("d/b"));
+        Files.writeString(root.resolve("d/a/one.txt"), "inside one");
+        Files.writeString(root.resolve("d/b/two.txt"), "inside two");
+        Files.writeString(outside.resolve("two.txt"), "OUTSIDE!!!");
+        StripedTransfer t = StripedTransfer.plan(new UserRoot(root), FtpPath.ROOT.resolve("d"),
+                StripeOptions.DEFAULTS.with("cipher", "none"), new SecureRandom());
+        assertEquals(List.of("a/one.txt", "b/two.txt"), t.files().stream().map(StripedTransfer.SourceFile::name).toList());
+        Files.move(root.resolve("d/b"), root.resolve("d/b.old"));
+        Files.createSymbolicLink(root.resolve("d/b"), outside);
+        assertThrows(IOException.class, () -> t.reseal(1));
+        assertThrows(IOException.class, () -> t.open(1).close());
+        assertEquals(1, t.plan().get(1).file());
+        // The file itself replaced by another one under its name: refused too, the plan was made for the first.
+        Files.delete(root.resolve("d/b"));
+        Files.move(root.resolve("d/b.old"), root.resolve("d/b"));
+        Files.move(root.resolve("d/b/two.txt"), root.resolve("d/b/old.txt"));
+        Files.writeString(root.resolve("d/b/two.txt"), "inside 2!!");
+        assertThrows(IOException.class, () -> t.open(1).close());
+        Files.move(root.resolve("d/b/old.txt"), root.resolve("d/b/two.txt"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        t.open(1).close();
     }
 }

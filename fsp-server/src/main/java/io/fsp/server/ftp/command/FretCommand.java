@@ -3,7 +3,6 @@ package io.fsp.server.ftp.command;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.ftp.FtpReply;
-import io.fsp.server.ftp.FtpReplyException;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
@@ -25,8 +24,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -98,14 +95,7 @@ public final class FretCommand extends FspExtensionCommand {
     }
 
     private Prepared prepare(FtpSession session, FtpPath path, StripeOptions options) throws Exception {
-        Path real = session.root().resolve(path);
-        if (!Files.exists(real)) {
-            throw new java.nio.file.NoSuchFileException(path.toString());
-        }
-        if (!Files.isRegularFile(real) && !Files.isDirectory(real)) {
-            throw new FtpReplyException(Replies.notAFile(path));
-        }
-        StripedTransfer transfer = StripedTransfer.plan(real, options, stripe.random());
+        StripedTransfer transfer = StripedTransfer.plan(session.root(), path, options, stripe.random());
         holdWhatTheClientHas(session, transfer);
         TokenKey tokenKey = TokenKey.random();
         Instant expires = Instant.now().plus(TOKEN_LIFETIME);

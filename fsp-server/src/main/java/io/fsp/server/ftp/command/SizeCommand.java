@@ -1,6 +1,7 @@
 package io.fsp.server.ftp.command;
 
 import io.fsp.server.fs.FtpPath;
+import io.fsp.server.fs.UserRoot;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
@@ -10,9 +11,7 @@ import io.fsp.server.ftp.TransferType;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 
 /**
@@ -44,26 +43,29 @@ public final class SizeCommand implements FtpCommand {
     public void execute(FtpSession session, FtpRequest request) {
         TransferType type = session.type();
         CommandPaths.required(session, request, this).ifPresent(path -> session.blocking(path, () -> {
-            Path real = session.root().resolve(path);
-            if (!Files.isRegularFile(real)) {
-                throw Files.exists(real) ? new io.fsp.server.ftp.FtpReplyException(Replies.notAFile(path))
-                        : new java.nio.file.NoSuchFileException(path.toString());
+            if (type == TransferType.BINARY) {
+                BasicFileAttributes attrs = session.root().attributes(path);
+                if (!attrs.isRegularFile()) {
+                    throw new io.fsp.server.ftp.FtpReplyException(Replies.notAFile(path));
+                }
+                return attrs.size();
             }
-            return type == TransferType.BINARY ? Files.size(real) : asciiSize(real);
+            try (UserRoot.Entry target = session.root().target(path);
+                 FileChannel file = target.dir().readFile(target.name(), null)) {
+                return asciiSize(file);
+            }
         }, size -> session.reply(new FtpReply(ReplyCode.FILE_STATUS, Long.toString(size)))));
     }
 
-    static long asciiSize(Path file) throws IOException {
+    static long asciiSize(FileChannel ch) throws IOException {
         long size = 0;
         ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            while (ch.read(buffer.clear()) >= 0) {
-                buffer.flip();
-                size += buffer.remaining();
-                while (buffer.hasRemaining()) {
-                    if (buffer.get() == '\n') {
-                        size++;
-                    }
+        while (ch.read(buffer.clear()) >= 0) {
+            buffer.flip();
+            size += buffer.remaining();
+            while (buffer.hasRemaining()) {
+                if (buffer.get() == '\n') {
+                    size++;
                 }
             }
         }
