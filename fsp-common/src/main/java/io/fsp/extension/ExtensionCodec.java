@@ -126,7 +126,7 @@ public final class ExtensionCodec {
             throw new IllegalArgumentException("FHAV: " + w.length + " fields (expected: 3, <manifest> <file-index>"
                     + " <from>-<to>[,<from>-<to>...])");
         }
-        Manifest.checkDigest(w[0]);
+        Manifest.requireDigest(w[0]);
         int file = (int) number("file index", w[1], 0, Integer.MAX_VALUE);
         String[] parts = w[2].split(",", -1);
         if (parts.length > ExtensionLimits.MAX_RANGES_PER_LINE) {

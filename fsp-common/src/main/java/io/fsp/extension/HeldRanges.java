@@ -9,7 +9,7 @@ import java.util.List;
  */
 public record HeldRanges(String manifest, int file, List<ByteRange> ranges) {
     public HeldRanges {
-        Manifest.checkDigest(manifest);
+        Manifest.requireDigest(manifest);
         ExtensionCodec.check("file index", file, 0, Integer.MAX_VALUE);
         ranges = List.copyOf(ranges);
         if (ranges.isEmpty() || ranges.size() > ExtensionLimits.MAX_RANGES_PER_LINE) {

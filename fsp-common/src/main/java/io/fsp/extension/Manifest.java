@@ -46,10 +46,12 @@ public record Manifest(List<Announcement.File> files) {
         return files.stream().mapToLong(Announcement.File::modifiedMillis).max().orElse(0);
     }
 
-    static void checkDigest(String digest) {
+    /** {@code digest} if it is a manifest digest, as {@link #digest()} writes it; else an IllegalArgumentException. */
+    public static String requireDigest(String digest) {
         if (digest == null || !digest.matches("[0-9a-f]{64}")) {
             throw new IllegalArgumentException("manifest: " + ExtensionCodec.shorten(digest)
                     + " (expected: 64 lowercase hex digits)");
         }
+        return digest;
     }
 }
