@@ -1,5 +1,6 @@
 package io.fsp.server.stripe;
 
+import io.fsp.extension.Manifest;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -18,12 +19,9 @@ public final class ResumeClaim {
     private final Map<Integer, TreeMap<Long, Long>> held = new HashMap<>();
     private int added;
 
-    /** @param manifestDigest SHA-256 (hex) of the FILE lines of the earlier run, as {@link #manifestDigest(Iterable)} */
+    /** @param manifestDigest the {@link Manifest#digest()} of the earlier run */
     public ResumeClaim(String manifestDigest) {
-        if (!manifestDigest.matches("[0-9a-f]{64}")) {
-            throw new IllegalArgumentException("manifest: " + manifestDigest + " (expected: 64 lowercase hex digits)");
-        }
-        this.manifestDigest = manifestDigest;
+        this.manifestDigest = Manifest.requireDigest(manifestDigest);
     }
 
     public String manifestDigest() {
@@ -63,19 +61,5 @@ public final class ResumeClaim {
         }
         Map.Entry<Long, Long> e = ranges.floorEntry(offset);
         return e != null && e.getValue() >= offset + length;
-    }
-
-    /** SHA-256 (hex) over the FILE announcement lines, each followed by a line feed: what client and server compare. */
-    public static String manifestDigest(Iterable<String> fileLines) {
-        try {
-            java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
-            for (String line : fileLines) {
-                md.update(line.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-                md.update((byte) '\n');
-            }
-            return java.util.HexFormat.of().formatHex(md.digest());
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -83,10 +83,25 @@ public record StripeOptions(int blockSize, int compressionLevel, int cipherBits,
 
     /** The options as {@code key=value} words, as FSPO answers and FRET announces them. */
     public String describe() {
-        return "block-size=" + blockSize + " compression=" + (compressionLevel == 0 ? "off" : compressionLevel)
-                + " cipher=" + cipherName() + " checksum=" + checksum.label() + " digest=" + digest.label()
-                + " strategy=" + strategy.cliName() + " include-direct=" + (includeDirect ? "on" : "off")
-                + " streams=" + streams + " use-relays=" + (useRelays ? "on" : "off") + " replicas=" + replicas;
+        StringBuilder sb = new StringBuilder();
+        asMap().forEach((k, v) -> sb.append(sb.length() == 0 ? "" : " ").append(k).append('=').append(v));
+        return sb.toString();
+    }
+
+    /** Every option as FSPO takes it, in a fixed order: what FSPO shows and the FSP announcement carries. */
+    public java.util.Map<String, String> asMap() {
+        java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+        m.put("block-size", String.valueOf(blockSize));
+        m.put("compression", compressionLevel == 0 ? "off" : String.valueOf(compressionLevel));
+        m.put("cipher", cipherName());
+        m.put("checksum", checksum.label());
+        m.put("digest", digest.label());
+        m.put("strategy", strategy.cliName());
+        m.put("include-direct", includeDirect ? "on" : "off");
+        m.put("streams", String.valueOf(streams));
+        m.put("use-relays", useRelays ? "on" : "off");
+        m.put("replicas", String.valueOf(replicas));
+        return m;
     }
 
     static int parseSize(String key, String v) {
