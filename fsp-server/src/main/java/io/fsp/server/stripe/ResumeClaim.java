@@ -1,7 +1,9 @@
 package io.fsp.server.stripe;
 
+import io.fsp.extension.ByteRange;
 import io.fsp.extension.Manifest;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -28,18 +30,28 @@ public final class ResumeClaim {
         return manifestDigest;
     }
 
-    /** Adds bytes {@code from} (inclusive) to {@code to} (exclusive) of file {@code file}, merged with what touches them. */
-    public synchronized void add(int file, long from, long to) {
-        if (file < 0 || from < 0 || to <= from) {
-            throw new IllegalArgumentException("range: file " + file + " " + from + "-" + to
-                    + " (expected: file >= 0, 0 <= from < to)");
+    /**
+     * Adds the ranges of one FHAV line for file {@code file}, each merged with what touches it: all of them, or
+     * none when they would take the session past {@link #MAX_RANGES}.
+     */
+    public synchronized void add(int file, List<ByteRange> ranges) {
+        if (file < 0) {
+            throw new IllegalArgumentException("file index: " + file + " (expected: >= 0)");
         }
-        if (++added > MAX_RANGES) {
-            throw new IllegalArgumentException("ranges: " + added + " (expected: <= " + MAX_RANGES + ")");
+        if (added + ranges.size() > MAX_RANGES) {
+            throw new IllegalArgumentException("ranges: " + (added + ranges.size()) + " in this session (expected: <= "
+                    + MAX_RANGES + ")");
         }
-        TreeMap<Long, Long> ranges = held.computeIfAbsent(file, f -> new TreeMap<>());
-        long start = from;
-        long end = to;
+        added += ranges.size();
+        TreeMap<Long, Long> held = this.held.computeIfAbsent(file, f -> new TreeMap<>());
+        for (ByteRange r : ranges) {
+            merge(held, r);
+        }
+    }
+
+    private static void merge(TreeMap<Long, Long> ranges, ByteRange r) {
+        long start = r.from();
+        long end = r.to();
         Map.Entry<Long, Long> below = ranges.floorEntry(start);
         if (below != null && below.getValue() >= start) {
             start = below.getKey();

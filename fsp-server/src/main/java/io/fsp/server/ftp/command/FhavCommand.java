@@ -1,12 +1,10 @@
 package io.fsp.server.ftp.command;
 
-import io.fsp.extension.ByteRange;
 import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.HeldRanges;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
-import io.fsp.server.stripe.ResumeClaim;
 import io.fsp.server.stripe.StripeContext;
 
 /**
@@ -34,10 +32,7 @@ public final class FhavCommand extends FspExtensionCommand {
     public void execute(FtpSession session, FtpRequest request) {
         try {
             HeldRanges held = ExtensionCodec.parseHeldRanges(request.hasArgument() ? request.argument().trim() : "");
-            ResumeClaim claim = stripe.session(session).resumeClaim(held.manifest());
-            for (ByteRange r : held.ranges()) {
-                claim.add(held.file(), r.from(), r.to());
-            }
+            stripe.session(session).resumeClaim(held.manifest()).add(held.file(), held.ranges());
             session.reply(Replies.ok("FSP " + held.ranges().size() + " ranges of file " + held.file() + " held for the next FRET"));
         } catch (IllegalArgumentException e) {
             session.reply(Replies.badArguments(e.getMessage()));
