@@ -185,6 +185,23 @@ class ExtensionCodecTest {
         assertThrows(IllegalArgumentException.class, () -> new Manifest(List.of(new Announcement.File(1, 10, 0, "a"))));
     }
 
+    /** The fuzz target's stored inputs are valid lines, so that fuzzing starts from the accepting paths. */
+    @ParameterizedTest
+    @ValueSource(strings = {"transfer", "key", "token", "relay", "dir", "file", "block-relays", "block-held", "fhav"})
+    void fuzzSeedsAreValidLines(String seed) throws Exception {
+        byte[] input;
+        try (java.io.InputStream in = getClass().getResourceAsStream(
+                "ExtensionCodecFuzzTestInputs/parserRefusesOrRoundTrips/" + seed)) {
+            input = in.readAllBytes();
+        }
+        String text = new String(input, 1, input.length - 1, java.nio.charset.StandardCharsets.UTF_8);
+        if (input[0] == 0) {
+            assertEquals(text, ExtensionCodec.format(ExtensionCodec.parse(text)));
+        } else {
+            assertEquals(text, ExtensionCodec.format(ExtensionCodec.parseHeldRanges(text)));
+        }
+    }
+
     @Test
     void rangesCoalesce() {
         assertEquals(List.of(new ByteRange(0, 30), new ByteRange(40, 50)), ByteRange.coalesce(List.of(
