@@ -1,6 +1,7 @@
 package io.fsp.server.stripe;
 
 import io.fsp.checksum.ChecksumAlgorithm;
+import io.fsp.extension.ExtensionLimits;
 import java.util.Locale;
 
 /**
@@ -22,10 +23,12 @@ public record StripeOptions(int blockSize, int compressionLevel, int cipherBits,
                             ChecksumAlgorithm digest, DistributionStrategy strategy, boolean includeDirect, int streams, boolean useRelays,
                             int replicas) {
     public static final int MIN_BLOCK_SIZE = 4 * 1024;
-    public static final int MAX_BLOCK_SIZE = 16 * 1024 * 1024;
+    /** The largest block the FSP extension announces. */
+    public static final int MAX_BLOCK_SIZE = ExtensionLimits.MAX_BLOCK_LENGTH;
     public static final StripeOptions DEFAULTS = new StripeOptions(1024 * 1024, 0, 256, ChecksumAlgorithm.CRC32C,
             ChecksumAlgorithm.SHA256, DistributionStrategy.FCFS, false, 4, true, 1);
-    public static final int MAX_REPLICAS = 3;
+    /** The most relays a block announcement names. */
+    public static final int MAX_REPLICAS = ExtensionLimits.MAX_HOLDERS;
 
     public StripeOptions {
         if (blockSize < MIN_BLOCK_SIZE || blockSize > MAX_BLOCK_SIZE) {
