@@ -1,6 +1,7 @@
 package io.fsp.client.collect;
 
 import io.fsp.block.Block;
+import io.fsp.block.BlockDecoder;
 import io.fsp.block.BlockDescriptor;
 import io.fsp.block.BlockFormatException;
 import io.fsp.block.BlockLimits;
@@ -24,13 +25,16 @@ import io.fsp.client.verify.HashAlgorithm;
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.client.verify.VerifierConfig;
 import io.fsp.crypto.TransferKey;
+import io.fsp.extension.ByteRange;
+import io.fsp.extension.ExtensionCodec;
+import io.fsp.extension.HeldRanges;
+import io.fsp.extension.Manifest;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.PinnedTrustManager;
 import io.fsp.tls.SslContexts;
 import io.fsp.token.CapabilityToken;
-import io.fsp.token.TokenException;
 import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoopGroup;
@@ -40,7 +44,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.channels.Channels;
-import java.net.URLDecoder;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -48,14 +51,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -104,7 +103,7 @@ public final class Collector {
     private boolean directory;
     private long totalBlocks = -1;
     private long totalBytes;
-    private final List<String[]> fileLines = new ArrayList<>();
+    private final List<io.fsp.extension.Announcement.File> manifestFiles = new ArrayList<>();
     private final Map<Integer, RemoteFile> files = new TreeMap<>();
     private final Map<Integer, RelaySource> relays = new TreeMap<>();
     // The byte ranges announced blocks take in each file (by file index), and their lengths added up.
@@ -127,7 +126,6 @@ public final class Collector {
     private final Set<String> askedRelays = ConcurrentHashMap.newKeySet();
     /** Blocks the server did not send because the journal holds them (FHAV). */
     private final AtomicLong notSent = new AtomicLong();
-    private static final int FHAV_RANGES_PER_LINE = 128;
     private final AtomicInteger pending = new AtomicInteger();
     private final AtomicLong bytesDone = new AtomicLong();
     private volatile boolean allVerified = true;
@@ -303,59 +301,44 @@ public final class Collector {
 
     /** One {@code 151} line of FRET. */
     private void announcement(String text) throws IOException {
-        String[] w = text.trim().split(" ");
         try {
-            switch (w[0]) {
-                case "FSP" -> {
-                    transferId = TransferId.parse(w[1]);
-                    for (int i = 2; i < w.length; i++) {
-                        int eq = w[i].indexOf('=');
-                        if (eq > 0) {
-                            String k = w[i].substring(0, eq);
-                            String v = w[i].substring(eq + 1);
-                            switch (k) {
-                                case "kind" -> directory = v.equals("directory");
-                                case "blocks" -> totalBlocks = Long.parseLong(v);
-                                case "bytes" -> totalBytes = Long.parseLong(v);
-                                case "checksum" -> checksum = ChecksumAlgorithm.fromLabel(v);
-                                case "digest" -> digest = ChecksumAlgorithm.fromLabel(v);
-                                default -> { }
-                            }
-                        }
-                    }
+            io.fsp.extension.Announcement line = ExtensionCodec.parse(text);
+            if (line instanceof io.fsp.extension.Announcement.Transfer t) {
+                transferId = t.id();
+                directory = t.directory();
+                totalBlocks = t.blocks();
+                totalBytes = t.bytes();
+                checksum = t.checksum();
+                digest = t.digest();
+            } else if (line instanceof io.fsp.extension.Announcement.Key k) {
+                key = k.aes() == null ? null : TransferKey.of(transferId.value(), k.aes());
+            } else if (line instanceof io.fsp.extension.Announcement.Token t) {
+                token = t.token();
+            } else if (line instanceof io.fsp.extension.Announcement.Relay r) {
+                relay(r.index(), new InetSocketAddress(r.host(), r.port()), r.fingerprint());
+            } else if (line instanceof io.fsp.extension.Announcement.Directory d) {
+                prepareWriter();
+                writer.createDirectory(local(d.name()));
+            } else if (line instanceof io.fsp.extension.Announcement.File f) {
+                if (f.index() != manifestFiles.size()) {
+                    throw new IllegalArgumentException("FILE index: " + f.index() + " (expected: " + manifestFiles.size()
+                            + ", files in index order)");
                 }
-                case "KEY" -> key = w[1].equals("none") ? null : TransferKey.of(transferId.value(), Base64.getDecoder().decode(w[1]));
-                case "TOKEN" -> token = CapabilityToken.parse(w[1]);
-                case "RELAY" -> relay(Integer.parseInt(w[1]), w[2], Fingerprint.parse(w[3]));
-                case "DIR" -> {
-                    prepareWriter();
-                    writer.createDirectory(local(decodeName(w[1])));
+                manifestFiles.add(f);
+                files.put(f.index(), new RemoteFile(f.index(), f.name(), local(f.name()), f.size(), f.modifiedMillis()));
+            } else if (line instanceof io.fsp.extension.Announcement.Block b) {
+                if (announced.isEmpty()) {
+                    milestone("first block announced");
                 }
-                case "FILE" -> {
-                    fileLines.add(w);
-                    int index = Integer.parseInt(w[1]);
-                    long size = Long.parseLong(w[2]);
-                    String name = decodeName(w[4]);
-                    files.put(index, new RemoteFile(index, name, local(name), size, Long.parseLong(w[3])));
-                }
-                case "BLK" -> {
-                    if (announced.isEmpty()) {
-                        milestone("first block announced");
-                    }
-                    block(Announcement.parse(w));
-                }
-                default -> log.debug("ignoring announcement {}", text);
+                block(Announcement.of(b));
             }
-        } catch (TokenException | RuntimeException e) {
+        } catch (RuntimeException e) {
             throw new ControlException("announcement '" + text.substring(0, Math.min(200, text.length())) + "': " + e.getMessage(),
                     151, e);
         }
     }
 
-    private void relay(int index, String hostPort, Fingerprint fp) {
-        int colon = hostPort.lastIndexOf(':');
-        String host = hostPort.substring(0, colon).replace("[", "").replace("]", "");
-        InetSocketAddress address = new InetSocketAddress(host, Integer.parseInt(hostPort.substring(colon + 1)));
+    private void relay(int index, InetSocketAddress address, Fingerprint fp) {
         if (relayLoops == null) {
             relayLoops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         }
@@ -460,8 +443,8 @@ public final class Collector {
 
     private void saveManifest() throws IOException {
         StringBuilder sb = new StringBuilder(directory ? "KIND directory\n" : "KIND file\n");
-        for (String[] w : fileLines) {
-            sb.append(String.join(" ", w)).append('\n');
+        for (io.fsp.extension.Announcement.File f : manifestFiles) {
+            sb.append(ExtensionCodec.format(f)).append('\n');
         }
         Path target = manifestFile();
         Path part = target.resolveSibling(target.getFileName() + ".part");
@@ -492,56 +475,33 @@ public final class Collector {
         }
         boolean dir = lines.get(0).equals("KIND directory");
         Map<String, Integer> indexByLocal = new java.util.HashMap<>();
-        long total = 0;
-        long newest = 0;
-        MessageDigest md;
+        List<io.fsp.extension.Announcement.File> earlierFiles = new ArrayList<>();
+        Manifest earlier;
         try {
-            md = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-        for (String line : lines.subList(1, lines.size())) {
-            String[] w = line.split(" ");
-            if (w.length != 5 || !w[0].equals("FILE")) {
-                return; // not a manifest this client wrote
+            for (String line : lines.subList(1, lines.size())) {
+                if (!(ExtensionCodec.parse(line) instanceof io.fsp.extension.Announcement.File f)) {
+                    return; // not a manifest this client wrote
+                }
+                indexByLocal.put(dir ? f.name() : options.destination().toAbsolutePath().getFileName().toString(), f.index());
+                earlierFiles.add(f);
             }
-            String name = decodeName(w[4]);
-            indexByLocal.put(dir ? name : options.destination().toAbsolutePath().getFileName().toString(),
-                    Integer.parseInt(w[1]));
-            total += Long.parseLong(w[2]);
-            newest = Math.max(newest, Long.parseLong(w[3]));
-            md.update(line.getBytes(StandardCharsets.UTF_8));
-            md.update((byte) '\n');
+            earlier = new Manifest(earlierFiles);
+        } catch (IllegalArgumentException e) {
+            return; // not a manifest this client wrote
         }
-        String digestHex = HexFormat.of().formatHex(md.digest());
-        TransferIdentity identity = new TransferIdentity(options.server(), options.remotePath(), total, newest, digestHex,
-                options.verify().name().toLowerCase(java.util.Locale.ROOT));
-        Map<Integer, TreeMap<Long, Long>> held = new TreeMap<>();
+        String digestHex = earlier.digest();
+        TransferIdentity identity = new TransferIdentity(options.server(), options.remotePath(), earlier.totalBytes(),
+                earlier.newestModifiedMillis(), digestHex, options.verify().name().toLowerCase(java.util.Locale.ROOT));
+        Map<Integer, List<ByteRange>> held = new TreeMap<>();
         for (JournalRecord r : ResumeJournal.peek(journalFile(), identity)) {
             Integer index = indexByLocal.get(r.path());
             if (index != null && r.length() > 0) {
-                held.computeIfAbsent(index, i -> new TreeMap<>()).put(r.offset(), r.offset() + r.length());
+                held.computeIfAbsent(index, i -> new ArrayList<>()).add(new ByteRange(r.offset(), r.offset() + r.length()));
             }
         }
-        for (Map.Entry<Integer, TreeMap<Long, Long>> file : held.entrySet()) {
-            List<String> ranges = new ArrayList<>();
-            long start = -1;
-            long end = -1;
-            for (Map.Entry<Long, Long> r : file.getValue().entrySet()) {
-                if (r.getKey() <= end) {
-                    end = Math.max(end, r.getValue());
-                    continue;
-                }
-                if (start >= 0) {
-                    ranges.add(start + "-" + end);
-                }
-                start = r.getKey();
-                end = r.getValue();
-            }
-            ranges.add(start + "-" + end);
-            for (int i = 0; i < ranges.size(); i += FHAV_RANGES_PER_LINE) {
-                List<String> part = ranges.subList(i, Math.min(ranges.size(), i + FHAV_RANGES_PER_LINE));
-                Reply r = control.command("FHAV " + digestHex + " " + file.getKey() + " " + String.join(",", part));
+        for (Map.Entry<Integer, List<ByteRange>> file : held.entrySet()) {
+            for (HeldRanges line : HeldRanges.lines(digestHex, file.getKey(), ByteRange.coalesce(file.getValue()))) {
+                Reply r = control.command("FHAV " + ExtensionCodec.format(line));
                 if (r.code() != 200) {
                     log.info("server did not take FHAV ({}): every block is sent again", r);
                     return;
@@ -551,16 +511,7 @@ public final class Collector {
     }
 
     private String manifestDigest() {
-        try {
-            MessageDigest md = MessageDigest.getInstance("SHA-256");
-            for (String[] w : fileLines) {
-                md.update(String.join(" ", w).getBytes(StandardCharsets.UTF_8));
-                md.update((byte) '\n');
-            }
-            return HexFormat.of().formatHex(md.digest());
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return new Manifest(manifestFiles).digest();
     }
 
     private BlockPipeline receiverPipeline() {
@@ -908,7 +859,7 @@ public final class Collector {
         try {
             BlockStreamReader reader = new BlockStreamReader(socket.getChannel(), limits);
             for (ByteBuf wire; (wire = reader.next()) != null; ) {
-                long seq = wire.getUnsignedInt(18);
+                long seq = sequence(wire);
                 if (directMeeting.size() < MAX_EARLY_DIRECT_BLOCKS || directMeeting.containsKey(seq)) {
                     gotDirect.add(seq);
                     meetDirect(seq, wire);
@@ -919,6 +870,11 @@ public final class Collector {
         } catch (IOException | RuntimeException e) {
             log.info("direct data connection ended: {}", e.toString());
         }
+    }
+
+    /** The sequence number of a block {@link BlockStreamReader} framed. */
+    private long sequence(ByteBuf wire) {
+        return BlockDecoder.readFrame(wire, wire.readerIndex(), wire.readableBytes(), limits).sequence();
     }
 
     /** Fetches every failed block from the server itself, in rounds, until all are verified or rounds run out. */
@@ -960,7 +916,7 @@ public final class Collector {
                 if (wire == null) {
                     break;
                 }
-                Announcement a = bySeq.remove(wire.getUnsignedInt(18));
+                Announcement a = bySeq.remove(sequence(wire));
                 if (a == null) {
                     wire.release();
                     continue;
@@ -1042,10 +998,6 @@ public final class Collector {
         Map<String, Long> out = new TreeMap<>();
         m.forEach((k, v) -> out.put(k, v.sum()));
         return out;
-    }
-
-    private static String decodeName(String encoded) {
-        return URLDecoder.decode(encoded, StandardCharsets.UTF_8);
     }
 
     private static String describe(Throwable e) {

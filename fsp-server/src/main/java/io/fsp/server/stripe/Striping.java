@@ -1,5 +1,6 @@
 package io.fsp.server.stripe;
 
+import io.fsp.extension.ExtensionCodec;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpSession;
@@ -57,7 +58,7 @@ public final class Striping {
         });
         direct.ifPresent(ch -> targets.add(new BlockTarget.Direct(ch)));
         StripingEngine engine = new StripingEngine(transfer, targets,
-                line -> session.reply(new FtpReply(ReplyCode.FSP_ANNOUNCEMENT, line)),
+                block -> session.reply(new FtpReply(ReplyCode.FSP_ANNOUNCEMENT, ExtensionCodec.format(block))),
                 stripe.relayConfig().requestTimeout(), stripe.engines());
         session.channel().closeFuture().addListener(f -> engine.cancel());
         long start = System.nanoTime();

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.block.stage.BlockPipeline;
 import io.fsp.block.stage.SealedBlock;
+import io.fsp.extension.ByteRange;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.fs.UserRoot;
 import io.netty.buffer.ByteBuf;
@@ -92,10 +93,9 @@ class StripedTransferTest {
         Path file = Files.write(dir.resolve("a.bin"), new byte[5 * 4096 + 10]);
         StripedTransfer t = plan(file, StripeOptions.DEFAULTS.with("block-size", "4k"), new SecureRandom());
         ResumeClaim claim = new ResumeClaim("ab".repeat(32));
-        claim.add(0, 0, 4096);
-        claim.add(0, 8192, 12288);
-        claim.add(0, 12288, 16384); // touches the one before: merged
-        claim.add(0, 20480, 20489); // one byte short of the last block
+        claim.add(0, List.of(new ByteRange(0, 4096), new ByteRange(8192, 12288)));
+        claim.add(0, List.of(new ByteRange(12288, 16384))); // touches the one before: merged
+        claim.add(0, List.of(new ByteRange(20480, 20489))); // one byte short of the last block
         assertEquals(3, t.hold(claim));
         assertTrue(t.held(0));
         assertFalse(t.held(1));
@@ -108,12 +108,18 @@ class StripedTransferTest {
     @Test
     void aClaimIsBounded() {
         ResumeClaim claim = new ResumeClaim("00".repeat(32));
-        for (int i = 0; i < ResumeClaim.MAX_RANGES; i++) {
-            claim.add(1, 2L * i, 2L * i + 1);
+        for (int i = 0; i < ResumeClaim.MAX_RANGES - 1; i++) {
+            claim.add(1, List.of(new ByteRange(2L * i, 2L * i + 1)));
         }
-        assertThrows(IllegalArgumentException.class, () -> claim.add(1, 0, 1));
+        long past = 2L * ResumeClaim.MAX_RANGES;
+        // a line that would pass the bound is refused whole: nothing of it is kept
+        assertThrows(IllegalArgumentException.class, () -> claim.add(2, List.of(new ByteRange(0, 10), new ByteRange(20, 30))));
+        assertFalse(claim.covers(2, 0, 10));
+        claim.add(1, List.of(new ByteRange(past, past + 1)));
+        assertTrue(claim.covers(1, past, 1));
+        assertThrows(IllegalArgumentException.class, () -> claim.add(1, List.of(new ByteRange(0, 1))));
         assertThrows(IllegalArgumentException.class, () -> new ResumeClaim("not hex"));
-        assertThrows(IllegalArgumentException.class, () -> new ResumeClaim("00".repeat(32)).add(0, 5, 5));
+        assertThrows(IllegalArgumentException.class, () -> new ResumeClaim("00".repeat(32)).add(-1, List.of(new ByteRange(0, 1))));
     }
 
     /**
