@@ -23,6 +23,7 @@ import io.fsp.client.verify.FiverVerifier;
 import io.fsp.client.verify.HashAlgorithm;
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.client.verify.VerifierConfig;
+import io.fsp.client.write.PositionalWriter;
 import io.fsp.crypto.TransferKey;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
