@@ -18,6 +18,9 @@ import java.nio.channels.ReadableByteChannel;
  * anything is allocated; the block's checksum and contents are checked later, by the pipeline.
  */
 final class BlockStreamReader {
+    /** Where the sequence number sits in a block's clear header (docs/protocol.md §2.2). */
+    private static final int SEQUENCE_OFFSET = 18;
+
     private final ReadableByteChannel in;
     private final BlockLimits limits;
     private final ByteBuffer fixed = ByteBuffer.allocate(BlockHeader.FIXED_LENGTH);
@@ -30,6 +33,11 @@ final class BlockStreamReader {
     BlockStreamReader(ReadableByteChannel in, BlockLimits limits) {
         this.in = in;
         this.limits = limits;
+    }
+
+    /** The sequence number in the clear header of a block's wire bytes, to route it before it is checked. */
+    static long sequenceOf(ByteBuf wire) {
+        return wire.getUnsignedInt(wire.readerIndex() + SEQUENCE_OFFSET);
     }
 
     /** The next block's wire bytes (the caller releases them), or null at a clean end of stream. */
