@@ -1,11 +1,6 @@
 package io.fsp.client.collect;
 
-import io.fsp.block.Block;
-import io.fsp.block.BlockDescriptor;
-import io.fsp.block.BlockFormatException;
 import io.fsp.block.BlockLimits;
-import io.fsp.block.Blocks;
-import io.fsp.block.stage.BlockPipeline;
 import io.fsp.block.stage.Encryptor;
 import io.fsp.block.stage.OpenedBlock;
 import io.fsp.checksum.ChecksumAlgorithm;
@@ -65,8 +60,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Collector {
     private static final Logger log = LoggerFactory.getLogger(Collector.class);
-    /** Where opened block bodies start in memory: a page, enough for O_DIRECT on any common file system. */
-    private static final int DIRECT_WRITE_ALIGNMENT = 4096;
 
     private final CollectOptions options;
     private final BlockLimits limits = BlockLimits.DEFAULT;
@@ -96,7 +89,7 @@ public final class Collector {
     private FiverVerifier verifier;
     private ResumeJournal journal;
     private ExecutorService fetchers;
-    private ThreadLocal<BlockPipeline> pipelines;
+    private BlockOpener opener;
 
     /** Blocks being worked on (not done, not waiting for the origin); a phase ends when none is. */
     private final AtomicInteger pending = new AtomicInteger();
@@ -319,20 +312,7 @@ public final class Collector {
             t.setDaemon(true);
             return t;
         });
-        pipelines = ThreadLocal.withInitial(this::receiverPipeline);
-    }
-
-    private BlockPipeline receiverPipeline() {
-        BlockPipeline.Builder b = BlockPipeline.builder().checksum(checksum).digest(null).limits(limits);
-        if (options.directWrites()) {
-            b.bodyAlignment(DIRECT_WRITE_ALIGNMENT);
-        }
-        if (key != null) {
-            b.encryption(key);
-        } else {
-            b.transferId(transferId.value());
-        }
-        return b.build();
+        opener = new BlockOpener(checksum, key, transferId, options.directWrites(), limits);
     }
 
     /** Once every block is announced: each file's blocks cover it whole, else the transfer cannot be complete. */
@@ -458,26 +438,9 @@ public final class Collector {
         RemoteFile f = files.get(a.file());
         OpenedBlock opened;
         try {
-            Block block = Blocks.parse(wire, limits);
-            try {
-                if (block.header().sequence() != a.seq()) {
-                    throw new BlockFormatException("sequence " + block.header().sequence() + " (expected: " + a.seq() + ")");
-                }
-                opened = pipelines.get().open(block, f.name());
-            } finally {
-                block.release();
-            }
-        } catch (RuntimeException e) {
-            damaged(b, describe(e));
-            return;
-        } finally {
-            wire.release();
-        }
-        BlockDescriptor d = opened.descriptor();
-        if (!d.name().equals(f.name()) || d.fileOffset() != a.offset() || d.dataLength() != a.length()) {
-            opened.release();
-            damaged(b, "block describes " + d.name() + " @" + d.fileOffset() + "+" + d.dataLength()
-                    + " (expected: the announced place)");
+            opened = opener.open(wire, a, f.name());
+        } catch (BlockOpener.DamagedBlockException e) {
+            damaged(b, e.getMessage());
             return;
         }
         Next next = b.opened();
