@@ -2,7 +2,6 @@ package io.fsp.client.collect;
 
 import io.fsp.block.BlockLimits;
 import io.fsp.block.stage.Encryptor;
-import io.fsp.block.stage.OpenedBlock;
 import io.fsp.checksum.ChecksumAlgorithm;
 import io.fsp.checksum.Digest;
 import io.fsp.client.collect.BlockLifecycle.Action;
@@ -13,8 +12,6 @@ import io.fsp.client.control.ControlException;
 import io.fsp.client.control.Reply;
 import io.fsp.client.journal.JournalRecord;
 import io.fsp.client.journal.ResumeJournal;
-import io.fsp.client.verify.BlockRef;
-import io.fsp.client.verify.BlockVerdict;
 import io.fsp.client.verify.FiverVerifier;
 import io.fsp.client.verify.HashAlgorithm;
 import io.fsp.client.verify.VerificationMode;
@@ -25,7 +22,6 @@ import io.fsp.tls.Fingerprint;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TokenException;
 import io.fsp.token.TransferId;
-import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -43,20 +39,16 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Collects one striped transfer (architecture §3, steps 7–11): opens the TLS control channel, logs in, sets the
- * FSP options, tells the server what an earlier run holds, and sends FRET. Each announced block gets a
- * {@link BlockLifecycle}, which says where to fetch it from and, after a failure, where next; this class does
- * what it says: fetches from the {@link RelaySources}, pairs blocks of the {@link DirectStream} with their
- * announcements, opens each block (wire checksum, AES-GCM, zstd) and hands it to the {@link FiverVerifier}, which
- * writes it at its offset, hashes the same buffer, flushes, and compares with the digest announced on the
- * control channel. What no relay delivered comes from the {@link OriginFetcher} once FRET is answered. Verified
- * blocks are confirmed to their relays and journaled, so an interrupted get resumes ({@link ResumeManifest}).
+ * FSP options, tells the server what an earlier run holds ({@link ResumeManifest}), sends FRET and reads its
+ * announcements. Each announced block gets a {@link BlockLifecycle}, which says where to fetch it from and, after
+ * a failure, where next; the {@link BlockDriver} does what it says (relays, direct stream, opening, the
+ * {@link FiverVerifier}). Once FRET is answered, what no relay or direct connection delivered comes from the
+ * {@link OriginFetcher}. The summary says whether every block arrived verified.
  */
 public final class Collector {
     private static final Logger log = LoggerFactory.getLogger(Collector.class);
@@ -84,22 +76,16 @@ public final class Collector {
     private final ResumeManifest manifest;
     private final DestinationFiles files;
     private final RelaySources relays;
-    private final DirectStream direct = new DirectStream(this::directArrived);
+    private final DirectStream direct = new DirectStream((b, wire) -> this.driver.directArrived(b, wire));
     private final OriginFetcher origin;
     private FiverVerifier verifier;
     private ResumeJournal journal;
     private ExecutorService fetchers;
-    private BlockOpener opener;
+    private BlockDriver driver;
 
-    /** Blocks being worked on (not done, not waiting for the origin); a phase ends when none is. */
-    private final AtomicInteger pending = new AtomicInteger();
     private long startNanos;
     private volatile long fretNanos;
     private volatile long stripedNanos;
-    private volatile double firstVerifiedSeconds = -1; // from the JVM's start; the first block done sets it
-    // For the debug timeline of a run (milestone): the first block fetched and opened.
-    private final AtomicBoolean firstFetched = new AtomicBoolean();
-    private final AtomicBoolean firstOpened = new AtomicBoolean();
 
     public Collector(CollectOptions options) {
         this.options = options;
@@ -159,24 +145,7 @@ public final class Collector {
                     directSocket.close();
                 }
             }
-            origin.run(control, transferId, new OriginFetcher.Receiver() {
-                @Override
-                public void fetched(BlockLifecycle block, ByteBuf wire) {
-                    pending.incrementAndGet();
-                    Collector.this.fetched(block, wire);
-                }
-
-                @Override
-                public void missing(BlockLifecycle block) {
-                    pending.incrementAndGet();
-                    act(block, block.fetchFailed("not received"));
-                }
-
-                @Override
-                public void awaitIdle() throws InterruptedException {
-                    Collector.this.awaitIdle();
-                }
-            }, () -> conditions.diskFull() != null);
+            origin.run(control, transferId, driver, () -> conditions.diskFull() != null);
         } catch (ControlException e) {
             error = e.getMessage();
             throw e;
@@ -208,7 +177,7 @@ public final class Collector {
                 stripedNanos = System.nanoTime(); // the server has placed every block
                 milestone("226: every block placed");
                 checkTiling();
-                deferred.forEach(b -> act(b, new Next(Action.FETCH_FROM_RELAY, List.of())));
+                deferred.forEach(b -> driver.act(b, new Next(Action.FETCH_FROM_RELAY, List.of())));
                 deferred.clear();
                 break;
             } else {
@@ -219,8 +188,8 @@ public final class Collector {
         prepare();
         direct.awaitEnd(options.relayTimeout().toMillis() + 5000);
         // A direct block announced but never seen (the connection broke) comes from the origin.
-        blocks.values().forEach(b -> act(b, b.directEnded()));
-        awaitIdle();
+        blocks.values().forEach(b -> driver.act(b, b.directEnded()));
+        driver.awaitIdle();
         direct.releaseUnclaimed();
     }
 
@@ -231,7 +200,7 @@ public final class Collector {
         }
     }
 
-    private static long sinceJvmStart() {
+    static long sinceJvmStart() {
         return System.currentTimeMillis() - java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
     }
 
@@ -312,7 +281,8 @@ public final class Collector {
             t.setDaemon(true);
             return t;
         });
-        opener = new BlockOpener(checksum, key, transferId, options.directWrites(), limits);
+        driver = new BlockDriver(transferId, stats, files, relays, direct, origin,
+                new BlockOpener(checksum, key, transferId, options.directWrites(), limits), verifier, fetchers);
     }
 
     /** Once every block is announced: each file's blocks cover it whole, else the transfer cannot be complete. */
@@ -360,173 +330,16 @@ public final class Collector {
 
     private void start(BlockLifecycle b, java.util.function.Function<BlockLifecycle, Next> first) {
         blocks.put(b.seq(), b);
-        pending.incrementAndGet();
+        driver.begin();
         Next next = first.apply(b);
         if (next.action() == Action.FETCH_FROM_RELAY && !options.overlap() && stripedNanos == 0) {
             next.failures().forEach(stats::failed);
             deferred.add(b); // fetched once striping has ended
             return;
         }
-        act(b, next);
+        driver.act(b, next);
     }
 
-    /** Does what a block's lifecycle says next. */
-    private void act(BlockLifecycle b, Next next) {
-        next.failures().forEach(stats::failed);
-        switch (next.action()) {
-            case FETCH_FROM_RELAY -> relays.fetch(b, transferId, fetchers, relayOutcome);
-            case AWAIT_DIRECT -> direct.expect(b);
-            case REREAD_FROM_DISK -> fetchers.execute(() -> reread(b));
-            case QUEUE_FOR_ORIGIN -> {
-                log.debug("block {} goes to the origin after {}", b.seq(), next.failures());
-                origin.add(b);
-                idle();
-            }
-            case DONE -> {
-                done(b);
-                idle();
-            }
-            case STOP -> idle();
-            case IGNORE -> { }
-            default -> throw new IllegalStateException(next + " for block " + b.seq() + " (expected: handled by its caller)");
-        }
-    }
-
-    private final RelaySources.Outcome relayOutcome = new RelaySources.Outcome() {
-        @Override
-        public void fetched(BlockLifecycle block, ByteBuf wire, String source) {
-            if (firstFetched.compareAndSet(false, true)) {
-                milestone("first block fetched");
-            }
-            Collector.this.fetched(block, wire);
-        }
-
-        @Override
-        public void next(BlockLifecycle block, Next next) {
-            act(block, next);
-        }
-    };
-
-    /**
-     * A direct block met its announcement: it counts as arrived at once (the end of the direct connection no longer
-     * sends it to the origin), and is opened on a fetch thread, not the direct reader's.
-     */
-    private void directArrived(BlockLifecycle b, ByteBuf wire) {
-        Next next = b.fetched();
-        if (next.action() != Action.OPEN) {
-            wire.release();
-            act(b, next);
-            return;
-        }
-        fetchers.execute(() -> open(b, wire));
-    }
-
-    /** The block's wire bytes (released here) from its current source. */
-    private void fetched(BlockLifecycle b, ByteBuf wire) {
-        Next next = b.fetched();
-        if (next.action() != Action.OPEN) {
-            wire.release(); // too late: the block moved on
-            act(b, next);
-            return;
-        }
-        open(b, wire);
-    }
-
-    /** Checks and opens a block's wire bytes (released here) and hands the plaintext to the verifier. */
-    private void open(BlockLifecycle b, ByteBuf wire) {
-        Announcement a = b.announcement();
-        RemoteFile f = files.get(a.file());
-        OpenedBlock opened;
-        try {
-            opened = opener.open(wire, a, f.name());
-        } catch (BlockOpener.DamagedBlockException e) {
-            damaged(b, e.getMessage());
-            return;
-        }
-        Next next = b.opened();
-        if (next.action() != Action.VERIFY) {
-            opened.release();
-            act(b, next);
-            return;
-        }
-        if (firstOpened.compareAndSet(false, true)) {
-            milestone("first block opened");
-        }
-        try {
-            verifier.submit(new BlockRef(f.local(), a.offset(), a.length()), opened.content(), a.digest())
-                    .whenComplete((verdict, error) -> verdict(b, verdict, error));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            act(b, b.failed("interrupted"));
-        } catch (RuntimeException e) {
-            act(b, b.failed(describe(e)));
-        }
-    }
-
-    private void damaged(BlockLifecycle b, String cause) {
-        stats.damaged(b.seq());
-        act(b, b.damaged(cause));
-    }
-
-    private void verdict(BlockLifecycle b, BlockVerdict v, Throwable error) {
-        if (error != null) {
-            act(b, b.failed(describe(error)));
-            return;
-        }
-        switch (v.outcome()) {
-            case VERIFIED -> act(b, b.verified());
-            case WRITTEN -> {
-                stats.writtenUnverified();
-                act(b, b.verified());
-            }
-            case MISMATCH -> damaged(b, "digest mismatch");
-            default -> act(b, b.failed(v.cause()));
-        }
-    }
-
-    /** RIVA: a journaled block counts only once read back from the disk and hashed again. */
-    private void reread(BlockLifecycle b) {
-        Announcement a = b.announcement();
-        String cause;
-        try {
-            if (verifier.matchesOnDisk(new BlockRef(files.get(a.file()).local(), a.offset(), a.length()), a.digest().value())) {
-                act(b, b.verified());
-                return;
-            }
-            cause = "resumed block no longer matches its digest on disk";
-        } catch (IOException | RuntimeException e) {
-            cause = "re-reading a resumed block failed: " + describe(e);
-        }
-        act(b, b.failed(cause));
-    }
-
-    /** The block is on disk: count it, maybe complete its file, and let its relays free it. */
-    private void done(BlockLifecycle b) {
-        Announcement a = b.announcement();
-        files.blockIn(a.file(), a.length());
-        if (firstVerifiedSeconds < 0) {
-            firstVerifiedSeconds = sinceJvmStart() / 1e3;
-            milestone("first block done, from " + b.source());
-        }
-        stats.done(a.seq(), a.length(), b.source());
-        relays.confirm(transferId, a);
-    }
-
-    private void idle() {
-        if (pending.decrementAndGet() <= 0) {
-            synchronized (pending) {
-                pending.notifyAll();
-            }
-        }
-    }
-
-    private void awaitIdle() throws InterruptedException {
-        synchronized (pending) {
-            while (pending.get() > 0) {
-                pending.wait(200);
-            }
-        }
-    }
 
     private void finish() throws IOException, InterruptedException {
         if (verifier != null) {
@@ -567,7 +380,7 @@ public final class Collector {
                 files.count(), Math.max(0, totalBlocks), complete,
                 complete && stats.allVerified() && options.verify() != VerificationMode.OFF,
                 options.verify().cliName(), stats.blocksBySource(), stats.bytesBySource(), stats.retries(),
-                stats.notSentCount(), firstVerifiedSeconds, stats.recoveries(), error);
+                stats.notSentCount(), driver == null ? -1 : driver.firstVerifiedSeconds(), stats.recoveries(), error);
     }
 
     private static String decodeName(String encoded) {
