@@ -1,17 +1,12 @@
 package io.fsp.tls;
 
-import java.util.Set;
-import java.util.EnumSet;
-import java.nio.file.attribute.PosixFilePermission;
+import io.fsp.crypto.KeyFiles;
 import java.io.IOException;
 import java.io.Reader;
-import java.io.Writer;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
@@ -112,7 +107,7 @@ public final class Certificates {
     }
 
     private static PrivateKey readPrivateKey(Path keyFile) throws IOException {
-        refuseIfOthersCanRead(keyFile);
+        KeyFiles.refuseIfOthersCanRead(keyFile);
         try (Reader reader = Files.newBufferedReader(keyFile, StandardCharsets.US_ASCII);
              PEMParser parser = new PEMParser(reader)) {
             Object o = parser.readObject();
@@ -124,25 +119,6 @@ public final class Certificates {
                 return converter.getPrivateKey(info);
             }
             throw new IOException(keyFile + ": no unencrypted PEM private key found");
-        }
-    }
-
-    /**
-     * A private key that its group or others may read could already be in other hands: refused, as OpenSSH
-     * refuses such a key, with what to do about it. Where the file system has no POSIX permissions, not checked.
-     */
-    static void refuseIfOthersCanRead(Path keyFile) throws IOException {
-        if (!keyFile.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-            return;
-        }
-        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(keyFile);
-        Set<PosixFilePermission> others = EnumSet.of(PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE,
-                PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE,
-                PosixFilePermission.OTHERS_EXECUTE);
-        others.retainAll(perms);
-        if (!others.isEmpty()) {
-            throw new IOException(keyFile + ": private key open to its group or others (" + PosixFilePermissions.toString(perms)
-                    + "); run 'chmod 600 " + keyFile + "' (expected: only its owner may read or write it)");
         }
     }
 
@@ -158,22 +134,12 @@ public final class Certificates {
     }
 
     private static void writePem(Path file, List<?> objects, boolean secret) throws IOException {
-        Path dir = file.toAbsolutePath().getParent();
-        Files.createDirectories(dir);
-        Path tmp = Files.createTempFile(dir, file.getFileName().toString(), ".tmp");
-        try {
-            if (secret && tmp.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-                Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
+        KeyFiles.write(file, secret, true, w -> {
+            JcaPEMWriter pem = new JcaPEMWriter(w);
+            for (Object o : objects) {
+                pem.writeObject(o);
             }
-            try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.US_ASCII);
-                 JcaPEMWriter pem = new JcaPEMWriter(w)) {
-                for (Object o : objects) {
-                    pem.writeObject(o);
-                }
-            }
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
+            pem.flush();
+        });
     }
 }

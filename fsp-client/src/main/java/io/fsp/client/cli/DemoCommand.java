@@ -4,6 +4,8 @@ import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.verify.VerificationMode;
+import io.fsp.client.demo.LoopbackSetup;
+import io.fsp.client.demo.LoopbackWork;
 import io.fsp.tls.PinnedTrustManager;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -65,7 +67,7 @@ public final class DemoCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("fsp demo: --size-mb 1..65536, --relays 1..16");
             return ExitCodes.USAGE;
         }
-        Path bin = binDirectory();
+        Path bin = LoopbackSetup.binDirectory();
         LoopbackWork run = LoopbackWork.create("fsp-demo-");
         Path work = run.dir();
         try {
@@ -120,20 +122,6 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     /** The launchers' directory: $FSP_HOME/bin, else found from where this class was loaded (MODULE/target/x.jar). */
-    static Path binDirectory() throws Exception {
-        String home = System.getenv("FSP_HOME");
-        if (home != null) {
-            return Path.of(home, "bin");
-        }
-        Path jar = Path.of(DemoCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        for (Path p = jar; p != null; p = p.getParent()) {
-            if (Files.isExecutable(p.resolve("bin").resolve("fsp-server"))) {
-                return p.resolve("bin");
-            }
-        }
-        throw new IOException("cannot find bin/fsp-server above " + jar + " (set FSP_HOME to the FSP checkout)");
-    }
-
     /**
      * A tree that exercises the format: one large file (most of the size), files whose sizes are not multiples of
      * the block size, an empty file, an empty and a nested directory, non-ASCII names.

@@ -54,14 +54,4 @@ class MeridianCommandsTest {
         assertEquals(1, silent.exit());
         assertTrue(silent.err().contains("no answer from"), silent.err());
     }
-
-    @Test
-    void meridianSimPrintsFiguresForASyntheticMatrix() {
-        Run run = fsp("meridian-sim", "--synthetic", "60", "--queries", "20", "--seed", "3", "--json");
-        assertEquals(0, run.exit(), run.err());
-        assertTrue(run.out().startsWith("{\"matrix\":\"synthetic-60\",\"members\":48"), run.out());
-        assertTrue(run.out().contains("\"mcq\":{\"queries\":20"), run.out());
-        assertEquals(2, fsp("meridian-sim").exit());
-        assertEquals(2, fsp("meridian-sim", "--synthetic", "60", "--beta", "2").exit());
-    }
 }

@@ -1,5 +1,8 @@
-package io.fsp.client.cli;
+package io.fsp.bench;
 
+import io.fsp.client.demo.LoopbackSetup;
+import io.fsp.client.demo.LoopbackWork;
+import io.fsp.client.cli.ExitCodes;
 import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
@@ -27,7 +30,7 @@ import picocli.CommandLine.Spec;
  * (the default), or straight from the origin ({@code fsp get --no-relay-recovery}). Prints, for each, the
  * median time from finding a block damaged to its good copy verified on disk, and the transfer time.
  */
-@Command(name = "bench-recovery", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "recovery", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Loopback benchmark: damaged blocks recovered from relay caches vs from the origin.")
 public final class BenchRecoveryCommand implements Callable<Integer> {
     private static final String FILE = "bench.bin";
@@ -54,7 +57,7 @@ public final class BenchRecoveryCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         if (sizeMb < 1 || runs < 1 || runs > 50 || relayCount < 1 || relayCount > 16 || every < 1) {
-            spec.commandLine().getErr().println("fsp bench-recovery: --size-mb >= 1, --runs 1..50, --relays 1..16, --every >= 1");
+            spec.commandLine().getErr().println("fsp-bench recovery: --size-mb >= 1, --runs 1..50, --relays 1..16, --every >= 1");
             return ExitCodes.USAGE;
         }
         try (LoopbackWork run = LoopbackWork.create("fsp-bench-recovery-")) {
@@ -64,7 +67,7 @@ public final class BenchRecoveryCommand implements Callable<Integer> {
             out.printf("bench-recovery: generating %d MiB of random data%n", sizeMb);
             out.flush();
             BenchStripeCommand.writeRandom(data.resolve(FILE), (long) sizeMb << 20);
-            LoopbackSetup setup = LoopbackSetup.start(DemoCommand.binDirectory(), work, data, relayCount, "256M",
+            LoopbackSetup setup = LoopbackSetup.start(LoopbackSetup.binDirectory(), work, data, relayCount, "256M",
                     List.of("--fault", "flip-bit-once-every:" + every), run.children(), out);
             String before = BenchStripeCommand.loadAverage();
             Path dest = work.resolve("received.bin");

@@ -1,4 +1,4 @@
-package io.fsp.client.cli;
+package io.fsp.bench;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.fsp.client.cli;
+package io.fsp.client.demo;
 
 import io.fsp.tls.Certificates;
 import io.fsp.tls.KeyMaterial;
@@ -21,22 +21,22 @@ import java.util.regex.Pattern;
  * server's certificate is made first so the relays can pin it; the relays start next and print their
  * fingerprints, which the server pins through {@code --relay HOST:PORT=FINGERPRINT}.
  */
-record LoopbackSetup(int port, String fingerprint, String password, List<String> relays) {
+public record LoopbackSetup(int port, String fingerprint, String password, List<String> relays) {
     private static final Pattern LISTENING = Pattern.compile("listening on (\\S+):(\\d+), certificate sha256 (\\S+)");
 
-    static LoopbackSetup start(Path bin, Path work, Path root, int relayCount, List<Process> children, PrintWriter out)
+    public static LoopbackSetup start(Path bin, Path work, Path root, int relayCount, List<Process> children, PrintWriter out)
             throws IOException, InterruptedException {
         return start(bin, work, root, relayCount, "256M", children, out);
     }
 
     /** As above, each relay keeping at most {@code relayMemory} of blocks in memory before spilling to disk. */
-    static LoopbackSetup start(Path bin, Path work, Path root, int relayCount, String relayMemory, List<Process> children,
+    public static LoopbackSetup start(Path bin, Path work, Path root, int relayCount, String relayMemory, List<Process> children,
             PrintWriter out) throws IOException, InterruptedException {
         return start(bin, work, root, relayCount, relayMemory, List.of(), children, out);
     }
 
     /** As above, each relay started with {@code relayArgs} as well (a {@code --fault}, say). */
-    static LoopbackSetup start(Path bin, Path work, Path root, int relayCount, String relayMemory, List<String> relayArgs,
+    public static LoopbackSetup start(Path bin, Path work, Path root, int relayCount, String relayMemory, List<String> relayArgs,
             List<Process> children, PrintWriter out) throws IOException, InterruptedException {
         Path serverState = work.resolve("server-state");
         Files.createDirectories(serverState);
@@ -99,5 +99,20 @@ record LoopbackSetup(int port, String fingerprint, String password, List<String>
         } catch (IOException e) {
             return "(no log)";
         }
+    }
+
+    /** The launchers' directory: {@code $FSP_HOME/bin}, or the {@code bin/} above this jar in a checkout. */
+    public static Path binDirectory() throws Exception {
+        String home = System.getenv("FSP_HOME");
+        if (home != null) {
+            return Path.of(home, "bin");
+        }
+        Path jar = Path.of(LoopbackSetup.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        for (Path p = jar; p != null; p = p.getParent()) {
+            if (Files.isExecutable(p.resolve("bin").resolve("fsp-server"))) {
+                return p.resolve("bin");
+            }
+        }
+        throw new IOException("cannot find bin/fsp-server above " + jar + " (set FSP_HOME to the FSP checkout)");
     }
 }

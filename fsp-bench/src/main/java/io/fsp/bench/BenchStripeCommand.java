@@ -1,5 +1,8 @@
-package io.fsp.client.cli;
+package io.fsp.bench;
 
+import io.fsp.client.demo.LoopbackSetup;
+import io.fsp.client.demo.LoopbackWork;
+import io.fsp.client.cli.ExitCodes;
 import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
@@ -31,7 +34,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code fsp bench-stripe} (run by {@code bin/bench-stripe}): on one loopback setup (server and relays as
+ * {@code fsp-bench stripe} (run by {@code bin/bench-stripe}): on one loopback setup (server and relays as
  * child processes, GridFTP beside them when installed), moves one generated file with every variant, the
  * variants interleaved run after run (A B C … A B C …) so that load drifts hit them alike, and prints the
  * median time of each as a Markdown table, followed by FIVER's overhead (paper 000, Equation 1) and the ratio
@@ -39,7 +42,7 @@ import picocli.CommandLine.Spec;
  * globus-url-copy is), the warm in-process client beside it. With {@code --memory} it instead moves one file through the
  * relays with the client as a child process too and reports the peak resident set size of every process.
  */
-@Command(name = "bench-stripe", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "stripe", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Loopback benchmark: FTP RETR, GridFTP, fsp get direct and via relays, verification off and on.")
 public final class BenchStripeCommand implements Callable<Integer> {
     @Spec
@@ -86,7 +89,7 @@ public final class BenchStripeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         if (sizeMb < 1 || runs < 1 || runs > 50 || relayCount < 1 || relayCount > 16) {
-            spec.commandLine().getErr().println("fsp bench-stripe: --size-mb >= 1, --runs 1..50, --relays 1..16");
+            spec.commandLine().getErr().println("fsp-bench stripe: --size-mb >= 1, --runs 1..50, --relays 1..16");
             return ExitCodes.USAGE;
         }
         try (LoopbackWork run = LoopbackWork.create("fsp-bench-")) {
@@ -104,7 +107,7 @@ public final class BenchStripeCommand implements Callable<Integer> {
             }
             Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
             // A relay refuses a memory budget above 3/4 of its direct memory (by default as large as its heap).
-            LoopbackSetup setup = LoopbackSetup.start(DemoCommand.binDirectory(), work, data, relayCount,
+            LoopbackSetup setup = LoopbackSetup.start(LoopbackSetup.binDirectory(), work, data, relayCount,
                     memory ? relayMemory : "256M", children, out);
             if (memory) {
                 return memory(out, setup, work, file, children);
@@ -423,7 +426,7 @@ public final class BenchStripeCommand implements Callable<Integer> {
 
     /** {@code bin/fsp get} of the benchmark file into {@code dest}, FIVER-verified, with a JSON summary. */
     private List<String> getCommand(LoopbackSetup setup, Path dest) throws Exception {
-        List<String> command = new java.util.ArrayList<>(List.of(DemoCommand.binDirectory().resolve("fsp").toString(), "get",
+        List<String> command = new java.util.ArrayList<>(List.of(LoopbackSetup.binDirectory().resolve("fsp").toString(), "get",
                 "fsp://demo@127.0.0.1:" + setup.port() + "/" + FILE, "-o", dest.toString(), "--trust", setup.fingerprint(),
                 "--block-size", blockSize, "--verify", "fiver", "--json"));
         if (pageCacheWrites) {

@@ -1,4 +1,4 @@
-package io.fsp.client.cli;
+package io.fsp.bench;
 
 import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.RingReplacement;
@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code fsp meridian-sim}: runs the Meridian overlay in one JVM on a latency matrix and scores its
+ * {@code fsp-bench meridian-sim}: runs the Meridian overlay in one JVM on a latency matrix and scores its
  * closest-node and multi-constraint answers against brute-force truth and against random choice.
  */
 @Command(name = "meridian-sim", mixinStandardHelpOptions = true, sortOptions = false,
@@ -91,11 +91,11 @@ public final class MeridianSimCommand implements Callable<Integer> {
             options = SimOptions.defaults().withConfig(config).withQueries(queries).withSeed(seed)
                     .withMaxSolutions(maxSolutions);
         } catch (IllegalArgumentException e) {
-            err.println("fsp meridian-sim: " + e.getMessage());
+            err.println("fsp-bench meridian-sim: " + e.getMessage());
             return 2;
         }
         if (matrix == null && synthetic == null && syntheticSizes == null) {
-            err.println("fsp meridian-sim: give --matrix FILE, --synthetic N or --synthetic-sizes N,...");
+            err.println("fsp-bench meridian-sim: give --matrix FILE, --synthetic N or --synthetic-sizes N,...");
             return 2;
         }
         LatencyMatrix real = null;
@@ -103,7 +103,7 @@ public final class MeridianSimCommand implements Callable<Integer> {
             try {
                 real = LatencyMatrix.load(matrix);
             } catch (IOException e) {
-                err.println("fsp meridian-sim: " + e.getMessage());
+                err.println("fsp-bench meridian-sim: " + e.getMessage());
                 return 1;
             }
         }
@@ -129,7 +129,7 @@ public final class MeridianSimCommand implements Callable<Integer> {
             try {
                 r = new MeridianSimulation(m, options).run();
             } catch (IllegalArgumentException e) {
-                err.println("fsp meridian-sim: " + m.name() + ": " + e.getMessage());
+                err.println("fsp-bench meridian-sim: " + m.name() + ": " + e.getMessage());
                 return 2;
             }
             out.println(json ? r.toJson() : table ? row(r) : r.toText());

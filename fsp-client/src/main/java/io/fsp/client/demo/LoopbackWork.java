@@ -1,4 +1,4 @@
-package io.fsp.client.cli;
+package io.fsp.client.demo;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,7 +14,7 @@ import java.util.stream.Stream;
  * relays, GridFTP. Closing stops every process and deletes the directory unless it is {@link #keep() kept};
  * a shutdown hook stops the processes too when the run is interrupted (Ctrl-C), so none is left behind.
  */
-final class LoopbackWork implements AutoCloseable {
+public final class LoopbackWork implements AutoCloseable {
     private final Path dir;
     private final List<Process> children = new CopyOnWriteArrayList<>();
     private final Thread reaper = new Thread(this::stopAll, "loopback-reaper");
@@ -25,21 +25,21 @@ final class LoopbackWork implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(reaper);
     }
 
-    static LoopbackWork create(String prefix) throws IOException {
+    public static LoopbackWork create(String prefix) throws IOException {
         return new LoopbackWork(Files.createTempDirectory(prefix));
     }
 
-    Path dir() {
+    public Path dir() {
         return dir;
     }
 
     /** Where processes started for this run are added (LoopbackSetup adds the relays, then the server). */
-    List<Process> children() {
+    public List<Process> children() {
         return children;
     }
 
     /** Leaves the directory (data, logs, relay stores) in place on close. */
-    void keep() {
+    public void keep() {
         keep = true;
     }
 
@@ -74,7 +74,7 @@ final class LoopbackWork implements AutoCloseable {
         children.clear();
     }
 
-    static void deleteTree(Path root) {
+    public static void deleteTree(Path root) {
         try (Stream<Path> walk = Files.walk(root)) {
             walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException ignored) {

@@ -1,4 +1,13 @@
-package io.fsp.client.verify;
+package io.fsp.bench;
+
+import io.fsp.client.verify.BlockRef;
+import io.fsp.client.verify.BlockVerdict;
+import io.fsp.client.verify.FiverVerifier;
+import io.fsp.client.verify.HashAlgorithm;
+import io.fsp.client.verify.Hasher;
+import io.fsp.client.verify.VerificationEvent;
+import io.fsp.client.verify.VerificationMode;
+import io.fsp.client.verify.VerifierConfig;
 
 import io.fsp.client.write.PositionalWriter;
 import picocli.CommandLine;
@@ -36,7 +45,7 @@ import java.util.concurrent.Future;
  * the verifier in mode off. Each round runs every measurement once, in a rotating order; the table shows
  * medians.
  */
-@Command(name = "bench-fiver", mixinStandardHelpOptions = true,
+@Command(name = "fiver", mixinStandardHelpOptions = true,
         description = "Measures FIVER overhead (paper 000, Equation 1) against write-only, hash-only and sequential verification.")
 public final class FiverBenchmark implements Callable<Integer> {
     @Option(names = "--size", defaultValue = "2g", description = "File size, e.g. 512m, 2g (default: ${DEFAULT-VALUE}).")
@@ -78,10 +87,6 @@ public final class FiverBenchmark implements Callable<Integer> {
     private ByteBuffer[] pool;
     private byte[][] poolDigests;
     private HashAlgorithm hash;
-
-    public static void main(String[] args) {
-        System.exit(new CommandLine(new FiverBenchmark()).execute(args));
-    }
 
     @Override
     public Integer call() throws Exception {
