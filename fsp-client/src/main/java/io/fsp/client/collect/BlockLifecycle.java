@@ -158,7 +158,7 @@ final class BlockLifecycle {
             return ignore();
         }
         if (conditions.isUnresponsive(current.relay())) {
-            return retry("relay gave no answer within the relay timeout before; not asked again");
+            return retry("relay gave no answer within " + conditions.relayTimeoutMillis() + " ms before; not asked again");
         }
         return next(Action.ASK_RELAY);
     }

@@ -6,9 +6,9 @@ import java.util.TreeMap;
 
 /**
  * Checks that the announced blocks tile every file exactly: with each block inside its file (the caller checks
- * that), none overlapping another ({@link #add}), and, once every block is announced, their lengths adding up to each file's size
- * ({@link #covered}). A server that announces too few blocks for a file must not yield a zero-filled file
- * reported complete. Not thread-safe: the control channel's reader alone calls it.
+ * that), none may overlap another ({@link #add}), and once every block is announced their lengths must add up to
+ * each file's size ({@link #covered}). A server that announces too few blocks for a file must not yield a
+ * zero-filled file reported complete. Not thread-safe: the control channel's reader alone calls it.
  */
 final class BlockTiling {
     private final Map<Integer, TreeMap<Long, Long>> ranges = new HashMap<>();

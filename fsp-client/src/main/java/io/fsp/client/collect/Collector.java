@@ -89,7 +89,7 @@ public final class Collector {
 
     public Collector(CollectOptions options) {
         this.options = options;
-        this.conditions = new TransferConditions(options.relayRecovery());
+        this.conditions = new TransferConditions(options.relayRecovery(), options.relayTimeout().toMillis());
         this.manifest = new ResumeManifest(options);
         this.files = new DestinationFiles(options.destination(), options.directWrites());
         this.relays = new RelaySources(options.streams(), options.relayTimeout(), options.connectTimeout());

@@ -10,13 +10,18 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class TransferConditions {
     private final boolean relayRecovery;
+    private final long relayTimeoutMillis;
     private final Set<Integer> announcedRelays = ConcurrentHashMap.newKeySet();
     private final Set<Integer> unresponsive = ConcurrentHashMap.newKeySet();
     private volatile String diskFull;
 
-    /** @param relayRecovery whether a failed block is fetched again from a relay before the origin is asked */
-    TransferConditions(boolean relayRecovery) {
+    /**
+     * @param relayRecovery whether a failed block is fetched again from a relay before the origin is asked
+     * @param relayTimeoutMillis how long a relay may take to answer one request (named in the failures it causes)
+     */
+    TransferConditions(boolean relayRecovery, long relayTimeoutMillis) {
         this.relayRecovery = relayRecovery;
+        this.relayTimeoutMillis = relayTimeoutMillis;
     }
 
     boolean relayRecovery() {
@@ -37,6 +42,10 @@ final class TransferConditions {
      */
     void relayTimedOut(int relay) {
         unresponsive.add(relay);
+    }
+
+    long relayTimeoutMillis() {
+        return relayTimeoutMillis;
     }
 
     boolean isUnresponsive(int relay) {

@@ -21,7 +21,7 @@ class DirectStreamTest {
 
     private static BlockLifecycle block(long seq) {
         return new BlockLifecycle(Announcement.parse(("BLK " + seq + " direct 0 0 4096 " + DIGEST).split(" ")),
-                new TransferConditions(true));
+                new TransferConditions(true, 2000));
     }
 
     @Test
