@@ -32,6 +32,11 @@ final class BlockStreamReader {
         this.limits = limits;
     }
 
+    /** The sequence number in the clear header of a block {@link #next} framed, to route it before it is opened. */
+    static long sequenceOf(ByteBuf wire) {
+        return BlockDecoder.readFrame(wire, wire.readerIndex(), wire.readableBytes(), BlockLimits.DEFAULT).sequence();
+    }
+
     /** The next block's wire bytes (the caller releases them), or null at a clean end of stream. */
     ByteBuf next() throws IOException {
         fixed.clear();
