@@ -181,6 +181,71 @@ class FaultyRelayIT {
         }
     }
 
+    /**
+     * A client that goes away after the 226 without collecting leaves nothing at the relays (its blocks would
+     * otherwise hold their quota for the TTL), while another client's transfer keeps every block, and a
+     * well-behaved client is served.
+     */
+    @Test
+    void clientGoneAfterThe226FreesItsBlocksWhileALiveTransferKeepsItsOwn() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, faults(), faults(), faults())) {
+            TreeDigests.random(rig.root().resolve("gone.bin"), 4 << 20, 3);
+            TreeDigests.random(rig.root().resolve("live.bin"), 2 << 20, 4);
+            try (ControlChannel live = control(rig)) {
+                TransferId liveId = placeAll(live, "/live.bin");
+                long liveBytes = heldAt(rig, liveId);
+                assertTrue(liveBytes > 2 << 20, "the live transfer's blocks are at the relays: " + liveBytes);
+                try (ControlChannel gone = control(rig)) {
+                    TransferId goneId = placeAll(gone, "/gone.bin");
+                    assertTrue(heldAt(rig, goneId) > 4 << 20, "placed");
+                } // the client leaves after the 226, having fetched nothing
+                awaitUsed(rig, liveBytes, "only the live transfer's blocks are left");
+                assertEquals(liveBytes, heldAt(rig, liveId));
+                CollectSummary s = rig.get("/gone.bin", dir.resolve("gone.copy"), false, "block-size=64k");
+                assertTrue(s.complete() && s.verified(), s.toText());
+                assertEquals(TreeDigests.sha256(rig.root().resolve("gone.bin")), TreeDigests.sha256(dir.resolve("gone.copy")));
+            }
+            awaitUsed(rig, 0, "the live transfer's blocks are freed once its client is gone too");
+        }
+    }
+
+    private static ControlChannel control(StripeRig rig) throws Exception {
+        ControlChannel c = ControlChannel.connect("127.0.0.1", rig.port(),
+                PinnedTrustManager.of(Set.of(rig.server().fingerprint())), Duration.ofSeconds(10));
+        c.login(StripeRig.USER, StripeRig.PASSWORD.toCharArray(), false);
+        ControlChannel.expect(c.command("FSPO block-size=64k"), 200, "FSPO");
+        return c;
+    }
+
+    /** FRET {@code path} and read its announcements up to the 226: every block is placed, none fetched. */
+    private static TransferId placeAll(ControlChannel c, String path) throws Exception {
+        ControlChannel.expect(c.command("FRET " + path), 150, "FRET");
+        TransferId id = null;
+        for (Reply r = c.read(); r.code() != 226; r = c.read()) {
+            assertEquals(151, r.code(), r.text());
+            if (r.text().startsWith("FSP ")) {
+                id = TransferId.parse(r.text().split(" ")[1]);
+            }
+        }
+        return id;
+    }
+
+    private static long heldAt(StripeRig rig, TransferId id) {
+        return rig.relays().stream().mapToLong(r -> r.store().status(id).map(t -> t.bytes()).orElse(0L)).sum();
+    }
+
+    private static long used(StripeRig rig) {
+        return rig.relays().stream().mapToLong(r -> r.store().used()).sum();
+    }
+
+    private static void awaitUsed(StripeRig rig, long expected, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (used(rig) != expected && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertEquals(expected, used(rig), what);
+    }
+
     /** The same damage, recovered once from the relays and once (as without relay caches) from the origin. */
     @Test
     void damagedBlocksComeFromTheRelaysOrWithRelayRecoveryOffFromTheOrigin() throws Exception {

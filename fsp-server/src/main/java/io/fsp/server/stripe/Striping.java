@@ -67,6 +67,10 @@ public final class Striping {
                 log.info("{} transfer {}: {} blocks, {} bytes placed in {} ms: {}", session, transfer.id(),
                         transfer.plan().size(), transfer.totalBytes(), (System.nanoTime() - start) / 1_000_000, placed);
                 done.trySuccess(transfer.totalBytes());
+                // The client collects from the relays over this session; once it is gone, nobody will.
+                if (!relays.isEmpty()) {
+                    session.channel().closeFuture().addListener(f -> stripe.engines().execute(this::abortAtRelays));
+                }
             } catch (Exception e) {
                 log.warn("{} transfer {} failed: {}", session, transfer.id(), e.toString());
                 abortAtRelays();
@@ -77,10 +81,12 @@ public final class Striping {
     }
 
     /**
-     * Striping broke off (the client went away, or a read failed): the transfer can never complete, and a rerun
-     * is a new transfer with a new key, so the blocks already placed are of no use to anyone. Free them at once
-     * instead of leaving them in the relays' quotas until they expire. The abort goes on a connection of its
-     * own: a relay whose quota this transfer filled reads nothing more from the pushing connection.
+     * Striping broke off (the client went away, or a read failed), or the client's control connection closed
+     * after the 226: nobody will collect what is left at the relays, and a rerun is a new transfer with a new
+     * key, so the blocks placed are of no use to anyone. Free them at once instead of leaving them in the
+     * relays' quotas until they expire. The abort goes on a connection of its own: a relay whose quota this
+     * transfer filled reads nothing more from the pushing connection, and a kept connection may be pushing
+     * another transfer. (A transfer meant to outlive its client would keep its blocks until its expiry.)
      */
     private void abortAtRelays() {
         List<CompletableFuture<Void>> aborts = new ArrayList<>();
