@@ -62,7 +62,7 @@ public final class RelayCommand implements Callable<Integer> {
     @Option(names = "--transfer-space", paramLabel = "SIZE",
             description = "Most block bytes reserved for one transfer, and held for it at once; a transfer that"
                     + " declares more streams through this much as its client confirms blocks (default: 1/8 of"
-                    + " --server-quota).")
+                    + " --server-quota, at least --max-block).")
     String transferSpace;
 
     @Option(names = "--memory", paramLabel = "SIZE", defaultValue = "256M",
@@ -221,8 +221,7 @@ public final class RelayCommand implements Callable<Integer> {
         long quotaBytes = value("--quota", quota, CliValues::size);
         long memoryBytes = value("--memory", memory, CliValues::size);
         long serverQuotaBytes = serverQuota == null ? quotaBytes : value("--server-quota", serverQuota, CliValues::size);
-        long transferSpaceBytes = transferSpace == null ? Math.max(1, serverQuotaBytes / 8)
-                : value("--transfer-space", transferSpace, CliValues::size);
+
         long maxDirect = PlatformDependent.maxDirectMemory();
         if (Math.min(memoryBytes, quotaBytes) > maxDirect * 3 / 4) {
             throw new IllegalArgumentException("--memory " + memory + ": more than 3/4 of the JVM's direct memory ("
@@ -238,6 +237,9 @@ public final class RelayCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--max-block " + maxBlock + ": " + e.getMessage());
         }
+        // By default an eighth of a server's share, and room for at least one block of the largest size.
+        long transferSpaceBytes = transferSpace == null ? Math.min(serverQuotaBytes, Math.max(serverQuotaBytes / 8,
+                maxBlockBytes)) : value("--transfer-space", transferSpace, CliValues::size);
         Duration ttlValue = value("--ttl", ttl, CliValues::duration);
         Set<Fingerprint> trusted = new HashSet<>();
         for (String f : trustServers) {

@@ -209,25 +209,9 @@ class FaultyRelayIT {
         }
     }
 
-    private static ControlChannel control(StripeRig rig) throws Exception {
-        ControlChannel c = ControlChannel.connect("127.0.0.1", rig.port(),
-                PinnedTrustManager.of(Set.of(rig.server().fingerprint())), Duration.ofSeconds(10));
-        c.login(StripeRig.USER, StripeRig.PASSWORD.toCharArray(), false);
-        ControlChannel.expect(c.command("FSPO block-size=64k"), 200, "FSPO");
-        return c;
-    }
-
     /** FRET {@code path} and read its announcements up to the 226: every block is placed, none fetched. */
     private static TransferId placeAll(ControlChannel c, String path) throws Exception {
-        ControlChannel.expect(c.command("FRET " + path), 150, "FRET");
-        TransferId id = null;
-        for (Reply r = c.read(); r.code() != 226; r = c.read()) {
-            assertEquals(151, r.code(), r.text());
-            if (r.text().startsWith("FSP ")) {
-                id = TransferId.parse(r.text().split(" ")[1]);
-            }
-        }
-        return id;
+        return TransferId.parse(word(announced(c, path), "FSP", 1));
     }
 
     private static long heldAt(StripeRig rig, TransferId id) {
@@ -334,17 +318,28 @@ class FaultyRelayIT {
 
     /** FRET by hand: the 151 lines, without collecting anything. */
     private static List<String> fret(StripeRig rig, String path, String... options) throws Exception {
-        try (ControlChannel c = ControlChannel.connect("127.0.0.1", rig.port(),
-                PinnedTrustManager.of(Set.of(rig.server().fingerprint())), Duration.ofSeconds(10))) {
-            c.login(StripeRig.USER, StripeRig.PASSWORD.toCharArray(), false);
-            ControlChannel.expect(c.command(String.join(" ", "FSPO block-size=64k", String.join(" ", options)).strip()), 200, "FSPO");
-            ControlChannel.expect(c.command("FRET " + path), 150, "FRET");
-            List<String> lines = new ArrayList<>();
-            for (Reply r; (r = c.read()).code() == 151; ) {
-                lines.add(r.text());
-            }
-            return lines;
+        try (ControlChannel c = control(rig, options)) {
+            return announced(c, path);
         }
+    }
+
+    /** A logged-in control connection with 64 KiB blocks and {@code options}. */
+    private static ControlChannel control(StripeRig rig, String... options) throws Exception {
+        ControlChannel c = ControlChannel.connect("127.0.0.1", rig.port(),
+                PinnedTrustManager.of(Set.of(rig.server().fingerprint())), Duration.ofSeconds(10));
+        c.login(StripeRig.USER, StripeRig.PASSWORD.toCharArray(), false);
+        ControlChannel.expect(c.command(String.join(" ", "FSPO block-size=64k", String.join(" ", options)).strip()), 200, "FSPO");
+        return c;
+    }
+
+    /** FRET {@code path} on {@code c}: its {@code 151} lines, read up to the 226 (or whatever ends them). */
+    private static List<String> announced(ControlChannel c, String path) throws Exception {
+        ControlChannel.expect(c.command("FRET " + path), 150, "FRET");
+        List<String> lines = new ArrayList<>();
+        for (Reply r; (r = c.read()).code() == 151; ) {
+            lines.add(r.text());
+        }
+        return lines;
     }
 
     private static String word(List<String> lines, String first, int index) {
@@ -354,10 +349,12 @@ class FaultyRelayIT {
     @Test
     void relayStoresHoldNoPlaintextAndRefuseTokensOfOtherTransfers() throws Exception {
         // memory 0: every block a relay holds is on its disk, where this test can look for plaintext
-        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 0, faults(), faults(), faults())) {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 0, faults(), faults(), faults());
+             ControlChannel firstClient = control(rig); ControlChannel secondClient = control(rig)) {
             byte[] plain = TreeDigests.random(rig.root().resolve("known.bin"), SIZE, 12);
-            List<String> first = fret(rig, "/known.bin");
-            List<String> second = fret(rig, "/known.bin");
+            // Both clients stay connected: a client gone leaves nothing at the relays.
+            List<String> first = announced(firstClient, "/known.bin");
+            List<String> second = announced(secondClient, "/known.bin");
 
             long stored = 0;
             int samples = 0;

@@ -69,7 +69,7 @@ public final class Striping {
                 done.trySuccess(transfer.totalBytes());
                 // The client collects from the relays over this session; once it is gone, nobody will.
                 if (!relays.isEmpty()) {
-                    session.channel().closeFuture().addListener(f -> stripe.engines().execute(this::abortAtRelays));
+                    session.channel().closeFuture().addListener(f -> abortLater());
                 }
             } catch (Exception e) {
                 log.warn("{} transfer {} failed: {}", session, transfer.id(), e.toString());
@@ -105,6 +105,14 @@ public final class Striping {
         } catch (Exception ex) {
             log.info("{} transfer {}: not every relay took the abort ({}); its blocks there expire", session,
                     transfer.id(), ex.toString());
+        }
+    }
+
+    private void abortLater() {
+        try {
+            stripe.engines().execute(this::abortAtRelays);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            log.debug("{} transfer {}: the server is stopping; its blocks at the relays expire", session, transfer.id());
         }
     }
 
