@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +39,8 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
     public static final String SESSION = "session";
     private static final Logger log = LoggerFactory.getLogger(RelayServerInitializer.class);
     private static final RelayFrameEncoder ENCODER_INSTANCE = new RelayFrameEncoder();
+    /** Refusals at accept are logged at most this often, with their count: a flood must not fill the log. */
+    private static final long REFUSAL_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final SslContext ssl;
     private final BlockStore store;
@@ -49,6 +52,8 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
     private final ReadBudget readBudget;
     private final AtomicInteger connections = new AtomicInteger();
     private final ConcurrentHashMap<InetAddress, Integer> unauthenticated = new ConcurrentHashMap<>();
+    private final AtomicLong refusedSinceLog = new AtomicLong();
+    private final AtomicLong lastRefusalLog = new AtomicLong(System.nanoTime() - REFUSAL_LOG_INTERVAL_NANOS);
 
     /**
      * @param extra a handler for each connection between the frame codec and the session, if any (a relay started
@@ -72,17 +77,14 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
     protected void initChannel(SocketChannel ch) {
         if (connections.incrementAndGet() > policy.maxConnections()) {
             connections.decrementAndGet();
-            log.warn("connection from {} refused: {} connections open (relay option --max-connections {})",
-                    ch.remoteAddress(), policy.maxConnections(), policy.maxConnections());
-            ch.close();
+            refused(ch, policy.maxConnections() + " connections open (relay option --max-connections)");
             return;
         }
         ch.closeFuture().addListener(f -> connections.decrementAndGet());
         InetAddress address = ch.remoteAddress().getAddress();
         if (!takeUnauthenticatedSlot(address)) {
-            log.warn("connection from {} refused: {} from that address not authenticated yet (relay option"
-                    + " --max-unauthenticated-per-address)", ch.remoteAddress(), policy.maxUnauthenticatedPerAddress());
-            ch.close();
+            refused(ch, policy.maxUnauthenticatedPerAddress() + " from that address not authenticated yet (relay"
+                    + " option --max-unauthenticated-per-address)");
             return;
         }
         // The slot is given back once the peer authenticates or the connection closes, whichever comes first.
@@ -100,6 +102,18 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
                 .addLast(ENCODER, ENCODER_INSTANCE);
         extra.ifPresent(handler -> ch.pipeline().addLast(EXTRA, handler.get()));
         ch.pipeline().addLast(SESSION, new RelaySessionHandler(store, clock, blockCheck, readBudget, policy, giveBack));
+    }
+
+    private void refused(SocketChannel ch, String why) {
+        ch.close();
+        long count = refusedSinceLog.incrementAndGet();
+        long now = System.nanoTime();
+        long last = lastRefusalLog.get();
+        if (now - last >= REFUSAL_LOG_INTERVAL_NANOS && lastRefusalLog.compareAndSet(last, now)) {
+            count = refusedSinceLog.getAndSet(0);
+            log.warn("{} connection(s) refused at accept in the last {} s, the latest from {}: {}", count,
+                    TimeUnit.NANOSECONDS.toSeconds(REFUSAL_LOG_INTERVAL_NANOS), ch.remoteAddress(), why);
+        }
     }
 
     private boolean takeUnauthenticatedSlot(InetAddress address) {

@@ -101,7 +101,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         if (authenticated || closing) {
             return;
         }
-        log.info("{} not authenticated within {} ms: closing", session, policy.authTimeout().toMillis());
+        log.debug("{} not authenticated within {} ms: closing", session, policy.authTimeout().toMillis());
         if (welcomed) {
             fail(new RelayMessage.Error(0, RelayErrorCode.AUTH_TIMEOUT, "no trusted certificate and no token accepted"
                     + " within " + policy.authTimeout().toMillis() + " ms"));
@@ -503,7 +503,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         reply(new RelayMessage.Error(msgId, code, text));
         // A trusted server's refusals are its own affair; anyone else probing (tokens, blocks) is cut off.
         if (role != RelayRole.SERVER && ++refusals >= policy.maxRefusals()) {
-            log.info("{} {} requests refused: closing", session, refusals);
+            log.debug("{} {} requests refused: closing", session, refusals);
             fail(new RelayMessage.Error(0, RelayErrorCode.TOO_MANY_REFUSALS, refusals + " requests refused"
                     + " (expected: fewer than " + policy.maxRefusals() + ")"));
         }
