@@ -169,7 +169,11 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof DecoderException && !(cause.getCause() instanceof SSLException)) {
-            log.info("{} bad frame: {}", session, cause.getMessage());
+            if (role == RelayRole.SERVER) {
+                log.info("{} bad frame: {}", session, cause.getMessage());
+            } else {
+                log.debug("{} bad frame: {}", session, cause.getMessage()); // anyone can send one: not worth the log
+            }
             fail(new RelayMessage.Error(0, RelayErrorCode.BAD_FRAME, String.valueOf(cause.getMessage())));
         } else {
             log.debug("{} connection error: {}", session, cause.toString());
@@ -396,7 +400,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         try {
             token.verify(key.get(), token.transferId(), clock.instant());
         } catch (TokenException e) {
-            log.info("{} token for transfer {} refused: {}", session, token.transferId(), e.getMessage());
+            log.debug("{} token for transfer {} refused: {}", session, token.transferId(), e.getMessage());
             refuse(a.id(), tokenCode(e.reason()), e.getMessage());
             return;
         }
