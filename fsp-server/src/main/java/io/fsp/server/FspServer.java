@@ -22,12 +22,12 @@ import io.fsp.tls.Fingerprint;
 import io.fsp.tls.KeyMaterial;
 import io.fsp.tls.SslContexts;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.Channel;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslContext;
@@ -58,7 +58,7 @@ public final class FspServer implements AutoCloseable {
     private static final String KEY_FILE = "server-key.pem";
     private static final int BLOCKING_QUEUE = 4096;
     /** Logins waiting for a login thread, at most; one more is answered 421. */
-    static final int LOGIN_QUEUE = 64;
+    private static final int LOGIN_QUEUE = 64;
     /** Bytes of requests one read of a control connection takes at most: bounds the lines decoded at once. */
     private static final int CONTROL_READ_BUFFER = 4096;
     /** The kernel's receive buffer of a control connection: requests are short lines, never a stream. */
@@ -79,7 +79,8 @@ public final class FspServer implements AutoCloseable {
     private final FtpServerContext context;
     private final StripeContext stripe;
 
-    private FspServer(EventLoopGroup bossGroup, EventLoopGroup workerGroup, List<Channel> listeners, FtpServerContext context, StripeContext stripe) {
+    private FspServer(EventLoopGroup bossGroup, EventLoopGroup workerGroup, List<Channel> listeners,
+                      FtpServerContext context, StripeContext stripe) {
         this.stripe = stripe;
         this.bossGroup = bossGroup;
         this.workerGroup = workerGroup;

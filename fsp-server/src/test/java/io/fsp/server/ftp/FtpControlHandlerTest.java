@@ -282,6 +282,29 @@ class FtpControlHandlerTest {
         assertTrue(ch.config().isAutoRead(), "reading again");
     }
 
+    @Test
+    void aProducerOfRepliesWaitsWhileTheyAreNotRead() throws Exception {
+        start(PLAIN);
+        FtpSession session = ch.pipeline().get(FtpControlHandler.class).session();
+        ch.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
+        java.util.concurrent.CompletableFuture<Boolean> waited =
+                java.util.concurrent.CompletableFuture.supplyAsync(session::awaitReplyRoom);
+        Thread.sleep(300);
+        assertFalse(waited.isDone(), "waits while the client does not read");
+        ch.unsafe().outboundBuffer().setUserDefinedWritability(1, true);
+        replies(); // the loop sees the channel writable again
+        assertTrue(waited.get(5, java.util.concurrent.TimeUnit.SECONDS));
+
+        ch.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
+        replies();
+        java.util.concurrent.CompletableFuture<Boolean> closed =
+                java.util.concurrent.CompletableFuture.supplyAsync(session::awaitReplyRoom);
+        Thread.sleep(300);
+        ch.close();
+        replies();
+        assertFalse(closed.get(5, java.util.concurrent.TimeUnit.SECONDS), "gives up once the connection closed");
+    }
+
     /** A command whose blocking work, or what runs after it, fails with {@code failure}. */
     private static io.fsp.server.ftp.command.FtpCommand failing(String verb, boolean inWork, Error failure) {
         return new io.fsp.server.ftp.command.FtpCommand() {
