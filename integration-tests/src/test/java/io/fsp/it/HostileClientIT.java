@@ -53,10 +53,8 @@ class HostileClientIT {
 
     @Test
     void helpFloodWithoutReadingStaysBoundedAndOthersAreServed() throws Exception {
-        Path dir = SERVER.tree().dir("hostile");
-        byte[] data = TestTree.randomBytes(300_000, 13);
-        TestTree.write(dir.resolve("a.bin"), data);
-        retrieve(); // warm: the server's steady memory before the flood includes one TLS transfer
+        retrieveOnce(); // warm: the server's steady memory before the flood includes one TLS transfer
+        byte[] data = warmData;
         long pid = SERVER.server().pid();
         long rssBefore = status(pid, "VmRSS:");
         long fdsBefore = openHandles(pid);
@@ -100,6 +98,63 @@ class HostileClientIT {
         }
         assertTrue(fds <= fdsBefore + 4, "handles after the flood: " + fds + " (before: " + fdsBefore + ")");
         assertArrayEquals(data, retrieve(), "served after the flood");
+    }
+
+    /**
+     * FRET's {@code 151} announcements: the striping engine pauses while the client does not read them. A
+     * 2 GiB sparse file in 4 KiB blocks makes 524,288 lines, which the server would otherwise go on making
+     * (reading, sealing and queueing) as fast as it can; paused, it spends next to no CPU.
+     */
+    @Test
+    void announcementsNotReadPauseStriping() throws Exception {
+        Path dir = SERVER.tree().dir("hostile-fret");
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(dir.resolve("sparse.bin").toFile(), "rw")) {
+            f.setLength(2L << 30);
+        }
+        retrieveOnce(); // the same warm state as the flood test, whichever runs first
+        long pid = SERVER.server().pid();
+        double cpuFrom;
+        double cpuTo;
+        try (ControlConnection c = ControlConnection.open(SERVER.server().ipv4(), SERVER.transcript())) {
+            c.startTls();
+            c.send("USER " + FtpServerExtension.USER).assertCode(331);
+            c.send("PASS " + FtpServerExtension.PASSWORD).assertCode(230);
+            c.send("FSPO block-size=4k").assertCode(200);
+            c.socket().setReceiveBufferSize(4096);
+            c.sendLine("FRET /hostile-fret/sparse.bin"); // and read nothing more
+            sleep(FLOOD_MILLIS / 2); // planning, then announcements until the buffers are full
+            cpuFrom = cpuSeconds(pid);
+            sleep(FLOOD_MILLIS / 2);
+            cpuTo = cpuSeconds(pid);
+        }
+        double busy = (cpuTo - cpuFrom) / (FLOOD_MILLIS / 2000.0);
+        System.out.printf("HostileClientIT FRET not read: server busy %.2f of a CPU after %d ms%n", busy, FLOOD_MILLIS / 2);
+        assertTrue(busy < 0.4, "the server kept working for a client that reads nothing: " + busy + " of a CPU");
+        retrieveOnce(); // others are served after that connection closed
+    }
+
+    /** User and system CPU time of a process, from {@code /proc/PID/stat}. */
+    static double cpuSeconds(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0; // USER_HZ is 100 on Linux
+        } catch (IOException e) {
+            throw new IllegalStateException("/proc/" + pid + "/stat: " + e, e);
+        }
+    }
+
+    private static byte[] warmData;
+
+    /** One retrieval of the flood test's file (written on first use). */
+    private static byte[] retrieveOnce() throws IOException {
+        if (warmData == null) {
+            warmData = TestTree.randomBytes(300_000, 13);
+            TestTree.write(SERVER.tree().dir("hostile").resolve("a.bin"), warmData);
+        }
+        byte[] got = retrieve();
+        assertArrayEquals(warmData, got);
+        return got;
     }
 
     private static Path config(String text) {
