@@ -59,6 +59,7 @@ public final class Striping {
         direct.ifPresent(ch -> targets.add(new BlockTarget.Direct(ch)));
         StripingEngine engine = new StripingEngine(transfer, targets,
                 block -> session.reply(new FtpReply(ReplyCode.FSP_ANNOUNCEMENT, ExtensionCodec.format(block))),
+                session::awaitReplyRoom,
                 stripe.relayConfig().requestTimeout(), stripe.engines());
         session.channel().closeFuture().addListener(f -> engine.cancel());
         long start = System.nanoTime();

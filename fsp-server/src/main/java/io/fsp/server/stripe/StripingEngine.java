@@ -21,6 +21,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +42,7 @@ final class StripingEngine {
     private final StripedTransfer transfer;
     private final List<BlockTarget> targets;
     private final Consumer<Announcement.Block> announce;
+    private final BooleanSupplier awaitAnnouncementRoom;
     private final Duration waitLimit;
     private final BlockingQueue<Pending> again = new LinkedBlockingQueue<>();
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -50,14 +52,17 @@ final class StripingEngine {
 
     /**
      * @param announce receives each block's announcement, in the order blocks were placed
+     * @param awaitAnnouncementRoom waits, before each block is read, while the client does not read the
+     *                              announcements already sent (back-pressure); false once it is gone
      * @param waitLimit longest wait for a target to take a block before it is given up
      */
-    StripingEngine(StripedTransfer transfer, List<BlockTarget> targets, Consumer<Announcement.Block> announce, Duration waitLimit,
-                   java.util.concurrent.Executor digests) {
+    StripingEngine(StripedTransfer transfer, List<BlockTarget> targets, Consumer<Announcement.Block> announce,
+                   BooleanSupplier awaitAnnouncementRoom, Duration waitLimit, java.util.concurrent.Executor digests) {
         this.digests = digests;
         this.transfer = transfer;
         this.targets = List.copyOf(targets);
         this.announce = announce;
+        this.awaitAnnouncementRoom = awaitAnnouncementRoom;
         this.waitLimit = waitLimit;
     }
 
@@ -76,7 +81,7 @@ final class StripingEngine {
             int openIndex = -1;
             try {
                 for (PlannedBlock b : plan) {
-                    if (cancelled) {
+                    if (!awaitAnnouncementRoom.getAsBoolean() || cancelled) {
                         throw new IOException("transfer cancelled");
                     }
                     if (transfer.held(b.seq())) {
