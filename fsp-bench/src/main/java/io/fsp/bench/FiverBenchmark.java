@@ -9,7 +9,7 @@ import io.fsp.client.verify.VerificationEvent;
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.client.verify.VerifierConfig;
 
-import io.fsp.client.collect.PositionalWriter;
+import io.fsp.client.write.PositionalWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

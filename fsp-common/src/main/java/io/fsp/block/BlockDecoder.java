@@ -96,11 +96,54 @@ public final class BlockDecoder extends ByteToMessageDecoder {
     }
 
     /**
+     * The fixed part of a block's header (its first {@link BlockHeader#FIXED_LENGTH} bytes), every field checked:
+     * enough to know how long the whole block is and which one it is, before any more of it is read.
+     */
+    public record Frame(ChecksumAlgorithm checksum, BlockFlags flags, int headerLength, int payloadLength, long transferId,
+                        long sequence) {
+        /** Header, payload and checksum: the bytes the whole block takes. */
+        public int blockLength() {
+            return headerLength + payloadLength + checksum.length();
+        }
+    }
+
+    /**
      * Parses the header of the block starting at {@code index}, checking each field as soon as its bytes are
      * among the {@code readable} ones. Returns {@code null} while more bytes are needed; never reads past
      * {@code index + readable}.
      */
     public static BlockHeader readHeader(ByteBuf in, int index, int readable, BlockLimits limits) {
+        Frame frame = readFrame(in, index, readable, limits);
+        if (frame == null || readable < frame.headerLength()) {
+            return null;
+        }
+        int headerLength = frame.headerLength();
+        long payloadLength = frame.payloadLength();
+        BlockFlags flags = frame.flags();
+        BlockDescriptor descriptor = null;
+        if (flags.isData() && !flags.isEncrypted()) {
+            String id = BlockHeader.id(frame.transferId(), frame.sequence());
+            int available = headerLength - BlockHeader.FIXED_LENGTH;
+            descriptor = BlockDescriptor.decode(in, index + BlockHeader.FIXED_LENGTH, available, limits, id);
+            if (descriptor.encodedLength() != available) {
+                throw new BlockFormatException(id + ": header length: " + headerLength + " (expected: "
+                        + (BlockHeader.FIXED_LENGTH + descriptor.encodedLength()) + ", the descriptor's end)");
+            }
+            if (flags.isCompressed() ? payloadLength >= descriptor.dataLength() : payloadLength != descriptor.dataLength()) {
+                throw new BlockFormatException(id + ": payload length: " + payloadLength + " (expected: "
+                        + (flags.isCompressed() ? "< " : "") + descriptor.dataLength() + ", the data length)");
+            }
+        }
+        return new BlockHeader(BlockHeader.VERSION, frame.checksum(), flags, frame.transferId(), frame.sequence(),
+                frame.payloadLength(), descriptor);
+    }
+
+    /**
+     * Parses the fixed part of the header of the block starting at {@code index}, checking each field as soon
+     * as its bytes are among the {@code readable} ones. Returns {@code null} while more bytes are needed; never
+     * reads past {@code index + readable}.
+     */
+    public static Frame readFrame(ByteBuf in, int index, int readable, BlockLimits limits) {
         if (readable < 1) {
             return null;
         }
@@ -154,24 +197,7 @@ public final class BlockDecoder extends ByteToMessageDecoder {
         }
         long transferId = in.getLong(index + 10);
         long sequence = in.getUnsignedInt(index + 18);
-        if (readable < headerLength) {
-            return null;
-        }
-        BlockDescriptor descriptor = null;
-        if (clearData) {
-            String id = BlockHeader.id(transferId, sequence);
-            int available = headerLength - BlockHeader.FIXED_LENGTH;
-            descriptor = BlockDescriptor.decode(in, index + BlockHeader.FIXED_LENGTH, available, limits, id);
-            if (descriptor.encodedLength() != available) {
-                throw new BlockFormatException(id + ": header length: " + headerLength + " (expected: "
-                        + (BlockHeader.FIXED_LENGTH + descriptor.encodedLength()) + ", the descriptor's end)");
-            }
-            if (flags.isCompressed() ? payloadLength >= descriptor.dataLength() : payloadLength != descriptor.dataLength()) {
-                throw new BlockFormatException(id + ": payload length: " + payloadLength + " (expected: "
-                        + (flags.isCompressed() ? "< " : "") + descriptor.dataLength() + ", the data length)");
-            }
-        }
-        return new BlockHeader(version, checksum, flags, transferId, sequence, (int) payloadLength, descriptor);
+        return new Frame(checksum, flags, headerLength, (int) payloadLength, transferId, sequence);
     }
 
     private static void checkPayloadLength(BlockFlags flags, long payloadLength, BlockLimits limits) {

@@ -1,11 +1,10 @@
 package io.fsp.client.collect;
 
-import io.fsp.block.BlockFormatException;
+import io.fsp.block.BlockDecoder;
 import io.fsp.block.BlockHeader;
 import io.fsp.block.BlockLimits;
-import io.fsp.block.BlockTooLongException;
-import io.fsp.checksum.ChecksumAlgorithm;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.io.EOFException;
 import java.io.IOException;
@@ -14,8 +13,9 @@ import java.nio.channels.ReadableByteChannel;
 
 /**
  * Splits a data connection carrying blocks back to back (FRET direct, FGET) into whole blocks, from the
- * lengths in each clear header (docs/protocol.md §2.2). A length beyond the limits is refused before
- * anything is allocated; the block's checksum and contents are checked later, by the pipeline.
+ * fixed part of each clear header as {@link BlockDecoder#readFrame} checks it (docs/protocol.md §2): a bad
+ * field or a length beyond the limits is refused before anything is allocated; the rest of the header, the
+ * checksum and the contents are checked later, by the pipeline.
  */
 final class BlockStreamReader {
     private final ReadableByteChannel in;
@@ -32,6 +32,11 @@ final class BlockStreamReader {
         this.limits = limits;
     }
 
+    /** The sequence number in the clear header of a block {@link #next} framed, to route it before it is opened. */
+    static long sequenceOf(ByteBuf wire) {
+        return BlockDecoder.readFrame(wire, wire.readerIndex(), wire.readableBytes(), BlockLimits.DEFAULT).sequence();
+    }
+
     /** The next block's wire bytes (the caller releases them), or null at a clean end of stream. */
     ByteBuf next() throws IOException {
         fixed.clear();
@@ -44,21 +49,8 @@ final class BlockStreamReader {
             }
         }
         byte[] header = fixed.array();
-        ChecksumAlgorithm checksum = ChecksumAlgorithm.fromId(header[1] & 0xFF);
-        if (checksum == null) {
-            throw new BlockFormatException("direct block: checksum algorithm " + (header[1] & 0xFF) + " (expected: a known id)");
-        }
-        int headerLength = ((header[4] & 0xFF) << 8) | (header[5] & 0xFF);
-        long payloadLength = ((long) (header[6] & 0xFF) << 24) | ((header[7] & 0xFF) << 16) | ((header[8] & 0xFF) << 8) | (header[9] & 0xFF);
-        if (headerLength < BlockHeader.FIXED_LENGTH || headerLength > limits.maxHeaderLength()) {
-            throw new BlockFormatException("direct block: header length " + headerLength + " (expected: "
-                    + BlockHeader.FIXED_LENGTH + ".." + limits.maxHeaderLength() + ")");
-        }
-        if (payloadLength > limits.maxPayloadLength()) {
-            throw new BlockTooLongException("direct block: payload length " + payloadLength + " (expected: <= "
-                    + limits.maxPayloadLength() + ")");
-        }
-        int total = headerLength + (int) payloadLength + checksum.length();
+        BlockDecoder.Frame frame = BlockDecoder.readFrame(Unpooled.wrappedBuffer(header), 0, header.length, limits);
+        int total = frame.blockLength();
         ByteBuf wire = PooledByteBufAllocator.DEFAULT.directBuffer(total);
         try {
             wire.writeBytes(header);

@@ -1,7 +1,7 @@
 package io.fsp.client.verify;
 
 import io.fsp.checksum.Digest;
-import io.fsp.client.collect.PositionalWriter;
+import io.fsp.client.write.PositionalWriter;
 import io.fsp.client.journal.JournalRecord;
 import io.fsp.client.journal.ResumeJournal;
 import io.netty.buffer.ByteBuf;

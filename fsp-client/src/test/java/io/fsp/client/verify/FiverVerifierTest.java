@@ -2,7 +2,7 @@ package io.fsp.client.verify;
 
 import io.fsp.checksum.ChecksumAlgorithm;
 import io.fsp.checksum.Digest;
-import io.fsp.client.collect.PositionalWriter;
+import io.fsp.client.write.PositionalWriter;
 import io.fsp.client.journal.ResumeJournal;
 import io.fsp.client.journal.TransferIdentity;
 import io.netty.buffer.ByteBuf;

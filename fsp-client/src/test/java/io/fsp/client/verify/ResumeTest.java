@@ -1,6 +1,6 @@
 package io.fsp.client.verify;
 
-import io.fsp.client.collect.PositionalWriter;
+import io.fsp.client.write.PositionalWriter;
 import io.fsp.client.journal.JournalRecord;
 import io.fsp.client.journal.ResumeJournal;
 import io.fsp.client.journal.TransferIdentity;

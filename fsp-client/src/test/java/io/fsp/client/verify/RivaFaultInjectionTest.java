@@ -1,7 +1,7 @@
 package io.fsp.client.verify;
 
 import com.sun.nio.file.ExtendedOpenOption;
-import io.fsp.client.collect.PositionalWriter;
+import io.fsp.client.write.PositionalWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

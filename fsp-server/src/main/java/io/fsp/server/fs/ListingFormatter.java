@@ -1,10 +1,7 @@
 package io.fsp.server.fs;
 
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -37,31 +35,29 @@ public final class ListingFormatter {
     private ListingFormatter() {
     }
 
-    /** Reads the entries of the directory {@code dir} (a real path inside {@code root}), sorted by name. */
-    public static List<DirectoryEntry> read(UserRoot root, Path dir) throws IOException {
+    /**
+     * Reads the entries of the directory {@code dir}, sorted by name, through its handle; a link is shown
+     * with its target's attributes if the target is inside the root, else left out.
+     */
+    public static List<DirectoryEntry> read(UserRoot root, FtpPath dir) throws IOException {
         List<DirectoryEntry> entries = new ArrayList<>();
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
-            for (Path child : stream) {
-                String name = child.getFileName().toString();
+        try (DirectoryHandle handle = root.directory(dir)) {
+            for (String name : handle.names()) {
                 if (UploadNames.isPartial(name)) {
                     continue;
                 }
-                Path real = child;
-                if (Files.isSymbolicLink(child)) {
+                Optional<BasicFileAttributes> attrs = handle.attributes(name);
+                if (attrs.isPresent() && attrs.get().isSymbolicLink()) {
                     try {
-                        real = child.toRealPath();
+                        attrs = Optional.of(root.attributes(dir.child(name)));
                     } catch (IOException e) {
-                        continue; // dangling
-                    }
-                    if (!root.contains(real)) {
-                        continue;
+                        continue; // dangling, or leaving the root
                     }
                 }
-                try {
-                    entries.add(DirectoryEntry.read(name, real));
-                } catch (NoSuchFileException e) {
+                if (attrs.isEmpty()) {
                     continue; // deleted while listing
                 }
+                entries.add(DirectoryEntry.of(name, attrs.get()));
                 if (entries.size() >= MAX_ENTRIES) {
                     break;
                 }

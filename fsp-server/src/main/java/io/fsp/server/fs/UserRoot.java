@@ -2,17 +2,19 @@ package io.fsp.server.fs;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 
 /**
  * A user's root directory, the jail for every path the user names. Resolution walks one segment at a time
  * from the real root: a symbolic link is followed only when its real target is still inside the root, so
  * neither {@code ..}, nor absolute paths (they start at this root), nor links reach anything outside.
  *
- * <p>A link swapped in between this check and the use of the path is the caller's remaining risk;
- * transfers open the resolved real path, which contains no links up to its last segment.
+ * <p>The check and the use are apart in time, so nothing is used by path: {@link #target} and {@link #entry}
+ * open the checked real path again from the root's handle, one directory handle at a time with links not
+ * followed ({@link DirectoryHandle}). A link swapped into any place of that path meanwhile makes the
+ * operation fail; it can never lead outside the root.
  */
 public final class UserRoot {
     private final Path root;
@@ -39,15 +41,73 @@ public final class UserRoot {
         return real;
     }
 
-    /**
-     * The real path of the directory entry {@code path} names, without following a link in its last
-     * segment: DELE, RMD and RNFR act on a link itself, never on what it points to.
-     */
-    public Path resolveEntry(FtpPath path) throws IOException {
-        if (path.isRoot()) {
-            return root;
+    /** A directory held open and the name of an entry in it; closing it closes the directory. */
+    public record Entry(DirectoryHandle dir, String name) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            dir.close();
         }
-        return resolve(path.parent()).resolve(path.name());
+    }
+
+    /**
+     * What {@code path} names once a link in its last segment is followed (inside the root): the directory
+     * holding it, opened from the root's handle, and its name there. The root itself is {@code "."} in itself.
+     */
+    public Entry target(FtpPath path) throws IOException {
+        Path real = resolve(path);
+        if (real.equals(root)) {
+            return new Entry(open(root), ".");
+        }
+        return new Entry(open(real.getParent()), real.getFileName().toString());
+    }
+
+    /** The entry {@code path} names itself, a link not followed (DELE, RMD, MKD, RNFR, RNTO); not the root. */
+    public Entry entry(FtpPath path) throws IOException {
+        if (path.isRoot()) {
+            throw new java.nio.file.AccessDeniedException("/");
+        }
+        return new Entry(open(resolve(path.parent())), path.name());
+    }
+
+    /** The attributes of what {@code path} names (a link into the root followed), read through handles. */
+    public BasicFileAttributes attributes(FtpPath path) throws IOException {
+        try (Entry e = target(path)) {
+            return e.dir().existing(e.name());
+        }
+    }
+
+    /** The directory {@code path} names, opened from the root's handle. */
+    public DirectoryHandle directory(FtpPath path) throws IOException {
+        return open(resolve(path));
+    }
+
+    /** The root directory, opened. */
+    public DirectoryHandle openRoot() throws IOException {
+        return DirectoryHandle.open(root);
+    }
+
+    /**
+     * Opens {@code real}, a directory's real path inside the root, from the root's handle one segment at a
+     * time; a link or anything but a directory in any place of it fails the walk.
+     */
+    public DirectoryHandle open(Path real) throws IOException {
+        if (!real.startsWith(root)) {
+            throw new PathEscapeException(real.toString());
+        }
+        DirectoryHandle dir = openRoot();
+        try {
+            if (!real.equals(root)) {
+                for (Path segment : root.relativize(real)) {
+                    DirectoryHandle next = dir.directory(segment.toString());
+                    dir.close();
+                    dir = next;
+                }
+            }
+            return dir;
+        } catch (IOException | RuntimeException e) {
+            dir.close();
+            throw e;
+        }
     }
 
     /** Whether {@code real} (a path from this root's resolution) lies inside the root. */
@@ -71,11 +131,6 @@ public final class UserRoot {
             throw new PathEscapeException(whole.toString());
         }
         return target;
-    }
-
-    /** Whether {@code real} exists as a regular file, not following a final link (it was resolved already). */
-    public static boolean isRegularFile(Path real) {
-        return Files.isRegularFile(real, LinkOption.NOFOLLOW_LINKS);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.fsp.server.ftp;
 
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.fs.PathEscapeException;
+import io.fsp.server.fs.NotRegularFileException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
@@ -97,6 +98,9 @@ public final class Replies {
         }
         if (e instanceof PathEscapeException) {
             return outsideRoot(path.toString());
+        }
+        if (e instanceof NotRegularFileException) {
+            return notAFile(path);
         }
         if (e instanceof NoSuchFileException) {
             return fileNotFound(path);

@@ -42,6 +42,7 @@ abstract class BlockTarget {
     abstract long load();
 
     static final class Relay extends BlockTarget {
+        private final int index;
         private final RelayConnection connection;
         private final TransferId transfer;
         private final PushWindowTuner window;
@@ -49,9 +50,15 @@ abstract class BlockTarget {
         /** @param window fits the connection's push window to the rate at which the relay stores blocks */
         Relay(int index, RelayConnection connection, TransferId transfer, PushWindowTuner window) {
             super("relay:" + index);
+            this.index = index;
             this.connection = connection;
             this.transfer = transfer;
             this.window = window;
+        }
+
+        /** The relay's index in the transfer's RELAY lines. */
+        int index() {
+            return index;
         }
 
         RelayConnection connection() {

@@ -1,6 +1,9 @@
 package io.fsp.server.stripe;
 
+import io.fsp.extension.ByteRange;
+import io.fsp.extension.Manifest;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -18,30 +21,37 @@ public final class ResumeClaim {
     private final Map<Integer, TreeMap<Long, Long>> held = new HashMap<>();
     private int added;
 
-    /** @param manifestDigest SHA-256 (hex) of the FILE lines of the earlier run, as {@link #manifestDigest(Iterable)} */
+    /** @param manifestDigest the {@link Manifest#digest()} of the earlier run */
     public ResumeClaim(String manifestDigest) {
-        if (!manifestDigest.matches("[0-9a-f]{64}")) {
-            throw new IllegalArgumentException("manifest: " + manifestDigest + " (expected: 64 lowercase hex digits)");
-        }
-        this.manifestDigest = manifestDigest;
+        this.manifestDigest = Manifest.requireDigest(manifestDigest);
     }
 
     public String manifestDigest() {
         return manifestDigest;
     }
 
-    /** Adds bytes {@code from} (inclusive) to {@code to} (exclusive) of file {@code file}, merged with what touches them. */
-    public synchronized void add(int file, long from, long to) {
-        if (file < 0 || from < 0 || to <= from) {
-            throw new IllegalArgumentException("range: file " + file + " " + from + "-" + to
-                    + " (expected: file >= 0, 0 <= from < to)");
+    /**
+     * Adds the ranges of one FHAV line for file {@code file}, each merged with what touches it: all of them, or
+     * none when they would take the session past {@link #MAX_RANGES}.
+     */
+    public synchronized void add(int file, List<ByteRange> ranges) {
+        if (file < 0) {
+            throw new IllegalArgumentException("file index: " + file + " (expected: >= 0)");
         }
-        if (++added > MAX_RANGES) {
-            throw new IllegalArgumentException("ranges: " + added + " (expected: <= " + MAX_RANGES + ")");
+        if (added + ranges.size() > MAX_RANGES) {
+            throw new IllegalArgumentException("ranges: " + (added + ranges.size()) + " in this session (expected: <= "
+                    + MAX_RANGES + ")");
         }
-        TreeMap<Long, Long> ranges = held.computeIfAbsent(file, f -> new TreeMap<>());
-        long start = from;
-        long end = to;
+        added += ranges.size();
+        TreeMap<Long, Long> held = this.held.computeIfAbsent(file, f -> new TreeMap<>());
+        for (ByteRange r : ranges) {
+            merge(held, r);
+        }
+    }
+
+    private static void merge(TreeMap<Long, Long> ranges, ByteRange r) {
+        long start = r.from();
+        long end = r.to();
         Map.Entry<Long, Long> below = ranges.floorEntry(start);
         if (below != null && below.getValue() >= start) {
             start = below.getKey();
@@ -63,19 +73,5 @@ public final class ResumeClaim {
         }
         Map.Entry<Long, Long> e = ranges.floorEntry(offset);
         return e != null && e.getValue() >= offset + length;
-    }
-
-    /** SHA-256 (hex) over the FILE announcement lines, each followed by a line feed: what client and server compare. */
-    public static String manifestDigest(Iterable<String> fileLines) {
-        try {
-            java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
-            for (String line : fileLines) {
-                md.update(line.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-                md.update((byte) '\n');
-            }
-            return java.util.HexFormat.of().formatHex(md.digest());
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -1,6 +1,7 @@
 package io.fsp.server.stripe;
 
 import io.fsp.checksum.ChecksumAlgorithm;
+import io.fsp.extension.ExtensionLimits;
 import java.util.Locale;
 
 /**
@@ -22,10 +23,12 @@ public record StripeOptions(int blockSize, int compressionLevel, int cipherBits,
                             ChecksumAlgorithm digest, DistributionStrategy strategy, boolean includeDirect, int streams, boolean useRelays,
                             int replicas) {
     public static final int MIN_BLOCK_SIZE = 4 * 1024;
-    public static final int MAX_BLOCK_SIZE = 16 * 1024 * 1024;
+    /** The largest block the FSP extension announces. */
+    public static final int MAX_BLOCK_SIZE = ExtensionLimits.MAX_BLOCK_LENGTH;
     public static final StripeOptions DEFAULTS = new StripeOptions(1024 * 1024, 0, 256, ChecksumAlgorithm.CRC32C,
             ChecksumAlgorithm.SHA256, DistributionStrategy.FCFS, false, 4, true, 1);
-    public static final int MAX_REPLICAS = 3;
+    /** The most relays a block announcement names. */
+    public static final int MAX_REPLICAS = ExtensionLimits.MAX_HOLDERS;
 
     public StripeOptions {
         if (blockSize < MIN_BLOCK_SIZE || blockSize > MAX_BLOCK_SIZE) {
@@ -83,10 +86,25 @@ public record StripeOptions(int blockSize, int compressionLevel, int cipherBits,
 
     /** The options as {@code key=value} words, as FSPO answers and FRET announces them. */
     public String describe() {
-        return "block-size=" + blockSize + " compression=" + (compressionLevel == 0 ? "off" : compressionLevel)
-                + " cipher=" + cipherName() + " checksum=" + checksum.label() + " digest=" + digest.label()
-                + " strategy=" + strategy.cliName() + " include-direct=" + (includeDirect ? "on" : "off")
-                + " streams=" + streams + " use-relays=" + (useRelays ? "on" : "off") + " replicas=" + replicas;
+        StringBuilder sb = new StringBuilder();
+        asMap().forEach((k, v) -> sb.append(sb.length() == 0 ? "" : " ").append(k).append('=').append(v));
+        return sb.toString();
+    }
+
+    /** Every option as FSPO takes it, in a fixed order: what FSPO shows and the FSP announcement carries. */
+    public java.util.Map<String, String> asMap() {
+        java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+        m.put("block-size", String.valueOf(blockSize));
+        m.put("compression", compressionLevel == 0 ? "off" : String.valueOf(compressionLevel));
+        m.put("cipher", cipherName());
+        m.put("checksum", checksum.label());
+        m.put("digest", digest.label());
+        m.put("strategy", strategy.cliName());
+        m.put("include-direct", includeDirect ? "on" : "off");
+        m.put("streams", String.valueOf(streams));
+        m.put("use-relays", useRelays ? "on" : "off");
+        m.put("replicas", String.valueOf(replicas));
+        return m;
     }
 
     static int parseSize(String key, String v) {

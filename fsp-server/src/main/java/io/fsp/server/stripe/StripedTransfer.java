@@ -1,5 +1,7 @@
 package io.fsp.server.stripe;
 
+import io.fsp.block.BlockDescriptor;
+import io.fsp.block.BlockHeader;
 import io.fsp.block.stage.BlockPipeline;
 import io.fsp.block.stage.SealedBlock;
 import io.fsp.crypto.NonceSequence;
@@ -9,15 +11,19 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
+import io.fsp.server.fs.DirectoryHandle;
+import io.fsp.server.fs.FtpPath;
+import io.fsp.server.fs.NotRegularFileException;
+import io.fsp.server.fs.UserRoot;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * One striped transfer: what is sent (files, directories, the block plan) and how (options, AES key). Block
@@ -25,8 +31,11 @@ import java.util.stream.Stream;
  * an origin re-fetch can seal exactly the same block again (same key, same sequence number, same bytes).
  */
 public final class StripedTransfer {
-    /** A file of the transfer, named relative to the retrieved path ({@code /}-separated). */
-    public record SourceFile(String name, Path real, long size, long modifiedMillis) {
+    /**
+     * A file of the transfer, named relative to the retrieved path ({@code /}-separated); {@code real} and
+     * {@code fileKey} (its device and inode) say where it was found, to open it again and only it.
+     */
+    public record SourceFile(String name, Path real, Object fileKey, long size, long modifiedMillis) {
     }
 
     /** Block {@code seq}: {@code length} bytes at {@code offset} of file {@code file}. */
@@ -34,6 +43,7 @@ public final class StripedTransfer {
     }
 
     private final TransferId id;
+    private final UserRoot root;
     private final StripeOptions options;
     private final TransferKey key;
     private final List<String> directories;
@@ -46,9 +56,10 @@ public final class StripedTransfer {
     /** Blocks a resuming client holds (FHAV): announced as {@code have}, not sent. Set before striping starts. */
     private final java.util.BitSet held = new java.util.BitSet();
 
-    private StripedTransfer(TransferId id, StripeOptions options, TransferKey key, boolean directory,
+    private StripedTransfer(TransferId id, UserRoot root, StripeOptions options, TransferKey key, boolean directory,
                             List<String> directories, List<SourceFile> files) {
         this.id = id;
+        this.root = root;
         this.directory = directory;
         this.options = options;
         this.key = key;
@@ -74,46 +85,74 @@ public final class StripedTransfer {
     }
 
     /**
-     * Plans the transfer of {@code real} (a regular file, or a directory walked in name order without following
-     * symbolic links). A single file is named by its own name; a directory's entries relative to it.
+     * Plans the transfer of what {@code path} names under {@code root}: a regular file, or a directory walked
+     * in name order through directory handles, links and special files left out. A single file is named by
+     * its own name; a directory's entries relative to it. Blocks are read later through {@link #open}.
      */
-    public static StripedTransfer plan(Path real, StripeOptions options, SecureRandom random) throws IOException {
+    public static StripedTransfer plan(UserRoot root, FtpPath path, StripeOptions options, SecureRandom random)
+            throws IOException {
         TransferId id = new TransferId(random.nextLong());
         TransferKey key = options.cipherBits() == 0 ? null : TransferKey.generate(id.value(), options.cipherBits(), random);
         List<String> dirs = new ArrayList<>();
         List<SourceFile> files = new ArrayList<>();
-        if (Files.isRegularFile(real, LinkOption.NOFOLLOW_LINKS)) {
-            files.add(source(real.getFileName().toString(), real));
-        } else {
-            try (Stream<Path> walk = Files.walk(real)) {
-                for (Path p : walk.sorted().toList()) {
-                    if (p.equals(real)) {
-                        continue;
+        boolean directory;
+        try (UserRoot.Entry target = root.target(path)) {
+            BasicFileAttributes a = target.dir().existing(target.name());
+            directory = a.isDirectory();
+            if (a.isRegularFile()) {
+                files.add(source(target.name(), target.dir().path().resolve(target.name()), a));
+            } else if (directory) {
+                try (DirectoryHandle top = target.dir().directory(target.name())) {
+                    List<Map.Entry<String, BasicFileAttributes>> found = new ArrayList<>();
+                    walk(top, "", found);
+                    found.sort(Comparator.comparing(e -> Path.of(e.getKey()))); // as Files.walk(...).sorted()
+                    for (Map.Entry<String, BasicFileAttributes> e : found) {
+                        if (e.getValue().isDirectory()) {
+                            dirs.add(e.getKey());
+                        } else {
+                            files.add(source(e.getKey(), top.path().resolve(e.getKey()), e.getValue()));
+                        }
                     }
-                    String name = relativeName(real, p);
-                    BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-                    if (a.isDirectory()) {
-                        dirs.add(name);
-                    } else if (a.isRegularFile()) {
-                        files.add(source(name, p));
-                    } // symbolic links and special files are not transferred
                 }
+            } else {
+                throw new NotRegularFileException(path.toString(), "a FIFO, socket or device");
             }
         }
-        return new StripedTransfer(id, options, key, !Files.isRegularFile(real, LinkOption.NOFOLLOW_LINKS), dirs, files);
+        return new StripedTransfer(id, root, options, key, directory, dirs, files);
     }
 
-    private static String relativeName(Path root, Path p) {
-        List<String> parts = new ArrayList<>();
-        for (Path segment : root.relativize(p)) {
-            parts.add(segment.toString());
+    /** Collects the directories and regular files under {@code dir}, named {@code prefix + name}. */
+    private static void walk(DirectoryHandle dir, String prefix, List<Map.Entry<String, BasicFileAttributes>> found)
+            throws IOException {
+        for (String name : dir.names()) {
+            Optional<BasicFileAttributes> a = dir.attributes(name);
+            if (a.isEmpty()) {
+                continue; // removed meanwhile
+            }
+            if (a.get().isDirectory()) {
+                found.add(Map.entry(prefix + name, a.get()));
+                try (DirectoryHandle child = dir.directory(name)) {
+                    walk(child, prefix + name + "/", found);
+                }
+            } else if (a.get().isRegularFile()) {
+                found.add(Map.entry(prefix + name, a.get()));
+            } // symbolic links and special files are not transferred
         }
-        return String.join("/", parts);
     }
 
-    private static SourceFile source(String name, Path p) throws IOException {
-        BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        return new SourceFile(name, p, a.size(), a.lastModifiedTime().toMillis());
+    private static SourceFile source(String name, Path real, BasicFileAttributes a) {
+        return new SourceFile(name, real, a.fileKey(), a.size(), a.lastModifiedTime().toMillis());
+    }
+
+    /**
+     * Opens file {@code index} again from the root's handle, links not followed; fails if its name now
+     * names another file than the one planned.
+     */
+    public FileChannel open(int index) throws IOException {
+        SourceFile f = files.get(index);
+        try (DirectoryHandle dir = root.open(f.real().getParent())) {
+            return dir.readFile(f.real().getFileName().toString(), f.fileKey());
+        }
     }
 
     public TransferId id() {
@@ -148,6 +187,19 @@ public final class StripedTransfer {
 
     public long totalBytes() {
         return totalBytes;
+    }
+
+    /**
+     * The most block bytes this transfer can push to one relay: every block sealed once (a relay never holds two
+     * replicas of one block), each at most its data plus header, descriptor with the longest name, GCM tag and
+     * wire checksum (compression keeps a block only if it got shorter). What OPEN_TRANSFER declares as its space.
+     */
+    public long maxBytesPerRelay() {
+        int longestName = files.stream().mapToInt(f -> f.name().getBytes(StandardCharsets.UTF_8).length)
+                .max().orElse(0);
+        long perBlock = BlockHeader.FIXED_LENGTH + BlockDescriptor.FIXED_LENGTH + longestName + BlockHeader.TAG_LENGTH
+                + options.checksum().length();
+        return Math.max(1, totalBytes + plan.size() * perBlock); // an empty directory still opens
     }
 
     /** A sender pipeline whose first sealed block gets sequence number {@code firstSeq}. */
@@ -231,7 +283,7 @@ public final class StripedTransfer {
         PlannedBlock b = plan.get((int) seq);
         SourceFile f = files.get(b.file());
         SealedBlock sealed;
-        try (FileChannel ch = FileChannel.open(f.real(), StandardOpenOption.READ);
+        try (FileChannel ch = open(b.file());
              BlockPipeline pipeline = pipeline(seq)) {
             ByteBuf data = read(ch, b);
             try {

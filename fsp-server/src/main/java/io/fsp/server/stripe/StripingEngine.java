@@ -3,12 +3,13 @@ package io.fsp.server.stripe;
 import io.fsp.block.stage.BlockPipeline;
 import io.fsp.block.stage.SealedBlock;
 import io.fsp.checksum.Digest;
+import io.fsp.extension.Announcement;
+import io.fsp.extension.Announcement.Placement;
 import io.fsp.server.stripe.StripedTransfer.PlannedBlock;
 import io.fsp.server.stripe.StripedTransfer.SourceFile;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -20,6 +21,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,29 +36,33 @@ final class StripingEngine {
     private static final Logger log = LoggerFactory.getLogger(StripingEngine.class);
 
     /** A block that must be placed (again). {@code wire} is a reference the engine owns. */
-    private record Placement(PlannedBlock block, ByteBuf wire, Digest digest, String failedOn) {
+    private record Pending(PlannedBlock block, ByteBuf wire, Digest digest, String failedOn) {
     }
 
     private final StripedTransfer transfer;
     private final List<BlockTarget> targets;
-    private final Consumer<String> announce;
+    private final Consumer<Announcement.Block> announce;
+    private final BooleanSupplier awaitAnnouncementRoom;
     private final Duration waitLimit;
-    private final BlockingQueue<Placement> again = new LinkedBlockingQueue<>();
+    private final BlockingQueue<Pending> again = new LinkedBlockingQueue<>();
     private final AtomicInteger inFlight = new AtomicInteger();
     private volatile boolean cancelled;
     private int cyclic;
     private final java.util.concurrent.Executor digests;
 
     /**
-     * @param announce receives each announcement line ({@code BLK …}), in the order blocks were placed
+     * @param announce receives each block's announcement, in the order blocks were placed
+     * @param awaitAnnouncementRoom waits, before each block is read, while the client does not read the
+     *                              announcements already sent (back-pressure); false once it is gone
      * @param waitLimit longest wait for a target to take a block before it is given up
      */
-    StripingEngine(StripedTransfer transfer, List<BlockTarget> targets, Consumer<String> announce, Duration waitLimit,
-                   java.util.concurrent.Executor digests) {
+    StripingEngine(StripedTransfer transfer, List<BlockTarget> targets, Consumer<Announcement.Block> announce,
+                   BooleanSupplier awaitAnnouncementRoom, Duration waitLimit, java.util.concurrent.Executor digests) {
         this.digests = digests;
         this.transfer = transfer;
         this.targets = List.copyOf(targets);
         this.announce = announce;
+        this.awaitAnnouncementRoom = awaitAnnouncementRoom;
         this.waitLimit = waitLimit;
     }
 
@@ -75,19 +81,19 @@ final class StripingEngine {
             int openIndex = -1;
             try {
                 for (PlannedBlock b : plan) {
-                    if (cancelled) {
+                    if (!awaitAnnouncementRoom.getAsBoolean() || cancelled) {
                         throw new IOException("transfer cancelled");
                     }
                     if (transfer.held(b.seq())) {
                         placed.merge("have", 1, Integer::sum);
-                        announce.accept("BLK " + b.seq() + " have " + b.file() + " " + b.offset() + " " + b.length() + " -");
+                        announce.accept(new Announcement.Block(b.seq(), Placement.HELD, b.file(), b.offset(), b.length(), null));
                         continue;
                     }
                     if (b.file() != openIndex) {
                         if (open != null) {
                             open.close();
                         }
-                        open = FileChannel.open(transfer.files().get(b.file()).real(), StandardOpenOption.READ);
+                        open = transfer.open(b.file());
                         openIndex = b.file();
                     }
                     SourceFile f = transfer.files().get(b.file());
@@ -107,8 +113,8 @@ final class StripingEngine {
                         sealed.block().content().release();
                         throw new IOException(f.name() + ": block " + b.seq() + " changed since it was first sealed");
                     }
-                    place(new Placement(b, sealed.block().content(), sealed.digest(), null), placed);
-                    for (Placement p; (p = again.poll()) != null; ) {
+                    place(new Pending(b, sealed.block().content(), sealed.digest(), null), placed);
+                    for (Pending p; (p = again.poll()) != null; ) {
                         place(p, placed);
                     }
                 }
@@ -122,7 +128,7 @@ final class StripingEngine {
         }
         // Reading is done: wait for the last stores, placing again what a failing target gave back.
         while (inFlight.get() > 0 || !again.isEmpty()) {
-            Placement p = again.poll(50, TimeUnit.MILLISECONDS);
+            Pending p = again.poll(50, TimeUnit.MILLISECONDS);
             if (p != null) {
                 place(p, placed);
             }
@@ -133,12 +139,12 @@ final class StripingEngine {
         return placed;
     }
 
-    private void place(Placement p, java.util.Map<String, Integer> placed) throws InterruptedException {
+    private void place(Pending p, java.util.Map<String, Integer> placed) throws InterruptedException {
         BlockTarget target = pick(p.block().seq());
         if (target == null) {
             p.wire().release();
             placed.merge("origin", 1, Integer::sum);
-            announce.accept(line(p, "origin"));
+            announce.accept(announcement(p, Placement.ORIGIN));
             return;
         }
         List<BlockTarget> holders = new ArrayList<>(List.of(target));
@@ -165,18 +171,18 @@ final class StripingEngine {
             }));
         }
         CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).thenRun(() -> {
-            List<String> stored = new ArrayList<>();
+            List<BlockTarget> stored = new ArrayList<>();
             for (int i = 0; i < holders.size(); i++) {
                 if (sends.get(i).join()) {
-                    stored.add(holders.get(i).label());
+                    stored.add(holders.get(i));
                 }
             }
             if (stored.isEmpty()) {
-                again.add(new Placement(p.block(), spare, p.digest(), target.label()));
+                again.add(new Pending(p.block(), spare, p.digest(), target.label()));
             } else {
                 spare.release();
-                placed.merge(stored.get(0), 1, Integer::sum);
-                announce.accept(line(p, where(stored)));
+                placed.merge(stored.get(0).label(), 1, Integer::sum);
+                announce.accept(announcement(p, where(stored)));
             }
             inFlight.decrementAndGet();
         });
@@ -205,21 +211,24 @@ final class StripingEngine {
         }
     }
 
-    /** {@code relay:2}, or with replicas {@code relay:2,0} (the first is where the client fetches first). */
-    private static String where(List<String> labels) {
-        if (labels.size() == 1) {
-            return labels.get(0);
+    /**
+     * The data connection, or the relays that stored the block, the one picked by the strategy first (the client
+     * fetches from it first); only relays hold replicas.
+     */
+    private static Placement where(List<BlockTarget> stored) {
+        if (stored.get(0) instanceof BlockTarget.Direct) {
+            return Placement.DIRECT;
         }
-        StringBuilder sb = new StringBuilder("relay:");
-        for (int i = 0; i < labels.size(); i++) {
-            sb.append(i == 0 ? "" : ",").append(labels.get(i).substring("relay:".length()));
+        List<Integer> relays = new ArrayList<>();
+        for (BlockTarget t : stored) {
+            relays.add(((BlockTarget.Relay) t).index());
         }
-        return sb.toString();
+        return new Placement.Relays(relays);
     }
 
-    private String line(Placement p, String where) {
+    private static Announcement.Block announcement(Pending p, Placement where) {
         PlannedBlock b = p.block();
-        return "BLK " + b.seq() + " " + where + " " + b.file() + " " + b.offset() + " " + b.length() + " " + p.digest();
+        return new Announcement.Block(b.seq(), where, b.file(), b.offset(), b.length(), p.digest());
     }
 
     /** The target for block {@code seq} by the strategy, waiting until it can take it; null if none is left. */

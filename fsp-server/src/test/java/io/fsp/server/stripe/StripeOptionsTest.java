@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.checksum.ChecksumAlgorithm;
+import io.fsp.extension.Announcement;
+import io.fsp.extension.ExtensionCodec;
+import io.fsp.token.TransferId;
 import org.junit.jupiter.api.Test;
 
 class StripeOptionsTest {
@@ -27,6 +30,18 @@ class StripeOptionsTest {
         assertEquals(2, o.replicas());
         assertTrue(o.describe().contains("cipher=aes-128-gcm"));
         assertTrue(o.describe().endsWith(" replicas=2"));
+    }
+
+    /** The FSP announcement carries the options as FSPO shows them; the codec accepts every one of them. */
+    @Test
+    void theOptionsFitTheTransferAnnouncement() {
+        assertEquals("block-size=1048576 compression=off cipher=aes-256-gcm checksum=crc32c digest=sha256 strategy=fcfs"
+                + " include-direct=off streams=4 use-relays=on replicas=1", StripeOptions.DEFAULTS.describe());
+        StripeOptions o = StripeOptions.DEFAULTS.with("compression", "19").with("cipher", "none").with("strategy", "cyclic");
+        Announcement.Transfer t = new Announcement.Transfer(new TransferId(1), false, 1, 0, 10, 1, o.asMap());
+        String line = ExtensionCodec.format(t);
+        assertTrue(line.endsWith(" " + o.describe()), line);
+        assertEquals(t, ExtensionCodec.parse(line));
     }
 
     @Test

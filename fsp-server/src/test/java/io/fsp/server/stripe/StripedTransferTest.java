@@ -8,14 +8,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.block.stage.BlockPipeline;
 import io.fsp.block.stage.SealedBlock;
+import io.fsp.extension.ByteRange;
+import io.fsp.server.fs.FtpPath;
+import io.fsp.server.fs.UserRoot;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,7 +37,7 @@ class StripedTransferTest {
     /** Seals block 0 as the striping engine does and records its digest as announced. */
     private static byte[] sealAndAnnounce(StripedTransfer t) throws IOException {
         StripedTransfer.PlannedBlock b = t.plan().get(0);
-        try (FileChannel ch = FileChannel.open(t.files().get(0).real(), StandardOpenOption.READ);
+        try (FileChannel ch = t.open(0);
              BlockPipeline pipeline = t.pipeline(0)) {
             ByteBuf data = t.read(ch, b);
             SealedBlock sealed;
@@ -48,10 +51,45 @@ class StripedTransferTest {
         }
     }
 
+    private static StripedTransfer plan(Path file, StripeOptions options, SecureRandom random) throws IOException {
+        return StripedTransfer.plan(new UserRoot(file.getParent()), FtpPath.ROOT.resolve(file.getFileName().toString()),
+                options, random);
+    }
+
+    /** The bytes of every block of the plan, sealed once. */
+    private static long sealedBytes(StripedTransfer t) throws IOException {
+        long sum = 0;
+        for (StripedTransfer.PlannedBlock b : t.plan()) {
+            sum += bytes(t.reseal(b.seq())).length;
+        }
+        return sum;
+    }
+
+    @Test
+    void theSpaceDeclaredToARelayIsEveryBlockSealedOnceAtItsLargest() throws Exception {
+        byte[] random = new byte[50_000];
+        new java.util.Random(5).nextBytes(random);
+        Path file = Files.write(dir.resolve("a.bin"), random);
+        StripedTransfer one = plan(file, StripeOptions.DEFAULTS.with("block-size", "4k"),
+                new SecureRandom());
+        assertEquals(sealedBytes(one), one.maxBytesPerRelay(), "encrypted, one name: exact");
+
+        Path tree = Files.createDirectories(dir.resolve("tree/a-longer-directory-name"));
+        Files.write(tree.resolve("b.bin"), random);
+        Files.write(dir.resolve("tree/c"), new byte[10_000]); // compresses
+        Files.write(dir.resolve("tree/empty"), new byte[0]);
+        for (String cipher : new String[] {"aes-256-gcm", "none"}) {
+            StripedTransfer t = plan(dir.resolve("tree"), StripeOptions.DEFAULTS.with("block-size", "4k")
+                    .with("cipher", cipher).with("compression", "zstd").with("checksum", "sha256"), new SecureRandom());
+            long sealed = sealedBytes(t);
+            assertTrue(sealed <= t.maxBytesPerRelay(), cipher + ": sealed " + sealed + ", declared " + t.maxBytesPerRelay());
+        }
+    }
+
     @Test
     void resealOfAnUnchangedFileIsByteIdentical() throws Exception {
         Path file = Files.write(dir.resolve("a.bin"), new byte[100_000]);
-        StripedTransfer t = StripedTransfer.plan(file, StripeOptions.DEFAULTS, new SecureRandom());
+        StripedTransfer t = plan(file, StripeOptions.DEFAULTS, new SecureRandom());
         byte[] first = sealAndAnnounce(t);
         assertArrayEquals(first, bytes(t.reseal(0)));
     }
@@ -59,7 +97,7 @@ class StripedTransferTest {
     @Test
     void resealRefusesAFileThatChangedSinceItsBlockWasAnnounced() throws Exception {
         Path file = Files.write(dir.resolve("a.bin"), new byte[100_000]);
-        StripedTransfer t = StripedTransfer.plan(file, StripeOptions.DEFAULTS, new SecureRandom());
+        StripedTransfer t = plan(file, StripeOptions.DEFAULTS, new SecureRandom());
         sealAndAnnounce(t);
         byte[] changed = new byte[100_000];
         changed[7] = 1;
@@ -71,7 +109,7 @@ class StripedTransferTest {
     @Test
     void theFirstSealingOfABlockHoldsEveryLaterOneToItsPlaintext() throws Exception {
         Path file = Files.write(dir.resolve("a.bin"), new byte[100_000]);
-        StripedTransfer t = StripedTransfer.plan(file, StripeOptions.DEFAULTS, new SecureRandom());
+        StripedTransfer t = plan(file, StripeOptions.DEFAULTS, new SecureRandom());
         byte[] first = bytes(t.reseal(0)); // an origin re-fetch before the engine sealed it (a held block, say)
         assertArrayEquals(first, bytes(t.reseal(0)));
         byte[] changed = new byte[100_000];
@@ -83,12 +121,11 @@ class StripedTransferTest {
     @Test
     void blocksAResumingClientHoldsAreMarkedHeld() throws Exception {
         Path file = Files.write(dir.resolve("a.bin"), new byte[5 * 4096 + 10]);
-        StripedTransfer t = StripedTransfer.plan(file, StripeOptions.DEFAULTS.with("block-size", "4k"), new SecureRandom());
+        StripedTransfer t = plan(file, StripeOptions.DEFAULTS.with("block-size", "4k"), new SecureRandom());
         ResumeClaim claim = new ResumeClaim("ab".repeat(32));
-        claim.add(0, 0, 4096);
-        claim.add(0, 8192, 12288);
-        claim.add(0, 12288, 16384); // touches the one before: merged
-        claim.add(0, 20480, 20489); // one byte short of the last block
+        claim.add(0, List.of(new ByteRange(0, 4096), new ByteRange(8192, 12288)));
+        claim.add(0, List.of(new ByteRange(12288, 16384))); // touches the one before: merged
+        claim.add(0, List.of(new ByteRange(20480, 20489))); // one byte short of the last block
         assertEquals(3, t.hold(claim));
         assertTrue(t.held(0));
         assertFalse(t.held(1));
@@ -101,11 +138,48 @@ class StripedTransferTest {
     @Test
     void aClaimIsBounded() {
         ResumeClaim claim = new ResumeClaim("00".repeat(32));
-        for (int i = 0; i < ResumeClaim.MAX_RANGES; i++) {
-            claim.add(1, 2L * i, 2L * i + 1);
+        for (int i = 0; i < ResumeClaim.MAX_RANGES - 1; i++) {
+            claim.add(1, List.of(new ByteRange(2L * i, 2L * i + 1)));
         }
-        assertThrows(IllegalArgumentException.class, () -> claim.add(1, 0, 1));
+        long past = 2L * ResumeClaim.MAX_RANGES;
+        // a line that would pass the bound is refused whole: nothing of it is kept
+        assertThrows(IllegalArgumentException.class, () -> claim.add(2, List.of(new ByteRange(0, 10), new ByteRange(20, 30))));
+        assertFalse(claim.covers(2, 0, 10));
+        claim.add(1, List.of(new ByteRange(past, past + 1)));
+        assertTrue(claim.covers(1, past, 1));
+        assertThrows(IllegalArgumentException.class, () -> claim.add(1, List.of(new ByteRange(0, 1))));
         assertThrows(IllegalArgumentException.class, () -> new ResumeClaim("not hex"));
-        assertThrows(IllegalArgumentException.class, () -> new ResumeClaim("00".repeat(32)).add(0, 5, 5));
+        assertThrows(IllegalArgumentException.class, () -> new ResumeClaim("00".repeat(32)).add(-1, List.of(new ByteRange(0, 1))));
+    }
+
+    /**
+     * A sub-directory swapped for a link to outside after the plan (by a local user, or by RNFR/RNTO): the
+     * blocks read later, by the engine or an origin re-fetch, never come from outside.
+     */
+    @Test
+    void blocksAreNeverReadThroughALinkSwappedInAfterThePlan() throws Exception {
+        Path root = Files.createDirectories(dir.resolve("root"));
+        Path outside = Files.createDirectories(dir.resolve("outside"));
+        Files.createDirectories(root.resolve("d/a"));
+        Files.createDirectories(root.resolve("d/b"));
+        Files.writeString(root.resolve("d/a/one.txt"), "inside one");
+        Files.writeString(root.resolve("d/b/two.txt"), "inside two");
+        Files.writeString(outside.resolve("two.txt"), "OUTSIDE!!!");
+        StripedTransfer t = StripedTransfer.plan(new UserRoot(root), FtpPath.ROOT.resolve("d"),
+                StripeOptions.DEFAULTS.with("cipher", "none"), new SecureRandom());
+        assertEquals(List.of("a/one.txt", "b/two.txt"), t.files().stream().map(StripedTransfer.SourceFile::name).toList());
+        Files.move(root.resolve("d/b"), root.resolve("d/b.old"));
+        Files.createSymbolicLink(root.resolve("d/b"), outside);
+        assertThrows(IOException.class, () -> t.reseal(1));
+        assertThrows(IOException.class, () -> t.open(1).close());
+        assertEquals(1, t.plan().get(1).file());
+        // The file itself replaced by another one under its name: refused too, the plan was made for the first.
+        Files.delete(root.resolve("d/b"));
+        Files.move(root.resolve("d/b.old"), root.resolve("d/b"));
+        Files.move(root.resolve("d/b/two.txt"), root.resolve("d/b/old.txt"));
+        Files.writeString(root.resolve("d/b/two.txt"), "inside 2!!");
+        assertThrows(IOException.class, () -> t.open(1).close());
+        Files.move(root.resolve("d/b/old.txt"), root.resolve("d/b/two.txt"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        t.open(1).close();
     }
 }

@@ -7,7 +7,6 @@ import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.server.ftp.ReplyCode;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
 import java.util.List;
 
 /** {@code CWD <path>} (alias {@code XCWD}) — RFC 959 §4.1.1. Paths are a tree from "/" (RFC 3659 §6, TVFS). */
@@ -50,7 +49,13 @@ public final class CwdCommand implements FtpCommand {
             session.reply(Replies.outsideRoot(argument));
             return;
         }
-        session.blocking(path, () -> Files.isDirectory(session.root().resolve(path)), isDirectory -> {
+        session.blocking(path, () -> {
+            try {
+                return session.root().attributes(path).isDirectory();
+            } catch (java.nio.file.NoSuchFileException e) {
+                return false;
+            }
+        }, isDirectory -> {
             if (isDirectory) {
                 session.cwd(path);
                 session.reply(Replies.fileActionOk("Directory changed to " + Replies.quote(path)));

@@ -1,14 +1,12 @@
 package io.fsp.server.ftp.command;
 
 import io.fsp.server.fs.FtpPath;
+import io.fsp.server.fs.UserRoot;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.server.ftp.ReplyCode;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.Path;
 
 /** {@code DELE <path>} — RFC 959 §4.1.3. Deletes a file (or a link itself), never a directory. */
 public final class DeleCommand implements FtpCommand {
@@ -33,11 +31,12 @@ public final class DeleCommand implements FtpCommand {
             return;
         }
         CommandPaths.required(session, request, this).ifPresent(path -> session.blocking(path, () -> {
-            Path real = session.root().resolveEntry(path);
-            if (Files.isDirectory(real, LinkOption.NOFOLLOW_LINKS)) {
-                throw new io.fsp.server.ftp.FtpReplyException(Replies.notAFile(path));
+            try (UserRoot.Entry entry = session.root().entry(path)) {
+                if (entry.dir().existing(entry.name()).isDirectory()) {
+                    throw new io.fsp.server.ftp.FtpReplyException(Replies.notAFile(path));
+                }
+                entry.dir().deleteFile(entry.name());
             }
-            Files.delete(real);
             return path;
         }, deleted -> session.reply(Replies.fileActionOk(Replies.quote(deleted) + " deleted"))));
     }

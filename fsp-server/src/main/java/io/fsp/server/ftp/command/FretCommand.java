@@ -1,9 +1,11 @@
 package io.fsp.server.ftp.command;
 
+import io.fsp.extension.Announcement;
+import io.fsp.extension.ExtensionCodec;
+import io.fsp.extension.Manifest;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.ftp.FtpReply;
-import io.fsp.server.ftp.FtpReplyException;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
@@ -23,14 +25,9 @@ import io.fsp.token.TokenKey;
 import io.fsp.token.TokenScope;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -67,7 +64,7 @@ public final class FretCommand extends FspExtensionCommand {
     }
 
     /** Everything prepared off the event loop: the plan and the relays that took the transfer. */
-    private record Prepared(StripedTransfer transfer, TokenKey tokenKey, CapabilityToken token,
+    private record Prepared(StripedTransfer transfer, Manifest manifest, TokenKey tokenKey, CapabilityToken token,
                             Map<Integer, RelayConnection> relays, List<RelayEndpoint> endpoints) {
         /** The transfer is over: connections that served it to the end wait for the next one, the others close. */
         void release(StripeContext stripe, Striping striping, boolean completed) {
@@ -98,15 +95,9 @@ public final class FretCommand extends FspExtensionCommand {
     }
 
     private Prepared prepare(FtpSession session, FtpPath path, StripeOptions options) throws Exception {
-        Path real = session.root().resolve(path);
-        if (!Files.exists(real)) {
-            throw new java.nio.file.NoSuchFileException(path.toString());
-        }
-        if (!Files.isRegularFile(real) && !Files.isDirectory(real)) {
-            throw new FtpReplyException(Replies.notAFile(path));
-        }
-        StripedTransfer transfer = StripedTransfer.plan(real, options, stripe.random());
-        holdWhatTheClientHas(session, transfer);
+        StripedTransfer transfer = StripedTransfer.plan(session.root(), path, options, stripe.random());
+        Manifest manifest = manifest(transfer);
+        holdWhatTheClientHas(session, transfer, manifest);
         TokenKey tokenKey = TokenKey.random();
         Instant expires = Instant.now().plus(TOKEN_LIFETIME);
         CapabilityToken token = CapabilityToken.issue(tokenKey, transfer.id(), expires, TokenScope.ALL);
@@ -117,7 +108,7 @@ public final class FretCommand extends FspExtensionCommand {
         for (RelayEndpoint e : endpoints) {
             opening.add(stripe.relayConnection(e, conn -> {
                 conn.pushWindowBytes(window);
-                return conn.openTransfer(transfer.id(), tokenKey, expires, transfer.totalBytes());
+                return conn.openTransfer(transfer.id(), tokenKey, expires, transfer.maxBytesPerRelay());
             }));
         }
         Map<Integer, RelayConnection> relays = new TreeMap<>();
@@ -131,23 +122,19 @@ public final class FretCommand extends FspExtensionCommand {
                 opening.get(i).thenAccept(RelayConnection::close); // late: this transfer went on without it
             }
         }
-        return new Prepared(transfer, tokenKey, token, relays, endpoints);
+        return new Prepared(transfer, manifest, tokenKey, token, relays, endpoints);
     }
 
     /**
      * A resuming client named what it holds from an earlier run (FHAV): if the files are unchanged (same
      * manifest), those blocks are announced as {@code have} and never read or sent.
      */
-    private void holdWhatTheClientHas(FtpSession session, StripedTransfer transfer) {
+    private void holdWhatTheClientHas(FtpSession session, StripedTransfer transfer, Manifest manifest) {
         ResumeClaim claim = stripe.session(session).takeResumeClaim();
         if (claim == null) {
             return;
         }
-        List<String> lines = new ArrayList<>();
-        for (int i = 0; i < transfer.files().size(); i++) {
-            lines.add(fileLine(i, transfer.files().get(i)));
-        }
-        if (claim.manifestDigest().equals(ResumeClaim.manifestDigest(lines))) {
+        if (claim.manifestDigest().equals(manifest.digest())) {
             log.info("{} transfer {}: the client holds {} of {} blocks from an earlier run; they are not sent again", session,
                     transfer.id(), transfer.hold(claim), transfer.plan().size());
         } else {
@@ -155,8 +142,14 @@ public final class FretCommand extends FspExtensionCommand {
         }
     }
 
-    private static String fileLine(int index, StripedTransfer.SourceFile f) {
-        return "FILE " + index + " " + f.size() + " " + f.modifiedMillis() + " " + encodeName(f.name());
+    /** The FILE lines of the transfer (a name the extension cannot carry fails the FRET here, before anything is sent). */
+    private static Manifest manifest(StripedTransfer transfer) {
+        List<Announcement.File> files = new ArrayList<>();
+        for (int i = 0; i < transfer.files().size(); i++) {
+            StripedTransfer.SourceFile f = transfer.files().get(i);
+            files.add(new Announcement.File(i, f.size(), f.modifiedMillis(), f.name()));
+        }
+        return new Manifest(files);
     }
 
     /**
@@ -190,22 +183,19 @@ public final class FretCommand extends FspExtensionCommand {
         stripe.session(session).remember(t);
         String summary = "FSP transfer " + t.id() + " of " + Replies.quote(path) + ": " + t.files().size() + " files, "
                 + t.totalBytes() + " bytes, " + t.plan().size() + " blocks";
-        List<String> info = new ArrayList<>();
-        info.add("FSP " + t.id() + " kind=" + (t.isDirectory() ? "directory" : "file") + " files=" + t.files().size() + " directories=" + t.directories().size()
-                + " bytes=" + t.totalBytes() + " blocks=" + t.plan().size() + " " + t.options().describe());
-        info.add("KEY " + (t.key() == null ? "none" : Base64.getEncoder().encodeToString(t.key().encoded())));
-        info.add("TOKEN " + p.token().toText());
+        List<Announcement> info = new ArrayList<>();
+        info.add(new Announcement.Transfer(t.id(), t.isDirectory(), t.files().size(), t.directories().size(), t.totalBytes(),
+                t.plan().size(), t.options().asMap()));
+        info.add(new Announcement.Key(t.key() == null ? null : t.key().encoded()));
+        info.add(new Announcement.Token(p.token()));
         for (Map.Entry<Integer, RelayConnection> r : p.relays().entrySet()) {
             RelayEndpoint e = p.endpoints().get(r.getKey());
-            info.add("RELAY " + r.getKey() + " " + e.hostPort() + " " + e.fingerprint());
+            info.add(new Announcement.Relay(r.getKey(), e.host(), e.port(), e.fingerprint()));
         }
         for (String d : t.directories()) {
-            info.add("DIR " + encodeName(d));
+            info.add(new Announcement.Directory(d));
         }
-        for (int i = 0; i < t.files().size(); i++) {
-            StripedTransfer.SourceFile f = t.files().get(i);
-            info.add(fileLine(i, f));
-        }
+        info.addAll(p.manifest().files());
         Striping striping = new Striping(stripe, session, t, p.relays(), p.endpoints());
         if (direct.isPresent()) {
             DataTransfers.run(session, direct.get(), path, summary,
@@ -227,14 +217,9 @@ public final class FretCommand extends FspExtensionCommand {
         }
     }
 
-    private static void announceAll(FtpSession session, List<String> lines) {
-        for (String line : lines) {
-            session.reply(new FtpReply(ReplyCode.FSP_ANNOUNCEMENT, line));
+    private static void announceAll(FtpSession session, List<Announcement> announcements) {
+        for (Announcement a : announcements) {
+            session.reply(new FtpReply(ReplyCode.FSP_ANNOUNCEMENT, ExtensionCodec.format(a)));
         }
-    }
-
-    /** Names travel percent-encoded (UTF-8), so a line never holds a space, CR or LF of a name. */
-    static String encodeName(String name) {
-        return URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
     }
 }

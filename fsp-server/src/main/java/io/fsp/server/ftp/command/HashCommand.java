@@ -1,7 +1,7 @@
 package io.fsp.server.ftp.command;
 
+import io.fsp.server.fs.UserRoot;
 import io.fsp.server.ftp.FtpReply;
-import io.fsp.server.ftp.FtpReplyException;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.HashAlgorithm;
@@ -10,9 +10,6 @@ import io.fsp.server.ftp.ReplyCode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -23,7 +20,8 @@ import java.util.zip.CRC32;
 /**
  * {@code HASH <path>} — draft-bryan-ftpext-hash-02 §3: the digest of a whole file with the algorithm chosen
  * by {@code OPTS HASH} (SHA-256 by default), as {@code 213 SHA-256 0-<size> <hex> <path>} (the range end is
- * exclusive). The file is read off the event loop.
+ * exclusive). The file is read off the event loop; ABOR (answered 426, then 226) or a disconnect stops the
+ * read.
  */
 public final class HashCommand implements FtpCommand {
     private static final int BUFFER = 1 << 20;
@@ -56,13 +54,11 @@ public final class HashCommand implements FtpCommand {
     public void execute(FtpSession session, FtpRequest request) {
         HashAlgorithm algorithm = session.hashAlgorithm();
         String name = request.argument();
-        CommandPaths.required(session, request, this).ifPresent(path -> session.blocking(path, () -> {
-            Path real = session.root().resolve(path);
-            if (!Files.isRegularFile(real)) {
-                throw Files.exists(real) ? new FtpReplyException(Replies.notAFile(path))
-                        : new java.nio.file.NoSuchFileException(path.toString());
+        CommandPaths.required(session, request, this).ifPresent(path -> session.wholeFileRead(path, () -> {
+            try (UserRoot.Entry target = session.root().target(path);
+                 FileChannel file = target.dir().readFile(target.name(), null)) {
+                return digest(file, algorithm);
             }
-            return digest(real, algorithm);
         }, result -> session.reply(new FtpReply(ReplyCode.FILE_STATUS,
                 algorithm.ftpName() + " 0-" + result.size() + " " + result.hex() + " " + name))));
     }
@@ -71,10 +67,10 @@ public final class HashCommand implements FtpCommand {
     public record FileDigest(long size, String hex) {
     }
 
-    public static FileDigest digest(Path file, HashAlgorithm algorithm) throws IOException {
+    public static FileDigest digest(FileChannel ch, HashAlgorithm algorithm) throws IOException {
         ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER);
         long size = 0;
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+        try {
             if (algorithm == HashAlgorithm.CRC32) {
                 CRC32 crc = new CRC32();
                 while (ch.read(buffer.clear()) >= 0) {

@@ -12,8 +12,7 @@ import io.fsp.server.ftp.data.DataTransfers;
 import io.fsp.server.ftp.data.FileSender;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -64,17 +63,14 @@ final class Listings {
     }
 
     private static String render(FtpSession session, FtpPath path, Format format, boolean writable) throws Exception {
-        Path real = session.root().resolve(path);
-        if (!Files.exists(real)) {
-            throw new java.nio.file.NoSuchFileException(path.toString());
-        }
-        boolean directory = Files.isDirectory(real);
+        BasicFileAttributes attrs = session.root().attributes(path);
+        boolean directory = attrs.isDirectory();
         if (format == Format.MLSD && !directory) {
             throw new FtpReplyException(Replies.badArguments(Replies.quote(path) + ": not a directory"));
         }
         List<DirectoryEntry> entries = directory
-                ? ListingFormatter.read(session.root(), real)
-                : List.of(DirectoryEntry.read(path.name(), real));
+                ? ListingFormatter.read(session.root(), path)
+                : List.of(DirectoryEntry.of(path.name(), attrs));
         Instant now = Instant.now();
         StringBuilder sb = new StringBuilder(entries.size() * 64);
         for (DirectoryEntry e : entries) {

@@ -7,7 +7,6 @@ import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.server.ftp.ReplyCode;
 import io.fsp.server.fs.ListingFormatter;
-import java.nio.file.Files;
 import java.util.List;
 
 /** {@code MDTM <path>} — RFC 3659 §3: the modification time, {@code YYYYMMDDHHMMSS} in UTC. */
@@ -35,7 +34,7 @@ public final class MdtmCommand implements FtpCommand {
     @Override
     public void execute(FtpSession session, FtpRequest request) {
         CommandPaths.required(session, request, this).ifPresent(path -> session.blocking(path,
-                () -> Files.getLastModifiedTime(session.root().resolve(path)).toInstant(),
+                () -> session.root().attributes(path).lastModifiedTime().toInstant(),
                 time -> session.reply(new FtpReply(ReplyCode.FILE_STATUS, ListingFormatter.TIME_VAL.format(time)))));
     }
 }

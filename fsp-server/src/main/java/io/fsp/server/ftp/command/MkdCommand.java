@@ -1,12 +1,13 @@
 package io.fsp.server.ftp.command;
 
 import io.fsp.server.fs.FtpPath;
+import io.fsp.server.fs.UserRoot;
+import io.fsp.server.fs.DirectoryHandle;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.server.ftp.ReplyCode;
-import java.nio.file.Files;
 
 /** {@code MKD <path>} (alias {@code XMKD}) — RFC 959 §4.1.3; 257 with the new directory's path. */
 public final class MkdCommand implements FtpCommand {
@@ -34,7 +35,9 @@ public final class MkdCommand implements FtpCommand {
             if (path.isRoot()) {
                 throw new java.nio.file.FileAlreadyExistsException("/");
             }
-            Files.createDirectory(session.root().resolveEntry(path));
+            try (UserRoot.Entry entry = session.root().entry(path); DirectoryHandle root = session.root().openRoot()) {
+                entry.dir().createDirectory(entry.name(), root);
+            }
             return path;
         }, created -> session.reply(new FtpReply(ReplyCode.PATH_CREATED, Replies.quote(created) + " created"))));
     }

@@ -37,7 +37,7 @@ public final class MlstCommand implements FtpCommand {
     @Override
     public void execute(FtpSession session, FtpRequest request) {
         CommandPaths.resolve(session, request.hasArgument() ? request.argument() : ".").ifPresent(path ->
-                session.blocking(path, () -> DirectoryEntry.read(path.name(), session.root().resolve(path)), entry ->
+                session.blocking(path, () -> DirectoryEntry.of(path.name(), session.root().attributes(path)), entry ->
                         session.reply(new FtpReply(ReplyCode.FILE_ACTION_OK, List.of(
                                 "Listing " + path,
                                 " " + ListingFormatter.facts(entry, path.toString(), session.isWritable()),

@@ -1,6 +1,7 @@
 package io.fsp.server.ftp.command;
 
 import io.fsp.server.fs.FtpPath;
+import io.fsp.server.fs.UserRoot;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
@@ -12,14 +13,11 @@ import io.fsp.server.ftp.data.DataConnection;
 import io.fsp.server.ftp.data.DataTransfers;
 import io.fsp.server.ftp.data.FileSender;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 
 /**
  * {@code RETR <path>} — RFC 959 §4.1.3, from the REST offset if one was given (RFC 3659 §5). The file is
- * opened off the event loop; the bytes go by {@code sendfile} when the data connection is clear and the
+ * opened off the event loop, through directory handles from the root (never a FIFO or device); the bytes go by {@code sendfile} when the data connection is clear and the
  * type is I.
  */
 public final class RetrCommand implements FtpCommand {
@@ -60,12 +58,10 @@ public final class RetrCommand implements FtpCommand {
         }
         boolean ascii = session.type() == TransferType.ASCII;
         session.blocking(path, () -> {
-            Path real = session.root().resolve(path);
-            if (!Files.isRegularFile(real)) {
-                throw Files.exists(real) ? new FtpReplyException(Replies.notAFile(path))
-                        : new java.nio.file.NoSuchFileException(path.toString());
+            FileChannel file;
+            try (UserRoot.Entry target = session.root().target(path)) {
+                file = target.dir().readFile(target.name(), null);
             }
-            FileChannel file = FileChannel.open(real, StandardOpenOption.READ);
             long size = file.size();
             if (offset > size) {
                 file.close();

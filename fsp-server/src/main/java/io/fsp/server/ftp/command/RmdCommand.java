@@ -1,14 +1,12 @@
 package io.fsp.server.ftp.command;
 
 import io.fsp.server.fs.FtpPath;
+import io.fsp.server.fs.UserRoot;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.server.ftp.ReplyCode;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.Path;
 
 /** {@code RMD <path>} (alias {@code XRMD}) — RFC 959 §4.1.3. Removes an empty directory, never the root. */
 public final class RmdCommand implements FtpCommand {
@@ -36,13 +34,12 @@ public final class RmdCommand implements FtpCommand {
             if (path.isRoot()) {
                 throw new java.nio.file.AccessDeniedException("/");
             }
-            Path real = session.root().resolveEntry(path);
-            if (!Files.isDirectory(real, LinkOption.NOFOLLOW_LINKS)) {
-                throw Files.exists(real, LinkOption.NOFOLLOW_LINKS)
-                        ? new io.fsp.server.ftp.FtpReplyException(Replies.notADirectory(path))
-                        : new java.nio.file.NoSuchFileException(path.toString());
+            try (UserRoot.Entry entry = session.root().entry(path)) {
+                if (!entry.dir().existing(entry.name()).isDirectory()) {
+                    throw new io.fsp.server.ftp.FtpReplyException(Replies.notADirectory(path));
+                }
+                entry.dir().deleteDirectory(entry.name());
             }
-            Files.delete(real);
             return path;
         }, removed -> session.reply(Replies.fileActionOk(Replies.quote(removed) + " removed"))));
     }

@@ -1,13 +1,12 @@
 package io.fsp.server.ftp.command;
 
 import io.fsp.server.fs.FtpPath;
+import io.fsp.server.fs.UserRoot;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.server.ftp.ReplyCode;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 
 /** {@code RNFR <path>} — RFC 959 §4.1.3; must be followed at once by RNTO. */
 public final class RnfrCommand implements FtpCommand {
@@ -32,8 +31,11 @@ public final class RnfrCommand implements FtpCommand {
             return;
         }
         CommandPaths.required(session, request, this).ifPresent(path -> session.blocking(path, () -> {
-            if (path.isRoot() || !Files.exists(session.root().resolveEntry(path), LinkOption.NOFOLLOW_LINKS)) {
+            if (path.isRoot()) {
                 throw new java.nio.file.NoSuchFileException(path.toString());
+            }
+            try (UserRoot.Entry entry = session.root().entry(path)) {
+                entry.dir().existing(entry.name());
             }
             return path;
         }, from -> {

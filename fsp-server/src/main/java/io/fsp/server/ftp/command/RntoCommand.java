@@ -1,13 +1,12 @@
 package io.fsp.server.ftp.command;
 
 import io.fsp.server.fs.FtpPath;
+import io.fsp.server.fs.UserRoot;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.server.ftp.ReplyCode;
-import java.nio.file.Files;
-import java.nio.file.StandardCopyOption;
 
 /**
  * {@code RNTO <path>} — RFC 959 §4.1.3. Renames what RNFR named, replacing an existing file as
@@ -44,7 +43,9 @@ public final class RntoCommand implements FtpCommand {
             if (to.isRoot()) {
                 throw new java.nio.file.FileAlreadyExistsException("/");
             }
-            Files.move(session.root().resolveEntry(from), session.root().resolveEntry(to), StandardCopyOption.ATOMIC_MOVE);
+            try (UserRoot.Entry source = session.root().entry(from); UserRoot.Entry target = session.root().entry(to)) {
+                source.dir().move(source.name(), target.dir(), target.name());
+            }
             return to;
         }, renamed -> session.reply(Replies.fileActionOk("Renamed " + Replies.quote(from) + " to " + Replies.quote(renamed)))));
     }

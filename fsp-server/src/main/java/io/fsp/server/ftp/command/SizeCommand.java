@@ -1,6 +1,6 @@
 package io.fsp.server.ftp.command;
 
-import io.fsp.server.fs.FtpPath;
+import io.fsp.server.fs.UserRoot;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
@@ -10,14 +10,14 @@ import io.fsp.server.ftp.TransferType;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * {@code SIZE <path>} — RFC 3659 §4: the number of bytes a RETR in the current TYPE would send. In ASCII
- * that counts the CR added before each LF, which takes one read of the file (off the event loop).
+ * that counts the CR added before each LF, which takes one read of the file (off the event loop, stopped by
+ * ABOR or a disconnect).
  */
 public final class SizeCommand implements FtpCommand {
     @Override
@@ -43,27 +43,36 @@ public final class SizeCommand implements FtpCommand {
     @Override
     public void execute(FtpSession session, FtpRequest request) {
         TransferType type = session.type();
-        CommandPaths.required(session, request, this).ifPresent(path -> session.blocking(path, () -> {
-            Path real = session.root().resolve(path);
-            if (!Files.isRegularFile(real)) {
-                throw Files.exists(real) ? new io.fsp.server.ftp.FtpReplyException(Replies.notAFile(path))
-                        : new java.nio.file.NoSuchFileException(path.toString());
+        CommandPaths.required(session, request, this).ifPresent(path -> {
+            Consumer<Long> answer = n -> session.reply(new FtpReply(ReplyCode.FILE_STATUS, Long.toString(n)));
+            if (type == TransferType.BINARY) {
+                session.blocking(path, () -> {
+                    BasicFileAttributes attrs = session.root().attributes(path);
+                    if (!attrs.isRegularFile()) {
+                        throw new io.fsp.server.ftp.FtpReplyException(Replies.notAFile(path));
+                    }
+                    return attrs.size();
+                }, answer);
+                return;
             }
-            return type == TransferType.BINARY ? Files.size(real) : asciiSize(real);
-        }, size -> session.reply(new FtpReply(ReplyCode.FILE_STATUS, Long.toString(size)))));
+            session.wholeFileRead(path, () -> { // reads it all: ABOR may stop it
+                try (UserRoot.Entry target = session.root().target(path);
+                     FileChannel file = target.dir().readFile(target.name(), null)) {
+                    return asciiSize(file);
+                }
+            }, answer);
+        });
     }
 
-    static long asciiSize(Path file) throws IOException {
+    static long asciiSize(FileChannel ch) throws IOException {
         long size = 0;
         ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            while (ch.read(buffer.clear()) >= 0) {
-                buffer.flip();
-                size += buffer.remaining();
-                while (buffer.hasRemaining()) {
-                    if (buffer.get() == '\n') {
-                        size++;
-                    }
+        while (ch.read(buffer.clear()) >= 0) {
+            buffer.flip();
+            size += buffer.remaining();
+            while (buffer.hasRemaining()) {
+                if (buffer.get() == '\n') {
+                    size++;
                 }
             }
         }

@@ -9,8 +9,7 @@ import io.fsp.server.ftp.ReplyCode;
 import io.fsp.server.auth.UserAccount;
 import io.fsp.server.fs.DirectoryEntry;
 import io.fsp.server.fs.ListingFormatter;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,11 +62,9 @@ public final class StatCommand implements FtpCommand {
             return;
         }
         session.blocking(path, () -> {
-            Path real = session.root().resolve(path);
-            List<DirectoryEntry> entries = Files.isDirectory(real)
-                    ? ListingFormatter.read(session.root(), real)
-                    : List.of(DirectoryEntry.read(path.name(), real));
-            return entries;
+            BasicFileAttributes attrs = session.root().attributes(path);
+            return attrs.isDirectory() ? ListingFormatter.read(session.root(), path)
+                    : List.of(DirectoryEntry.of(path.name(), attrs));
         }, entries -> {
             Instant now = Instant.now();
             List<String> lines = new ArrayList<>();

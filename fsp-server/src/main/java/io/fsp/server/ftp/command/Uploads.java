@@ -1,6 +1,8 @@
 package io.fsp.server.ftp.command;
 
+import io.fsp.server.fs.DirectoryHandle;
 import io.fsp.server.fs.FtpPath;
+import io.fsp.server.fs.UserRoot;
 import io.fsp.server.fs.UploadNames;
 import io.fsp.server.ftp.FtpReplyException;
 import io.fsp.server.ftp.FtpSession;
@@ -16,12 +18,7 @@ import io.fsp.server.ftp.data.LocalFileException;
 import io.netty.util.concurrent.Promise;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
+import java.nio.file.FileAlreadyExistsException;
 import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -34,14 +31,19 @@ import java.util.concurrent.RejectedExecutionException;
 final class Uploads {
     enum Mode { REPLACE, APPEND, RESUME, UNIQUE }
 
-    /** An open upload: where bytes go, and what to do when they have all arrived. */
-    private record Target(FtpPath path, FileChannel file, Path partial, Path target, long position, boolean truncate)
-            implements AutoCloseable {
+    /**
+     * An open upload: where bytes go (a file opened through {@code dir}, the directory holding it), and what
+     * to do when they have all arrived.
+     */
+    private record Target(FtpPath path, DirectoryHandle dir, FileChannel file, String partial, String target,
+                          long position, boolean truncate) implements AutoCloseable {
         @Override
         public void close() throws IOException {
-            file.close();
-            if (partial != null) {
-                Files.deleteIfExists(partial);
+            try (dir) {
+                file.close();
+                if (partial != null) {
+                    dir.deleteIfExists(partial);
+                }
             }
         }
     }
@@ -80,7 +82,7 @@ final class Uploads {
                     try {
                         session.server().blocking().execute(() -> {
                             try {
-                                complete(target, bytes);
+                                complete(target, bytes, session.server().config().fsyncUploads());
                                 stored.trySuccess(bytes);
                             } catch (IOException e) {
                                 stored.tryFailure(new LocalFileException(e));
@@ -92,71 +94,99 @@ final class Uploads {
                 });
                 return stored;
             }, ok -> {
-                target.close();
-                if (!ok && mode == Mode.UNIQUE) {
-                    Files.deleteIfExists(target.target()); // the name was only reserved
+                try (target) {
+                    if (!ok && mode == Mode.UNIQUE) {
+                        target.dir().deleteIfExists(target.target()); // the name was only reserved
+                    }
                 }
             });
         }, () -> connection.get().close());
     }
 
-    private static Target open(FtpSession session, FtpPath requested, Mode mode, long offset) throws IOException {
-        FtpPath path = requested;
+    private static Target open(FtpSession session, FtpPath path, Mode mode, long offset) throws IOException {
         if (path.isRoot()) {
             throw new FtpReplyException(Replies.notAFile(path));
         }
-        Path dir = session.root().resolve(path.parent());
-        if (!Files.isDirectory(dir)) {
-            throw new NoSuchFileException(path.parent().toString());
-        }
         if (mode == Mode.UNIQUE) {
-            for (int i = 0; ; i++) {
-                FtpPath candidate = i == 0 ? path : path.parent().child(path.name() + "." + i);
-                Path real = dir.resolve(candidate.name());
-                try {
-                    FileChannel file = FileChannel.open(real, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-                    return new Target(candidate, file, null, real, 0, false);
-                } catch (java.nio.file.FileAlreadyExistsException e) {
-                    if (i >= 999) {
-                        throw new FtpReplyException(ReplyCode.FILE_NAME_NOT_ALLOWED, "No unique name left for " + Replies.quote(path));
+            DirectoryHandle dir = session.root().directory(path.parent());
+            try {
+                for (int i = 0; ; i++) {
+                    FtpPath candidate = i == 0 ? path : path.parent().child(path.name() + "." + i);
+                    try {
+                        FileChannel file = dir.createFile(candidate.name());
+                        return new Target(candidate, dir, file, null, candidate.name(), 0, false);
+                    } catch (FileAlreadyExistsException e) {
+                        if (i >= 999) {
+                            throw new FtpReplyException(ReplyCode.FILE_NAME_NOT_ALLOWED, "No unique name left for " + Replies.quote(path));
+                        }
                     }
                 }
+            } catch (IOException | RuntimeException e) {
+                dir.close();
+                throw e;
             }
         }
-        Path real = session.root().resolve(path);
-        if (Files.isDirectory(real)) {
-            throw new FtpReplyException(Replies.notAFile(path));
-        }
-        switch (mode) {
-            case APPEND -> {
-                FileChannel file = FileChannel.open(real, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-                return new Target(path, file, null, real, file.size(), false);
+        UserRoot.Entry entry = session.root().target(path);
+        DirectoryHandle dir = entry.dir();
+        String name = entry.name();
+        try {
+            // Only a regular file is replaced or written to: never a directory, FIFO, socket or device.
+            if (name.equals(".") || dir.attributes(name).map(a -> !a.isRegularFile()).orElse(false)) {
+                throw new FtpReplyException(Replies.notAFile(path));
             }
-            case RESUME -> {
-                long size = Files.exists(real, LinkOption.NOFOLLOW_LINKS) ? Files.size(real) : 0;
-                if (offset > size) {
-                    throw new FtpReplyException(ReplyCode.INVALID_REST,
-                            "REST offset " + offset + " is beyond the end of " + Replies.quote(path) + " (" + size + " bytes)");
+            switch (mode) {
+                case APPEND -> {
+                    FileChannel file = dir.writeFile(name);
+                    return new Target(path, dir, file, null, name, file.size(), false);
                 }
-                FileChannel file = FileChannel.open(real, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-                return new Target(path, file, null, real, offset, true);
+                case RESUME -> {
+                    // Checked before the open too, so a refused resume does not create the file.
+                    checkRestOffset(path, offset, dir.attributes(name).map(a -> a.size()).orElse(0L));
+                    FileChannel file = dir.writeFile(name);
+                    try {
+                        checkRestOffset(path, offset, file.size());
+                    } catch (FtpReplyException e) {
+                        file.close();
+                        throw e;
+                    }
+                    return new Target(path, dir, file, null, name, offset, true);
+                }
+                default -> {
+                    String partial = UploadNames.partialName(path.name());
+                    FileChannel file = dir.createFile(partial);
+                    return new Target(path, dir, file, partial, name, 0, false);
+                }
             }
-            default -> {
-                Path partial = real.resolveSibling(UploadNames.partialName(path.name()));
-                FileChannel file = FileChannel.open(partial, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-                return new Target(path, file, partial, real, 0, false);
-            }
+        } catch (IOException | RuntimeException e) {
+            dir.close();
+            throw e;
         }
     }
 
-    /** Runs off the loop once every byte is written. */
-    private static void complete(Target target, long bytes) throws IOException {
+    private static void checkRestOffset(FtpPath path, long offset, long size) throws FtpReplyException {
+        if (offset > size) {
+            throw new FtpReplyException(ReplyCode.INVALID_REST,
+                    "REST offset " + offset + " is beyond the end of " + Replies.quote(path) + " (" + size + " bytes)");
+        }
+    }
+
+    /**
+     * Runs off the loop once every byte is written. With {@code fsync-uploads} the data, and after a rename
+     * the directory entry, reach stable storage before the 226 that reports them.
+     */
+    private static void complete(Target target, long bytes, boolean fsync) throws IOException {
         if (target.truncate()) {
             target.file().truncate(target.position() + bytes);
         }
+        if (fsync) {
+            target.file().force(true);
+        }
         target.file().close();
         if (target.partial() != null) {
-            Files.move(target.partial(), target.target(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            target.dir().move(target.partial(), target.dir(), target.target());
+            if (fsync) {
+                target.dir().sync();
+            }
         }
     }
 }

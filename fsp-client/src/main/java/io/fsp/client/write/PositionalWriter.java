@@ -1,4 +1,4 @@
-package io.fsp.client.collect;
+package io.fsp.client.write;
 
 import java.io.Closeable;
 import java.io.IOException;

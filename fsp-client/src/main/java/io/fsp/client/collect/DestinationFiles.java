@@ -1,0 +1,147 @@
+package io.fsp.client.collect;
+
+import io.fsp.client.write.PositionalWriter;
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The files of a transfer on this side: where each goes (a single file to the destination's name, a directory's
+ * entries under the destination), the writer that places blocks into them, and their names — each is written
+ * under a temporary name ({@code .NAME.fsp-part}) and gets its own once every block of it is in.
+ */
+final class DestinationFiles implements AutoCloseable {
+    /** A file of the transfer: its index, remote name, local name under the writer's root, size. */
+    record RemoteFile(int index, String name, String local, long size, long modifiedMillis) {
+    }
+
+    private final Path destination;
+    private final boolean directWrites;
+    private boolean directory;
+    private final Map<Integer, RemoteFile> files = new TreeMap<>();
+    private final Map<Integer, Long> bytesIn = new ConcurrentHashMap<>();
+    private final List<String> notRenamed = Collections.synchronizedList(new ArrayList<>());
+    private PositionalWriter writer;
+
+    DestinationFiles(Path destination, boolean directWrites) {
+        this.destination = destination;
+        this.directWrites = directWrites;
+    }
+
+    /** The transfer is a directory (its entries go under the destination), not a single file. */
+    void directory(boolean on) {
+        directory = on;
+    }
+
+    boolean isDirectory() {
+        return directory;
+    }
+
+    /** A {@code FILE} line. */
+    void add(int index, String remoteName, long size, long modifiedMillis) {
+        files.put(index, new RemoteFile(index, remoteName, local(remoteName), size, modifiedMillis));
+    }
+
+    /** A {@code DIR} line. */
+    void createDirectory(String remoteName) throws IOException {
+        writer().createDirectory(local(remoteName));
+    }
+
+    RemoteFile get(int index) {
+        return files.get(index);
+    }
+
+    Collection<RemoteFile> all() {
+        return files.values();
+    }
+
+    int count() {
+        return files.size();
+    }
+
+    long newestModifiedMillis() {
+        return files.values().stream().mapToLong(RemoteFile::modifiedMillis).max().orElse(0);
+    }
+
+    /** The writer, made on first use (the destination's root is known once the transfer's kind is). */
+    PositionalWriter writer() throws IOException {
+        if (writer == null) {
+            writer = new PositionalWriter(directory ? destination : parentOf(destination), directWrites);
+        }
+        return writer;
+    }
+
+    /**
+     * Refuses to start when the destination's file system cannot take what is still to be written (the files are
+     * made sparse, so nothing is reserved yet): a full disk is reported as such before the first byte, not as
+     * blocks that "could not be verified" after rounds of fetching them again.
+     *
+     * @param held bytes an earlier run wrote and verified
+     */
+    void checkSpace(long held) throws IOException {
+        long needed = files.values().stream().mapToLong(RemoteFile::size).sum() - held;
+        FileStore store = Files.getFileStore(writer().root());
+        long usable = store.getUsableSpace();
+        if (needed > usable) {
+            throw new NotEnoughSpaceException(String.format(Locale.ROOT,
+                    "not enough space for %s: %,d bytes still to write, %,d available on %s", destination, needed,
+                    usable, store));
+        }
+    }
+
+    /**
+     * Creates each file under its temporary name; an earlier run's temporary file is continued, and a file an
+     * earlier run wrote blocks of in place ({@code writtenInPlace}, by local name) stays there.
+     */
+    void prepareTemporaryFiles(Set<String> writtenInPlace) throws IOException {
+        for (RemoteFile f : files.values()) {
+            writer().prepareTemporaryFile(f.local(), f.size(), writtenInPlace.contains(f.local()));
+        }
+    }
+
+    /** A block of file {@code index} is in: the last one gives the file its name. */
+    void blockIn(int index, int length) {
+        RemoteFile f = files.get(index);
+        if (f != null && bytesIn.merge(index, (long) length, Long::sum) == f.size()) {
+            try {
+                writer.complete(f.local());
+            } catch (IOException e) {
+                notRenamed.add(f.name() + ": " + e.getMessage());
+            }
+        }
+    }
+
+    /** Files whose blocks are all in but that kept their temporary names, with why. */
+    List<String> notRenamed() {
+        synchronized (notRenamed) {
+            return List.copyOf(notRenamed);
+        }
+    }
+
+    /** A single file goes to the destination's name; a directory's entries under the destination. */
+    private String local(String remoteName) {
+        return directory ? remoteName : destination.toAbsolutePath().getFileName().toString();
+    }
+
+    private static Path parentOf(Path p) {
+        Path abs = p.toAbsolutePath();
+        return abs.getParent() == null ? abs : abs.getParent();
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (writer != null) {
+            writer.close();
+        }
+    }
+}

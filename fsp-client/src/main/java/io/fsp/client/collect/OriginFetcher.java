@@ -1,0 +1,107 @@
+package io.fsp.client.collect;
+
+import io.fsp.block.BlockLimits;
+import io.fsp.client.control.ControlChannel;
+import io.fsp.client.control.ControlException;
+import io.fsp.client.control.Reply;
+import io.fsp.token.TransferId;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.channels.Channels;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * Fetches the blocks no relay or direct connection delivered from the server itself (FGET on a data connection of
+ * the control channel), in rounds: a block that fails again waits for the next round, until the rounds run out.
+ */
+final class OriginFetcher {
+    static final int ROUNDS = 3;
+    /** Blocks per FGET. */
+    static final int MAX_FGET = 1024;
+
+    /** Where a fetched block goes, and how to wait until every block handed on is settled. */
+    interface Receiver {
+        /** The block's wire bytes from the origin (the receiver releases them). */
+        void fetched(BlockLifecycle block, ByteBuf wire);
+
+        /** The origin did not send the block. */
+        void missing(BlockLifecycle block);
+
+        void awaitIdle() throws InterruptedException;
+    }
+
+    private final Queue<BlockLifecycle> waiting = new ConcurrentLinkedQueue<>();
+    private final BlockLimits limits;
+    private final Duration connectTimeout;
+    private final Duration readTimeout;
+
+    OriginFetcher(BlockLimits limits, Duration connectTimeout, Duration readTimeout) {
+        this.limits = limits;
+        this.connectTimeout = connectTimeout;
+        this.readTimeout = readTimeout;
+    }
+
+    /** The block's lifecycle settled on the origin: the next round fetches it. */
+    void add(BlockLifecycle block) {
+        waiting.add(block);
+    }
+
+    /** Runs rounds until no block waits, the rounds run out, or {@code stop} says so (disk full). */
+    void run(ControlChannel control, TransferId transferId, Receiver receiver, java.util.function.BooleanSupplier stop)
+            throws IOException, InterruptedException {
+        for (int round = 0; round < ROUNDS && !waiting.isEmpty() && !stop.getAsBoolean(); round++) {
+            List<BlockLifecycle> wanted = new ArrayList<>();
+            for (BlockLifecycle b; (b = waiting.poll()) != null; ) {
+                if (b.originFetchStarted()) { // once per block, and not when done meanwhile
+                    wanted.add(b);
+                }
+            }
+            for (int i = 0; i < wanted.size(); i += MAX_FGET) {
+                fget(control, transferId, wanted.subList(i, Math.min(wanted.size(), i + MAX_FGET)), receiver);
+            }
+            receiver.awaitIdle();
+        }
+    }
+
+    private void fget(ControlChannel control, TransferId transferId, List<BlockLifecycle> part, Receiver receiver)
+            throws IOException, InterruptedException {
+        int port = control.epsv();
+        Map<Long, BlockLifecycle> bySeq = new TreeMap<>();
+        part.forEach(b -> bySeq.put(b.seq(), b));
+        try (Socket data = control.openData(port, connectTimeout)) {
+            StringBuilder seqs = new StringBuilder();
+            for (BlockLifecycle b : part) {
+                seqs.append(seqs.length() == 0 ? "" : ",").append(b.seq());
+            }
+            Reply r = control.command("FGET " + transferId + " " + seqs);
+            if (r.code() != 150) {
+                throw new ControlException("FGET: server answered " + r, r.code(), null);
+            }
+            // through the stream, whose reads keep the socket's timeout
+            BlockStreamReader reader = new BlockStreamReader(Channels.newChannel(data.getInputStream()), limits);
+            data.setSoTimeout((int) readTimeout.toMillis());
+            for (int n = 0; n < part.size(); n++) {
+                ByteBuf wire = reader.next();
+                if (wire == null) {
+                    break;
+                }
+                BlockLifecycle b = bySeq.remove(BlockStreamReader.sequenceOf(wire));
+                if (b == null) {
+                    wire.release();
+                    continue;
+                }
+                receiver.fetched(b, wire);
+            }
+            bySeq.values().forEach(receiver::missing);
+            bySeq.clear();
+        }
+        ControlChannel.expect(control.read(), 226, "FGET");
+    }
+}

@@ -1,0 +1,143 @@
+package io.fsp.client.collect;
+
+import io.fsp.client.collect.BlockLifecycle.Action;
+import io.fsp.client.collect.BlockLifecycle.Next;
+import io.fsp.relay.client.RelayConnection;
+import io.fsp.relay.client.RelayConnectionConfig;
+import io.fsp.relay.client.RelayTimeoutException;
+import io.fsp.tls.Fingerprint;
+import io.fsp.tls.PinnedTrustManager;
+import io.fsp.tls.SslContexts;
+import io.fsp.token.CapabilityToken;
+import io.fsp.token.TransferId;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLException;
+
+/**
+ * The relays the server placed blocks on: one connection each (connected and authorised with the transfer's
+ * token as soon as the relay is announced), {@code streams} fetches at a time per relay, and the confirmations
+ * that let a relay free what was verified. What a fetch ends in is reported to the block's {@link BlockLifecycle}.
+ */
+final class RelaySources implements AutoCloseable {
+    /** Where a fetch's outcome goes: the wire bytes, or what the block's lifecycle says to do after a failure. */
+    interface Outcome {
+        void fetched(BlockLifecycle block, ByteBuf wire, String source);
+
+        void next(BlockLifecycle block, Next next);
+    }
+
+    /** A relay: its connection (connected and authorised) and its fetch slots. */
+    private record Source(CompletableFuture<RelayConnection> connection, Semaphore slots) {
+    }
+
+    private final Map<Integer, Source> relays = new TreeMap<>();
+    private final int streams;
+    private final Duration relayTimeout;
+    private final Duration connectTimeout;
+    private EventLoopGroup loops;
+
+    RelaySources(int streams, Duration relayTimeout, Duration connectTimeout) {
+        this.streams = streams;
+        this.relayTimeout = relayTimeout;
+        this.connectTimeout = connectTimeout;
+    }
+
+    /** A {@code RELAY} line: connects to the relay at {@code address}, pinned to {@code fingerprint}, and authorises. */
+    void add(int index, InetSocketAddress address, Fingerprint fingerprint, CapabilityToken token) {
+        if (loops == null) {
+            loops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        }
+        RelayConnectionConfig config = RelayConnectionConfig.DEFAULT.withRequestTimeout(relayTimeout);
+        config = new RelayConnectionConfig(connectTimeout, config.requestTimeout(), config.putTimeout(),
+                config.pushWindowBytes(), config.limits());
+        CompletableFuture<RelayConnection> connection;
+        try {
+            connection = RelayConnection.connect(address, SslContexts.client(PinnedTrustManager.of(Set.of(fingerprint)),
+                            Optional.empty()), loops, config)
+                    .thenCompose(c -> c.authorize(token).thenApply(ok -> c));
+            connection.thenRun(() -> Collector.milestone("relay " + index + " connected and authorized"));
+        } catch (SSLException e) {
+            connection = CompletableFuture.failedFuture(e);
+        }
+        relays.put(index, new Source(connection, new Semaphore(streams)));
+    }
+
+    int count() {
+        return relays.size();
+    }
+
+    /**
+     * Fetches the block from the relay its lifecycle names, on {@code fetchers}, once a fetch slot of that relay is
+     * free; a relay that lets a request wait out the relay timeout is not asked again (see {@link BlockLifecycle}).
+     */
+    void fetch(BlockLifecycle block, TransferId transferId, Executor fetchers, Outcome outcome) {
+        Source relay = relays.get(block.announcement().relay());
+        fetchers.execute(() -> {
+            try {
+                relay.slots().acquire();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                outcome.next(block, block.fetchFailed("interrupted"));
+                return;
+            }
+            try {
+                Next next = block.slotAcquired();
+                if (next.action() != Action.ASK_RELAY) {
+                    outcome.next(block, next);
+                    return;
+                }
+                String source = block.source();
+                RelayConnection c = relay.connection().get(connectTimeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+                ByteBuf wire = c.getBlock(transferId, block.seq()).get(relayTimeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+                outcome.fetched(block, wire, source);
+            } catch (ExecutionException e) {
+                String cause = Collector.describe(e.getCause());
+                outcome.next(block, e.getCause() instanceof RelayTimeoutException
+                        ? block.relayTimedOut(cause) : block.fetchFailed(cause));
+            } catch (TimeoutException e) {
+                outcome.next(block, block.relayTimedOut("no answer within " + relayTimeout.toMillis() + " ms"));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                outcome.next(block, block.fetchFailed("interrupted"));
+            } finally {
+                relay.slots().release();
+            }
+        });
+    }
+
+    /** Tells the relays that held the block that they may free it (best effort: it expires anyway). */
+    void confirm(TransferId transferId, Announcement a) {
+        for (int r : a.holders().isEmpty() ? List.of(a.relay()) : a.holders()) {
+            Source relay = relays.get(r);
+            if (relay != null && relay.connection().isDone() && !relay.connection().isCompletedExceptionally()) {
+                relay.connection().join().confirm(transferId, List.of(a.seq())).exceptionally(e -> 0L);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        for (Source r : relays.values()) {
+            r.connection().thenAccept(RelayConnection::close);
+        }
+        if (loops != null) {
+            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+    }
+}
