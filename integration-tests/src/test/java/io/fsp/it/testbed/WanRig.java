@@ -1,0 +1,272 @@
+package io.fsp.it.testbed;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A wide-area link on the delay line with real FSP processes on it: a server namespace, a client namespace and
+ * {@code relays} relay namespaces, every pair {@code rttMs} apart, each namespace sending through tbf at
+ * {@code mbit}. The programs are a tree's launchers ({@link Programs#launchers}: a copy of a built tree can be
+ * measured while its sources change) or the test's class path ({@link Programs#classPath}).
+ */
+final class WanRig implements AutoCloseable {
+    static final int SERVER = 0;
+    static final int CLIENT = 1;
+    private static final Pattern FINGERPRINT = Pattern.compile("certificate sha256 ([0-9A-Fa-f:]+)");
+    private static final Pattern JSON_SECONDS = Pattern.compile("\"seconds\":([0-9.]+)");
+
+    final DelayLine line;
+    private final Programs programs;
+    private final Path work;
+    private final String password = Long.toHexString(new SplittableRandom().nextLong() & Long.MAX_VALUE);
+    private final List<String> relaySpecs = new ArrayList<>();
+    private String fingerprint;
+
+    /** The command lines that start fsp-server, fsp-relay and the fsp client. */
+    record Programs(List<String> server, List<String> relay, List<String> client) {
+        /** {@code home/bin/fsp-server}, {@code fsp-relay} and {@code fsp}, as a user runs them. */
+        static Programs launchers(Path home) {
+            return new Programs(List.of(home.resolve("bin/fsp-server").toString()),
+                    List.of(home.resolve("bin/fsp-relay").toString()), List.of(home.resolve("bin/fsp").toString()));
+        }
+
+        /** The main classes on {@code classPath}, run by this JVM's java. */
+        static Programs classPath(String classPath) {
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            return new Programs(List.of(java, "-cp", classPath, "io.fsp.server.ServerCommand"),
+                    List.of(java, "-cp", classPath, "io.fsp.relay.RelayCommand"),
+                    List.of(java, "-cp", classPath, "io.fsp.client.cli.FspCli"));
+        }
+    }
+
+    /** What one client process did: wall time of the whole process, its CPU time, fsp get's own clock (or -1). */
+    record Run(double wallSeconds, double cpuSeconds, double ownSeconds, String output) {
+    }
+
+    private WanRig(DelayLine line, Programs programs, Path work) {
+        this.line = line;
+        this.programs = programs;
+        this.work = work;
+    }
+
+    /**
+     * Builds the namespaces, shapes every one to {@code mbit} with a queue of {@code queueMs}, sets TCP's buffer
+     * limits ({@code tcpRmem}, {@code tcpWmem}: sysctl values, null to leave the namespace's own), makes the
+     * server's certificate and starts the relays.
+     */
+    static WanRig start(Programs programs, Path work, int relays, double rttMs, double mbit, double queueMs, String tcpRmem,
+                        String tcpWmem) throws IOException, InterruptedException {
+        List<String> names = new ArrayList<>(List.of("srv", "cli"));
+        for (int i = 1; i <= relays; i++) {
+            names.add("r" + i);
+        }
+        double[][] rtt = new double[names.size()][names.size()];
+        for (int i = 0; i < names.size(); i++) {
+            for (int j = 0; j < names.size(); j++) {
+                rtt[i][j] = i == j ? 0 : rttMs;
+            }
+        }
+        DelayLine line = DelayLine.start(names, rtt, 0);
+        WanRig rig = new WanRig(line, programs, work);
+        try {
+            for (int node = 0; node < names.size(); node++) {
+                line.shape(node, mbit, queueMs);
+                if (tcpRmem != null) {
+                    line.sysctl(node, "net.ipv4.tcp_rmem", tcpRmem);
+                }
+                if (tcpWmem != null) {
+                    line.sysctl(node, "net.ipv4.tcp_wmem", tcpWmem);
+                }
+            }
+            rig.certificate();
+            for (int i = 0; i < relays; i++) {
+                rig.startRelay(2 + i);
+            }
+            return rig;
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            rig.close();
+            throw e;
+        }
+    }
+
+    /** A file of {@code bytes} random bytes under the server's root. */
+    Path dataFile(String name, long bytes) throws IOException {
+        Path file = work.resolve("data").resolve(name);
+        Files.createDirectories(file.getParent());
+        SplittableRandom random = new SplittableRandom(bytes);
+        byte[] chunk = new byte[1 << 20];
+        try (OutputStream out = Files.newOutputStream(file)) {
+            for (long left = bytes; left > 0; left -= chunk.length) {
+                for (int i = 0; i < chunk.length; i += 8) {
+                    long v = random.nextLong();
+                    for (int k = 0; k < 8; k++) {
+                        chunk[i + k] = (byte) (v >>> (8 * k));
+                    }
+                }
+                out.write(chunk, 0, (int) Math.min(left, chunk.length));
+            }
+        }
+        return file;
+    }
+
+    /**
+     * Starts a server on {@code port} serving the data directory, with every relay or none; returns its process
+     * (the server's JVM: CPU time from /proc).
+     */
+    Process startServer(int port, boolean withRelays, String... extra) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(programs.server);
+        command.addAll(List.of("--listen", line.address(SERVER) + ":" + port, "--root", work.resolve("data").toString(),
+                "--user", "bench:" + password, "--state-dir", work.resolve("srv-state-" + port).toString(),
+                "--certificate", work.resolve("cert.pem").toString(), "--private-key",
+                work.resolve("key.pem").toString(), "--allow-plain-login"));
+        if (withRelays) {
+            for (String spec : relaySpecs) {
+                command.addAll(List.of("--relay", spec));
+            }
+        }
+        command.addAll(List.of(extra));
+        return spawn(SERVER, "server-" + port, command);
+    }
+
+    /**
+     * Runs {@code fsp get} of {@code remote} from the server on {@code port} in the client namespace, timed from
+     * outside (wall and CPU time of the whole process, as a user runs it); the received file is {@code dest}.
+     */
+    Run get(int port, String remote, Path dest, String... options) throws IOException, InterruptedException {
+        Files.deleteIfExists(dest);
+        List<String> command = new ArrayList<>(programs.client);
+        command.addAll(List.of("get", "fsp://bench@" + line.address(SERVER) + ":" + port + "/" + remote, "-o",
+                dest.toString(), "--trust", fingerprint, "--json"));
+        command.addAll(List.of(options));
+        Run run = timed(CLIENT, command, 600);
+        if (run.output.contains("fsp: building") || run.output.contains("fsp: making a class-data archive")) {
+            Files.deleteIfExists(dest); // the launcher's own work is not the transfer's: once more
+            run = timed(CLIENT, command, 600);
+        }
+        Matcher m = JSON_SECONDS.matcher(run.output);
+        return new Run(run.wallSeconds, run.cpuSeconds, m.find() ? Double.parseDouble(m.group(1)) : -1, run.output);
+    }
+
+    /** curl over plain FTP from the server on {@code port}, timed like {@link #get}. */
+    Run curl(int port, String remote, Path dest) throws IOException, InterruptedException {
+        Files.deleteIfExists(dest);
+        return timed(CLIENT, List.of("curl", "-sS", "--epsv", "-o", dest.toString(),
+                "ftp://bench:" + password + "@" + line.address(SERVER) + ":" + port + "/" + remote), 600);
+    }
+
+    /**
+     * CPU seconds (user + system) a process and its descendants have used so far (a launcher may run the JVM as
+     * its child); processes gone count 0.
+     */
+    static double cpuSeconds(Process p) {
+        double sum = 0;
+        for (ProcessHandle h : java.util.stream.Stream.concat(java.util.stream.Stream.of(p.toHandle()),
+                p.descendants()).toList()) {
+            try {
+                String stat = Files.readString(Path.of("/proc", Long.toString(h.pid()), "stat"));
+                String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                sum += (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / (double) Testbed.clockTicks();
+            } catch (IOException e) {
+                // gone
+            }
+        }
+        return sum;
+    }
+
+    private Run timed(int node, List<String> command, long timeoutSeconds) throws IOException,
+            InterruptedException {
+        Path times = Files.createTempFile(work, "time", ".txt");
+        Path output = Files.createTempFile(work, "out", ".txt");
+        List<String> all = new ArrayList<>(List.of("/usr/bin/time", "-f", "%e %U %S", "-o", times.toString()));
+        all.addAll(command);
+        ProcessBuilder pb = line.command(node, all.toArray(String[]::new)).redirectErrorStream(true)
+                .redirectOutput(output.toFile());
+        pb.environment().put("FSP_PASSWORD", password);
+        Process p = pb.start();
+        p.getOutputStream().close();
+        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IOException(String.join(" ", command) + ": no exit in " + timeoutSeconds + " s:\n"
+                    + Files.readString(output));
+        }
+        String text = Files.readString(output, StandardCharsets.UTF_8);
+        if (p.exitValue() != 0) {
+            throw new IOException(String.join(" ", command) + ": exit " + p.exitValue() + "\n" + text);
+        }
+        String[] t = Files.readString(times).strip().split("\\s+");
+        Files.delete(times);
+        Files.delete(output);
+        return new Run(Double.parseDouble(t[t.length - 3]), Double.parseDouble(t[t.length - 2])
+                + Double.parseDouble(t[t.length - 1]), -1, text);
+    }
+
+    private void certificate() throws IOException, InterruptedException {
+        Files.createDirectories(work);
+        Testbed.run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                "-subj", "/CN=fsp-server", "-days", "2", "-keyout", work.resolve("key.pem").toString(), "-out",
+                work.resolve("cert.pem").toString());
+        String out = Testbed.output(List.of("openssl", "x509", "-in", work.resolve("cert.pem").toString(),
+                "-noout", "-fingerprint", "-sha256"), 30);
+        fingerprint = out.substring(out.indexOf('=') + 1).strip();
+    }
+
+    private void startRelay(int node) throws IOException, InterruptedException {
+        Path dir = work.resolve(line.name(node));
+        List<String> command = new ArrayList<>(programs.relay);
+        command.addAll(List.of("--listen", line.address(node) + ":7000", "--store", dir.resolve("store").toString(),
+                "--state-dir", dir.resolve("state").toString(), "--quota", "4G", "--memory", "512M",
+                "--trust-server", fingerprint));
+        String log = spawnLog(node, line.name(node), command);
+        Matcher m = FINGERPRINT.matcher(log);
+        if (!m.find()) {
+            throw new IOException("relay " + line.name(node) + " printed no fingerprint:\n" + log);
+        }
+        relaySpecs.add(line.address(node) + ":7000=" + m.group(1));
+    }
+
+    private Process spawn(int node, String name, List<String> command) throws IOException, InterruptedException {
+        return started(node, name, command).process;
+    }
+
+    private String spawnLog(int node, String name, List<String> command) throws IOException, InterruptedException {
+        return started(node, name, command).log;
+    }
+
+    private record Started(Process process, String log) {
+    }
+
+    /** Starts a long-running process in the node's namespace; waits until it prints its address and fingerprint. */
+    private Started started(int node, String name, List<String> command) throws IOException, InterruptedException {
+        Path log = work.resolve(name + ".log");
+        Process p = line.command(node, command.toArray(String[]::new)).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
+        p.getOutputStream().close();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (System.nanoTime() < deadline) {
+            String text = Files.readString(log, StandardCharsets.UTF_8);
+            if (FINGERPRINT.matcher(text).find()) { // the launcher's line "listening on ..., certificate sha256 ..."
+                return new Started(p, text);
+            }
+            if (!p.isAlive()) {
+                throw new IOException(name + " exited " + p.exitValue() + ":\n" + text);
+            }
+            Thread.sleep(100);
+        }
+        p.destroyForcibly();
+        throw new IOException(name + " did not start in 120 s:\n" + Files.readString(log));
+    }
+
+    @Override
+    public void close() {
+        line.close(); // kills every process started in its namespaces
+    }
+}
