@@ -19,7 +19,7 @@ import java.util.OptionalLong;
  * 33 Mbit/s, longer than the round trip itself. On top of the rate's share, the window therefore keeps two
  * blocks (one on the wire, one being acknowledged). With max(two blocks, the rate's share) instead, three
  * relays sharing a 200 Mbit/s link at 100 ms waited for acknowledgements and a striped 256 MiB reached 52–73 %
- * of the link (whole client process); with both, 80 % (docs/architecture.md).
+ * of the link (whole client process, six runs); with both, 71–80 % (docs/architecture.md).
  */
 final class PushWindowTuner {
     /**
