@@ -108,7 +108,7 @@ public final class FspServer implements AutoCloseable {
         Optional<InetAddress> announce = config.announceAddress().isPresent()
                 ? Optional.of(InetAddress.getByName(config.announceAddress().get())) : Optional.empty();
         ExecutorService blocking = blockingExecutor(config.blockingThreads());
-        StripeContext stripe = new StripeContext(key, config.relay(), !config.fspWithoutTls());
+        StripeContext stripe = new StripeContext(key, config.relay(), !config.fspWithoutTls(), config.maxBlocksPerTransfer());
         if (config.meridian().isPresent() || config.meridianEntry().isPresent()) {
             InetSocketAddress bind = config.meridian().map(ListenAddress::toSocketAddress)
                     .orElseGet(() -> new InetSocketAddress(config.listen().get(0).toSocketAddress().getAddress(), 0));

@@ -1,7 +1,7 @@
 package io.fsp.server;
 
 import io.fsp.server.ftp.data.PortRange;
-import io.fsp.server.stripe.RelayEndpoint;
+import io.fsp.server.select.RelayEndpoint;
 import io.fsp.tls.Fingerprint;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,7 +44,8 @@ public record ServerConfig(
         List<Fingerprint> trustRelay,
         boolean trustOverlayRelays,
         Duration relaySelectionTimeout,
-        boolean fsyncUploads) {
+        boolean fsyncUploads,
+        int maxBlocksPerTransfer) {
 
     public ServerConfig {
         listen = List.copyOf(listen);
@@ -61,6 +62,7 @@ public record ServerConfig(
         requireRange("max-login-failures", maxLoginFailures, 1, 1000);
         requireRange("io-threads", ioThreads, 0, 1024);
         requireRange("blocking-threads", blockingThreads, 1, 1024);
+        requireRange("max-blocks-per-transfer", maxBlocksPerTransfer, 1, Integer.MAX_VALUE);
         requirePositive("idle-timeout", idleTimeout);
         requirePositive("login-grace-time", loginGraceTime);
         requirePositive("data-timeout", dataTimeout);
@@ -94,7 +96,8 @@ public record ServerConfig(
                 0, 16,
                 List.of(), false,
                 Optional.empty(), Optional.empty(), List.of(), false, Duration.ofSeconds(5),
-                true);
+                true,
+                1 << 20);
     }
 
     /** Where the generated certificate and key live: {@code state-dir}, else {@code ~/.fsp/server}. */
