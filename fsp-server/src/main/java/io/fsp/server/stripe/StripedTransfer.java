@@ -47,7 +47,7 @@ public final class StripedTransfer {
     private final BlockPlan plan;
     private final long totalBytes;
     private final boolean directory;
-    private final FirstSealings firstSealings;
+    private final FirstSealings firstSealings = new FirstSealings();
     /** Blocks a resuming client holds (FHAV): announced as {@code have}, not sent. Set before striping starts. */
     private final BitSet held = new BitSet();
 
@@ -69,7 +69,6 @@ public final class StripedTransfer {
         // held is a BitSet, indexed by int; the nonce's sequence number has 32 bits
         this.plan = new BlockPlan(sizes, options.blockSize(),
                 Math.min(maxBlocks, Math.min(Integer.MAX_VALUE, NonceSequence.MAX_SEQUENCE + 1)));
-        this.firstSealings = new FirstSealings(plan.count());
         this.totalBytes = total;
     }
 
