@@ -72,7 +72,7 @@ public final class FspRelay implements AutoCloseable {
             Optional<Supplier<ChannelHandler>> faults = config.faults().isEmpty() ? Optional.empty()
                     : Optional.of(() -> new FaultInjector(config.faults(), store, RelayServerInitializer.SSL));
             RelayServerInitializer sessions = new RelayServerInitializer(ssl, store, config.limits(), config.clock(), faults,
-                    config.maxConnections(), config.idleTimeout(),
+                    config.connections(),
                     config.verifyBlocks()
                             ? BlockCheck.of(config.limits().maxBlockBytes(), verifier, config.acceptClearBlocks())
                             : BlockCheck.NONE);

@@ -3,6 +3,7 @@ package io.fsp.relay;
 import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.net.MeridianService;
 import io.fsp.relay.fault.FaultPlan;
+import io.fsp.relay.net.ConnectionPolicy;
 import io.fsp.relay.store.StoreConfig;
 import io.fsp.relay.wire.RelayLimits;
 import io.fsp.tls.Certificates;
@@ -53,6 +54,17 @@ public final class RelayCommand implements Callable<Integer> {
             description = "Most block bytes held at once, memory and disk together (default: ${DEFAULT-VALUE}).")
     String quota;
 
+    @Option(names = "--server-quota", paramLabel = "SIZE",
+            description = "Most block bytes the transfers of one trusted server may reserve together, so that one"
+                    + " server cannot crowd out the others (default: --quota).")
+    String serverQuota;
+
+    @Option(names = "--transfer-space", paramLabel = "SIZE",
+            description = "Most block bytes reserved for one transfer, and held for it at once; a transfer that"
+                    + " declares more streams through this much as its client confirms blocks (default: 1/8 of"
+                    + " --server-quota, at least --max-block).")
+    String transferSpace;
+
     @Option(names = "--memory", paramLabel = "SIZE", defaultValue = "256M",
             description = "Most block bytes held in memory; the rest spill to --store (default: ${DEFAULT-VALUE}).")
     String memory;
@@ -78,9 +90,25 @@ public final class RelayCommand implements Callable<Integer> {
             description = "Connections served at once (default: ${DEFAULT-VALUE}).")
     int maxConnections;
 
-    @Option(names = "--idle-timeout", paramLabel = "DURATION", defaultValue = "10m",
-            description = "Close a connection silent for this long (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--max-unauthenticated-per-address", paramLabel = "N", defaultValue = "16",
+            description = "Connections from one IP address that have not yet authenticated (a trusted server's"
+                    + " certificate, or a client's accepted token); more are closed at once (default:"
+                    + " ${DEFAULT-VALUE}).")
+    int maxUnauthenticatedPerAddress;
+
+    @Option(names = "--auth-timeout", paramLabel = "DURATION", defaultValue = "10s",
+            description = "Close a connection that has not authenticated this long after it was accepted"
+                    + " (default: ${DEFAULT-VALUE}).")
+    String authTimeout;
+
+    @Option(names = "--idle-timeout", paramLabel = "DURATION", defaultValue = "5m",
+            description = "Close an authenticated connection silent for this long (default: ${DEFAULT-VALUE}).")
     String idleTimeout;
+
+    @Option(names = "--max-refusals", paramLabel = "N", defaultValue = "3",
+            description = "Close a connection without a trusted server certificate once this many of its requests"
+                    + " were refused (default: ${DEFAULT-VALUE}).")
+    int maxRefusals;
 
     @Option(names = "--verify-blocks", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "Refuse pushed blocks whose wire checksum or header is wrong (default: on;"
@@ -192,6 +220,8 @@ public final class RelayCommand implements Callable<Integer> {
         InetSocketAddress address = value("--listen", listen, CliValues::hostPort);
         long quotaBytes = value("--quota", quota, CliValues::size);
         long memoryBytes = value("--memory", memory, CliValues::size);
+        long serverQuotaBytes = serverQuota == null ? quotaBytes : value("--server-quota", serverQuota, CliValues::size);
+
         long maxDirect = PlatformDependent.maxDirectMemory();
         if (Math.min(memoryBytes, quotaBytes) > maxDirect * 3 / 4) {
             throw new IllegalArgumentException("--memory " + memory + ": more than 3/4 of the JVM's direct memory ("
@@ -207,6 +237,9 @@ public final class RelayCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--max-block " + maxBlock + ": " + e.getMessage());
         }
+        // By default an eighth of a server's share, and room for at least one block of the largest size.
+        long transferSpaceBytes = transferSpace == null ? Math.min(serverQuotaBytes, Math.max(serverQuotaBytes / 8,
+                maxBlockBytes)) : value("--transfer-space", transferSpace, CliValues::size);
         Duration ttlValue = value("--ttl", ttl, CliValues::duration);
         Set<Fingerprint> trusted = new HashSet<>();
         for (String f : trustServers) {
@@ -216,9 +249,12 @@ public final class RelayCommand implements Callable<Integer> {
         Path state = stateDir != null ? stateDir : Path.of(System.getProperty("user.home"), ".fsp", "relay");
         KeyMaterial identity = Certificates.loadOrCreate(state.resolve("relay.crt"), state.resolve("relay.key"),
                 "fsp-relay");
-        return new RelayConfig(address, new StoreConfig(storeDir, quotaBytes, memoryBytes, ttlValue), identity,
-                trusted, limits, maxConnections, value("--idle-timeout", idleTimeout, CliValues::duration),
-                verifyBlocks, acceptClearBlocks, plan, Clock.systemUTC());
+        ConnectionPolicy connections = new ConnectionPolicy(maxConnections, maxUnauthenticatedPerAddress,
+                value("--auth-timeout", authTimeout, CliValues::duration),
+                value("--idle-timeout", idleTimeout, CliValues::duration), maxRefusals);
+        return new RelayConfig(address, new StoreConfig(storeDir, quotaBytes, memoryBytes, ttlValue, serverQuotaBytes,
+                transferSpaceBytes), identity, trusted, limits, connections, verifyBlocks, acceptClearBlocks, plan,
+                Clock.systemUTC());
     }
 
     private static <T> T value(String option, String text, java.util.function.Function<String, T> parser) {

@@ -1,13 +1,13 @@
 package io.fsp.relay;
 
 import io.fsp.relay.fault.FaultPlan;
+import io.fsp.relay.net.ConnectionPolicy;
 import io.fsp.relay.store.StoreConfig;
 import io.fsp.relay.wire.RelayLimits;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.KeyMaterial;
 import java.net.InetSocketAddress;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.Set;
 
 /**
@@ -16,8 +16,7 @@ import java.util.Set;
  * @param listen address to listen on (port 0: any free port)
  * @param identity the relay's TLS key and certificate
  * @param trustedServers fingerprints of the servers allowed to open transfers and put blocks
- * @param maxConnections connections served at once; more are closed at once
- * @param idleTimeout a connection that sends and receives nothing for this long is closed
+ * @param connections limits on connections, before and after they authenticate
  * @param verifyBlocks refuse pushed blocks that are not sound FSP blocks of their transfer and sequence
  *                     number (wire checksum, header); off only for peers that push other opaque bytes
  * @param acceptClearBlocks store blocks that are not encrypted (with {@code verifyBlocks}; off: a relay
@@ -25,27 +24,18 @@ import java.util.Set;
  * @param faults misbehaviour towards clients, for tests; {@link FaultPlan#NONE} in production
  */
 public record RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMaterial identity,
-                          Set<Fingerprint> trustedServers, RelayLimits limits, int maxConnections, Duration idleTimeout,
+                          Set<Fingerprint> trustedServers, RelayLimits limits, ConnectionPolicy connections,
                           boolean verifyBlocks, boolean acceptClearBlocks, FaultPlan faults, Clock clock) {
-    public static final int DEFAULT_MAX_CONNECTIONS = 1024;
-    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(10);
-
     public RelayConfig {
         trustedServers = Set.copyOf(trustedServers);
         if (trustedServers.isEmpty()) {
             throw new IllegalArgumentException("--trust-server: none given (expected: the fingerprint of at least"
                     + " one server, as the server prints it at start)");
         }
-        if (idleTimeout.isNegative() || idleTimeout.isZero()) {
-            throw new IllegalArgumentException("--idle-timeout " + idleTimeout + ": (expected: > 0)");
-        }
-        if (maxConnections < 1) {
-            throw new IllegalArgumentException("--max-connections " + maxConnections + ": (expected: >= 1)");
-        }
     }
 
     public RelayConfig withFaults(FaultPlan plan) {
-        return new RelayConfig(listen, store, identity, trustedServers, limits, maxConnections, idleTimeout, verifyBlocks,
+        return new RelayConfig(listen, store, identity, trustedServers, limits, connections, verifyBlocks,
                 acceptClearBlocks, plan, clock);
     }
 }

@@ -56,7 +56,7 @@ class RelayBlockCheckTest {
     void start() throws Exception {
         // Nothing in memory: every stored block lands in a file we can inspect.
         h = new RelayHarness(store, 64L << 20, 0, FaultPlan.NONE,
-                RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(5)), Duration.ofMinutes(1), true);
+                RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(5)), RelayHarness.POLICY, true);
         server = h.server();
         client = h.client();
         t = h.open(server);

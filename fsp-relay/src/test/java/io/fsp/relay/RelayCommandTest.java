@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
+import io.fsp.relay.net.ConnectionPolicy;
 import io.fsp.relay.wire.RelayRole;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.PinnedTrustManager;
@@ -61,7 +62,8 @@ class RelayCommandTest {
         CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> cmd.execute(
                 "--listen", "127.0.0.1:0", "--store", dir.resolve("store").toString(), "--state-dir",
                 dir.resolve("state").toString(), "--trust-server", TRUST, "--quota", "64M", "--memory", "8M",
-                "--ttl", "5m"));
+                "--ttl", "5m", "--server-quota", "32M", "--transfer-space", "4M", "--auth-timeout", "5s",
+                "--max-unauthenticated-per-address", "8", "--idle-timeout", "2m", "--max-refusals", "5"));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (command.running == null || out.toString().isEmpty()) {
             assertTrue(System.nanoTime() < deadline, "relay did not start");
@@ -70,6 +72,10 @@ class RelayCommandTest {
         Matcher m = LISTENING.matcher(out.toString());
         assertTrue(m.matches(), out.toString());
         Fingerprint printed = Fingerprint.parse(m.group(2));
+        RelayConfig config = command.running.config();
+        assertEquals(32L << 20, config.store().serverQuotaBytes());
+        assertEquals(4L << 20, config.store().transferSpaceBytes());
+        assertEquals(new ConnectionPolicy(1024, 8, Duration.ofSeconds(5), Duration.ofMinutes(2), 5), config.connections());
         assertTrue(Files.exists(dir.resolve("state/relay.crt")));
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try (RelayConnection server = RelayConnection.connect(
@@ -105,6 +111,10 @@ class RelayCommandTest {
             io.fsp.meridian.ServiceInfo info = asker.service(command.overlay.address()).get(10, TimeUnit.SECONDS)
                     .orElseThrow();
             assertEquals(command.running.address().getPort(), info.blockPort());
+            // The defaults: all the quota for one server, an eighth of it per transfer.
+            assertEquals(ConnectionPolicy.DEFAULT, command.running.config().connections());
+            assertEquals(2L << 30, command.running.config().store().serverQuotaBytes());
+            assertEquals(256L << 20, command.running.config().store().transferSpaceBytes());
             assertEquals(command.running.fingerprint(), info.fingerprint());
         } finally {
             command.running.close();
@@ -132,6 +142,11 @@ class RelayCommandTest {
         "--trust-server|ABCD|--trust-server fingerprint 'ABCD': 2 bytes",
         "--max-block|2G|--max-block 2G: (expected: <= 1G)",
         "--max-block|0|--max-block 0: maxBlockBytes: 0 (expected: 1..1073741824)",
+        "--server-quota|4G|--server-quota 4294967296: (expected: 1..2147483648, at most --quota)",
+        "--transfer-space|0|--transfer-space 0: (expected: 1..2147483648, at most --server-quota)",
+        "--auth-timeout|0s|--auth-timeout PT0S: (expected: > 0)",
+        "--max-unauthenticated-per-address|0|--max-unauthenticated-per-address 0: (expected: >= 1)",
+        "--max-refusals|0|--max-refusals 0: (expected: >= 1)",
     })
     void badOptionValuesAreUsageErrorsThatNameTheOption(String option, String value, String message) {
         java.util.Map<String, String> options = new java.util.LinkedHashMap<>();

@@ -1,9 +1,13 @@
 package io.fsp.relay;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
 import io.fsp.relay.fault.FaultPlan;
+import io.fsp.relay.net.ConnectionPolicy;
 import io.fsp.relay.store.StoreConfig;
+import io.fsp.relay.wire.RelayErrorCode;
 import io.fsp.relay.wire.RelayLimits;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.KeyMaterial;
@@ -17,7 +21,13 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.handler.ssl.SslContext;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,11 +35,20 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
 
 /** A real relay on loopback plus the means to talk to it as a trusted server or as a client. */
 public final class RelayHarness implements AutoCloseable {
     public static final KeyMaterial SERVER = Certificates.selfSigned("fsp-server");
     public static final KeyMaterial RELAY = Certificates.selfSigned("fsp-relay");
+    /** Another server the relay trusts. */
+    public static final KeyMaterial SECOND_SERVER = Certificates.selfSigned("second fsp-server");
+    /** 64 connections; the default deadlines; refusals without limit, for tests that collect several. */
+    public static final ConnectionPolicy POLICY = ConnectionPolicy.DEFAULT.withMaxUnauthenticatedPerAddress(64)
+            .withMaxRefusals(Integer.MAX_VALUE);
     public final MutableClock clock = new MutableClock(Instant.now());
     public final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     public final FspRelay relay;
@@ -41,15 +60,22 @@ public final class RelayHarness implements AutoCloseable {
 
     public RelayHarness(Path store, long quota, long memory, FaultPlan faults, RelayConnectionConfig connectionConfig)
             throws Exception {
-        this(store, quota, memory, faults, connectionConfig, RelayConfig.DEFAULT_IDLE_TIMEOUT, false);
+        this(store, quota, memory, faults, connectionConfig, POLICY, false);
     }
 
+    /** Half the quota per transfer, so that two transfers fit at once. */
     public RelayHarness(Path store, long quota, long memory, FaultPlan faults, RelayConnectionConfig connectionConfig,
-                        Duration idleTimeout, boolean verifyBlocks) throws Exception {
+                        ConnectionPolicy policy, boolean verifyBlocks) throws Exception {
+        this(new StoreConfig(store, quota, memory, Duration.ofMinutes(10), quota, Math.max(1, quota / 2)), faults,
+                connectionConfig, policy, verifyBlocks);
+    }
+
+    public RelayHarness(StoreConfig store, FaultPlan faults, RelayConnectionConfig connectionConfig,
+                        ConnectionPolicy policy, boolean verifyBlocks) throws Exception {
         this.connectionConfig = connectionConfig;
-        relay = FspRelay.start(new RelayConfig(new InetSocketAddress("127.0.0.1", 0),
-                new StoreConfig(store, quota, memory, Duration.ofMinutes(10)), RELAY, Set.of(SERVER.fingerprint()),
-                RelayLimits.DEFAULT, 64, idleTimeout, verifyBlocks, false, faults, clock));
+        relay = FspRelay.start(new RelayConfig(new InetSocketAddress("127.0.0.1", 0), store, RELAY,
+                Set.of(SERVER.fingerprint(), SECOND_SERVER.fingerprint()), RelayLimits.DEFAULT, policy, verifyBlocks,
+                false, faults, clock));
     }
 
     /** Connects with the trusted server's certificate. */
@@ -71,12 +97,52 @@ public final class RelayHarness implements AutoCloseable {
     public record Opened(TransferId id, TokenKey key, CapabilityToken token) {
     }
 
+    /** Opens a transfer that declares more space than any test pushes: the relay reserves its per-transfer limit. */
     public Opened open(RelayConnection server) throws Exception {
+        return open(server, Long.MAX_VALUE);
+    }
+
+    public Opened open(RelayConnection server, long space) throws Exception {
         TransferId id = TransferId.random();
         TokenKey key = TokenKey.random();
         Instant expires = clock.instant().plus(Duration.ofHours(1));
-        server.openTransfer(id, key, expires, 0).get(5, TimeUnit.SECONDS);
+        server.openTransfer(id, key, expires, space).get(5, TimeUnit.SECONDS);
         return new Opened(id, key, CapabilityToken.issue(key, id, expires, TokenScope.ALL));
+    }
+
+    /** A TLS connection without a certificate, handshake done, nothing said yet. */
+    public SSLSocket rawTls() throws Exception {
+        return rawTls(InetAddress.getLoopbackAddress());
+    }
+
+    /** As {@link #rawTls()}, from {@code from} (any 127.x.y.z address reaches the relay on loopback). */
+    public SSLSocket rawTls(InetAddress from) throws Exception {
+        SSLContext ctx = SSLContext.getInstance("TLSv1.3");
+        ctx.init(null, new TrustManager[] {PinnedTrustManager.of(Set.of(RELAY.fingerprint()))}, null);
+        SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket(relay.address().getAddress(),
+                relay.address().getPort(), from, 0);
+        s.setSoTimeout(5000);
+        s.startHandshake();
+        return s;
+    }
+
+    /** Reads an ERROR frame and returns its code. */
+    public static RelayErrorCode readError(DataInputStream in) throws IOException {
+        assertEquals(0xFF, in.readUnsignedByte());
+        int length = in.readInt();
+        in.readInt(); // id
+        int code = in.readUnsignedShort();
+        in.skipNBytes(length - 6);
+        return RelayErrorCode.ofWire(code);
+    }
+
+    /** The peer closed the connection: end of stream, or a reset. */
+    public static void assertClosed(InputStream in) throws IOException {
+        try {
+            assertEquals(-1, in.read());
+        } catch (EOFException | SSLException | SocketException e) {
+            // closed
+        }
     }
 
     public static List<Long> seqs(long from, long toExclusive) {

@@ -28,7 +28,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -48,9 +47,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -187,7 +184,7 @@ class RelayServerTest {
         try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
             RelayHarness.Opened t = h.open(server);
             Throwable open = failure(client.openTransfer(TransferId.random(), TokenKey.random(),
-                    Instant.now().plusSeconds(60), 0));
+                    Instant.now().plusSeconds(60), Long.MAX_VALUE));
             assertEquals(RelayErrorCode.NOT_A_TRUSTED_SERVER, ((RelayRefusedException) open).code());
             Throwable put = failure(client.putBlock(t.id(), 0, Unpooled.wrappedBuffer(new byte[10])));
             assertEquals(RelayErrorCode.NOT_A_TRUSTED_SERVER, ((RelayRefusedException) put).code());
@@ -244,7 +241,7 @@ class RelayServerTest {
         try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
             TransferId id = TransferId.random();
             TokenKey key = TokenKey.random();
-            server.openTransfer(id, key, h.clock.instant().plus(Duration.ofHours(2)), 0).get(5, TimeUnit.SECONDS);
+            server.openTransfer(id, key, h.clock.instant().plus(Duration.ofHours(2)), Long.MAX_VALUE).get(5, TimeUnit.SECONDS);
             server.putBlock(id, 0, Unpooled.wrappedBuffer(new byte[] {9})).get(5, TimeUnit.SECONDS);
             client.authorize(CapabilityToken.issue(key, id, h.clock.instant().plusSeconds(60), TokenScope.ALL))
                     .get(5, TimeUnit.SECONDS);
@@ -291,8 +288,10 @@ class RelayServerTest {
     @Test
     void fullRelayMakesThePusherWaitAndResumeAsTheClientConfirms() throws Exception {
         int blockSize = 64 * 1024;
-        int blocks = 48; // 3 MiB through a 1 MiB relay
-        start(1 << 20, 256 * 1024);
+        int blocks = 48; // 3 MiB through a 1 MiB relay, all of which one transfer may take
+        h = new RelayHarness(new io.fsp.relay.store.StoreConfig(store, 1 << 20, 256 * 1024, Duration.ofMinutes(10)),
+                FaultPlan.NONE, RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(5)),
+                RelayHarness.POLICY, false);
         try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
             RelayHarness.Opened t = h.open(server);
             client.authorize(t.token()).get(5, TimeUnit.SECONDS);
@@ -389,7 +388,8 @@ class RelayServerTest {
     @Test
     void firstWritableStripesAroundAFullRelay() throws Exception {
         start(64L << 20, 64L << 20);
-        try (RelayHarness other = new RelayHarness(store.resolve("small"), 100_000, 100_000, FaultPlan.NONE)) {
+        try (RelayHarness other = new RelayHarness(new io.fsp.relay.store.StoreConfig(store.resolve("small"), 100_000,
+                100_000, Duration.ofMinutes(10)), FaultPlan.NONE, RelayConnectionConfig.DEFAULT, RelayHarness.POLICY, false)) {
             RelayConnectionConfig window = RelayConnectionConfig.DEFAULT.withPushWindowBytes(50_000);
             try (RelayConnection big = h.connect(Optional.of(RelayHarness.SERVER), window);
                  RelayConnection small = other.connect(Optional.of(RelayHarness.SERVER), window)) {
@@ -418,8 +418,8 @@ class RelayServerTest {
     void closingTwiceIsHarmless() throws Exception {
         FspRelay relay = FspRelay.start(new RelayConfig(new java.net.InetSocketAddress("127.0.0.1", 0),
                 new io.fsp.relay.store.StoreConfig(store, 1 << 20, 1 << 20, Duration.ofMinutes(1)), RelayHarness.RELAY,
-                java.util.Set.of(RelayHarness.SERVER.fingerprint()), io.fsp.relay.wire.RelayLimits.DEFAULT, 8,
-                RelayConfig.DEFAULT_IDLE_TIMEOUT, false, false, FaultPlan.NONE, java.time.Clock.systemUTC()));
+                java.util.Set.of(RelayHarness.SERVER.fingerprint()), io.fsp.relay.wire.RelayLimits.DEFAULT,
+                RelayHarness.POLICY, false, false, FaultPlan.NONE, java.time.Clock.systemUTC()));
         java.net.InetSocketAddress address = relay.address();
         relay.close();
         relay.close();
@@ -430,14 +430,14 @@ class RelayServerTest {
     void abandonedTransferIsDroppedAfterTheTtlByTheRunningRelay() throws Exception {
         try (FspRelay relay = FspRelay.start(new RelayConfig(new java.net.InetSocketAddress("127.0.0.1", 0),
                 new io.fsp.relay.store.StoreConfig(store, 1 << 20, 0, Duration.ofMillis(300)), RelayHarness.RELAY,
-                java.util.Set.of(RelayHarness.SERVER.fingerprint()), io.fsp.relay.wire.RelayLimits.DEFAULT, 8,
-                RelayConfig.DEFAULT_IDLE_TIMEOUT, false, false, FaultPlan.NONE, java.time.Clock.systemUTC()))) {
+                java.util.Set.of(RelayHarness.SERVER.fingerprint()), io.fsp.relay.wire.RelayLimits.DEFAULT,
+                RelayHarness.POLICY, false, false, FaultPlan.NONE, java.time.Clock.systemUTC()))) {
             h = new RelayHarness(store.resolve("unused"), 1 << 20, 1 << 20, FaultPlan.NONE); // for its event loop
             TransferId id = TransferId.random();
             try (RelayConnection server = RelayConnection.connect(relay.address(), io.fsp.tls.SslContexts.client(
                     PinnedTrustManager.of(java.util.Set.of(RelayHarness.RELAY.fingerprint())),
                     Optional.of(RelayHarness.SERVER)), h.group, RelayConnectionConfig.DEFAULT).get(10, TimeUnit.SECONDS)) {
-                server.openTransfer(id, TokenKey.random(), Instant.now().plusSeconds(3600), 0).get(5, TimeUnit.SECONDS);
+                server.openTransfer(id, TokenKey.random(), Instant.now().plusSeconds(3600), Long.MAX_VALUE).get(5, TimeUnit.SECONDS);
                 server.putBlock(id, 0, Unpooled.wrappedBuffer(new byte[1000])).get(5, TimeUnit.SECONDS);
                 assertEquals(1000, relay.store().used());
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -464,7 +464,7 @@ class RelayServerTest {
         try (FspRelay relay = FspRelay.start(new RelayConfig(new java.net.InetSocketAddress("127.0.0.1", 0),
                 new io.fsp.relay.store.StoreConfig(store, 1 << 20, 1 << 20, Duration.ofMinutes(1)), RelayHarness.RELAY,
                 java.util.Set.of(RelayHarness.SERVER.fingerprint(), second.fingerprint()),
-                io.fsp.relay.wire.RelayLimits.DEFAULT, 8, RelayConfig.DEFAULT_IDLE_TIMEOUT, false, false, FaultPlan.NONE,
+                io.fsp.relay.wire.RelayLimits.DEFAULT, RelayHarness.POLICY, false, false, FaultPlan.NONE,
                 java.time.Clock.systemUTC()))) {
             h = new RelayHarness(store.resolve("unused"), 1 << 20, 1 << 20, FaultPlan.NONE); // for its event loop
             io.netty.handler.ssl.SslContext asFirst = io.fsp.tls.SslContexts.client(
@@ -477,14 +477,14 @@ class RelayServerTest {
                     RelayConnectionConfig.DEFAULT).get(10, TimeUnit.SECONDS)) {
                 TransferId id = TransferId.random();
                 TokenKey key = TokenKey.random();
-                first.openTransfer(id, key, Instant.now().plusSeconds(60), 0).get(5, TimeUnit.SECONDS);
+                first.openTransfer(id, key, Instant.now().plusSeconds(60), Long.MAX_VALUE).get(5, TimeUnit.SECONDS);
                 first.putBlock(id, 0, Unpooled.wrappedBuffer(new byte[] {1})).get(5, TimeUnit.SECONDS);
                 assertEquals(RelayErrorCode.NOT_A_TRUSTED_SERVER, ((RelayRefusedException) failure(
                         other.putBlock(id, 1, Unpooled.wrappedBuffer(new byte[] {2})))).code());
                 assertEquals(RelayErrorCode.NOT_A_TRUSTED_SERVER,
                         ((RelayRefusedException) failure(other.abortTransfer(id))).code());
                 assertEquals(RelayErrorCode.TRANSFER_EXISTS, ((RelayRefusedException) failure(
-                        other.openTransfer(id, key, Instant.now().plusSeconds(60), 0))).code());
+                        other.openTransfer(id, key, Instant.now().plusSeconds(60), Long.MAX_VALUE))).code());
                 assertEquals(1, relay.store().status(id).orElseThrow().blocks());
                 first.abortTransfer(id).get(5, TimeUnit.SECONDS);
             }
@@ -513,7 +513,7 @@ class RelayServerTest {
             client.authorize(t.token()).get(5, TimeUnit.SECONDS);
 
             // Garbage frame type after a good HELLO.
-            try (SSLSocket raw = rawTls()) {
+            try (SSLSocket raw = h.rawTls()) {
                 OutputStream out = raw.getOutputStream();
                 out.write(new byte[] {0x01, 0, 0, 0, 6, 0, 0, 0, 1, 0, 1}); // HELLO v1
                 out.write(new byte[] {0x66, 0, 0, 0, 0});
@@ -521,22 +521,22 @@ class RelayServerTest {
                 DataInputStream in = new DataInputStream(raw.getInputStream());
                 assertEquals(0x02, in.readUnsignedByte()); // WELCOME
                 in.skipNBytes(in.readInt());
-                assertEquals(RelayErrorCode.BAD_FRAME, readError(in));
-                assertClosed(in);
+                assertEquals(RelayErrorCode.BAD_FRAME, RelayHarness.readError(in));
+                RelayHarness.assertClosed(in);
             }
             // A frame that claims to be enormous.
-            try (SSLSocket raw = rawTls()) {
+            try (SSLSocket raw = h.rawTls()) {
                 raw.getOutputStream().write(new byte[] {0x11, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff});
                 DataInputStream in = new DataInputStream(raw.getInputStream());
-                assertEquals(RelayErrorCode.BAD_FRAME, readError(in));
-                assertClosed(in);
+                assertEquals(RelayErrorCode.BAD_FRAME, RelayHarness.readError(in));
+                RelayHarness.assertClosed(in);
             }
             // Anything before HELLO.
-            try (SSLSocket raw = rawTls()) {
+            try (SSLSocket raw = h.rawTls()) {
                 raw.getOutputStream().write(new byte[] {(byte) 0x80, 0, 0, 0, 4, 0, 0, 0, 1});
                 DataInputStream in = new DataInputStream(raw.getInputStream());
-                assertEquals(RelayErrorCode.BAD_HANDSHAKE, readError(in));
-                assertClosed(in);
+                assertEquals(RelayErrorCode.BAD_HANDSHAKE, RelayHarness.readError(in));
+                RelayHarness.assertClosed(in);
             }
             // Not TLS at all.
             try (Socket plain = new Socket("127.0.0.1", h.relay.address().getPort())) {
@@ -574,7 +574,7 @@ class RelayServerTest {
     @Test
     void silentConnectionIsClosedAfterTheIdleTimeout() throws Exception {
         h = new RelayHarness(store, 1 << 20, 1 << 20, FaultPlan.NONE, RelayConnectionConfig.DEFAULT,
-                Duration.ofMillis(300), false);
+                RelayHarness.POLICY.withIdleTimeout(Duration.ofMillis(300)), false);
         RelayConnection client = h.client();
         client.closeFuture().get(10, TimeUnit.SECONDS);
         assertFalse(client.isOpen());
@@ -592,33 +592,6 @@ class RelayServerTest {
     private static void awaitStored(List<CompletableFuture<Void>> puts, int n) throws Exception {
         for (int i = 0; i < n; i++) {
             puts.get(i).get(10, TimeUnit.SECONDS);
-        }
-    }
-
-    private SSLSocket rawTls() throws Exception {
-        SSLContext ctx = SSLContext.getInstance("TLSv1.3");
-        ctx.init(null, new TrustManager[] {PinnedTrustManager.of(java.util.Set.of(RelayHarness.RELAY.fingerprint()))},
-                null);
-        SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", h.relay.address().getPort());
-        s.setSoTimeout(5000);
-        s.startHandshake();
-        return s;
-    }
-
-    private static RelayErrorCode readError(DataInputStream in) throws IOException {
-        assertEquals(0xFF, in.readUnsignedByte());
-        int length = in.readInt();
-        in.readInt(); // id
-        int code = in.readUnsignedShort();
-        in.skipNBytes(length - 6);
-        return RelayErrorCode.ofWire(code);
-    }
-
-    private static void assertClosed(DataInputStream in) throws IOException {
-        try {
-            assertEquals(-1, in.read());
-        } catch (EOFException | javax.net.ssl.SSLException | java.net.SocketException e) {
-            // closed
         }
     }
 }

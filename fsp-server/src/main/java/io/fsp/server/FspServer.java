@@ -22,10 +22,12 @@ import io.fsp.tls.Fingerprint;
 import io.fsp.tls.KeyMaterial;
 import io.fsp.tls.SslContexts;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslContext;
@@ -55,6 +57,12 @@ public final class FspServer implements AutoCloseable {
     private static final String CERT_FILE = "server-cert.pem";
     private static final String KEY_FILE = "server-key.pem";
     private static final int BLOCKING_QUEUE = 4096;
+    /** Logins waiting for a login thread, at most; one more is answered 421. */
+    private static final int LOGIN_QUEUE = 64;
+    /** Bytes of requests one read of a control connection takes at most: bounds the lines decoded at once. */
+    private static final int CONTROL_READ_BUFFER = 4096;
+    /** The kernel's receive buffer of a control connection: requests are short lines, never a stream. */
+    private static final int CONTROL_SOCKET_RECEIVE_BUFFER = 16 * 1024;
 
     static {
         // lftp sends the IP literal it connects to ("::1") as TLS server name, which RFC 6066 §3 forbids,
@@ -67,17 +75,15 @@ public final class FspServer implements AutoCloseable {
 
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
-    private final ExecutorService blocking;
     private final List<Channel> listeners;
     private final FtpServerContext context;
     private final StripeContext stripe;
 
-    private FspServer(EventLoopGroup bossGroup, EventLoopGroup workerGroup, ExecutorService blocking,
-                      List<Channel> listeners, FtpServerContext context, StripeContext stripe) {
+    private FspServer(EventLoopGroup bossGroup, EventLoopGroup workerGroup, List<Channel> listeners,
+                      FtpServerContext context, StripeContext stripe) {
         this.stripe = stripe;
         this.bossGroup = bossGroup;
         this.workerGroup = workerGroup;
-        this.blocking = blocking;
         this.listeners = listeners;
         this.context = context;
     }
@@ -107,7 +113,8 @@ public final class FspServer implements AutoCloseable {
         }
         Optional<InetAddress> announce = config.announceAddress().isPresent()
                 ? Optional.of(InetAddress.getByName(config.announceAddress().get())) : Optional.empty();
-        ExecutorService blocking = blockingExecutor(config.blockingThreads());
+        ExecutorService blocking = executor("fsp-blocking-", config.blockingThreads(), BLOCKING_QUEUE);
+        ExecutorService logins = executor("fsp-login-", config.loginThreads(), LOGIN_QUEUE);
         StripeContext stripe = new StripeContext(key, config.relay(), !config.fspWithoutTls(), config.maxBlocksPerTransfer());
         if (config.meridian().isPresent() || config.meridianEntry().isPresent()) {
             InetSocketAddress bind = config.meridian().map(ListenAddress::toSocketAddress)
@@ -118,7 +125,7 @@ public final class FspServer implements AutoCloseable {
                         config.relaySelectionTimeout()));
             } catch (RuntimeException e) {
                 stripe.close();
-                blocking.shutdownNow();
+                shutdownNow(blocking, logins);
                 throw new IllegalArgumentException("meridian " + bind + ": " + e.getMessage(), e);
             }
         }
@@ -129,7 +136,7 @@ public final class FspServer implements AutoCloseable {
                 .register(new FgetCommand(stripe));
         FtpServerContext context = new FtpServerContext(config, ssl, SslContexts.serverWithoutSessionTickets(key),
                 key.fingerprint(), users,
-                new LoginThrottle(config.loginFailureDelay()), commands, blocking,
+                new LoginThrottle(config.loginFailureDelay()), commands, blocking, logins,
                 new ConnectionLimits(config.maxConnections(), config.maxConnectionsPerAddress()),
                 new PassivePorts(config.passivePorts()), announce);
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -141,6 +148,16 @@ public final class FspServer implements AutoCloseable {
                     .channel(NioServerSocketChannel.class)
                     .option(ChannelOption.SO_BACKLOG, 128)
                     .childOption(ChannelOption.TCP_NODELAY, true)
+                    // A control connection holds at most this many reply bytes unsent before it stops reading
+                    // (FtpControlHandler), so a client that never reads costs a bounded amount of memory. Fixed
+                    // socket buffers keep the kernel from growing them to megabytes, which a flood of pipelined
+                    // HELP would fill (with replies made at the cost of CPU) before back-pressure began.
+                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                            new WriteBufferWaterMark(config.controlWriteBuffer() / 2, config.controlWriteBuffer()))
+                    .childOption(ChannelOption.SO_SNDBUF, config.controlWriteBuffer())
+                    .childOption(ChannelOption.SO_RCVBUF, CONTROL_SOCKET_RECEIVE_BUFFER)
+                    .childOption(ChannelOption.RCVBUF_ALLOCATOR,
+                            new AdaptiveRecvByteBufAllocator(64, 1024, CONTROL_READ_BUFFER))
                     .childHandler(new FtpServerInitializer(context));
             for (ListenAddress address : config.listen()) {
                 try {
@@ -153,11 +170,11 @@ public final class FspServer implements AutoCloseable {
             listeners.forEach(Channel::close);
             boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-            blocking.shutdownNow();
+            shutdownNow(blocking, logins);
             stripe.close();
             throw e;
         }
-        FspServer server = new FspServer(boss, workers, blocking, listeners, context, stripe);
+        FspServer server = new FspServer(boss, workers, listeners, context, stripe);
         for (InetSocketAddress a : server.addresses()) {
             log.info("listening on {} (certificate sha256 {})", ListenAddress.format(a), key.fingerprint());
         }
@@ -215,11 +232,17 @@ public final class FspServer implements AutoCloseable {
         return new UserStore(accounts, anonymous);
     }
 
-    private static ExecutorService blockingExecutor(int threads) {
+    private static void shutdownNow(ExecutorService... executors) {
+        for (ExecutorService e : executors) {
+            e.shutdownNow();
+        }
+    }
+
+    private static ExecutorService executor(String name, int threads, int queue) {
         AtomicInteger n = new AtomicInteger();
         ThreadPoolExecutor executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
-                new ArrayBlockingQueue<>(BLOCKING_QUEUE), r -> {
-                    Thread t = new Thread(r, "fsp-blocking-" + n.incrementAndGet());
+                new ArrayBlockingQueue<>(queue), r -> {
+                    Thread t = new Thread(r, name + n.incrementAndGet());
                     t.setDaemon(true);
                     return t;
                 });
@@ -248,7 +271,7 @@ public final class FspServer implements AutoCloseable {
         listeners.forEach(Channel::close);
         bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-        blocking.shutdownNow();
+        shutdownNow(context.blocking(), context.logins());
         stripe.close();
         log.info("stopped");
     }

@@ -37,6 +37,8 @@ public record ServerConfig(
         int maxLoginFailures,
         int ioThreads,
         int blockingThreads,
+        int loginThreads,
+        int controlWriteBuffer,
         List<RelayEndpoint> relay,
         boolean fspWithoutTls,
         Optional<ListenAddress> meridian,
@@ -62,6 +64,8 @@ public record ServerConfig(
         requireRange("max-login-failures", maxLoginFailures, 1, 1000);
         requireRange("io-threads", ioThreads, 0, 1024);
         requireRange("blocking-threads", blockingThreads, 1, 1024);
+        requireRange("login-threads", loginThreads, 1, 256);
+        requireRange("control-write-buffer", controlWriteBuffer, 1024, 16 << 20);
         requireRange("max-blocks-per-transfer", maxBlocksPerTransfer, 1, Integer.MAX_VALUE);
         requirePositive("idle-timeout", idleTimeout);
         requirePositive("login-grace-time", loginGraceTime);
@@ -93,7 +97,7 @@ public record ServerConfig(
                 Duration.ofMinutes(5), Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(300),
                 256, 32,
                 Duration.ofSeconds(1), 3,
-                0, 16,
+                0, 16, 4, 64 * 1024,
                 List.of(), false,
                 Optional.empty(), Optional.empty(), List.of(), false, Duration.ofSeconds(5),
                 true,

@@ -181,6 +181,55 @@ class FaultyRelayIT {
         }
     }
 
+    /**
+     * A client that goes away after the 226 without collecting leaves nothing at the relays (its blocks would
+     * otherwise hold their quota for the TTL), while another client's transfer keeps every block, and a
+     * well-behaved client is served.
+     */
+    @Test
+    void clientGoneAfterThe226FreesItsBlocksWhileALiveTransferKeepsItsOwn() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, faults(), faults(), faults())) {
+            TreeDigests.random(rig.root().resolve("gone.bin"), 4 << 20, 3);
+            TreeDigests.random(rig.root().resolve("live.bin"), 2 << 20, 4);
+            try (ControlChannel live = control(rig)) {
+                TransferId liveId = placeAll(live, "/live.bin");
+                long liveBytes = heldAt(rig, liveId);
+                assertTrue(liveBytes > 2 << 20, "the live transfer's blocks are at the relays: " + liveBytes);
+                try (ControlChannel gone = control(rig)) {
+                    TransferId goneId = placeAll(gone, "/gone.bin");
+                    assertTrue(heldAt(rig, goneId) > 4 << 20, "placed");
+                } // the client leaves after the 226, having fetched nothing
+                awaitUsed(rig, liveBytes, "only the live transfer's blocks are left");
+                assertEquals(liveBytes, heldAt(rig, liveId));
+                CollectSummary s = rig.get("/gone.bin", dir.resolve("gone.copy"), false, "block-size=64k");
+                assertTrue(s.complete() && s.verified(), s.toText());
+                assertEquals(TreeDigests.sha256(rig.root().resolve("gone.bin")), TreeDigests.sha256(dir.resolve("gone.copy")));
+            }
+            awaitUsed(rig, 0, "the live transfer's blocks are freed once its client is gone too");
+        }
+    }
+
+    /** FRET {@code path} and read its announcements up to the 226: every block is placed, none fetched. */
+    private static TransferId placeAll(ControlChannel c, String path) throws Exception {
+        return TransferId.parse(word(announced(c, path), "FSP", 1));
+    }
+
+    private static long heldAt(StripeRig rig, TransferId id) {
+        return rig.relays().stream().mapToLong(r -> r.store().status(id).map(t -> t.bytes()).orElse(0L)).sum();
+    }
+
+    private static long used(StripeRig rig) {
+        return rig.relays().stream().mapToLong(r -> r.store().used()).sum();
+    }
+
+    private static void awaitUsed(StripeRig rig, long expected, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (used(rig) != expected && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertEquals(expected, used(rig), what);
+    }
+
     /** The same damage, recovered once from the relays and once (as without relay caches) from the origin. */
     @Test
     void damagedBlocksComeFromTheRelaysOrWithRelayRecoveryOffFromTheOrigin() throws Exception {
@@ -269,17 +318,28 @@ class FaultyRelayIT {
 
     /** FRET by hand: the 151 lines, without collecting anything. */
     private static List<String> fret(StripeRig rig, String path, String... options) throws Exception {
-        try (ControlChannel c = ControlChannel.connect("127.0.0.1", rig.port(),
-                PinnedTrustManager.of(Set.of(rig.server().fingerprint())), Duration.ofSeconds(10))) {
-            c.login(StripeRig.USER, StripeRig.PASSWORD.toCharArray(), false);
-            ControlChannel.expect(c.command(String.join(" ", "FSPO block-size=64k", String.join(" ", options)).strip()), 200, "FSPO");
-            ControlChannel.expect(c.command("FRET " + path), 150, "FRET");
-            List<String> lines = new ArrayList<>();
-            for (Reply r; (r = c.read()).code() == 151; ) {
-                lines.add(r.text());
-            }
-            return lines;
+        try (ControlChannel c = control(rig, options)) {
+            return announced(c, path);
         }
+    }
+
+    /** A logged-in control connection with 64 KiB blocks and {@code options}. */
+    private static ControlChannel control(StripeRig rig, String... options) throws Exception {
+        ControlChannel c = ControlChannel.connect("127.0.0.1", rig.port(),
+                PinnedTrustManager.of(Set.of(rig.server().fingerprint())), Duration.ofSeconds(10));
+        c.login(StripeRig.USER, StripeRig.PASSWORD.toCharArray(), false);
+        ControlChannel.expect(c.command(String.join(" ", "FSPO block-size=64k", String.join(" ", options)).strip()), 200, "FSPO");
+        return c;
+    }
+
+    /** FRET {@code path} on {@code c}: its {@code 151} lines, read up to the 226 (or whatever ends them). */
+    private static List<String> announced(ControlChannel c, String path) throws Exception {
+        ControlChannel.expect(c.command("FRET " + path), 150, "FRET");
+        List<String> lines = new ArrayList<>();
+        for (Reply r; (r = c.read()).code() == 151; ) {
+            lines.add(r.text());
+        }
+        return lines;
     }
 
     private static String word(List<String> lines, String first, int index) {
@@ -289,10 +349,12 @@ class FaultyRelayIT {
     @Test
     void relayStoresHoldNoPlaintextAndRefuseTokensOfOtherTransfers() throws Exception {
         // memory 0: every block a relay holds is on its disk, where this test can look for plaintext
-        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 0, faults(), faults(), faults())) {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 0, faults(), faults(), faults());
+             ControlChannel firstClient = control(rig); ControlChannel secondClient = control(rig)) {
             byte[] plain = TreeDigests.random(rig.root().resolve("known.bin"), SIZE, 12);
-            List<String> first = fret(rig, "/known.bin");
-            List<String> second = fret(rig, "/known.bin");
+            // Both clients stay connected: a client gone leaves nothing at the relays.
+            List<String> first = announced(firstClient, "/known.bin");
+            List<String> second = announced(secondClient, "/known.bin");
 
             long stored = 0;
             int samples = 0;

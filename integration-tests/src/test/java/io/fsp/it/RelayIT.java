@@ -81,7 +81,7 @@ class RelayIT {
     /** Seals {@code count} blocks of known text for a fresh transfer and pushes them; returns their wire bytes. */
     private static List<byte[]> push(RelayConnection server, TransferId id, TokenKey tokenKey, int count)
             throws Exception {
-        server.openTransfer(id, tokenKey, Instant.now().plusSeconds(600), 0).get(10, TimeUnit.SECONDS);
+        server.openTransfer(id, tokenKey, Instant.now().plusSeconds(600), 1L << 20).get(10, TimeUnit.SECONDS);
         List<byte[]> wire = new ArrayList<>();
         try (BlockPipeline sender = BlockPipeline.builder().transferId(id.value()).checksum(ChecksumAlgorithm.CRC32C)
                 .noCompression().encryption(TransferKey.generate(id.value(), 256, new SecureRandom())).build()) {

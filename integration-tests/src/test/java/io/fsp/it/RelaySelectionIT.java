@@ -93,7 +93,7 @@ class RelaySelectionIT {
             FspRelay relay = FspRelay.start(new RelayConfig(new InetSocketAddress("127.0.0.1", 0),
                     new StoreConfig(dir.resolve("relay" + i), 1L << 30, 64L << 20, Duration.ofMinutes(10)),
                     Certificates.selfSigned("fsp-relay"), Set.of(serverKey.fingerprint()), RelayLimits.DEFAULT,
-                    RelayConfig.DEFAULT_MAX_CONNECTIONS, RelayConfig.DEFAULT_IDLE_TIMEOUT, true, false, FaultPlan.NONE,
+                    io.fsp.relay.net.ConnectionPolicy.DEFAULT, true, false, FaultPlan.NONE,
                     Clock.systemUTC()));
             open.add(relay::close);
             relays.add(relay);

@@ -4,6 +4,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -191,9 +192,11 @@ public final class ResumeJournal implements Closeable {
             if (p.hasRemaining()) {
                 return null;
             }
-            return new JournalRecord(new String(path, StandardCharsets.UTF_8), offset, blockLength, digest);
-        } catch (RuntimeException e) {
-            // A record whose checksum matches but whose fields do not parse was not written by us.
+            String name = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(path)).toString();
+            return new JournalRecord(name, offset, blockLength, digest);
+        } catch (RuntimeException | CharacterCodingException e) {
+            // A record whose checksum matches but whose fields do not parse (or whose path is not strict
+            // UTF-8) was not written by us.
             return null;
         }
     }

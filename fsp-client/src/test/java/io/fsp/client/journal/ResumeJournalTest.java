@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.zip.CRC32C;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -114,6 +116,28 @@ class ResumeJournalTest {
         Files.write(file, content);
         try (ResumeJournal j = ResumeJournal.open(file, ID)) {
             assertEquals(Set.of(record(0)), j.verified());
+        }
+    }
+
+    @Test
+    void recordWithASoundChecksumButAPathThatIsNotUtf8IsNotTrusted() throws IOException {
+        Path file = tmp.resolve("get.journal");
+        try (ResumeJournal j = ResumeJournal.open(file, ID)) {
+            j.append(record(0));
+        }
+        // Laid out as docs/verification.md says, but no journal writes it: its path ends inside a UTF-8 sequence.
+        byte[] path = {'a', (byte) 0xC3};
+        int payload = 1 + 8 + 4 + 2 + path.length + 1;
+        ByteBuffer b = ByteBuffer.allocate(4 + payload + 4);
+        b.putInt(payload).put((byte) 1).putLong(0).putInt(4096).putShort((short) path.length).put(path).put((byte) 0);
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), 0, b.position());
+        b.putInt((int) crc.getValue());
+        Files.write(file, b.array(), StandardOpenOption.APPEND);
+        assertEquals(Set.of(record(0)), ResumeJournal.peek(file, ID));
+        try (ResumeJournal j = ResumeJournal.open(file, ID)) {
+            assertEquals(Set.of(record(0)), j.verified());
+            assertEquals(b.capacity(), j.cutTailBytes());
         }
     }
 

@@ -170,9 +170,13 @@ public final class RelayConnection implements AutoCloseable {
 
     // ---------------------------------------------------------------- server side
 
-    /** Registers a transfer and its token key; blocks can be put once this completes. */
-    public CompletableFuture<Void> openTransfer(TransferId transferId, TokenKey key, Instant expiresAt, long quotaHint) {
-        return request(id -> new RelayMessage.OpenTransfer(id, transferId, key, expiresAt, quotaHint),
+    /**
+     * Registers a transfer and its token key; blocks can be put once this completes. {@code space} is the most
+     * block bytes this connection's server will push to the relay for the transfer: the relay reserves room for
+     * them (or refuses the transfer, {@code NO_SPACE}) and refuses blocks beyond ({@code SPACE_EXCEEDED}).
+     */
+    public CompletableFuture<Void> openTransfer(TransferId transferId, TokenKey key, Instant expiresAt, long space) {
+        return request(id -> new RelayMessage.OpenTransfer(id, transferId, key, expiresAt, space),
                 config.requestTimeout(), Void.class);
     }
 

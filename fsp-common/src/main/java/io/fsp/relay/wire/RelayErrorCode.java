@@ -28,6 +28,14 @@ public enum RelayErrorCode {
     TOO_MANY_REQUESTS(12),
     /** PUT_BLOCK bytes that are not a sound block of this transfer and sequence number (checksum, header). */
     BAD_BLOCK(13),
+    /** OPEN_TRANSFER whose space the relay cannot reserve (its quota, or the server's share of it, is taken). */
+    NO_SPACE(14),
+    /** PUT_BLOCK beyond the space its transfer declared at OPEN_TRANSFER. */
+    SPACE_EXCEEDED(15),
+    /** No credentials in time: neither a trusted server's HELLO nor an accepted token; the connection closes. */
+    AUTH_TIMEOUT(16),
+    /** Too many requests refused on one connection without a trusted certificate; the connection closes. */
+    TOO_MANY_REFUSALS(17),
     /** An error code this version does not know (from a newer peer). */
     UNKNOWN(0);
 

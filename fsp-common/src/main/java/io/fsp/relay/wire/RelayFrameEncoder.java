@@ -62,7 +62,7 @@ public final class RelayFrameEncoder extends MessageToMessageEncoder<RelayMessag
         }
         if (msg instanceof RelayMessage.OpenTransfer o) {
             buf.writeLong(o.transferId().value()).writeBytes(o.tokenKey().bytes())
-                    .writeLong(o.expiresAt().toEpochMilli()).writeLong(o.quotaHint());
+                    .writeLong(o.expiresAt().toEpochMilli()).writeLong(o.space());
             return FrameType.OPEN_TRANSFER;
         }
         if (msg instanceof RelayMessage.AbortTransfer a) {

@@ -32,19 +32,20 @@ public sealed interface RelayMessage {
 
     /**
      * Opens a transfer: registers the key its capability tokens are made with, the time after which the
-     * relay drops it, and how many bytes the server expects to place here (0 = unknown; informative).
+     * relay drops it, and its space: the most block bytes the server will push to this relay for it (the
+     * relay reserves room for it and refuses blocks beyond it; 0 is refused).
      */
-    record OpenTransfer(int id, TransferId transferId, TokenKey tokenKey, Instant expiresAt, long quotaHint)
+    record OpenTransfer(int id, TransferId transferId, TokenKey tokenKey, Instant expiresAt, long space)
             implements RelayMessage {
         public OpenTransfer {
             expiresAt = Instant.ofEpochMilli(expiresAt.toEpochMilli());
-            requireNonNegative("quotaHint", quotaHint);
+            requireNonNegative("space", space);
         }
 
         @Override
         public String toString() {
             return "OpenTransfer[id=" + id + ", transfer=" + transferId + ", expiresAt=" + expiresAt
-                    + ", quotaHint=" + quotaHint + "]";
+                    + ", space=" + space + "]";
         }
     }
 

@@ -2,6 +2,7 @@ package io.fsp.relay.fault;
 
 import io.fsp.relay.FspRelay;
 import io.fsp.relay.RelayConfig;
+import io.fsp.relay.net.ConnectionPolicy;
 import io.fsp.relay.store.StoreConfig;
 import io.fsp.relay.wire.RelayLimits;
 import io.fsp.tls.Certificates;
@@ -38,7 +39,7 @@ public final class FaultyRelay {
     public static FspRelay start(StoreConfig store, Set<Fingerprint> trustedServers, Fault... faults) throws IOException {
         return FspRelay.start(new RelayConfig(new InetSocketAddress("127.0.0.1", 0), store,
                 Certificates.selfSigned("fsp-relay"), trustedServers, RelayLimits.DEFAULT,
-                RelayConfig.DEFAULT_MAX_CONNECTIONS, RelayConfig.DEFAULT_IDLE_TIMEOUT, true, false,
+                ConnectionPolicy.DEFAULT, true, false,
                 new FaultPlan(List.of(faults)), Clock.systemUTC()));
     }
 }

@@ -8,13 +8,16 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
+import java.net.InetAddress;
 import java.time.Clock;
 import io.netty.channel.ChannelHandler;
-import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +25,10 @@ import org.slf4j.LoggerFactory;
  * The pipeline of a relay connection: {@code ssl → idle → decoder → encoder → [extra] → session}. The TLS context asks for
  * a client certificate but does not require one: a peer that presents a pinned one is a server, a peer
  * that presents none is a client, and a peer that presents an unknown one fails the handshake.
+ *
+ * <p>Admission ({@link ConnectionPolicy}): at most {@code maxConnections} in all, and at most {@code
+ * maxUnauthenticatedPerAddress} from one IP address that have not yet authenticated; a connection beyond
+ * either is closed as soon as it is accepted, before any TLS work.
  */
 public final class RelayServerInitializer extends ChannelInitializer<SocketChannel> {
     public static final String SSL = "ssl";
@@ -32,32 +39,35 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
     public static final String SESSION = "session";
     private static final Logger log = LoggerFactory.getLogger(RelayServerInitializer.class);
     private static final RelayFrameEncoder ENCODER_INSTANCE = new RelayFrameEncoder();
+    /** Refusals at accept are logged at most this often, with their count: a flood must not fill the log. */
+    private static final long REFUSAL_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final SslContext ssl;
     private final BlockStore store;
     private final RelayLimits limits;
     private final Clock clock;
     private final Optional<Supplier<ChannelHandler>> extra;
-    private final int maxConnections;
-    private final Duration idleTimeout;
+    private final ConnectionPolicy policy;
     private final BlockCheck blockCheck;
     private final ReadBudget readBudget;
     private final AtomicInteger connections = new AtomicInteger();
+    private final ConcurrentHashMap<InetAddress, Integer> unauthenticated = new ConcurrentHashMap<>();
+    private final AtomicLong refusedSinceLog = new AtomicLong();
+    private final AtomicLong lastRefusalLog = new AtomicLong(System.nanoTime() - REFUSAL_LOG_INTERVAL_NANOS);
 
     /**
      * @param extra a handler for each connection between the frame codec and the session, if any (a relay started
      *              with faults for tests injects them there)
      */
     public RelayServerInitializer(SslContext ssl, BlockStore store, RelayLimits limits, Clock clock,
-                                  Optional<Supplier<ChannelHandler>> extra, int maxConnections, Duration idleTimeout,
+                                  Optional<Supplier<ChannelHandler>> extra, ConnectionPolicy policy,
                                   BlockCheck blockCheck) {
         this.ssl = ssl;
         this.store = store;
         this.limits = limits;
         this.clock = clock;
         this.extra = extra;
-        this.maxConnections = maxConnections;
-        this.idleTimeout = idleTimeout;
+        this.policy = policy;
         this.blockCheck = blockCheck;
         // Spilled blocks in flight to clients: a few blocks' worth, at least 64 MiB.
         this.readBudget = new ReadBudget(Math.max(64L << 20, 4L * limits.maxBlockBytes()));
@@ -65,21 +75,58 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
 
     @Override
     protected void initChannel(SocketChannel ch) {
-        if (connections.incrementAndGet() > maxConnections) {
+        if (connections.incrementAndGet() > policy.maxConnections()) {
             connections.decrementAndGet();
-            log.warn("connection from {} refused: {} connections open (relay option --max-connections {})",
-                    ch.remoteAddress(), maxConnections, maxConnections);
-            ch.close();
+            refused(ch, policy.maxConnections() + " connections open (relay option --max-connections)");
             return;
         }
         ch.closeFuture().addListener(f -> connections.decrementAndGet());
+        InetAddress address = ch.remoteAddress().getAddress();
+        if (!takeUnauthenticatedSlot(address)) {
+            refused(ch, policy.maxUnauthenticatedPerAddress() + " from that address not authenticated yet (relay"
+                    + " option --max-unauthenticated-per-address)");
+            return;
+        }
+        // The slot is given back once the peer authenticates or the connection closes, whichever comes first.
+        AtomicBoolean held = new AtomicBoolean(true);
+        Runnable giveBack = () -> {
+            if (held.compareAndSet(true, false)) {
+                unauthenticated.computeIfPresent(address, (a, n) -> n <= 1 ? null : n - 1);
+            }
+        };
+        ch.closeFuture().addListener(f -> giveBack.run());
         ch.pipeline()
                 .addLast(SSL, ssl.newHandler(ch.alloc()))
-                .addLast(IDLE, new IdleStateHandler(0, 0, idleTimeout.toMillis(), TimeUnit.MILLISECONDS))
+                .addLast(IDLE, new IdleStateHandler(0, 0, policy.idleTimeout().toMillis(), TimeUnit.MILLISECONDS))
                 .addLast(DECODER, new RelayFrameDecoder(limits, false)) // large frames once a server said HELLO
                 .addLast(ENCODER, ENCODER_INSTANCE);
         extra.ifPresent(handler -> ch.pipeline().addLast(EXTRA, handler.get()));
-        ch.pipeline().addLast(SESSION, new RelaySessionHandler(store, clock, blockCheck, readBudget));
+        ch.pipeline().addLast(SESSION, new RelaySessionHandler(store, clock, blockCheck, readBudget, policy, giveBack));
+    }
+
+    private void refused(SocketChannel ch, String why) {
+        ch.close();
+        long count = refusedSinceLog.incrementAndGet();
+        long now = System.nanoTime();
+        long last = lastRefusalLog.get();
+        if (now - last >= REFUSAL_LOG_INTERVAL_NANOS && lastRefusalLog.compareAndSet(last, now)) {
+            count = refusedSinceLog.getAndSet(0);
+            log.warn("{} connection(s) refused at accept in the last {} s, the latest from {}: {}", count,
+                    TimeUnit.NANOSECONDS.toSeconds(REFUSAL_LOG_INTERVAL_NANOS), ch.remoteAddress(), why);
+        }
+    }
+
+    private boolean takeUnauthenticatedSlot(InetAddress address) {
+        boolean[] taken = {false};
+        unauthenticated.compute(address, (a, n) -> {
+            int count = n == null ? 0 : n;
+            if (count >= policy.maxUnauthenticatedPerAddress()) {
+                return n;
+            }
+            taken[0] = true;
+            return count + 1;
+        });
+        return taken[0];
     }
 
     /** Connections open now. */

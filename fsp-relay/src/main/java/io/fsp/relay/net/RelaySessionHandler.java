@@ -20,6 +20,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.ReferenceCounted;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
@@ -30,6 +31,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
@@ -39,7 +41,9 @@ import org.slf4j.LoggerFactory;
  * Serves one relay connection, one request at a time: reading stays paused (auto-read is off) while a
  * request is being served or the peer is not taking our writes, so a full store slows a pushing server
  * down and a slow client cannot make the relay buffer without bound. Bad frames get an ERROR and the
- * connection is closed; refused requests get an ERROR and the connection goes on.
+ * connection is closed; refused requests get an ERROR and the connection goes on, up to the policy's
+ * {@code maxRefusals} for a peer without a trusted certificate. A peer must authenticate (a trusted server's
+ * HELLO, or a token accepted) within the policy's {@code authTimeout} of being accepted, or it is closed.
  */
 public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(RelaySessionHandler.class);
@@ -50,6 +54,8 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private final Clock clock;
     private final BlockCheck blockCheck;
     private final ReadBudget readBudget;
+    private final ConnectionPolicy policy;
+    private final Runnable onAuthenticated;
     private final ArrayDeque<RelayMessage> inbox = new ArrayDeque<>();
     private final Map<TransferId, CapabilityToken> tokens = new HashMap<>();
     private ChannelHandlerContext ctx;
@@ -60,9 +66,16 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private boolean welcomed;
     private boolean busy;
     private boolean closing;
+    private boolean authenticated;
+    private int refusals;
+    private ScheduledFuture<?> authDeadline;
 
-    public RelaySessionHandler(BlockStore store, Clock clock, BlockCheck blockCheck, ReadBudget readBudget) {
+    /** @param onAuthenticated runs once, when the peer has shown its credentials */
+    public RelaySessionHandler(BlockStore store, Clock clock, BlockCheck blockCheck, ReadBudget readBudget,
+                               ConnectionPolicy policy, Runnable onAuthenticated) {
         this.readBudget = readBudget;
+        this.policy = policy;
+        this.onAuthenticated = onAuthenticated;
         this.store = store;
         this.clock = clock;
         this.blockCheck = blockCheck;
@@ -78,8 +91,33 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+        authDeadline = ctx.executor().schedule(this::authTimedOut, policy.authTimeout().toMillis(),
+                TimeUnit.MILLISECONDS);
         ctx.read(); // auto-read is off: the TLS handshake needs the first read
         ctx.fireChannelActive();
+    }
+
+    private void authTimedOut() {
+        if (authenticated || closing) {
+            return;
+        }
+        log.debug("{} not authenticated within {} ms: closing", session, policy.authTimeout().toMillis());
+        if (welcomed) {
+            fail(new RelayMessage.Error(0, RelayErrorCode.AUTH_TIMEOUT, "no trusted certificate and no token accepted"
+                    + " within " + policy.authTimeout().toMillis() + " ms"));
+        } else {
+            closing = true; // still in the TLS handshake or before HELLO: nothing to say it with
+            ctx.close();
+        }
+    }
+
+    /** The peer showed credentials: it no longer counts against its address and has no deadline. */
+    private void authenticated() {
+        if (!authenticated) {
+            authenticated = true;
+            authDeadline.cancel(false);
+            onAuthenticated.run();
+        }
     }
 
     @Override
@@ -108,6 +146,9 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         closing = true;
+        if (authDeadline != null) {
+            authDeadline.cancel(false);
+        }
         inbox.forEach(ReferenceCountUtil::release);
         inbox.clear();
         ctx.fireChannelInactive();
@@ -128,7 +169,11 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof DecoderException && !(cause.getCause() instanceof SSLException)) {
-            log.info("{} bad frame: {}", session, cause.getMessage());
+            if (role == RelayRole.SERVER) {
+                log.info("{} bad frame: {}", session, cause.getMessage());
+            } else {
+                log.debug("{} bad frame: {}", session, cause.getMessage()); // anyone can send one: not worth the log
+            }
             fail(new RelayMessage.Error(0, RelayErrorCode.BAD_FRAME, String.valueOf(cause.getMessage())));
         } else {
             log.debug("{} connection error: {}", session, cause.toString());
@@ -227,6 +272,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         welcomed = true;
         if (role == RelayRole.SERVER) {
             ctx.pipeline().get(RelayFrameDecoder.class).acceptBlocks();
+            authenticated();
         }
         log.debug("{} hello as {}", session, role);
         reply(new RelayMessage.Welcome(h.id(), RelayMessage.VERSION, role));
@@ -274,15 +320,24 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             refuse(o.id(), RelayErrorCode.TOKEN_EXPIRED, "expiresAt: " + o.expiresAt() + " (expected: in the future)");
             return;
         }
-        switch (store.open(o.transferId(), o.tokenKey(), o.expiresAt(), o.quotaHint(), server)) {
+        switch (store.open(o.transferId(), o.tokenKey(), o.expiresAt(), o.space(), server)) {
             case OPENED -> {
-                log.info("{} transfer {} opened, expires {}, hint {} bytes", session, o.transferId(), o.expiresAt(),
-                        o.quotaHint());
+                log.info("{} transfer {} opened, expires {}, space {} bytes, {} reserved", session, o.transferId(),
+                        o.expiresAt(), o.space(), store.status(o.transferId()).map(BlockStore.TransferStatus::reservation)
+                                .orElse(0L));
                 reply(new RelayMessage.Ok(o.id()));
             }
             case ALREADY_OPEN -> reply(new RelayMessage.Ok(o.id()));
             case KEY_MISMATCH -> refuse(o.id(), RelayErrorCode.TRANSFER_EXISTS,
                     "transfer " + o.transferId() + " is already open with another key or for another server");
+            case NO_SPACE -> {
+                log.info("{} transfer {} refused: no room to reserve for {} bytes ({} of {} reserved)", session,
+                        o.transferId(), o.space(), store.reserved(), store.quota());
+                refuse(o.id(), RelayErrorCode.NO_SPACE, o.space() < 1
+                        ? "space: " + o.space() + " (expected: >= 1, the block bytes the transfer will push here)"
+                        : "no room to reserve for transfer " + o.transferId() + " (this server's share or the relay's"
+                                + " quota is taken); try another relay");
+            }
         }
     }
 
@@ -345,7 +400,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         try {
             token.verify(key.get(), token.transferId(), clock.instant());
         } catch (TokenException e) {
-            log.info("{} token for transfer {} refused: {}", session, token.transferId(), e.getMessage());
+            log.debug("{} token for transfer {} refused: {}", session, token.transferId(), e.getMessage());
             refuse(a.id(), tokenCode(e.reason()), e.getMessage());
             return;
         }
@@ -356,6 +411,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         tokens.put(token.transferId(), token);
+        authenticated();
         reply(new RelayMessage.Ok(a.id()));
     }
 
@@ -449,6 +505,12 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
 
     private void refuse(int msgId, RelayErrorCode code, String text) {
         reply(new RelayMessage.Error(msgId, code, text));
+        // A trusted server's refusals are its own affair; anyone else probing (tokens, blocks) is cut off.
+        if (role != RelayRole.SERVER && ++refusals >= policy.maxRefusals()) {
+            log.debug("{} {} requests refused: closing", session, refusals);
+            fail(new RelayMessage.Error(0, RelayErrorCode.TOO_MANY_REFUSALS, refusals + " requests refused"
+                    + " (expected: fewer than " + policy.maxRefusals() + ")"));
+        }
     }
 
     private void refuse(int msgId, Throwable error) {

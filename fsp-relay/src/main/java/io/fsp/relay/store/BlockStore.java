@@ -31,8 +31,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The blocks a relay holds, by transfer and sequence number. Metadata changes under this object's lock;
- * file reads, writes and deletes run on the disk executor, never on a caller's event loop. Every byte held
- * counts against the quota from the moment it is reserved until its block is gone from memory or disk.
+ * file reads, writes and deletes run on the disk executor, never on a caller's event loop.
+ *
+ * <p>Space: a transfer declares at open the most block bytes its server will push here; the store reserves
+ * that much for it (at most {@code transferSpaceBytes}) out of the quota and out of its server's share
+ * ({@code serverQuotaBytes}), or refuses the transfer. Its blocks are held within its reservation: a put
+ * that would hold more waits until the client confirms some of the transfer's blocks, and a put beyond the
+ * declared bytes is refused. The reservation is returned when the transfer ends (confirmed blocks return to
+ * the transfer, not to others). Every byte held counts against its transfer from the moment it is admitted
+ * until its block is gone from memory or disk.
  *
  * <p>Spilled blocks live in {@code directory/<transfer id hex>/<seq>.blk} and contain exactly the block
  * bytes the server sent; nothing else is ever written there.
@@ -49,8 +56,9 @@ public final class BlockStore {
 
     // Guarded by this.
     private final Map<TransferId, Transfer> transfers = new HashMap<>();
-    private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    private final Map<Fingerprint, Long> reservedByServer = new HashMap<>();
     private long reserved;
+    private long used;
     private long memoryUsed;
 
     public BlockStore(StoreConfig config, Executor disk, Clock clock, ByteBufAllocator alloc) throws IOException {
@@ -63,20 +71,36 @@ public final class BlockStore {
     }
 
     /** Outcome of {@link #open}. */
-    public enum OpenResult { OPENED, ALREADY_OPEN, KEY_MISMATCH }
+    public enum OpenResult { OPENED, ALREADY_OPEN, KEY_MISMATCH, NO_SPACE }
 
     /**
-     * Opens a transfer for the server whose certificate is {@code owner}; opening it again with the same key
-     * by the same server is harmless (a reconnecting server).
+     * Opens a transfer for the server whose certificate is {@code owner}, reserving room for {@code space}
+     * bytes (at most the per-transfer limit); opening it again with the same key by the same server is harmless
+     * (a reconnecting server). {@link OpenResult#NO_SPACE} when the quota or the server's share cannot take the
+     * reservation, or {@code space} is not positive.
      */
-    public synchronized OpenResult open(TransferId id, TokenKey key, Instant expiresAt, long quotaHint,
+    public synchronized OpenResult open(TransferId id, TokenKey key, Instant expiresAt, long space,
                                         Fingerprint owner) {
         Transfer t = transfers.get(id);
         if (t != null) {
             return t.key.equals(key) && t.owner.equals(owner) ? OpenResult.ALREADY_OPEN : OpenResult.KEY_MISMATCH;
         }
-        transfers.put(id, new Transfer(id, key, expiresAt, quotaHint, owner, clock.instant()));
+        long reservation = Math.min(space, config.transferSpaceBytes());
+        long byServer = reservedByServer.getOrDefault(owner, 0L);
+        if (space < 1 || reserved + reservation > config.quotaBytes()
+                || byServer + reservation > config.serverQuotaBytes()) {
+            return OpenResult.NO_SPACE;
+        }
+        reserved += reservation;
+        reservedByServer.put(owner, byServer + reservation);
+        transfers.put(id, new Transfer(id, key, expiresAt, space, reservation, owner, clock.instant()));
         return OpenResult.OPENED;
+    }
+
+    /** Returns a transfer's reservation; it is gone from {@link #transfers} (called with the lock held). */
+    private void unreserve(Transfer t) {
+        reserved -= t.reservation;
+        reservedByServer.computeIfPresent(t.owner, (o, n) -> n - t.reservation == 0 ? null : n - t.reservation);
     }
 
     /** The server that opened the transfer, if it is open. */
@@ -93,8 +117,9 @@ public final class BlockStore {
 
     /**
      * Stores a block, taking ownership of {@code block}. Completes once the block is held (in memory at
-     * once, on disk after the write); waits first while the quota is full. A block already held is
-     * acknowledged again and its new bytes discarded: a stored block never changes.
+     * once, on disk after the write); waits first while its transfer holds its reservation's worth. A block
+     * already held is acknowledged again and its new bytes discarded: a stored block never changes. Fails with
+     * {@code SPACE_EXCEEDED} if the block would take its transfer beyond the bytes it declared.
      */
     public CompletableFuture<Void> put(TransferId id, long seq, ByteBuf block) {
         CompletableFuture<Void> done = new CompletableFuture<>();
@@ -112,13 +137,22 @@ public final class BlockStore {
                     done.complete(null);
                     return done;
                 }
+                if (size > t.reservation) {
+                    throw new StoreException(RelayErrorCode.BLOCK_TOO_LARGE, "block: " + size
+                            + " bytes (expected: <= the " + t.reservation + " bytes reserved for transfer " + id + ")");
+                }
+                if (t.pushed + size > t.space) {
+                    throw new StoreException(RelayErrorCode.SPACE_EXCEEDED, "block " + seq + ": " + size
+                            + " bytes more than the " + (t.space - t.pushed) + " left of the " + t.space
+                            + " bytes transfer " + id + " declared");
+                }
+                t.pushed += size;
                 t.writing.add(seq);
                 Waiter w = new Waiter(id, seq, block, size, done);
-                if (waiters.isEmpty() && reserved + size <= config.quotaBytes()) {
-                    reserved += size;
-                    place(w);
+                if (t.waiters.isEmpty() && t.held + size <= t.reservation) {
+                    admit(t, w);
                 } else {
-                    waiters.add(w); // back-pressure: completes once space is freed
+                    t.waiters.add(w); // back-pressure: completes once the client confirms blocks of this transfer
                 }
             }
         } catch (StoreException e) {
@@ -128,7 +162,14 @@ public final class BlockStore {
         return done;
     }
 
-    /** Holds the reservation for {@code w}: keep it in memory if the budget allows, else write it to disk. */
+    /** Counts {@code w} as held by {@code t} and places it (called with the lock held). */
+    private void admit(Transfer t, Waiter w) {
+        t.held += w.size;
+        used += w.size;
+        place(w);
+    }
+
+    /** Holds the block of {@code w}: keep it in memory if the budget allows, else write it to disk. */
     private void place(Waiter w) {
         // Called with the lock held; the disk write runs outside it.
         if (memoryUsed + w.size <= config.memoryBytes()) {
@@ -175,13 +216,15 @@ public final class BlockStore {
         } catch (IOException e) {
             log.warn("cannot spill block {} of transfer {} to {}: {}", w.seq, w.id, file, e.toString());
             deleteQuietly(file);
+            Transfer t;
             synchronized (this) {
-                Transfer t = transfers.get(w.id);
+                t = transfers.get(w.id);
                 if (t != null) {
                     t.writing.remove(w.seq);
+                    t.pushed -= w.size; // not stored: the server may push it again
                 }
             }
-            release(w.size, 0);
+            release(t, w.size, 0);
             w.block.release();
             w.done.completeExceptionally(new StoreException(RelayErrorCode.STORE_FAILED,
                     "cannot store block " + w.seq + ": " + e.getMessage(), e));
@@ -189,8 +232,9 @@ public final class BlockStore {
         }
         w.block.release();
         boolean kept;
+        Transfer t;
         synchronized (this) {
-            Transfer t = transfers.get(w.id);
+            t = transfers.get(w.id);
             kept = t != null && t.writing.remove(w.seq);
             if (kept) {
                 t.blocks.put(w.seq, new Held(null, file, w.size));
@@ -202,7 +246,7 @@ public final class BlockStore {
         } else {
             // The transfer was aborted or expired while the block was being written.
             deleteQuietly(file);
-            release(w.size, 0);
+            release(t, w.size, 0);
             w.done.completeExceptionally(new StoreException(RelayErrorCode.UNKNOWN_TRANSFER,
                     "transfer " + w.id + " was closed while block " + w.seq + " was stored"));
         }
@@ -266,8 +310,9 @@ public final class BlockStore {
     /** Frees the given blocks; returns how many were held. */
     public int confirm(TransferId id, List<Long> seqs) throws StoreException {
         List<Held> freed = new ArrayList<>();
+        Transfer t;
         synchronized (this) {
-            Transfer t = liveTransfer(id);
+            t = liveTransfer(id);
             t.touch(clock.instant());
             for (long seq : seqs) {
                 Held h = t.blocks.remove(seq);
@@ -277,7 +322,7 @@ public final class BlockStore {
                 }
             }
         }
-        freed.forEach(this::free);
+        freed.forEach(h -> free(t, h));
         return freed.size();
     }
 
@@ -286,6 +331,9 @@ public final class BlockStore {
         Transfer t;
         synchronized (this) {
             t = transfers.remove(id);
+            if (t != null) {
+                unreserve(t);
+            }
         }
         if (t == null) {
             return false;
@@ -303,6 +351,7 @@ public final class BlockStore {
                 Transfer t = it.next();
                 if (!now.isBefore(t.expiresAt) || !now.isBefore(t.lastActivity.plus(config.ttl()))) {
                     it.remove();
+                    unreserve(t);
                     dropped.add(t);
                 }
             }
@@ -320,7 +369,7 @@ public final class BlockStore {
         if (t == null) {
             return Optional.empty();
         }
-        return Optional.of(new TransferStatus(t.blocks.size(), t.bytes, t.expiresAt, t.quotaHint));
+        return Optional.of(new TransferStatus(t.blocks.size(), t.bytes, t.expiresAt, t.space, t.reservation));
     }
 
     /** Names a held block. */
@@ -343,8 +392,13 @@ public final class BlockStore {
         return Optional.ofNullable(sameTransfer);
     }
 
-    /** Bytes held or reserved, in memory and on disk. */
+    /** Bytes of blocks held or being stored, in memory and on disk. */
     public synchronized long used() {
+        return used;
+    }
+
+    /** Bytes reserved by the open transfers (at most the quota). */
+    public synchronized long reserved() {
         return reserved;
     }
 
@@ -354,7 +408,7 @@ public final class BlockStore {
 
     /** Puts waiting for space. */
     public synchronized int waiting() {
-        return waiters.size();
+        return transfers.values().stream().mapToInt(t -> t.waiters.size()).sum();
     }
 
     public long quota() {
@@ -371,12 +425,18 @@ public final class BlockStore {
         synchronized (this) {
             all = new ArrayList<>(transfers.values());
             transfers.clear();
+            all.forEach(this::unreserve);
         }
         all.forEach(this::dropBlocks);
     }
 
-    /** What a transfer holds at this relay. */
-    public record TransferStatus(long blocks, long bytes, Instant expiresAt, long quotaHint) {
+    /**
+     * What a transfer holds at this relay.
+     *
+     * @param space the block bytes its server declared it would push here
+     * @param reservation what the relay reserved for it: the most it holds at once
+     */
+    public record TransferStatus(long blocks, long bytes, Instant expiresAt, long space, long reservation) {
     }
 
     // ---------------------------------------------------------------- internals
@@ -396,46 +456,43 @@ public final class BlockStore {
             held = new ArrayList<>(t.blocks.values());
             t.blocks.clear();
             t.bytes = 0;
-            for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
-                Waiter w = it.next();
-                if (w.id.equals(t.id)) {
-                    it.remove();
-                    cancelled.add(w);
-                }
-            }
+            cancelled.addAll(t.waiters);
+            t.waiters.clear();
         }
-        held.forEach(this::free);
+        held.forEach(h -> free(t, h));
         for (Waiter w : cancelled) {
             w.block.release();
             w.done.completeExceptionally(new StoreException(RelayErrorCode.UNKNOWN_TRANSFER,
                     "transfer " + t.id + " was closed while block " + w.seq + " waited for space"));
         }
-        if (!cancelled.isEmpty()) {
-            release(0, 0); // the queue head may fit now
-        }
     }
 
-    private void free(Held h) {
+    private void free(Transfer t, Held h) {
         if (h.memory != null) {
             h.memory.release();
-            release(h.size, h.size);
+            release(t, h.size, h.size);
         } else {
             disk.execute(() -> {
                 deleteQuietly(h.file);
-                release(h.size, 0);
+                release(t, h.size, 0);
             });
         }
     }
 
-    /** Returns quota (and memory) and admits the waiting puts that fit now, in arrival order. */
-    private void release(long bytes, long memory) {
+    /**
+     * Returns the bytes of a block of {@code t} that is gone (and its memory), and admits the transfer's waiting
+     * puts that fit now, in arrival order. {@code t} is null when the transfer is no longer open.
+     */
+    private void release(Transfer t, long bytes, long memory) {
         synchronized (this) {
-            reserved -= bytes;
+            used -= bytes;
             memoryUsed -= memory;
-            while (!waiters.isEmpty() && reserved + waiters.peek().size <= config.quotaBytes()) {
-                Waiter w = waiters.poll();
-                reserved += w.size;
-                place(w);
+            if (t == null) {
+                return;
+            }
+            t.held -= bytes;
+            while (!t.waiters.isEmpty() && t.held + t.waiters.peek().size <= t.reservation) {
+                admit(t, t.waiters.poll());
             }
         }
     }
@@ -495,18 +552,30 @@ public final class BlockStore {
         final TokenKey key;
         final Fingerprint owner;
         final Instant expiresAt;
-        final long quotaHint;
+        /** Block bytes the server declared it would push here. */
+        final long space;
+        /** What the relay reserved for the transfer: the most it holds at once. */
+        final long reservation;
         final Map<Long, Held> blocks = new HashMap<>();
         final java.util.Set<Long> writing = new java.util.HashSet<>();
+        /** Puts waiting for the transfer to hold less, in arrival order. */
+        final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
         Instant lastActivity;
+        /** Bytes of the blocks in {@link #blocks}. */
         long bytes;
+        /** Bytes of the blocks held or being stored: at most {@link #reservation}. */
+        long held;
+        /** Bytes of all blocks accepted so far, confirmed ones too: at most {@link #space}. */
+        long pushed;
 
-        Transfer(TransferId id, TokenKey key, Instant expiresAt, long quotaHint, Fingerprint owner, Instant now) {
+        Transfer(TransferId id, TokenKey key, Instant expiresAt, long space, long reservation, Fingerprint owner,
+                 Instant now) {
             this.id = id;
             this.key = key;
             this.owner = owner;
             this.expiresAt = expiresAt;
-            this.quotaHint = quotaHint;
+            this.space = space;
+            this.reservation = reservation;
             this.lastActivity = now;
         }
 

@@ -8,8 +8,11 @@ import java.time.Duration;
  * @param quotaBytes all blocks held, in memory and on disk together
  * @param memoryBytes blocks held in memory; the rest go to disk
  * @param ttl a transfer nobody put, fetched or confirmed anything of for this long is dropped
+ * @param serverQuotaBytes the most that the transfers of one server may reserve together
+ * @param transferSpaceBytes the most one transfer may reserve (and hold at once), however much it declared
  */
-public record StoreConfig(Path directory, long quotaBytes, long memoryBytes, Duration ttl) {
+public record StoreConfig(Path directory, long quotaBytes, long memoryBytes, Duration ttl, long serverQuotaBytes,
+                          long transferSpaceBytes) {
     public StoreConfig {
         if (quotaBytes < 1) {
             throw new IllegalArgumentException("--quota " + quotaBytes + ": (expected: >= 1 byte)");
@@ -20,6 +23,19 @@ public record StoreConfig(Path directory, long quotaBytes, long memoryBytes, Dur
         if (ttl.isNegative() || ttl.isZero()) {
             throw new IllegalArgumentException("--ttl " + ttl + ": (expected: > 0)");
         }
+        if (serverQuotaBytes < 1 || serverQuotaBytes > quotaBytes) {
+            throw new IllegalArgumentException("--server-quota " + serverQuotaBytes + ": (expected: 1.." + quotaBytes
+                    + ", at most --quota)");
+        }
+        if (transferSpaceBytes < 1 || transferSpaceBytes > serverQuotaBytes) {
+            throw new IllegalArgumentException("--transfer-space " + transferSpaceBytes + ": (expected: 1.."
+                    + serverQuotaBytes + ", at most --server-quota)");
+        }
         memoryBytes = Math.min(memoryBytes, quotaBytes);
+    }
+
+    /** No share below the quota: one server, and one of its transfers, may reserve all of it. */
+    public StoreConfig(Path directory, long quotaBytes, long memoryBytes, Duration ttl) {
+        this(directory, quotaBytes, memoryBytes, ttl, quotaBytes, quotaBytes);
     }
 }

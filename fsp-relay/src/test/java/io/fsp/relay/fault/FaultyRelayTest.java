@@ -167,7 +167,7 @@ class FaultyRelayTest {
     @Test
     void tamperedBlockPassesItsWireChecksumButNotDecryption() throws Exception {
         h = new RelayHarness(store, 64L << 20, 64L << 20, FaultPlan.of(new Fault.Tamper(0)),
-                RelayConnectionConfig.DEFAULT, Duration.ofMinutes(1), true);
+                RelayConnectionConfig.DEFAULT, RelayHarness.POLICY, true);
         RelayHarness.Opened t;
         TransferKey key;
         byte[] sent;

@@ -60,7 +60,7 @@ class BlockStoreTest {
     private BlockStore store(long quota, long memory) throws IOException {
         store = new BlockStore(new StoreConfig(dir, quota, memory, Duration.ofMinutes(10)), disk, clock,
                 PooledByteBufAllocator.DEFAULT);
-        store.open(transfer, key, START.plus(Duration.ofHours(1)), 0, SERVER);
+        store.open(transfer, key, START.plus(Duration.ofHours(1)), Long.MAX_VALUE, SERVER);
         return store;
     }
 

@@ -17,9 +17,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs the commands of one control connection in order. A command may finish later than it starts (file
  * system work off the loop, a transfer between its 150 and 226 replies); requests that arrive meanwhile
- * wait in a short queue, and reading stops while the queue is full. ABOR alone is executed at once while a
- * transfer runs (RFC 959 §4.1.3). Access rules (530, 503) and unknown verbs (502) are handled by the
- * registry before any command runs.
+ * wait in a short queue, and reading stops while the queue is full. Reading and executing also stop while
+ * the channel is not writable (more than {@code control-write-buffer} bytes of replies unsent: the client
+ * does not read them), so a connection holds a bounded amount of memory whatever its peer does. ABOR alone
+ * is executed at once while a transfer or a read of a whole file (HASH) runs (RFC 959 §4.1.3). Access
+ * rules (530, 503) and unknown verbs (502) are handled by the registry before any command runs.
  */
 public final class FtpControlHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(FtpControlHandler.class);
@@ -90,12 +92,24 @@ public final class FtpControlHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         FtpRequestLine line = (FtpRequestLine) msg;
-        if (line instanceof FtpRequest r && r.verb().equals("ABOR") && session.transfer().isPresent()) {
+        if (line instanceof FtpRequest r && r.verb().equals("ABOR")
+                && (session.transfer().isPresent() || session.wholeFileReadRunning())) {
             dispatch(r); // out of band: it must reach the running transfer
             return;
         }
         queue.add(line);
-        drain();
+        drain(); // ends by stopping reads at once (this read too) if the queue is full or replies wait
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        session.writabilityChanged();
+        if (ctx.channel().isWritable()) {
+            drain(); // what waited for the peer to read its replies
+        } else {
+            readIfRoom(ctx);
+        }
+        ctx.fireChannelWritabilityChanged();
     }
 
     @Override
@@ -105,7 +119,7 @@ public final class FtpControlHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void readIfRoom(ChannelHandlerContext ctx) {
-        boolean room = queue.size() < MAX_QUEUED && !closing;
+        boolean room = queue.size() < MAX_QUEUED && !closing && ctx.channel().isWritable();
         ctx.channel().config().setAutoRead(room);
     }
 
@@ -129,7 +143,7 @@ public final class FtpControlHandler extends ChannelInboundHandlerAdapter {
         }
         draining = true;
         try {
-            while (!closing && unansweredCommands == 0 && !queue.isEmpty()) {
+            while (!closing && unansweredCommands == 0 && !queue.isEmpty() && ctx.channel().isWritable()) {
                 FtpRequestLine line = queue.poll();
                 if (line instanceof MalformedRequest m) {
                     log.debug("{} > (malformed) < {}", session, m.reply());
@@ -167,6 +181,10 @@ public final class FtpControlHandler extends ChannelInboundHandlerAdapter {
         } catch (RuntimeException e) {
             log.warn("{} {} failed", session, request.verb(), e);
             session.reply(Replies.localError());
+        } catch (Error e) {
+            // What the command changed before it failed is unknown: end the session, not the server.
+            log.error("{} {} failed", session, request.verb(), e);
+            session.replyAndClose(Replies.serviceNotAvailable("Internal error; closing control connection"));
         }
     }
 

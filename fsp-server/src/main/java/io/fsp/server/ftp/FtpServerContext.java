@@ -13,12 +13,13 @@ import java.util.concurrent.ExecutorService;
 
 /**
  * What every control connection of one server shares: configuration, TLS context, users, the command
- * registry, the executor for blocking file-system work, and the connection limits.
+ * registry, the executors for blocking work (file work and logins apart), and the connection limits.
  *
  * @param announceAddress the address PASV replies name instead of the control connection's local one
  * @param sslContext     TLS for control connections, and for data connections that resume their session
  * @param dataSslContext TLS for data connections that start a new session: sends no session tickets
- * @param blocking runs file-system calls, hashing and password checks, never on an event loop
+ * @param blocking runs file-system calls, hashing and upload writes, never on an event loop
+ * @param logins   runs password checks (Argon2), on threads of their own so that file work never delays a login
  */
 public record FtpServerContext(
         ServerConfig config,
@@ -29,6 +30,7 @@ public record FtpServerContext(
         LoginThrottle loginThrottle,
         FtpCommands commands,
         ExecutorService blocking,
+        ExecutorService logins,
         ConnectionLimits connectionLimits,
         PassivePorts passivePorts,
         Optional<InetAddress> announceAddress) {

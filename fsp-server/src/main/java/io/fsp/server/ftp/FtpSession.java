@@ -15,7 +15,10 @@ import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLSession;
 import org.slf4j.Logger;
@@ -29,6 +32,11 @@ import org.slf4j.LoggerFactory;
 public final class FtpSession {
     private static final Logger log = LoggerFactory.getLogger(FtpSession.class);
     private static final SecureRandom IDS = new SecureRandom();
+    /** Replies from other threads queued for the loop before {@link #awaitReplyRoom} waits, at most. */
+    static final int MAX_REPLIES_IN_FLIGHT = 16;
+    private static final long WAIT_STEP_MILLIS = 200;
+    /** How long a last reply may wait for a peer that does not read it before the connection is closed anyway. */
+    static final long CLOSE_LINGER_SECONDS = 5;
 
     private final FtpServerContext server;
     private final ChannelHandlerContext ctx;
@@ -49,6 +57,10 @@ public final class FtpSession {
     private boolean protectData;
     private HashAlgorithm hashAlgorithm = HashAlgorithm.SHA_256;
     private Transfer transfer;
+    private WholeFileRead wholeFileRead;
+    /** Replies sent from other threads and not yet handed to the channel; see {@link #awaitReplyRoom}. */
+    private final AtomicInteger repliesQueued = new AtomicInteger();
+    private final Object replyRoom = new Object();
 
     FtpSession(FtpServerContext server, ChannelHandlerContext ctx, FtpControlHandler handler) {
         this.server = server;
@@ -67,7 +79,12 @@ public final class FtpSession {
      */
     public void reply(FtpReply reply) {
         if (!ctx.executor().inEventLoop()) {
-            ctx.executor().execute(() -> reply(reply));
+            repliesQueued.incrementAndGet();
+            ctx.executor().execute(() -> {
+                repliesQueued.decrementAndGet();
+                reply(reply);
+                writabilityChanged();
+            });
             return;
         }
         log.debug("{} < {}", this, reply);
@@ -77,7 +94,41 @@ public final class FtpSession {
         }
     }
 
-    /** Sends a last reply and closes the control connection once it is written. */
+    /**
+     * Waits, on a thread that may wait (never an event loop), while the peer is not reading its replies: the
+     * channel is not writable, or {@link #MAX_REPLIES_IN_FLIGHT} replies sent from other threads are not yet
+     * written. A producer of replies (the striping engine's announcements) calls it before making more, so a
+     * client that stops reading holds the producer back instead of filling the server's memory. Returns false
+     * once the connection closed or the thread was interrupted.
+     */
+    public boolean awaitReplyRoom() {
+        synchronized (replyRoom) {
+            while (!ctx.channel().isWritable() || repliesQueued.get() >= MAX_REPLIES_IN_FLIGHT) {
+                if (!ctx.channel().isActive()) {
+                    return false;
+                }
+                try {
+                    replyRoom.wait(WAIT_STEP_MILLIS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Called on the loop when the channel's writability changed or a queued reply was written. */
+    void writabilityChanged() {
+        synchronized (replyRoom) {
+            replyRoom.notifyAll();
+        }
+    }
+
+    /**
+     * Sends a last reply and closes the control connection once it is written, or after
+     * {@link #CLOSE_LINGER_SECONDS} if the peer does not read it.
+     */
     public void replyAndClose(FtpReply reply) {
         if (!ctx.executor().inEventLoop()) {
             ctx.executor().execute(() -> replyAndClose(reply));
@@ -86,10 +137,13 @@ public final class FtpSession {
         log.debug("{} < {} (closing)", this, reply);
         handler.closing();
         ctx.writeAndFlush(reply).addListener(ChannelFutureListener.CLOSE);
+        ctx.executor().schedule(() -> {
+            ctx.close(); // the peer does not read: the reply is lost, the connection is not
+        }, CLOSE_LINGER_SECONDS, TimeUnit.SECONDS);
     }
 
     /**
-     * Runs {@code work} on the blocking executor, then {@code then} with its result on the event loop. A
+     * Runs {@code work} on the file-work executor, then {@code then} with its result on the event loop. A
      * failure is answered with {@link Replies#forFailure} about {@code about}. A result that is
      * {@link AutoCloseable} is closed if the connection went away meanwhile (and {@code onFailure} runs).
      */
@@ -99,16 +153,118 @@ public final class FtpSession {
 
     /** As {@link #blocking(FtpPath, Callable, Consumer)}, running {@code onFailure} (on the loop) if {@code work} fails. */
     public <T> void blocking(FtpPath about, Callable<T> work, Consumer<T> then, Runnable onFailure) {
+        submit(server.blocking(), about, work, then, onFailure, () -> {
+            onFailure.run();
+            reply(new FtpReply(ReplyCode.FILE_BUSY, "Server busy; try again later"));
+        });
+    }
+
+    /**
+     * Checks a login on the login executor (its own threads, so that file work never delays a login), then
+     * {@code then} on the loop. When every login thread and queue slot is taken the connection is answered 421
+     * and closed.
+     */
+    public <T> void checkLogin(Callable<T> work, Consumer<T> then) {
+        submit(server.logins(), FtpPath.ROOT, work, then, () -> { },
+                () -> replyAndClose(Replies.serviceNotAvailable("Too many logins in progress; try again later")));
+    }
+
+    /**
+     * Runs a read of a whole file (HASH, SIZE in ASCII) as {@link #blocking(FtpPath, Callable, Consumer)}
+     * does, but cancellable: ABOR answers it {@code 426} and a disconnect stops it (the reading thread is
+     * interrupted). One such read per session at a time, counting a cancelled one until its thread let go.
+     */
+    public <T> void wholeFileRead(FtpPath about, Callable<T> work, Consumer<T> then) {
+        if (wholeFileRead != null) {
+            reply(new FtpReply(ReplyCode.FILE_BUSY, "A cancelled read of a file is still ending; try again"));
+            return;
+        }
+        WholeFileRead running = new WholeFileRead();
+        wholeFileRead = running;
+        Callable<T> tracked = () -> {
+            synchronized (running) {
+                running.thread = Thread.currentThread();
+            }
+            try {
+                if (running.cancelled) {
+                    throw new java.util.concurrent.CancellationException();
+                }
+                return work.call();
+            } finally {
+                synchronized (running) {
+                    running.thread = null;
+                    Thread.interrupted(); // an interrupt meant for this read must not reach the pool's next task
+                }
+                ctx.executor().execute(() -> {
+                    if (wholeFileRead == running) {
+                        wholeFileRead = null;
+                    }
+                });
+            }
+        };
+        submit(server.blocking(), about, tracked, result -> {
+            if (!running.cancelled) {
+                then.accept(result);
+            }
+        }, () -> { }, () -> {
+            wholeFileRead = null;
+            reply(new FtpReply(ReplyCode.FILE_BUSY, "Server busy; try again later"));
+        }, running);
+    }
+
+    /** Whether a read of a whole file runs that ABOR may cancel. */
+    public boolean wholeFileReadRunning() {
+        return wholeFileRead != null && !wholeFileRead.cancelled;
+    }
+
+    /** ABOR of a running whole-file read: answers it 426 at once; its thread stops at its next read. */
+    public void cancelWholeFileRead() {
+        WholeFileRead running = wholeFileRead;
+        if (running != null && !running.cancelled) {
+            running.cancel();
+            reply(new FtpReply(ReplyCode.TRANSFER_ABORTED, "Aborted"));
+        }
+    }
+
+    /** A read of a whole file in progress; {@code thread} is set while a pool thread runs it. */
+    private static final class WholeFileRead {
+        volatile boolean cancelled;
+        Thread thread;
+
+        synchronized void cancel() {
+            cancelled = true;
+            if (thread != null) {
+                thread.interrupt();
+            }
+        }
+    }
+
+    private <T> void submit(ExecutorService executor, FtpPath about, Callable<T> work, Consumer<T> then,
+                            Runnable onFailure, Runnable onRejected) {
+        submit(executor, about, work, then, onFailure, onRejected, null);
+    }
+
+    /**
+     * Every outcome is answered: an exception or error in {@code work} with a 4xx/5xx reply (the session goes
+     * on: {@code work} runs off the loop and changes no session state), one in {@code then} with 451, or with
+     * 421 and a close when it is an {@link Error} (what {@code then} changed before it failed is unknown).
+     */
+    private <T> void submit(ExecutorService executor, FtpPath about, Callable<T> work, Consumer<T> then,
+                            Runnable onFailure, Runnable onRejected, WholeFileRead cancellable) {
         try {
-            server.blocking().execute(() -> {
+            executor.execute(() -> {
                 T result;
                 try {
                     result = work.call();
-                } catch (Exception e) {
+                } catch (Throwable e) {
+                    if (cancellable != null && cancellable.cancelled) {
+                        log.debug("{} {}: stopped ({})", this, about, e.toString());
+                        return; // already answered by ABOR, or the connection is gone
+                    }
                     logFailure(about, e);
                     ctx.executor().execute(() -> {
                         onFailure.run();
-                        reply(Replies.forFailure(about, e));
+                        reply(e instanceof Exception ex ? Replies.forFailure(about, ex) : Replies.localError());
                     });
                     return;
                 }
@@ -120,22 +276,27 @@ public final class FtpSession {
                     }
                     try {
                         then.accept(result);
-                    } catch (RuntimeException e) {
+                    } catch (Throwable e) {
                         log.warn("{} internal error after {}", this, about, e);
                         closeQuietly(result);
                         onFailure.run();
-                        reply(Replies.localError());
+                        if (e instanceof Error) {
+                            replyAndClose(Replies.serviceNotAvailable("Internal error; closing control connection"));
+                        } else {
+                            reply(Replies.localError());
+                        }
                     }
                 });
             });
         } catch (RejectedExecutionException e) {
-            onFailure.run();
-            reply(new FtpReply(ReplyCode.FILE_BUSY, "Server busy; try again later"));
+            onRejected.run();
         }
     }
 
-    private void logFailure(FtpPath about, Exception e) {
-        if (e instanceof FtpReplyException || e instanceof PathEscapeException
+    private void logFailure(FtpPath about, Throwable e) {
+        if (e instanceof Error) {
+            log.error("{} {}: {}", this, about, e.toString(), e);
+        } else if (e instanceof FtpReplyException || e instanceof PathEscapeException
                 || e instanceof java.nio.file.FileSystemException) {
             log.debug("{} {}: {}", this, about, e.toString());
         } else {
@@ -338,6 +499,10 @@ public final class FtpSession {
         if (transfer != null) {
             transfer.abort(false);
         }
+        if (wholeFileRead != null) {
+            wholeFileRead.cancel();
+        }
+        writabilityChanged(); // a producer waiting in awaitReplyRoom sees the close
     }
 
     /** {@code [c7f2 alice@127.0.0.1]}: the prefix of every log line about this session. */

@@ -1,5 +1,7 @@
 package io.fsp.server.stripe;
 
+import io.fsp.block.BlockDescriptor;
+import io.fsp.block.BlockHeader;
 import io.fsp.block.stage.BlockPipeline;
 import io.fsp.block.stage.SealedBlock;
 import io.fsp.checksum.Digest;
@@ -14,6 +16,7 @@ import io.fsp.server.fs.DirectoryHandle;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.fs.NotRegularFileException;
 import io.fsp.server.fs.UserRoot;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.SecureRandom;
@@ -178,6 +181,19 @@ public final class StripedTransfer {
 
     public long totalBytes() {
         return totalBytes;
+    }
+
+    /**
+     * The most block bytes this transfer can push to one relay: every block sealed once (a relay never holds two
+     * replicas of one block), each at most its data plus header, descriptor with the longest name, GCM tag and
+     * wire checksum (compression keeps a block only if it got shorter). What OPEN_TRANSFER declares as its space.
+     */
+    public long maxBytesPerRelay() {
+        int longestName = files.stream().mapToInt(f -> f.name().getBytes(StandardCharsets.UTF_8).length)
+                .max().orElse(0);
+        long perBlock = BlockHeader.FIXED_LENGTH + BlockDescriptor.FIXED_LENGTH + longestName + BlockHeader.TAG_LENGTH
+                + options.checksum().length();
+        return Math.max(1, totalBytes + plan.count() * perBlock); // an empty directory still opens
     }
 
     /** A sender pipeline whose first sealed block gets sequence number {@code firstSeq}. */

@@ -72,6 +72,10 @@ public final class Striping {
                 log.info("{} transfer {}: {} blocks, {} bytes placed in {} ms: {}", session, transfer.id(),
                         transfer.plan().count(), transfer.totalBytes(), (System.nanoTime() - start) / 1_000_000, placed);
                 done.trySuccess(transfer.totalBytes());
+                // The client collects from the relays over this session; once it is gone, nobody will.
+                if (!relays.isEmpty()) {
+                    control.closeFuture().addListener(f -> abortLater());
+                }
             } catch (Exception e) {
                 log.warn("{} transfer {} failed: {}", session, transfer.id(), e.toString());
                 abortAtRelays();
@@ -82,21 +86,21 @@ public final class Striping {
     }
 
     /**
-     * Striping broke off (the client went away, or a read failed): the transfer can never complete, and a rerun
-     * is a new transfer with a new key, so the blocks already placed are of no use to anyone. Free them at once
-     * instead of leaving them in the relays' quotas until they expire. The abort goes on a connection of its
-     * own: a relay whose quota this transfer filled reads nothing more from the pushing connection.
+     * Striping broke off (the client went away, or a read failed), or the client's control connection closed
+     * after the 226: nobody will collect what is left at the relays, and a rerun is a new transfer with a new
+     * key, so the blocks placed are of no use to anyone. Free them at once instead of leaving them in the
+     * relays' quotas until they expire. The abort goes on an idle kept connection (or a new one), never on one
+     * that is pushing: a relay whose quota this transfer filled reads nothing more from the pushing connection.
+     * A kept connection has said HELLO already, so aborts do not count against the relay's limit on connections
+     * per address that have not authenticated. (A transfer meant to outlive its client would keep its blocks
+     * until its expiry.)
      */
     private void abortAtRelays() {
         List<CompletableFuture<Void>> aborts = new ArrayList<>();
         for (int i : relays.keySet()) {
             RelayEndpoint e = endpoints.get(i);
-            try {
-                aborts.add(RelayConnection.connect(e.address(), stripe.sslFor(e), stripe.relayLoops(), stripe.relayConfig())
-                        .thenCompose(c -> c.abortTransfer(transfer.id()).whenComplete((ok, error) -> c.close())));
-            } catch (javax.net.ssl.SSLException ex) {
-                aborts.add(CompletableFuture.failedFuture(ex));
-            }
+            aborts.add(stripe.relayConnection(e, c -> c.abortTransfer(transfer.id()))
+                    .thenAccept(c -> stripe.release(e, c, true)));
         }
         try {
             CompletableFuture.allOf(aborts.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
@@ -104,6 +108,14 @@ public final class Striping {
         } catch (Exception ex) {
             log.info("{} transfer {}: not every relay took the abort ({}); its blocks there expire", session,
                     transfer.id(), ex.toString());
+        }
+    }
+
+    private void abortLater() {
+        try {
+            stripe.engines().execute(this::abortAtRelays);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            log.debug("{} transfer {}: the server is stopping; its blocks at the relays expire", session, transfer.id());
         }
     }
 

@@ -47,7 +47,8 @@ final class StripingEngine {
     private final java.util.concurrent.Executor digests;
 
     /**
-     * @param announce receives each block's announcement, in the order blocks were placed
+     * @param announce receives each block's announcement, in the order blocks were placed; before each block
+     *                 is read the engine waits on its {@link Announcements#awaitRoom} (back-pressure)
      * @param waitLimit longest wait for a target to take a block before it is given up
      */
     StripingEngine(StripedTransfer transfer, List<BlockTarget> targets, Announcements announce, Duration waitLimit,
@@ -75,7 +76,7 @@ final class StripingEngine {
             try {
                 for (long seq = 0; seq < plan.count(); seq++) {
                     BlockPlan.Block b = plan.block(seq);
-                    if (cancelled) {
+                    if (!announce.awaitRoom() || cancelled) {
                         throw new IOException("transfer cancelled");
                     }
                     if (transfer.held(b.seq())) {

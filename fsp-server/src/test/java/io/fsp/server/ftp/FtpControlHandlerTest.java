@@ -193,7 +193,7 @@ class FtpControlHandlerTest {
                     }
                 });
         ch = new SocketLikeChannel(new FtpServerContext(base.config(), base.sslContext(), base.dataSslContext(),
-                base.fingerprint(), base.users(), base.loginThrottle(), commands, base.blocking(),
+                base.fingerprint(), base.users(), base.loginThrottle(), commands, base.blocking(), base.logins(),
                 base.connectionLimits(), base.passivePorts(), base.announceAddress()));
         replies();
         assertFalse(send("FEAT\r\n").contains(" XFSP v1"), "not advertised without TLS");
@@ -266,6 +266,104 @@ class FtpControlHandlerTest {
         assertTrue(send("CDUP\r\nCDUP\r\n").get(1).startsWith("250 "));
         assertEquals(List.of("257 \"/\" is the current directory"), send("PWD\r\n"));
         assertTrue(send("CWD nope\r\n").get(0).startsWith("550 "));
+    }
+
+    @Test
+    void stopsReadingAndExecutingWhileRepliesAreNotRead() throws Exception {
+        start(PLAIN);
+        ch.unsafe().outboundBuffer().setUserDefinedWritability(1, false); // as when the peer stops reading
+        assertEquals(List.of(), send("HELP\r\nNOOP\r\nbad\u0000line\r\n"), "nothing executed while unwritable");
+        assertFalse(ch.config().isAutoRead(), "reading stopped");
+        ch.unsafe().outboundBuffer().setUserDefinedWritability(1, true);
+        List<String> r = replies();
+        assertTrue(r.get(0).startsWith("214-"), r.toString());
+        assertTrue(r.get(r.size() - 2).startsWith("200 "), r.toString());
+        assertTrue(r.get(r.size() - 1).startsWith("500 "), r.toString());
+        assertTrue(ch.config().isAutoRead(), "reading again");
+    }
+
+    @Test
+    void aProducerOfRepliesWaitsWhileTheyAreNotRead() throws Exception {
+        start(PLAIN);
+        FtpSession session = ch.pipeline().get(FtpControlHandler.class).session();
+        ch.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
+        java.util.concurrent.CompletableFuture<Boolean> waited =
+                java.util.concurrent.CompletableFuture.supplyAsync(session::awaitReplyRoom);
+        Thread.sleep(300);
+        assertFalse(waited.isDone(), "waits while the client does not read");
+        ch.unsafe().outboundBuffer().setUserDefinedWritability(1, true);
+        replies(); // the loop sees the channel writable again
+        assertTrue(waited.get(5, java.util.concurrent.TimeUnit.SECONDS));
+
+        ch.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
+        replies();
+        java.util.concurrent.CompletableFuture<Boolean> closed =
+                java.util.concurrent.CompletableFuture.supplyAsync(session::awaitReplyRoom);
+        Thread.sleep(300);
+        ch.close();
+        replies();
+        assertFalse(closed.get(5, java.util.concurrent.TimeUnit.SECONDS), "gives up once the connection closed");
+    }
+
+    /** A command whose blocking work, or what runs after it, fails with {@code failure}. */
+    private static io.fsp.server.ftp.command.FtpCommand failing(String verb, boolean inWork, Error failure) {
+        return new io.fsp.server.ftp.command.FtpCommand() {
+            @Override
+            public String verb() {
+                return verb;
+            }
+
+            @Override
+            public String syntax() {
+                return verb;
+            }
+
+            @Override
+            public io.fsp.server.ftp.command.Access access() {
+                return io.fsp.server.ftp.command.Access.ANY;
+            }
+
+            @Override
+            public void execute(FtpSession session, FtpRequest request) {
+                session.blocking(io.fsp.server.fs.FtpPath.ROOT, () -> {
+                    if (inWork) {
+                        throw failure;
+                    }
+                    return "done";
+                }, done -> {
+                    throw failure;
+                });
+            }
+        };
+    }
+
+    private void startWith(io.fsp.server.ftp.command.FtpCommand... extra) throws Exception {
+        FtpServerContext base = TestContexts.context(root, PLAIN);
+        io.fsp.server.ftp.command.FtpCommands commands = io.fsp.server.ftp.command.FtpCommands.standard();
+        for (io.fsp.server.ftp.command.FtpCommand c : extra) {
+            commands.register(c);
+        }
+        ch = new SocketLikeChannel(new FtpServerContext(base.config(), base.sslContext(), base.dataSslContext(),
+                base.fingerprint(), base.users(), base.loginThrottle(), commands, base.blocking(), base.logins(),
+                base.connectionLimits(), base.passivePorts(), base.announceAddress()));
+        replies();
+    }
+
+    @Test
+    void answersAnErrorInBlockingWorkWith451AndGoesOn() throws Exception {
+        startWith(failing("XOOM", true, new OutOfMemoryError("plan too large")),
+                failing("XSOE", true, new StackOverflowError()));
+        assertTrue(send("XOOM\r\n").get(0).startsWith("451 "));
+        assertTrue(send("XSOE\r\n").get(0).startsWith("451 "));
+        assertTrue(send("NOOP\r\n").get(0).startsWith("200 "));
+        assertTrue(ch.isOpen());
+    }
+
+    @Test
+    void answersAnErrorAfterBlockingWorkWith421AndCloses() throws Exception {
+        startWith(failing("XOOM", false, new OutOfMemoryError("after the work")));
+        assertTrue(send("XOOM\r\n").get(0).startsWith("421 "));
+        assertFalse(ch.isOpen(), "the session's state is unknown: closed");
     }
 
     private void login() {

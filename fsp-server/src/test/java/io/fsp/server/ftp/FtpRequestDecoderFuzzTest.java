@@ -1,47 +1,117 @@
 package io.fsp.server.ftp;
 
-import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Timeout;
 
 /**
- * Feeds arbitrary bytes, cut into arbitrary pieces, to the request decoder: it must never throw, never
- * emit anything but requests and malformed-line answers, never buffer more than one line, and never leak.
- * {@code mvn test} replays the stored inputs; {@code JAZZER_FUZZ=1 mvn test -Dtest=FtpRequestDecoderFuzzTest}
- * searches for new ones.
+ * Coverage-guided fuzzing of the request decoder against docs/protocol.md §1.1: arbitrary bytes, cut into
+ * arbitrary pieces, give exactly one answer per line (a request or a 500/501 for a malformed one) plus one for
+ * an over-long line not ended yet, the same answers however the stream is cut, never more than one line
+ * buffered, every input buffer released, and requests that read back the same when sent again.
+ * {@code mvn verify} fuzzes it for a bounded time (the {@code fuzz} execution in this module's pom); plain test
+ * runs replay the inputs in {@code FtpRequestDecoderFuzzTestInputs}.
  */
 class FtpRequestDecoderFuzzTest {
     private static final int LIMIT = 128;
+    private static final Pattern VERB = Pattern.compile("[A-Z]{1,16}");
 
-    @FuzzTest(maxDuration = "30s")
+    // Jazzer turns the JUnit timeout into libFuzzer's per-input limit; it also bounds the whole run.
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    @FuzzTest(maxDuration = "20s")
     void neverFailsOnArbitraryInput(FuzzedDataProvider data) {
-        FtpRequestDecoder decoder = new FtpRequestDecoder(LIMIT);
-        EmbeddedChannel ch = new EmbeddedChannel(decoder);
-        long lineEnds = 0;
+        List<byte[]> pieces = new ArrayList<>();
+        ByteArrayOutputStream whole = new ByteArrayOutputStream();
         while (data.remainingBytes() > 0) {
             byte[] piece = data.consumeBytes(data.consumeInt(1, 300));
-            for (byte b : piece) {
-                if (b == '\n') {
-                    lineEnds++;
-                }
+            if (piece.length == 0) {
+                break; // the input ended (an empty wrapped buffer is a shared one that is never released)
             }
-            ch.writeInbound(Unpooled.wrappedBuffer(piece));
-            assertTrue(decoder.bufferedBytes() <= LIMIT + 2, "buffers at most one line");
+            pieces.add(piece);
+            whole.writeBytes(piece);
         }
-        long outputs = 0;
-        for (Object o; (o = ch.readInbound()) != null; outputs++) {
-            assertTrue(o instanceof FtpRequest || o instanceof MalformedRequest, o.getClass().getName());
-            if (o instanceof FtpRequest r) {
-                assertFalse(r.verb().isEmpty());
-                assertTrue(r.argument().indexOf('\0') < 0 && r.argument().indexOf('\r') < 0);
-            }
+        byte[] stream = whole.toByteArray();
+
+        FtpRequestDecoder decoder = new FtpRequestDecoder(LIMIT);
+        EmbeddedChannel ch = new EmbeddedChannel(decoder);
+        List<ByteBuf> fed = new ArrayList<>();
+        for (byte[] piece : pieces) {
+            ByteBuf buf = Unpooled.wrappedBuffer(piece);
+            fed.add(buf);
+            ch.writeInbound(buf);
+            assertTrue(decoder.bufferedBytes() <= LIMIT + 1, "buffers at most one line and its CR");
         }
-        // One answer per line, plus at most one per over-long stretch that has not ended yet.
-        assertTrue(outputs <= lineEnds + 1, outputs + " outputs for " + lineEnds + " lines");
+        List<Object> answers = drain(ch);
         ch.finishAndReleaseAll();
+        fed.forEach(b -> assertEquals(0, b.refCnt(), "input buffer released"));
+
+        // One answer per line, and one for an over-long line whose end has not come.
+        int lineEnds = 0;
+        int lastEnd = -1;
+        for (int i = 0; i < stream.length; i++) {
+            if (stream[i] == '\n') {
+                lineEnds++;
+                lastEnd = i;
+            }
+        }
+        int pending = stream.length - lastEnd - 1;
+        assertEquals(lineEnds + (pending > LIMIT + 1 ? 1 : 0), answers.size(), "answers");
+
+        // The same answers however the stream is cut.
+        EmbeddedChannel once = new EmbeddedChannel(new FtpRequestDecoder(LIMIT));
+        once.writeInbound(Unpooled.wrappedBuffer(stream));
+        assertEquals(answers, drain(once));
+        once.finishAndReleaseAll();
+
+        // Requests sent again read back the same; malformed lines get one reply line each.
+        ByteArrayOutputStream again = new ByteArrayOutputStream();
+        List<FtpRequest> requests = new ArrayList<>();
+        EmbeddedChannel encoder = new EmbeddedChannel(new FtpReplyEncoder());
+        for (Object answer : answers) {
+            if (answer instanceof FtpRequest r) {
+                assertTrue(VERB.matcher(r.verb()).matches(), r.verb());
+                assertTrue(r.argument().chars().noneMatch(c -> c == 0 || c == '\r' || c == '\n'), "argument: control characters");
+                byte[] line = (r.hasArgument() ? r.verb() + " " + r.argument() : r.verb()).getBytes(StandardCharsets.UTF_8);
+                assertTrue(line.length <= LIMIT, "within the line limit");
+                again.writeBytes(line);
+                again.writeBytes(new byte[] {'\r', '\n'});
+                requests.add(r);
+            } else {
+                FtpReply reply = ((MalformedRequest) answer).reply();
+                assertTrue(reply.code() == ReplyCode.SYNTAX_ERROR || reply.code() == ReplyCode.SYNTAX_ERROR_IN_ARGUMENTS,
+                        reply.toString());
+                encoder.writeOutbound(reply);
+                ByteBuf encoded = encoder.readOutbound();
+                String text = encoded.toString(StandardCharsets.UTF_8);
+                encoded.release();
+                assertEquals(text.indexOf("\r\n") + 2, text.length(), "one reply line: " + text);
+            }
+        }
+        encoder.finishAndReleaseAll();
+        EmbeddedChannel resent = new EmbeddedChannel(new FtpRequestDecoder(LIMIT));
+        resent.writeInbound(Unpooled.wrappedBuffer(again.toByteArray()));
+        assertEquals(requests, drain(resent));
+        resent.finishAndReleaseAll();
+    }
+
+    private static List<Object> drain(EmbeddedChannel ch) {
+        List<Object> out = new ArrayList<>();
+        for (Object o; (o = ch.readInbound()) != null; ) {
+            assertTrue(o instanceof FtpRequest || o instanceof MalformedRequest, o.getClass().getName());
+            out.add(o);
+        }
+        return out;
     }
 }

@@ -32,7 +32,7 @@ final class TestContexts {
         return new FtpServerContext(config, SslContexts.server(KEY),
                 SslContexts.serverWithoutSessionTickets(KEY), KEY.fingerprint(),
                 new UserStore(List.of(new UserAccount("alice", HASH, root, true)), Optional.empty()),
-                new LoginThrottle(config.loginFailureDelay()), FtpCommands.standard(), new InlineExecutor(),
+                new LoginThrottle(config.loginFailureDelay()), FtpCommands.standard(), new InlineExecutor(), new InlineExecutor(),
                 new ConnectionLimits(config.maxConnections(), config.maxConnectionsPerAddress()),
                 new PassivePorts(Optional.empty()), Optional.empty());
     }

@@ -56,6 +56,36 @@ class StripedTransferTest {
                 options, Integer.MAX_VALUE, random);
     }
 
+    /** The bytes of every block of the plan, sealed once. */
+    private static long sealedBytes(StripedTransfer t) throws IOException {
+        long sum = 0;
+        for (long seq = 0; seq < t.plan().count(); seq++) {
+            sum += bytes(t.reseal(seq)).length;
+        }
+        return sum;
+    }
+
+    @Test
+    void theSpaceDeclaredToARelayIsEveryBlockSealedOnceAtItsLargest() throws Exception {
+        byte[] random = new byte[50_000];
+        new java.util.Random(5).nextBytes(random);
+        Path file = Files.write(dir.resolve("a.bin"), random);
+        StripedTransfer one = plan(file, StripeOptions.DEFAULTS.with("block-size", "4k"),
+                new SecureRandom());
+        assertEquals(sealedBytes(one), one.maxBytesPerRelay(), "encrypted, one name: exact");
+
+        Path tree = Files.createDirectories(dir.resolve("tree/a-longer-directory-name"));
+        Files.write(tree.resolve("b.bin"), random);
+        Files.write(dir.resolve("tree/c"), new byte[10_000]); // compresses
+        Files.write(dir.resolve("tree/empty"), new byte[0]);
+        for (String cipher : new String[] {"aes-256-gcm", "none"}) {
+            StripedTransfer t = plan(dir.resolve("tree"), StripeOptions.DEFAULTS.with("block-size", "4k")
+                    .with("cipher", cipher).with("compression", "zstd").with("checksum", "sha256"), new SecureRandom());
+            long sealed = sealedBytes(t);
+            assertTrue(sealed <= t.maxBytesPerRelay(), cipher + ": sealed " + sealed + ", declared " + t.maxBytesPerRelay());
+        }
+    }
+
     @Test
     void resealOfAnUnchangedFileIsByteIdentical() throws Exception {
         Path file = Files.write(dir.resolve("a.bin"), new byte[100_000]);

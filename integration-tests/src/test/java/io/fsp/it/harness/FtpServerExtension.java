@@ -27,6 +27,7 @@ public final class FtpServerExtension implements BeforeAllCallback, AfterAllCall
 
     private final boolean allowPlainLogin;
     private final List<String> extraArguments = new ArrayList<>();
+    private final java.util.Map<String, String> environment = new java.util.HashMap<>();
     private final Transcript transcript = new Transcript();
     private ServerProcess server;
     private TestTree tree;
@@ -52,6 +53,12 @@ public final class FtpServerExtension implements BeforeAllCallback, AfterAllCall
         return this;
     }
 
+    /** A variable for the server process's environment (e.g. {@code JAVA_TOOL_OPTIONS} for its heap). */
+    public FtpServerExtension withEnvironment(String name, String value) {
+        environment.put(name, value);
+        return this;
+    }
+
     @Override
     public void beforeAll(ExtensionContext context) throws IOException {
         // The root sits inside a private base directory so that escape tests have a sibling
@@ -69,7 +76,7 @@ public final class FtpServerExtension implements BeforeAllCallback, AfterAllCall
             args.add("--allow-plain-login");
         }
         args.addAll(extraArguments);
-        server = ServerProcess.start(root, args, 2);
+        server = ServerProcess.start(root, args, 2, environment);
     }
 
     @Override

@@ -63,7 +63,7 @@ public final class StripeRig implements AutoCloseable {
                 FspRelay r = FspRelay.start(new RelayConfig(new InetSocketAddress("127.0.0.1", 0),
                         new StoreConfig(dir.resolve("relay" + i), 1L << 30, relayMemoryBytes, Duration.ofMinutes(10)),
                         Certificates.selfSigned("fsp-relay"), Set.of(key.fingerprint()), RelayLimits.DEFAULT,
-                        RelayConfig.DEFAULT_MAX_CONNECTIONS, RelayConfig.DEFAULT_IDLE_TIMEOUT, true, true,
+                        io.fsp.relay.net.ConnectionPolicy.DEFAULT, true, true,
                         new FaultPlan(List.of(relayFaults[i])), Clock.systemUTC()));
                 relays.add(r);
                 specs.add("127.0.0.1:" + r.address().getPort() + "=" + r.fingerprint());
@@ -107,7 +107,7 @@ public final class StripeRig implements AutoCloseable {
         RelayConfig c = old.config();
         old.close();
         FspRelay fresh = FspRelay.start(new RelayConfig(at, c.store(), c.identity(), c.trustedServers(), c.limits(),
-                c.maxConnections(), c.idleTimeout(), c.verifyBlocks(), c.acceptClearBlocks(), c.faults(), c.clock()));
+                c.connections(), c.verifyBlocks(), c.acceptClearBlocks(), c.faults(), c.clock()));
         relays.set(i, fresh);
         return fresh;
     }

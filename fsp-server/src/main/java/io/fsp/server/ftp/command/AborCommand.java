@@ -9,7 +9,8 @@ import io.fsp.server.ftp.ReplyCode;
 
 /**
  * {@code ABOR} — RFC 959 §4.1.3. With a transfer running it closes the data connection: the transfer is
- * answered 426, then ABOR 226. Without one, 225.
+ * answered 426, then ABOR 226. With a read of a whole file running (HASH, SIZE in ASCII) that read is
+ * answered 426 and stopped, then ABOR 226. Without either, 225.
  */
 public final class AborCommand implements FtpCommand {
     @Override
@@ -29,6 +30,11 @@ public final class AborCommand implements FtpCommand {
 
     @Override
     public void execute(FtpSession session, FtpRequest request) {
+        if (session.wholeFileReadRunning()) {
+            session.cancelWholeFileRead();
+            session.reply(new FtpReply(ReplyCode.TRANSFER_COMPLETE, "ABOR successful"));
+            return;
+        }
         session.transfer().ifPresentOrElse(t -> {
             t.abort(true);
             t.whenFinished(() -> session.reply(new FtpReply(ReplyCode.TRANSFER_COMPLETE, "ABOR successful")));

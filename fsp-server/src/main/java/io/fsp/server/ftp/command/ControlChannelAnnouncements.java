@@ -9,7 +9,8 @@ import io.fsp.server.stripe.Announcements;
 
 /**
  * A striped transfer's announcements as {@code 151} lines on the session's control channel, formatted by the
- * extension's codec: the one place where an FSP announcement is written to the client.
+ * extension's codec: the one place where an FSP announcement is written to the client, held back while the
+ * client does not read its replies ({@link FtpSession#awaitReplyRoom}).
  */
 final class ControlChannelAnnouncements implements Announcements {
     private final FtpSession session;
@@ -21,5 +22,10 @@ final class ControlChannelAnnouncements implements Announcements {
     @Override
     public void announce(Announcement a) {
         session.reply(new FtpReply(ReplyCode.FSP_ANNOUNCEMENT, ExtensionCodec.format(a)));
+    }
+
+    @Override
+    public boolean awaitRoom() {
+        return session.awaitReplyRoom();
     }
 }

@@ -115,7 +115,7 @@ public final class FretCommand extends FspExtensionCommand {
         for (RelayEndpoint e : endpoints) {
             opening.add(stripe.relayConnection(e, conn -> {
                 conn.pushWindowBytes(window);
-                return conn.openTransfer(transfer.id(), tokenKey, expires, transfer.totalBytes());
+                return conn.openTransfer(transfer.id(), tokenKey, expires, transfer.maxBytesPerRelay());
             }));
         }
         Map<Integer, RelayConnection> relays = new TreeMap<>();

@@ -20,7 +20,8 @@ import java.util.zip.CRC32;
 /**
  * {@code HASH <path>} — draft-bryan-ftpext-hash-02 §3: the digest of a whole file with the algorithm chosen
  * by {@code OPTS HASH} (SHA-256 by default), as {@code 213 SHA-256 0-<size> <hex> <path>} (the range end is
- * exclusive). The file is read off the event loop.
+ * exclusive). The file is read off the event loop; ABOR (answered 426, then 226) or a disconnect stops the
+ * read.
  */
 public final class HashCommand implements FtpCommand {
     private static final int BUFFER = 1 << 20;
@@ -53,7 +54,7 @@ public final class HashCommand implements FtpCommand {
     public void execute(FtpSession session, FtpRequest request) {
         HashAlgorithm algorithm = session.hashAlgorithm();
         String name = request.argument();
-        CommandPaths.required(session, request, this).ifPresent(path -> session.blocking(path, () -> {
+        CommandPaths.required(session, request, this).ifPresent(path -> session.wholeFileRead(path, () -> {
             try (UserRoot.Entry target = session.root().target(path);
                  FileChannel file = target.dir().readFile(target.name(), null)) {
                 return digest(file, algorithm);

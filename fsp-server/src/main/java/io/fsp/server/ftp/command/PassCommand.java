@@ -2,7 +2,6 @@ package io.fsp.server.ftp.command;
 
 import io.fsp.server.auth.PasswordHasher;
 import io.fsp.server.auth.UserAccount;
-import io.fsp.server.fs.FtpPath;
 import io.fsp.server.fs.UserRoot;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
@@ -50,7 +49,7 @@ public final class PassCommand implements FtpCommand {
         session.pendingUser(null);
         Optional<UserAccount> account = session.server().users().find(name);
         String password = request.argument();
-        session.blocking(FtpPath.ROOT, () -> check(session, account, password), outcome -> {
+        session.checkLogin(() -> check(session, account, password), outcome -> {
             InetAddress address = session.peerAddress().getAddress();
             if (outcome != null) {
                 session.server().loginThrottle().succeeded(address);

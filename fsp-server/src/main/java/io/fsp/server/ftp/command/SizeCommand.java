@@ -1,6 +1,5 @@
 package io.fsp.server.ftp.command;
 
-import io.fsp.server.fs.FtpPath;
 import io.fsp.server.fs.UserRoot;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
@@ -13,10 +12,12 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * {@code SIZE <path>} — RFC 3659 §4: the number of bytes a RETR in the current TYPE would send. In ASCII
- * that counts the CR added before each LF, which takes one read of the file (off the event loop).
+ * that counts the CR added before each LF, which takes one read of the file (off the event loop, stopped by
+ * ABOR or a disconnect).
  */
 public final class SizeCommand implements FtpCommand {
     @Override
@@ -42,19 +43,25 @@ public final class SizeCommand implements FtpCommand {
     @Override
     public void execute(FtpSession session, FtpRequest request) {
         TransferType type = session.type();
-        CommandPaths.required(session, request, this).ifPresent(path -> session.blocking(path, () -> {
+        CommandPaths.required(session, request, this).ifPresent(path -> {
+            Consumer<Long> answer = n -> session.reply(new FtpReply(ReplyCode.FILE_STATUS, Long.toString(n)));
             if (type == TransferType.BINARY) {
-                BasicFileAttributes attrs = session.root().attributes(path);
-                if (!attrs.isRegularFile()) {
-                    throw new io.fsp.server.ftp.FtpReplyException(Replies.notAFile(path));
+                session.blocking(path, () -> {
+                    BasicFileAttributes attrs = session.root().attributes(path);
+                    if (!attrs.isRegularFile()) {
+                        throw new io.fsp.server.ftp.FtpReplyException(Replies.notAFile(path));
+                    }
+                    return attrs.size();
+                }, answer);
+                return;
+            }
+            session.wholeFileRead(path, () -> { // reads it all: ABOR may stop it
+                try (UserRoot.Entry target = session.root().target(path);
+                     FileChannel file = target.dir().readFile(target.name(), null)) {
+                    return asciiSize(file);
                 }
-                return attrs.size();
-            }
-            try (UserRoot.Entry target = session.root().target(path);
-                 FileChannel file = target.dir().readFile(target.name(), null)) {
-                return asciiSize(file);
-            }
-        }, size -> session.reply(new FtpReply(ReplyCode.FILE_STATUS, Long.toString(size)))));
+            }, answer);
+        });
     }
 
     static long asciiSize(FileChannel ch) throws IOException {

@@ -165,7 +165,7 @@ public final class DataTransfers {
                 session.server().blocking().execute(() -> {
                     try {
                         cleanup.run(ok);
-                    } catch (IOException | RuntimeException e) {
+                    } catch (Throwable e) { // an Error too: the transfer must still be answered
                         log.warn("{} cleanup after {} failed: {}", session, about, e.toString());
                     }
                     session.channel().eventLoop().execute(answer);

@@ -1,0 +1,198 @@
+package io.fsp.relay;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.relay.client.RelayConnection;
+import io.fsp.relay.client.RelayConnectionConfig;
+import io.fsp.relay.client.RelayRefusedException;
+import io.fsp.relay.client.TokenRefusedException;
+import io.fsp.relay.fault.FaultPlan;
+import io.fsp.relay.net.ConnectionPolicy;
+import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.token.CapabilityToken;
+import io.fsp.token.TokenKey;
+import io.fsp.token.TokenScope;
+import io.fsp.token.TransferId;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import java.io.DataInputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Peers without credentials cannot exhaust a relay's connections: a cap per address on connections not yet
+ * authenticated, a deadline to authenticate, and a limit on refused requests. Each test checks that a
+ * well-behaved server and client are still served.
+ */
+@Timeout(60)
+class RelayAdmissionTest {
+    private static final byte[] BLOCK = {4, 2};
+    @TempDir
+    Path store;
+    private RelayHarness h;
+
+    @AfterEach
+    void stop() {
+        if (h != null) {
+            h.close();
+        }
+    }
+
+    private RelayHarness start(ConnectionPolicy policy) throws Exception {
+        h = new RelayHarness(store, 1 << 20, 1 << 20, FaultPlan.NONE,
+                RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(5)), policy, false);
+        return h;
+    }
+
+    /** A transfer with one block, and a client that holds its token: the well-behaved peers. */
+    private RelayHarness.Opened placeOneBlock(RelayConnection server) throws Exception {
+        RelayHarness.Opened t = h.open(server);
+        server.putBlock(t.id(), 0, Unpooled.wrappedBuffer(BLOCK)).get(5, TimeUnit.SECONDS);
+        return t;
+    }
+
+    private static void assertServed(RelayConnection server, RelayConnection client, RelayHarness.Opened t)
+            throws Exception {
+        ByteBuf got = client.getBlock(t.id(), 0).get(5, TimeUnit.SECONDS);
+        try {
+            assertArrayEquals(BLOCK, ByteBufUtil.getBytes(got));
+        } finally {
+            got.release();
+        }
+        server.putBlock(t.id(), 1, Unpooled.wrappedBuffer(BLOCK)).get(5, TimeUnit.SECONDS);
+    }
+
+    private void awaitConnections(int n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (h.relay.connections() != n && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(n, h.relay.connections());
+    }
+
+    @Test
+    void unauthenticatedConnectionsBeyondThePerAddressCapAreClosedAtOnce() throws Exception {
+        start(RelayHarness.POLICY.withMaxUnauthenticatedPerAddress(4).withAuthTimeout(Duration.ofSeconds(30)));
+        InetAddress attacker = InetAddress.getByName("127.0.0.2");
+        try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
+            RelayHarness.Opened t = placeOneBlock(server);
+            client.authorize(t.token()).get(5, TimeUnit.SECONDS);
+            List<SSLSocket> lurkers = new ArrayList<>();
+            try {
+                for (int i = 0; i < 4; i++) {
+                    lurkers.add(h.rawTls(attacker)); // TLS done, then silence: not authenticated
+                }
+                awaitConnections(6);
+                for (int i = 0; i < 3; i++) {
+                    try (Socket fifth = new Socket(h.relay.address().getAddress(), h.relay.address().getPort(), attacker,
+                            0)) {
+                        fifth.setSoTimeout(5000);
+                        RelayHarness.assertClosed(fifth.getInputStream());
+                    }
+                }
+                awaitConnections(6);
+                // Peers from other addresses, and authenticated ones, are not affected.
+                assertServed(server, client, t);
+                try (RelayConnection another = h.client()) {
+                    another.authorize(t.token()).get(5, TimeUnit.SECONDS);
+                }
+                // A lurker that leaves frees its slot for its address.
+                lurkers.remove(0).close();
+                awaitConnections(5);
+                lurkers.add(h.rawTls(attacker));
+                awaitConnections(6);
+            } finally {
+                for (SSLSocket s : lurkers) {
+                    s.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void silentConnectionsAreClosedAtTheAuthDeadlineButAuthenticatedOnesStay() throws Exception {
+        start(RelayHarness.POLICY.withAuthTimeout(Duration.ofMillis(700)));
+        try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
+            RelayHarness.Opened t = placeOneBlock(server);
+            client.authorize(t.token()).get(5, TimeUnit.SECONDS);
+            long start = System.nanoTime();
+            try (SSLSocket afterHello = h.rawTls();
+                 SSLSocket handshakeOnly = h.rawTls();
+                 Socket tcpOnly = new Socket(h.relay.address().getAddress(), h.relay.address().getPort())) {
+                OutputStream out = afterHello.getOutputStream();
+                out.write(new byte[] {0x01, 0, 0, 0, 6, 0, 0, 0, 1, 0, 1}); // HELLO v1, then nothing
+                out.flush();
+                DataInputStream in = new DataInputStream(afterHello.getInputStream());
+                assertEquals(0x02, in.readUnsignedByte()); // WELCOME
+                in.skipNBytes(in.readInt());
+                assertEquals(RelayErrorCode.AUTH_TIMEOUT, RelayHarness.readError(in));
+                RelayHarness.assertClosed(in);
+                RelayHarness.assertClosed(handshakeOnly.getInputStream());
+                tcpOnly.setSoTimeout(5000);
+                RelayHarness.assertClosed(tcpOnly.getInputStream()); // well before TLS's own 10 s handshake timeout
+            }
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(8), "closed at the deadline");
+            Thread.sleep(300); // the authenticated peers are well past the deadline too
+            assertServed(server, client, t);
+        }
+    }
+
+    @Test
+    void repeatedRefusalsCloseAConnectionWithoutATrustedCertificate() throws Exception {
+        start(RelayHarness.POLICY.withMaxRefusals(3));
+        try (RelayConnection server = h.server(); RelayConnection client = h.client();
+             RelayConnection prober = h.client()) {
+            RelayHarness.Opened t = placeOneBlock(server);
+            client.authorize(t.token()).get(5, TimeUnit.SECONDS);
+            for (int i = 0; i < 3; i++) {
+                CapabilityToken forged = CapabilityToken.issue(TokenKey.random(), t.id(),
+                        h.clock.instant().plusSeconds(60), TokenScope.ALL);
+                ExecutionException e = assertThrows(ExecutionException.class,
+                        () -> prober.authorize(forged).get(5, TimeUnit.SECONDS));
+                assertInstanceOf(TokenRefusedException.class, e.getCause());
+            }
+            prober.closeFuture().get(5, TimeUnit.SECONDS);
+            // A trusted server's refusals are its own affair: its connection stays.
+            for (int i = 0; i < 4; i++) {
+                ExecutionException e = assertThrows(ExecutionException.class, () -> server.putBlock(TransferId.random(),
+                        0, Unpooled.wrappedBuffer(BLOCK)).get(5, TimeUnit.SECONDS));
+                assertEquals(RelayErrorCode.UNKNOWN_TRANSFER, ((RelayRefusedException) e.getCause()).code());
+            }
+            assertTrue(server.isOpen());
+            assertServed(server, client, t);
+        }
+    }
+
+    @Test
+    void aClientRefusedFewerTimesThanTheLimitGoesOn() throws Exception {
+        start(RelayHarness.POLICY.withMaxRefusals(3));
+        try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
+            RelayHarness.Opened t = placeOneBlock(server);
+            client.authorize(t.token()).get(5, TimeUnit.SECONDS);
+            for (int i = 0; i < 2; i++) {
+                CompletableFuture<ByteBuf> foreign = client.getBlock(TransferId.random(), 0);
+                assertThrows(ExecutionException.class, () -> foreign.get(5, TimeUnit.SECONDS));
+            }
+            assertServed(server, client, t);
+            assertTrue(client.isOpen());
+        }
+    }
+}
