@@ -51,7 +51,7 @@ public final class FgetCommand extends FspExtensionCommand {
         List<Long> seqs = new ArrayList<>();
         try {
             TransferId id = TransferId.parse(words[0]);
-            transfer = stripe.session(session.channel()).transfer(id).orElse(null);
+            transfer = state(session).transfer(id).orElse(null);
             if (transfer == null) {
                 session.reply(new FtpReply(ReplyCode.FILE_UNAVAILABLE, "transfer " + words[0]
                         + ": unknown (expected: one of this session's recent FRET transfers)"));

@@ -81,7 +81,7 @@ public final class FretCommand extends FspExtensionCommand {
             return;
         }
         FtpPath path = resolved.get();
-        StripeOptions options = stripe.session(session.channel()).options();
+        StripeOptions options = state(session).options();
         Optional<DataConnection> direct = Optional.empty();
         if (options.includeDirect()) {
             direct = session.takeDataConnection();
@@ -137,7 +137,7 @@ public final class FretCommand extends FspExtensionCommand {
      * manifest), those blocks are announced as {@code have} and never read or sent.
      */
     private void holdWhatTheClientHas(FtpSession session, StripedTransfer transfer, Manifest manifest) {
-        ResumeClaim claim = stripe.session(session.channel()).takeResumeClaim();
+        ResumeClaim claim = state(session).takeResumeClaim();
         if (claim == null) {
             return;
         }
@@ -164,7 +164,7 @@ public final class FretCommand extends FspExtensionCommand {
      * near-client, relays, client-probe), filled up from the static list.
      */
     private List<RelayEndpoint> relaysFor(FtpSession session) throws InterruptedException {
-        SelectionRequest request = stripe.session(session.channel()).selection();
+        SelectionRequest request = state(session).selection();
         if (!request.complete()) {
             return stripe.relays();
         }
@@ -187,7 +187,7 @@ public final class FretCommand extends FspExtensionCommand {
 
     private void start(FtpSession session, FtpPath path, Prepared p, Optional<DataConnection> direct) {
         StripedTransfer t = p.transfer();
-        stripe.session(session.channel()).remember(t);
+        state(session).remember(t);
         String summary = "FSP transfer " + t.id() + " of " + Replies.quote(path) + ": " + t.files().size() + " files, "
                 + t.totalBytes() + " bytes, " + t.plan().count() + " blocks";
         List<Announcement> info = new ArrayList<>();
