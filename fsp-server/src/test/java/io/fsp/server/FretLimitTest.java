@@ -12,7 +12,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A FRET of more blocks than max-blocks-per-transfer is answered at once, and the session serves on. */
+/**
+ * A FRET of more blocks, or more files and directories, than max-blocks-per-transfer is answered at once, and the
+ * session serves on.
+ */
 class FretLimitTest {
     @TempDir
     Path dir;
@@ -24,6 +27,10 @@ class FretLimitTest {
             f.setLength(1L << 40); // 1 TiB, sparse: no disk used
         }
         Files.write(root.resolve("small.bin"), new byte[10_000]);
+        Path many = Files.createDirectories(root.resolve("many"));
+        for (int i = 0; i < 1001; i++) {
+            Files.createFile(many.resolve("empty-" + i)); // no blocks, but each a FILE line and state kept
+        }
         try (FspServer server = TestServers.start(root, dir.resolve("state"), Map.of("allow-plain-login", List.of("true"),
                 "fsp-without-tls", List.of("true"), "max-blocks-per-transfer", List.of("1000")));
              RawControl ctl = new RawControl(server.addresses().get(0)).login()) {
@@ -35,6 +42,8 @@ class FretLimitTest {
                     + " max-blocks-per-transfer; use a larger block-size)", refused);
             assertTrue(seconds < 10, "answered after " + seconds + " s");
             assertTrue(ctl.send("NOOP").startsWith("200"), "the session serves on");
+            assertEquals("550 \"/many\": files and directories: more than 1000 (expected: <= 1000, the server's"
+                    + " max-blocks-per-transfer)", ctl.send("FRET many"));
             // Under the limit the same session transfers: no relay, no data connection, so every block is origin.
             List<String> replies = new ArrayList<>();
             replies.add(ctl.send("FRET small.bin"));

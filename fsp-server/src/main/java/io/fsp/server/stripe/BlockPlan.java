@@ -20,9 +20,9 @@ public final class BlockPlan {
     private final long[] first;
 
     /**
-     * @throws TooManyBlocksException if the files make more than {@code maxBlocks} blocks
+     * @throws TransferTooLargeException if the files make more than {@code maxBlocks} blocks
      */
-    public BlockPlan(List<Long> fileSizes, int blockSize, long maxBlocks) throws TooManyBlocksException {
+    public BlockPlan(List<Long> fileSizes, int blockSize, long maxBlocks) throws TransferTooLargeException {
         if (blockSize <= 0) {
             throw new IllegalArgumentException("block size: " + blockSize + " (expected: > 0)");
         }
@@ -41,7 +41,7 @@ public final class BlockPlan {
         }
         first[sizes.length] = count;
         if (count > maxBlocks) {
-            throw new TooManyBlocksException(count, blockSize, maxBlocks);
+            throw TransferTooLargeException.blocks(count, blockSize, maxBlocks);
         }
     }
 

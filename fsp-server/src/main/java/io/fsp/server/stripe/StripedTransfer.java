@@ -55,7 +55,7 @@ public final class StripedTransfer {
     private final BitSet held = new BitSet();
 
     private StripedTransfer(TransferId id, UserRoot root, StripeOptions options, TransferKey key, boolean directory,
-                            List<String> directories, List<SourceFile> files, long maxBlocks) throws TooManyBlocksException {
+                            List<String> directories, List<SourceFile> files, long maxBlocks) throws TransferTooLargeException {
         this.id = id;
         this.root = root;
         this.directory = directory;
@@ -80,7 +80,8 @@ public final class StripedTransfer {
      * in name order through directory handles, links and special files left out. A single file is named by
      * its own name; a directory's entries relative to it. Blocks are read later through {@link #open}.
      *
-     * @throws TooManyBlocksException if the files make more than {@code maxBlocks} blocks of the options' size
+     * @throws TransferTooLargeException if the files make more than {@code maxBlocks} blocks of the options' size,
+     *         or a directory holds more than {@code maxBlocks} files and directories
      */
     public static StripedTransfer plan(UserRoot root, FtpPath path, StripeOptions options, long maxBlocks, SecureRandom random)
             throws IOException {
@@ -97,7 +98,7 @@ public final class StripedTransfer {
             } else if (directory) {
                 try (DirectoryHandle top = target.dir().directory(target.name())) {
                     List<Map.Entry<String, BasicFileAttributes>> found = new ArrayList<>();
-                    walk(top, "", found);
+                    walk(top, "", found, maxBlocks);
                     found.sort(Comparator.comparing(e -> Path.of(e.getKey()))); // as Files.walk(...).sorted()
                     for (Map.Entry<String, BasicFileAttributes> e : found) {
                         if (e.getValue().isDirectory()) {
@@ -114,10 +115,16 @@ public final class StripedTransfer {
         return new StripedTransfer(id, root, options, key, directory, dirs, files, maxBlocks);
     }
 
-    /** Collects the directories and regular files under {@code dir}, named {@code prefix + name}. */
-    private static void walk(DirectoryHandle dir, String prefix, List<Map.Entry<String, BasicFileAttributes>> found)
-            throws IOException {
+    /**
+     * Collects the directories and regular files under {@code dir}, named {@code prefix + name}; stops at more
+     * than {@code maxEntries}, each of which the transfer would keep and announce as a block does.
+     */
+    private static void walk(DirectoryHandle dir, String prefix, List<Map.Entry<String, BasicFileAttributes>> found,
+                             long maxEntries) throws IOException {
         for (String name : dir.names()) {
+            if (found.size() >= maxEntries) {
+                throw TransferTooLargeException.entries(maxEntries);
+            }
             Optional<BasicFileAttributes> a = dir.attributes(name);
             if (a.isEmpty()) {
                 continue; // removed meanwhile
@@ -125,7 +132,7 @@ public final class StripedTransfer {
             if (a.get().isDirectory()) {
                 found.add(Map.entry(prefix + name, a.get()));
                 try (DirectoryHandle child = dir.directory(name)) {
-                    walk(child, prefix + name + "/", found);
+                    walk(child, prefix + name + "/", found, maxEntries);
                 }
             } else if (a.get().isRegularFile()) {
                 found.add(Map.entry(prefix + name, a.get()));

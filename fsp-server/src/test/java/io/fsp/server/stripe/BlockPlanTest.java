@@ -68,7 +68,7 @@ class BlockPlanTest {
 
     @Test
     void aPlanOverTheLimitIsRefusedWithTheCountAndTheLimit() {
-        TooManyBlocksException e = assertThrows(TooManyBlocksException.class,
+        TransferTooLargeException e = assertThrows(TransferTooLargeException.class,
                 () -> new BlockPlan(List.of(TIB), 4096, 1 << 20));
         assertEquals("blocks: 268435456 of 4096 bytes (expected: <= 1048576, the server's max-blocks-per-transfer;"
                 + " use a larger block-size)", e.getMessage());
@@ -91,13 +91,13 @@ class BlockPlanTest {
         java.nio.file.Files.write(dir.resolve("small.bin"), new byte[10_000]);
         StripedTransfer.plan(root, FtpPath.ROOT.resolve("small.bin"), options, 1 << 20, new SecureRandom()); // classes loaded
         long refusing = 0;
-        TooManyBlocksException refused = null;
+        TransferTooLargeException refused = null;
         for (int i = 0; i < 2; i++) { // the second time, with the exception's classes loaded
             refused = null;
             long before = allocatedBytes();
             try {
                 StripedTransfer.plan(root, path, options, 1 << 20, new SecureRandom());
-            } catch (TooManyBlocksException e) {
+            } catch (TransferTooLargeException e) {
                 refused = e;
             }
             refusing = allocatedBytes() - before;

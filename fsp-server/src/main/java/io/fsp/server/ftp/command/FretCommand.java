@@ -21,7 +21,7 @@ import io.fsp.server.stripe.StripeContext;
 import io.fsp.server.stripe.StripeOptions;
 import io.fsp.server.stripe.StripedTransfer;
 import io.fsp.server.stripe.Striping;
-import io.fsp.server.stripe.TooManyBlocksException;
+import io.fsp.server.stripe.TransferTooLargeException;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TokenKey;
 import io.fsp.token.TokenScope;
@@ -100,7 +100,7 @@ public final class FretCommand extends FspExtensionCommand {
         StripedTransfer transfer;
         try {
             transfer = StripedTransfer.plan(session.root(), path, options, stripe.maxBlocksPerTransfer(), stripe.random());
-        } catch (TooManyBlocksException e) {
+        } catch (TransferTooLargeException e) {
             throw new FtpReplyException(ReplyCode.FILE_UNAVAILABLE, Replies.quote(path) + ": " + e.getMessage());
         }
         Manifest manifest = manifest(transfer);
