@@ -116,7 +116,7 @@ public final class FspServer implements AutoCloseable {
         ExecutorService blocking = executor("fsp-blocking-", config.blockingThreads(), BLOCKING_QUEUE);
         ExecutorService logins = executor("fsp-login-", config.loginThreads(), LOGIN_QUEUE);
         StripeContext stripe = new StripeContext(key, config.relay(), !config.fspWithoutTls(),
-                config.socketBuffer());
+                config.maxBlocksPerTransfer(), config.socketBuffer());
         if (config.meridian().isPresent() || config.meridianEntry().isPresent()) {
             InetSocketAddress bind = config.meridian().map(ListenAddress::toSocketAddress)
                     .orElseGet(() -> new InetSocketAddress(config.listen().get(0).toSocketAddress().getAddress(), 0));

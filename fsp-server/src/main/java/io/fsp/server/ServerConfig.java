@@ -2,7 +2,7 @@ package io.fsp.server;
 
 import io.fsp.net.SocketBuffers;
 import io.fsp.server.ftp.data.PortRange;
-import io.fsp.server.stripe.RelayEndpoint;
+import io.fsp.server.select.RelayEndpoint;
 import io.fsp.tls.Fingerprint;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -48,6 +48,7 @@ public record ServerConfig(
         boolean trustOverlayRelays,
         Duration relaySelectionTimeout,
         boolean fsyncUploads,
+        int maxBlocksPerTransfer,
         int socketBuffer) {
 
     public ServerConfig {
@@ -68,6 +69,7 @@ public record ServerConfig(
         requireRange("blocking-threads", blockingThreads, 1, 1024);
         requireRange("login-threads", loginThreads, 1, 256);
         requireRange("control-write-buffer", controlWriteBuffer, 1024, 16 << 20);
+        requireRange("max-blocks-per-transfer", maxBlocksPerTransfer, 1, Integer.MAX_VALUE);
         requirePositive("idle-timeout", idleTimeout);
         requirePositive("login-grace-time", loginGraceTime);
         requirePositive("data-timeout", dataTimeout);
@@ -102,6 +104,7 @@ public record ServerConfig(
                 List.of(), false,
                 Optional.empty(), Optional.empty(), List.of(), false, Duration.ofSeconds(5),
                 true,
+                1 << 20,
                 0);
     }
 

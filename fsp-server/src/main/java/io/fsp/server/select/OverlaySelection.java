@@ -2,7 +2,6 @@ package io.fsp.server.select;
 
 import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.net.MeridianService;
-import io.fsp.server.stripe.RelayEndpoint;
 import io.fsp.tls.Fingerprint;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,6 +1,5 @@
 package io.fsp.server.select;
 
-import io.fsp.server.stripe.RelayEndpoint;
 import java.util.List;
 import java.util.Objects;
 

@@ -5,7 +5,6 @@ import io.fsp.meridian.MultiConstraintQuery;
 import io.fsp.meridian.QueryHit;
 import io.fsp.meridian.ServiceInfo;
 import io.fsp.meridian.net.MeridianService;
-import io.fsp.server.stripe.RelayEndpoint;
 import io.fsp.tls.Fingerprint;
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -2,6 +2,7 @@ package io.fsp.server.stripe;
 
 import io.fsp.relay.client.RelayClosedException;
 import io.fsp.relay.client.RelayConnection;
+import io.fsp.server.select.RelayEndpoint;
 import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Deque;

@@ -3,10 +3,11 @@ package io.fsp.server.stripe;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
 import io.fsp.server.select.OverlaySelection;
-import io.fsp.server.ftp.FtpSession;
+import io.fsp.server.select.RelayEndpoint;
 import io.fsp.tls.KeyMaterial;
 import io.fsp.tls.PinnedTrustManager;
 import io.fsp.tls.SslContexts;
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -34,21 +35,27 @@ public final class StripeContext implements AutoCloseable {
     private final KeyMaterial identity;
     private final List<RelayEndpoint> relays;
     private final boolean requireTls;
+    private final long maxBlocksPerTransfer;
     private final EventLoopGroup relayLoops;
     private final ExecutorService engines;
     private final SecureRandom random = new SecureRandom();
     private final Map<RelayEndpoint, SslContext> sslByRelay = new ConcurrentHashMap<>();
-    private final Map<FtpSession, StripeSession> sessions = new ConcurrentHashMap<>();
+    private final Map<Channel, StripeSession> sessions = new ConcurrentHashMap<>();
     private final RelayConnectionConfig relayConfig;
     private volatile OverlaySelection overlay;
     private final RelayPool pool;
 
-    /** @param socketBuffer fixed socket buffers of relay connections, 0 for the kernel's autotuning */
-    public StripeContext(KeyMaterial identity, List<RelayEndpoint> relays, boolean requireTls, int socketBuffer) {
+    /**
+     * @param maxBlocksPerTransfer the most blocks one transfer may have (more is refused before anything is sent)
+     * @param socketBuffer fixed socket buffers of relay connections, 0 for the kernel's autotuning
+     */
+    public StripeContext(KeyMaterial identity, List<RelayEndpoint> relays, boolean requireTls, long maxBlocksPerTransfer,
+                         int socketBuffer) {
         this.identity = identity;
         this.relayConfig = RelayConnectionConfig.DEFAULT.withSocketBufferBytes(socketBuffer);
         this.relays = List.copyOf(relays);
         this.requireTls = requireTls;
+        this.maxBlocksPerTransfer = maxBlocksPerTransfer;
         this.relayLoops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         this.pool = new RelayPool(r -> {
             try {
@@ -81,6 +88,11 @@ public final class StripeContext implements AutoCloseable {
     /** Whether FSP commands need a TLS control channel (the default; the keys travel on it). */
     public boolean requireTls() {
         return requireTls;
+    }
+
+    /** The most blocks one transfer may have ({@code max-blocks-per-transfer}). */
+    public long maxBlocksPerTransfer() {
+        return maxBlocksPerTransfer;
     }
 
     public EventLoopGroup relayLoops() {
@@ -155,10 +167,10 @@ public final class StripeContext implements AutoCloseable {
         return ssl;
     }
 
-    /** The FSP state of a control session, created on first use and dropped when the connection closes. */
-    public StripeSession session(FtpSession session) {
-        return sessions.computeIfAbsent(session, s -> {
-            s.channel().closeFuture().addListener(f -> sessions.remove(s));
+    /** The FSP state of a control connection, created on first use and dropped when the connection closes. */
+    public StripeSession session(Channel control) {
+        return sessions.computeIfAbsent(control, c -> {
+            c.closeFuture().addListener(f -> sessions.remove(c));
             return new StripeSession();
         });
     }

@@ -4,6 +4,7 @@ import io.fsp.block.BlockDescriptor;
 import io.fsp.block.BlockHeader;
 import io.fsp.block.stage.BlockPipeline;
 import io.fsp.block.stage.SealedBlock;
+import io.fsp.checksum.Digest;
 import io.fsp.crypto.NonceSequence;
 import io.fsp.crypto.TransferKey;
 import io.fsp.token.TransferId;
@@ -20,15 +21,17 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * One striped transfer: what is sent (files, directories, the block plan) and how (options, AES key). Block
- * {@code seq} is the {@code seq}-th block of the plan; the plan is fixed before the first block is read, so
- * an origin re-fetch can seal exactly the same block again (same key, same sequence number, same bytes).
+ * One striped transfer: what is sent (files, directories, the {@link BlockPlan}) and how (options, AES key),
+ * which blocks the client already holds, and how each block was first sealed. The plan is fixed before the
+ * first block is read, so an origin re-fetch can seal exactly the same block again (same key, same sequence
+ * number, same bytes). Nothing here is kept per block but a bit (held) and, once sealed, its digest.
  */
 public final class StripedTransfer {
     /**
@@ -38,26 +41,21 @@ public final class StripedTransfer {
     public record SourceFile(String name, Path real, Object fileKey, long size, long modifiedMillis) {
     }
 
-    /** Block {@code seq}: {@code length} bytes at {@code offset} of file {@code file}. */
-    public record PlannedBlock(long seq, int file, long offset, int length, boolean endOfFile) {
-    }
-
     private final TransferId id;
     private final UserRoot root;
     private final StripeOptions options;
     private final TransferKey key;
     private final List<String> directories;
     private final List<SourceFile> files;
-    private final List<PlannedBlock> plan;
+    private final BlockPlan plan;
     private final long totalBytes;
     private final boolean directory;
-    /** The digest announced for each block, so a re-seal can prove it encrypts the same plaintext. */
-    private final java.util.concurrent.atomic.AtomicReferenceArray<io.fsp.checksum.Digest> announced;
+    private final FirstSealings firstSealings = new FirstSealings();
     /** Blocks a resuming client holds (FHAV): announced as {@code have}, not sent. Set before striping starts. */
-    private final java.util.BitSet held = new java.util.BitSet();
+    private final BitSet held = new BitSet();
 
     private StripedTransfer(TransferId id, UserRoot root, StripeOptions options, TransferKey key, boolean directory,
-                            List<String> directories, List<SourceFile> files) {
+                            List<String> directories, List<SourceFile> files, long maxBlocks) throws TransferTooLargeException {
         this.id = id;
         this.root = root;
         this.directory = directory;
@@ -65,22 +63,15 @@ public final class StripedTransfer {
         this.key = key;
         this.directories = List.copyOf(directories);
         this.files = List.copyOf(files);
-        List<PlannedBlock> p = new ArrayList<>();
+        List<Long> sizes = new ArrayList<>(files.size());
         long total = 0;
-        for (int f = 0; f < files.size(); f++) {
-            long size = files.get(f).size();
-            total += size;
-            for (long off = 0; off < size; off += options.blockSize()) {
-                int len = (int) Math.min(options.blockSize(), size - off);
-                p.add(new PlannedBlock(p.size(), f, off, len, off + len == size));
-            }
+        for (SourceFile f : files) {
+            sizes.add(f.size());
+            total += f.size();
         }
-        if (p.size() > NonceSequence.MAX_SEQUENCE) {
-            throw new IllegalArgumentException("blocks: " + p.size() + " (expected: <= " + NonceSequence.MAX_SEQUENCE
-                    + "; use a larger block-size)");
-        }
-        this.plan = List.copyOf(p);
-        this.announced = new java.util.concurrent.atomic.AtomicReferenceArray<>(plan.size());
+        // held is a BitSet, indexed by int; the nonce's sequence number has 32 bits
+        this.plan = new BlockPlan(sizes, options.blockSize(),
+                Math.min(maxBlocks, Math.min(Integer.MAX_VALUE, NonceSequence.MAX_SEQUENCE + 1)));
         this.totalBytes = total;
     }
 
@@ -88,8 +79,11 @@ public final class StripedTransfer {
      * Plans the transfer of what {@code path} names under {@code root}: a regular file, or a directory walked
      * in name order through directory handles, links and special files left out. A single file is named by
      * its own name; a directory's entries relative to it. Blocks are read later through {@link #open}.
+     *
+     * @throws TransferTooLargeException if the files make more than {@code maxBlocks} blocks of the options' size,
+     *         or a directory holds more than {@code maxBlocks} files and directories
      */
-    public static StripedTransfer plan(UserRoot root, FtpPath path, StripeOptions options, SecureRandom random)
+    public static StripedTransfer plan(UserRoot root, FtpPath path, StripeOptions options, long maxBlocks, SecureRandom random)
             throws IOException {
         TransferId id = new TransferId(random.nextLong());
         TransferKey key = options.cipherBits() == 0 ? null : TransferKey.generate(id.value(), options.cipherBits(), random);
@@ -104,7 +98,7 @@ public final class StripedTransfer {
             } else if (directory) {
                 try (DirectoryHandle top = target.dir().directory(target.name())) {
                     List<Map.Entry<String, BasicFileAttributes>> found = new ArrayList<>();
-                    walk(top, "", found);
+                    walk(top, "", found, maxBlocks);
                     found.sort(Comparator.comparing(e -> Path.of(e.getKey()))); // as Files.walk(...).sorted()
                     for (Map.Entry<String, BasicFileAttributes> e : found) {
                         if (e.getValue().isDirectory()) {
@@ -118,13 +112,19 @@ public final class StripedTransfer {
                 throw new NotRegularFileException(path.toString(), "a FIFO, socket or device");
             }
         }
-        return new StripedTransfer(id, root, options, key, directory, dirs, files);
+        return new StripedTransfer(id, root, options, key, directory, dirs, files, maxBlocks);
     }
 
-    /** Collects the directories and regular files under {@code dir}, named {@code prefix + name}. */
-    private static void walk(DirectoryHandle dir, String prefix, List<Map.Entry<String, BasicFileAttributes>> found)
-            throws IOException {
+    /**
+     * Collects the directories and regular files under {@code dir}, named {@code prefix + name}; stops at more
+     * than {@code maxEntries}, each of which the transfer would keep and announce as a block does.
+     */
+    private static void walk(DirectoryHandle dir, String prefix, List<Map.Entry<String, BasicFileAttributes>> found,
+                             long maxEntries) throws IOException {
         for (String name : dir.names()) {
+            if (found.size() >= maxEntries) {
+                throw TransferTooLargeException.entries(maxEntries);
+            }
             Optional<BasicFileAttributes> a = dir.attributes(name);
             if (a.isEmpty()) {
                 continue; // removed meanwhile
@@ -132,7 +132,7 @@ public final class StripedTransfer {
             if (a.get().isDirectory()) {
                 found.add(Map.entry(prefix + name, a.get()));
                 try (DirectoryHandle child = dir.directory(name)) {
-                    walk(child, prefix + name + "/", found);
+                    walk(child, prefix + name + "/", found, maxEntries);
                 }
             } else if (a.get().isRegularFile()) {
                 found.add(Map.entry(prefix + name, a.get()));
@@ -181,7 +181,8 @@ public final class StripedTransfer {
         return files;
     }
 
-    public List<PlannedBlock> plan() {
+    /** The numbering of the blocks: which bytes of which file block {@code seq} is. */
+    public BlockPlan plan() {
         return plan;
     }
 
@@ -199,7 +200,7 @@ public final class StripedTransfer {
                 .max().orElse(0);
         long perBlock = BlockHeader.FIXED_LENGTH + BlockDescriptor.FIXED_LENGTH + longestName + BlockHeader.TAG_LENGTH
                 + options.checksum().length();
-        return Math.max(1, totalBytes + plan.size() * perBlock); // an empty directory still opens
+        return Math.max(1, totalBytes + plan.count() * perBlock); // an empty directory still opens
     }
 
     /** A sender pipeline whose first sealed block gets sequence number {@code firstSeq}. */
@@ -229,7 +230,7 @@ public final class StripedTransfer {
     }
 
     /** Reads the plaintext of {@code block} from its file (a pooled direct buffer the caller releases). */
-    public ByteBuf read(FileChannel file, PlannedBlock block) throws IOException {
+    public ByteBuf read(FileChannel file, BlockPlan.Block block) throws IOException {
         ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer(block.length());
         try {
             long pos = block.offset();
@@ -253,17 +254,20 @@ public final class StripedTransfer {
      * it: the same key and sequence number mean the same AES-GCM nonce, which is safe only for the same
      * plaintext. False if this sealing's plaintext differs from the first one's (the file changed).
      */
-    public boolean sealed(long seq, io.fsp.checksum.Digest digest) {
-        return announced.compareAndSet((int) seq, null, digest) || digest.equals(announced.get((int) seq));
+    public boolean sealed(long seq, Digest digest) {
+        return firstSealings.sealed(seq, digest);
     }
 
     /** Marks the blocks the claim covers as held by the client: they are announced, never read or sent. */
     public int hold(ResumeClaim claim) {
         int n = 0;
-        for (PlannedBlock b : plan) {
-            if (claim.covers(b.file(), b.offset(), b.length())) {
-                held.set((int) b.seq());
-                n++;
+        for (int f = 0; f < files.size(); f++) {
+            for (long seq = plan.firstOf(f), end = seq + plan.countOf(f); seq < end; seq++) {
+                BlockPlan.Block b = plan.block(seq, f);
+                if (claim.covers(f, b.offset(), b.length())) {
+                    held.set((int) seq);
+                    n++;
+                }
             }
         }
         return n;
@@ -280,7 +284,7 @@ public final class StripedTransfer {
      * file changed since the block was announced, the new sealing is discarded, never sent, and this fails.
      */
     public SealedBlock reseal(long seq) throws IOException {
-        PlannedBlock b = plan.get((int) seq);
+        BlockPlan.Block b = plan.block(seq);
         SourceFile f = files.get(b.file());
         SealedBlock sealed;
         try (FileChannel ch = open(b.file());

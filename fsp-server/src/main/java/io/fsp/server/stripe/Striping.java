@@ -1,10 +1,7 @@
 package io.fsp.server.stripe;
 
-import io.fsp.extension.ExtensionCodec;
 import io.fsp.relay.client.RelayConnection;
-import io.fsp.server.ftp.FtpReply;
-import io.fsp.server.ftp.FtpSession;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.server.select.RelayEndpoint;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
@@ -20,13 +17,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Starts the {@link StripingEngine} of one transfer on its own thread and reports its end as a Netty future
- * on the control channel's loop, which is what FRET and the data-transfer machinery wait on. Announcements
- * go out as {@code 151 BLK …} lines on the control channel.
+ * on the control channel's loop, which is what the command and the data-transfer machinery wait on. The
+ * engine's announcements go to the {@link Announcements} given; the transfer is cancelled when the control
+ * channel closes.
  */
 public final class Striping {
     private static final Logger log = LoggerFactory.getLogger(Striping.class);
     private final StripeContext stripe;
-    private final FtpSession session;
+    private final Channel control;
+    private final String session;
+    private final Announcements announcements;
     private final StripedTransfer transfer;
     private final Map<Integer, RelayConnection> relays;
     private final List<RelayEndpoint> endpoints;
@@ -34,13 +34,18 @@ public final class Striping {
     private final Map<Integer, BlockTarget.Relay> relayTargets = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
+     * @param control the client's control channel: its loop completes the future, its closing cancels the transfer
+     * @param session names the client's session in the log
      * @param relays the connections the transfer uses, by index into {@code endpoints}
      * @param endpoints the relays asked to take the transfer
+     * @param announcements where the blocks' announcements go
      */
-    public Striping(StripeContext stripe, FtpSession session, StripedTransfer transfer, Map<Integer, RelayConnection> relays,
-                    List<RelayEndpoint> endpoints) {
+    public Striping(StripeContext stripe, Channel control, String session, StripedTransfer transfer,
+                    Map<Integer, RelayConnection> relays, List<RelayEndpoint> endpoints, Announcements announcements) {
         this.stripe = stripe;
+        this.control = control;
         this.session = session;
+        this.announcements = announcements;
         this.transfer = transfer;
         this.relays = relays;
         this.endpoints = endpoints;
@@ -48,7 +53,7 @@ public final class Striping {
 
     /** Runs the engine; the future completes with the bytes of the transfer once every block is placed. */
     public Future<Long> start(Optional<Channel> direct) {
-        Promise<Long> done = session.channel().eventLoop().newPromise();
+        Promise<Long> done = control.eventLoop().newPromise();
         List<BlockTarget> targets = new ArrayList<>();
         relays.forEach((i, c) -> {
             BlockTarget.Relay t = new BlockTarget.Relay(i, c, transfer.id(),
@@ -57,21 +62,19 @@ public final class Striping {
             targets.add(t);
         });
         direct.ifPresent(ch -> targets.add(new BlockTarget.Direct(ch)));
-        StripingEngine engine = new StripingEngine(transfer, targets,
-                block -> session.reply(new FtpReply(ReplyCode.FSP_ANNOUNCEMENT, ExtensionCodec.format(block))),
-                session::awaitReplyRoom,
-                stripe.relayConfig().requestTimeout(), stripe.engines());
-        session.channel().closeFuture().addListener(f -> engine.cancel());
+        StripingEngine engine = new StripingEngine(transfer, targets, announcements, stripe.relayConfig().requestTimeout(),
+                stripe.engines());
+        control.closeFuture().addListener(f -> engine.cancel());
         long start = System.nanoTime();
         stripe.engines().execute(() -> {
             try {
                 placed = new TreeMap<>(engine.run());
                 log.info("{} transfer {}: {} blocks, {} bytes placed in {} ms: {}", session, transfer.id(),
-                        transfer.plan().size(), transfer.totalBytes(), (System.nanoTime() - start) / 1_000_000, placed);
+                        transfer.plan().count(), transfer.totalBytes(), (System.nanoTime() - start) / 1_000_000, placed);
                 done.trySuccess(transfer.totalBytes());
                 // The client collects from the relays over this session; once it is gone, nobody will.
                 if (!relays.isEmpty()) {
-                    session.channel().closeFuture().addListener(f -> abortLater());
+                    control.closeFuture().addListener(f -> abortLater());
                 }
             } catch (Exception e) {
                 log.warn("{} transfer {} failed: {}", session, transfer.id(), e.toString());
@@ -124,7 +127,7 @@ public final class Striping {
 
     /** {@code relay:0=12 relay:1=9 …}: where the blocks went. */
     public String placedSummary() {
-        StringBuilder sb = new StringBuilder().append(transfer.plan().size()).append(" blocks placed");
+        StringBuilder sb = new StringBuilder().append(transfer.plan().count()).append(" blocks placed");
         placed.forEach((k, v) -> sb.append(' ').append(k).append('=').append(v));
         return sb.toString();
     }

@@ -5,7 +5,6 @@ import io.fsp.block.stage.SealedBlock;
 import io.fsp.checksum.Digest;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.Announcement.Placement;
-import io.fsp.server.stripe.StripedTransfer.PlannedBlock;
 import io.fsp.server.stripe.StripedTransfer.SourceFile;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
@@ -21,8 +20,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,13 +33,12 @@ final class StripingEngine {
     private static final Logger log = LoggerFactory.getLogger(StripingEngine.class);
 
     /** A block that must be placed (again). {@code wire} is a reference the engine owns. */
-    private record Pending(PlannedBlock block, ByteBuf wire, Digest digest, String failedOn) {
+    private record Pending(BlockPlan.Block block, ByteBuf wire, Digest digest, String failedOn) {
     }
 
     private final StripedTransfer transfer;
     private final List<BlockTarget> targets;
-    private final Consumer<Announcement.Block> announce;
-    private final BooleanSupplier awaitAnnouncementRoom;
+    private final Announcements announce;
     private final Duration waitLimit;
     private final BlockingQueue<Pending> again = new LinkedBlockingQueue<>();
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -51,18 +47,16 @@ final class StripingEngine {
     private final java.util.concurrent.Executor digests;
 
     /**
-     * @param announce receives each block's announcement, in the order blocks were placed
-     * @param awaitAnnouncementRoom waits, before each block is read, while the client does not read the
-     *                              announcements already sent (back-pressure); false once it is gone
+     * @param announce receives each block's announcement, in the order blocks were placed; before each block
+     *                 is read the engine waits on its {@link Announcements#awaitRoom} (back-pressure)
      * @param waitLimit longest wait for a target to take a block before it is given up
      */
-    StripingEngine(StripedTransfer transfer, List<BlockTarget> targets, Consumer<Announcement.Block> announce,
-                   BooleanSupplier awaitAnnouncementRoom, Duration waitLimit, java.util.concurrent.Executor digests) {
+    StripingEngine(StripedTransfer transfer, List<BlockTarget> targets, Announcements announce, Duration waitLimit,
+                   java.util.concurrent.Executor digests) {
         this.digests = digests;
         this.transfer = transfer;
         this.targets = List.copyOf(targets);
         this.announce = announce;
-        this.awaitAnnouncementRoom = awaitAnnouncementRoom;
         this.waitLimit = waitLimit;
     }
 
@@ -73,20 +67,21 @@ final class StripingEngine {
     /** Places every block; returns how many were placed on each target label (and "origin"). */
     java.util.Map<String, Integer> run() throws IOException, InterruptedException {
         java.util.Map<String, Integer> placed = new java.util.concurrent.ConcurrentHashMap<>();
-        List<PlannedBlock> plan = transfer.plan();
+        BlockPlan plan = transfer.plan();
         BlockPipeline pipeline = transfer.pipeline(0, digests);
         long nextSeq = 0; // the sequence number the pipeline gives the next block it seals
         try {
             FileChannel open = null;
             int openIndex = -1;
             try {
-                for (PlannedBlock b : plan) {
-                    if (!awaitAnnouncementRoom.getAsBoolean() || cancelled) {
+                for (long seq = 0; seq < plan.count(); seq++) {
+                    BlockPlan.Block b = plan.block(seq);
+                    if (!announce.awaitRoom() || cancelled) {
                         throw new IOException("transfer cancelled");
                     }
                     if (transfer.held(b.seq())) {
                         placed.merge("have", 1, Integer::sum);
-                        announce.accept(new Announcement.Block(b.seq(), Placement.HELD, b.file(), b.offset(), b.length(), null));
+                        announce.announce(new Announcement.Block(b.seq(), Placement.HELD, b.file(), b.offset(), b.length(), null));
                         continue;
                     }
                     if (b.file() != openIndex) {
@@ -144,7 +139,7 @@ final class StripingEngine {
         if (target == null) {
             p.wire().release();
             placed.merge("origin", 1, Integer::sum);
-            announce.accept(announcement(p, Placement.ORIGIN));
+            announce.announce(announcement(p, Placement.ORIGIN));
             return;
         }
         List<BlockTarget> holders = new ArrayList<>(List.of(target));
@@ -182,7 +177,7 @@ final class StripingEngine {
             } else {
                 spare.release();
                 placed.merge(stored.get(0).label(), 1, Integer::sum);
-                announce.accept(announcement(p, where(stored)));
+                announce.announce(announcement(p, where(stored)));
             }
             inFlight.decrementAndGet();
         });
@@ -227,7 +222,7 @@ final class StripingEngine {
     }
 
     private static Announcement.Block announcement(Pending p, Placement where) {
-        PlannedBlock b = p.block();
+        BlockPlan.Block b = p.block();
         return new Announcement.Block(b.seq(), where, b.file(), b.offset(), b.length(), p.digest());
     }
 
@@ -246,7 +241,7 @@ final class StripingEngine {
             BlockTarget chosen = switch (transfer.options().strategy()) {
                 case FCFS -> firstWritable(live);
                 case CYCLIC -> awaitWritable(live.get(Math.floorMod(cyclic++, live.size())));
-                case PARTITIONED -> awaitWritable(live.get((int) (seq * live.size() / Math.max(1, transfer.plan().size()))));
+                case PARTITIONED -> awaitWritable(live.get((int) (seq * live.size() / Math.max(1, transfer.plan().count()))));
             };
             if (chosen != null) {
                 return chosen;

@@ -8,7 +8,6 @@ import io.fsp.meridian.ServiceInfo;
 import io.fsp.meridian.net.MeridianService;
 import io.fsp.meridian.net.ProbeResponder;
 import io.fsp.meridian.net.ReplyDelay;
-import io.fsp.server.stripe.RelayEndpoint;
 import io.fsp.tls.Fingerprint;
 import java.net.InetSocketAddress;
 import java.time.Duration;

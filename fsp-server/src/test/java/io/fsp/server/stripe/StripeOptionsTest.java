@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fsp.checksum.ChecksumAlgorithm;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
+import io.fsp.server.select.RelayEndpoint;
 import io.fsp.token.TransferId;
 import org.junit.jupiter.api.Test;
 

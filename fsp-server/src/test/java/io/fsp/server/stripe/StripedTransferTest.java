@@ -36,7 +36,7 @@ class StripedTransferTest {
 
     /** Seals block 0 as the striping engine does and records its digest as announced. */
     private static byte[] sealAndAnnounce(StripedTransfer t) throws IOException {
-        StripedTransfer.PlannedBlock b = t.plan().get(0);
+        BlockPlan.Block b = t.plan().block(0);
         try (FileChannel ch = t.open(0);
              BlockPipeline pipeline = t.pipeline(0)) {
             ByteBuf data = t.read(ch, b);
@@ -53,14 +53,14 @@ class StripedTransferTest {
 
     private static StripedTransfer plan(Path file, StripeOptions options, SecureRandom random) throws IOException {
         return StripedTransfer.plan(new UserRoot(file.getParent()), FtpPath.ROOT.resolve(file.getFileName().toString()),
-                options, random);
+                options, Integer.MAX_VALUE, random);
     }
 
     /** The bytes of every block of the plan, sealed once. */
     private static long sealedBytes(StripedTransfer t) throws IOException {
         long sum = 0;
-        for (StripedTransfer.PlannedBlock b : t.plan()) {
-            sum += bytes(t.reseal(b.seq())).length;
+        for (long seq = 0; seq < t.plan().count(); seq++) {
+            sum += bytes(t.reseal(seq)).length;
         }
         return sum;
     }
@@ -166,13 +166,13 @@ class StripedTransferTest {
         Files.writeString(root.resolve("d/b/two.txt"), "inside two");
         Files.writeString(outside.resolve("two.txt"), "OUTSIDE!!!");
         StripedTransfer t = StripedTransfer.plan(new UserRoot(root), FtpPath.ROOT.resolve("d"),
-                StripeOptions.DEFAULTS.with("cipher", "none"), new SecureRandom());
+                StripeOptions.DEFAULTS.with("cipher", "none"), Integer.MAX_VALUE, new SecureRandom());
         assertEquals(List.of("a/one.txt", "b/two.txt"), t.files().stream().map(StripedTransfer.SourceFile::name).toList());
         Files.move(root.resolve("d/b"), root.resolve("d/b.old"));
         Files.createSymbolicLink(root.resolve("d/b"), outside);
         assertThrows(IOException.class, () -> t.reseal(1));
         assertThrows(IOException.class, () -> t.open(1).close());
-        assertEquals(1, t.plan().get(1).file());
+        assertEquals(1, t.plan().block(1).file());
         // The file itself replaced by another one under its name: refused too, the plan was made for the first.
         Files.delete(root.resolve("d/b"));
         Files.move(root.resolve("d/b.old"), root.resolve("d/b"));

@@ -51,7 +51,7 @@ public final class FgetCommand extends FspExtensionCommand {
         List<Long> seqs = new ArrayList<>();
         try {
             TransferId id = TransferId.parse(words[0]);
-            transfer = stripe.session(session).transfer(id).orElse(null);
+            transfer = state(session).transfer(id).orElse(null);
             if (transfer == null) {
                 session.reply(new FtpReply(ReplyCode.FILE_UNAVAILABLE, "transfer " + words[0]
                         + ": unknown (expected: one of this session's recent FRET transfers)"));
@@ -64,8 +64,8 @@ public final class FgetCommand extends FspExtensionCommand {
             }
             for (String s : list) {
                 long seq = Long.parseLong(s);
-                if (seq < 0 || seq >= transfer.plan().size()) {
-                    session.reply(Replies.badArguments("block: " + s + " (expected: 0.." + (transfer.plan().size() - 1) + ")"));
+                if (seq < 0 || seq >= transfer.plan().count()) {
+                    session.reply(Replies.badArguments("block: " + s + " (expected: 0.." + (transfer.plan().count() - 1) + ")"));
                     return;
                 }
                 seqs.add(seq);

@@ -32,7 +32,7 @@ public final class FhavCommand extends FspExtensionCommand {
     public void execute(FtpSession session, FtpRequest request) {
         try {
             HeldRanges held = ExtensionCodec.parseHeldRanges(request.hasArgument() ? request.argument().trim() : "");
-            stripe.session(session).resumeClaim(held.manifest()).add(held.file(), held.ranges());
+            state(session).resumeClaim(held.manifest()).add(held.file(), held.ranges());
             session.reply(Replies.ok("FSP " + held.ranges().size() + " ranges of file " + held.file() + " held for the next FRET"));
         } catch (IllegalArgumentException e) {
             session.reply(Replies.badArguments(e.getMessage()));

@@ -1,11 +1,11 @@
 package io.fsp.server.ftp.command;
 
 import io.fsp.extension.Announcement;
-import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.Manifest;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.ftp.FtpReply;
+import io.fsp.server.ftp.FtpReplyException;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
@@ -13,13 +13,15 @@ import io.fsp.server.ftp.ReplyCode;
 import io.fsp.server.ftp.data.DataConnection;
 import io.fsp.server.ftp.data.DataTransfers;
 import io.fsp.server.select.RelayChoice;
+import io.fsp.server.select.RelayEndpoint;
 import io.fsp.server.select.SelectionRequest;
-import io.fsp.server.stripe.RelayEndpoint;
+import io.fsp.server.stripe.Announcements;
 import io.fsp.server.stripe.ResumeClaim;
 import io.fsp.server.stripe.StripeContext;
 import io.fsp.server.stripe.StripeOptions;
 import io.fsp.server.stripe.StripedTransfer;
 import io.fsp.server.stripe.Striping;
+import io.fsp.server.stripe.TransferTooLargeException;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TokenKey;
 import io.fsp.token.TokenScope;
@@ -79,7 +81,7 @@ public final class FretCommand extends FspExtensionCommand {
             return;
         }
         FtpPath path = resolved.get();
-        StripeOptions options = stripe.session(session).options();
+        StripeOptions options = state(session).options();
         Optional<DataConnection> direct = Optional.empty();
         if (options.includeDirect()) {
             direct = session.takeDataConnection();
@@ -95,7 +97,12 @@ public final class FretCommand extends FspExtensionCommand {
     }
 
     private Prepared prepare(FtpSession session, FtpPath path, StripeOptions options) throws Exception {
-        StripedTransfer transfer = StripedTransfer.plan(session.root(), path, options, stripe.random());
+        StripedTransfer transfer;
+        try {
+            transfer = StripedTransfer.plan(session.root(), path, options, stripe.maxBlocksPerTransfer(), stripe.random());
+        } catch (TransferTooLargeException e) {
+            throw new FtpReplyException(ReplyCode.FILE_UNAVAILABLE, Replies.quote(path) + ": " + e.getMessage());
+        }
         Manifest manifest = manifest(transfer);
         holdWhatTheClientHas(session, transfer, manifest);
         TokenKey tokenKey = TokenKey.random();
@@ -130,13 +137,13 @@ public final class FretCommand extends FspExtensionCommand {
      * manifest), those blocks are announced as {@code have} and never read or sent.
      */
     private void holdWhatTheClientHas(FtpSession session, StripedTransfer transfer, Manifest manifest) {
-        ResumeClaim claim = stripe.session(session).takeResumeClaim();
+        ResumeClaim claim = state(session).takeResumeClaim();
         if (claim == null) {
             return;
         }
         if (claim.manifestDigest().equals(manifest.digest())) {
             log.info("{} transfer {}: the client holds {} of {} blocks from an earlier run; they are not sent again", session,
-                    transfer.id(), transfer.hold(claim), transfer.plan().size());
+                    transfer.id(), transfer.hold(claim), transfer.plan().count());
         } else {
             log.info("{} transfer {}: FHAV ignored, the files changed since the client's earlier run", session, transfer.id());
         }
@@ -157,7 +164,7 @@ public final class FretCommand extends FspExtensionCommand {
      * near-client, relays, client-probe), filled up from the static list.
      */
     private List<RelayEndpoint> relaysFor(FtpSession session) throws InterruptedException {
-        SelectionRequest request = stripe.session(session).selection();
+        SelectionRequest request = state(session).selection();
         if (!request.complete()) {
             return stripe.relays();
         }
@@ -180,12 +187,12 @@ public final class FretCommand extends FspExtensionCommand {
 
     private void start(FtpSession session, FtpPath path, Prepared p, Optional<DataConnection> direct) {
         StripedTransfer t = p.transfer();
-        stripe.session(session).remember(t);
+        state(session).remember(t);
         String summary = "FSP transfer " + t.id() + " of " + Replies.quote(path) + ": " + t.files().size() + " files, "
-                + t.totalBytes() + " bytes, " + t.plan().size() + " blocks";
+                + t.totalBytes() + " bytes, " + t.plan().count() + " blocks";
         List<Announcement> info = new ArrayList<>();
         info.add(new Announcement.Transfer(t.id(), t.isDirectory(), t.files().size(), t.directories().size(), t.totalBytes(),
-                t.plan().size(), t.options().asMap()));
+                t.plan().count(), t.options().asMap()));
         info.add(new Announcement.Key(t.key() == null ? null : t.key().encoded()));
         info.add(new Announcement.Token(p.token()));
         for (Map.Entry<Integer, RelayConnection> r : p.relays().entrySet()) {
@@ -196,14 +203,16 @@ public final class FretCommand extends FspExtensionCommand {
             info.add(new Announcement.Directory(d));
         }
         info.addAll(p.manifest().files());
-        Striping striping = new Striping(stripe, session, t, p.relays(), p.endpoints());
+        Announcements announcements = new ControlChannelAnnouncements(session);
+        Striping striping = new Striping(stripe, session.channel(), session.toString(), t, p.relays(), p.endpoints(),
+                announcements);
         if (direct.isPresent()) {
             DataTransfers.run(session, direct.get(), path, summary,
                     (ch, tls, transfer) -> striping.start(Optional.of(ch)), ok -> p.release(stripe, striping, ok));
-            announceAll(session, info);
+            info.forEach(announcements::announce);
         } else {
             session.reply(new FtpReply(ReplyCode.OPENING_DATA_CONNECTION, summary));
-            announceAll(session, info);
+            info.forEach(announcements::announce);
             striping.start(Optional.empty()).addListener(f -> {
                 p.release(stripe, striping, f.isSuccess());
                 if (f.isSuccess()) {
@@ -214,12 +223,6 @@ public final class FretCommand extends FspExtensionCommand {
                             + f.cause().getMessage()));
                 }
             });
-        }
-    }
-
-    private static void announceAll(FtpSession session, List<Announcement> announcements) {
-        for (Announcement a : announcements) {
-            session.reply(new FtpReply(ReplyCode.FSP_ANNOUNCEMENT, ExtensionCodec.format(a)));
         }
     }
 }

@@ -1,9 +1,11 @@
 package io.fsp.server.ftp.command;
 
+import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.stripe.StripeContext;
+import io.fsp.server.stripe.StripeSession;
 
 /**
- * What the FSP extension's commands (FSPO, FRET, FGET) share: they need a logged-in user, and TLS on the
+ * What the FSP extension's commands (FSPO, FHAV, FRET, FGET) share: they need a logged-in user, and TLS on the
  * control channel unless the server is configured otherwise, because the AES key and the capability token
  * travel on it.
  */
@@ -12,6 +14,11 @@ abstract class FspExtensionCommand implements FtpCommand {
 
     FspExtensionCommand(StripeContext stripe) {
         this.stripe = stripe;
+    }
+
+    /** The FSP state of {@code session}'s control connection. */
+    protected final StripeSession state(FtpSession session) {
+        return stripe.session(session.channel());
     }
 
     @Override

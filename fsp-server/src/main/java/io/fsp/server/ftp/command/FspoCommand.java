@@ -39,7 +39,7 @@ public final class FspoCommand extends FspExtensionCommand {
 
     @Override
     public void execute(FtpSession session, FtpRequest request) {
-        StripeSession state = stripe.session(session);
+        StripeSession state = state(session);
         StripeOptions options = state.options();
         SelectionRequest selection = state.selection();
         if (request.hasArgument()) {

@@ -1,4 +1,4 @@
-package io.fsp.server.stripe;
+package io.fsp.server.select;
 
 import io.fsp.tls.Fingerprint;
 import java.net.InetSocketAddress;

@@ -1,0 +1,18 @@
+package io.fsp.server.stripe;
+
+import io.fsp.extension.Announcement;
+
+/**
+ * Where a striped transfer's announcements go, in order: the engine says what it placed where as typed
+ * {@link Announcement}s and knows nothing of how they reach the client (on FTP, {@code 151} lines on the
+ * control channel). {@link #announce} is called from the engine's thread and from relay connections' threads.
+ */
+public interface Announcements {
+    void announce(Announcement a);
+
+    /**
+     * Waits while the client is not reading the announcements already sent (back-pressure: the engine reads
+     * no further block meanwhile); false once the client is gone or the thread is interrupted.
+     */
+    boolean awaitRoom();
+}
