@@ -28,14 +28,20 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code fsp-relay}: the relay daemon. */
+/**
+ * {@code fsp-relay}: the relay daemon. {@code --listen}, {@code --store} and {@code --trust-server} are required
+ * for serving and checked in {@link #call()}, since picocli would demand them of the subcommand too.
+ */
 @Command(name = "fsp-relay", mixinStandardHelpOptions = true, version = "fsp-relay 0.1.0",
+        customSynopsis = {"fsp-relay --listen=HOST:PORT --store=DIR --trust-server=FINGERPRINT... [OPTIONS]",
+                "fsp-relay fingerprint [--state-dir=DIR]"},
         description = {"Relay daemon: holds encrypted blocks of striped transfers for the servers it trusts,"
                 + " and hands them to clients that present a capability token.",
                 "Prints 'fsp-relay: listening on HOST:PORT, certificate sha256 FINGERPRINT' once ready."},
         exitCodeOnExecutionException = 4, exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:stopped normally", "1:could not start (address in use, unreadable state)",
-                "2:usage error", "4:internal error"})
+                "2:usage error", "4:internal error"},
+        subcommands = RelayCommand.FingerprintCommand.class)
 public final class RelayCommand implements Callable<Integer> {
     static final int EXIT_FAILURE = 1;
     static final int EXIT_USAGE = 2;
@@ -43,11 +49,11 @@ public final class RelayCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--listen", required = true, paramLabel = "HOST:PORT",
+    @Option(names = "--listen", paramLabel = "HOST:PORT",
             description = "Address to listen on; port 0 picks a free port (printed at start).")
     String listen;
 
-    @Option(names = "--store", required = true, paramLabel = "DIR",
+    @Option(names = "--store", paramLabel = "DIR",
             description = "Directory for blocks spilled from memory (encrypted block bytes only).")
     Path storeDir;
 
@@ -75,7 +81,7 @@ public final class RelayCommand implements Callable<Integer> {
             description = "Most block bytes held in memory; the rest spill to --store (default: ${DEFAULT-VALUE}).")
     String memory;
 
-    @Option(names = "--trust-server", required = true, paramLabel = "FINGERPRINT",
+    @Option(names = "--trust-server", paramLabel = "FINGERPRINT",
             description = "SHA-256 certificate fingerprint of a server allowed to push blocks, as the server"
                     + " prints it (repeatable).")
     List<String> trustServers = new ArrayList<>();
@@ -151,6 +157,22 @@ public final class RelayCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        List<String> missing = new ArrayList<>();
+        if (listen == null) {
+            missing.add("--listen=HOST:PORT");
+        }
+        if (storeDir == null) {
+            missing.add("--store=DIR");
+        }
+        if (trustServers.isEmpty()) {
+            missing.add("--trust-server=FINGERPRINT");
+        }
+        if (!missing.isEmpty()) {
+            err.println("fsp-relay: missing required option" + (missing.size() > 1 ? "s: " : ": ")
+                    + String.join(", ", missing) + " (or: fsp-relay fingerprint [--state-dir=DIR])");
+            err.flush();
+            return EXIT_USAGE;
+        }
         RelayConfig config;
         try {
             config = config();
@@ -159,8 +181,7 @@ public final class RelayCommand implements Callable<Integer> {
             err.flush();
             return EXIT_USAGE;
         } catch (IOException e) {
-            err.println("fsp-relay: cannot load or create the relay certificate: " + e.getMessage()
-                    + " (check --state-dir)");
+            err.println(certificateProblem(e));
             err.flush();
             return EXIT_FAILURE;
         }
@@ -252,9 +273,7 @@ public final class RelayCommand implements Callable<Integer> {
             trusted.add(value("--trust-server", f, Fingerprint::parse));
         }
         FaultPlan plan = FaultPlan.parse(faults);
-        Path state = stateDir != null ? stateDir : Path.of(System.getProperty("user.home"), ".fsp", "relay");
-        KeyMaterial identity = Certificates.loadOrCreate(state.resolve("relay.crt"), state.resolve("relay.key"),
-                "fsp-relay");
+        KeyMaterial identity = identity(stateDir);
         ConnectionPolicy connections = new ConnectionPolicy(maxConnections, maxUnauthenticatedPerAddress,
                 value("--auth-timeout", authTimeout, CliValues::duration),
                 value("--idle-timeout", idleTimeout, CliValues::duration), maxRefusals);
@@ -262,6 +281,55 @@ public final class RelayCommand implements Callable<Integer> {
                 transferSpaceBytes), identity, trusted, limits, connections, verifyBlocks, acceptClearBlocks, plan,
                 Clock.systemUTC(),
                 SocketBuffers.check("--socket-buffer", value("--socket-buffer", socketBuffer, CliValues::size)));
+    }
+
+    /**
+     * The relay's certificate and key from {@code stateDir} (null: {@code ~/.fsp/relay}), generated and written
+     * there on first use; serving and {@code fsp-relay fingerprint} both take it from here.
+     */
+    static KeyMaterial identity(Path stateDir) throws IOException {
+        Path state = stateDir != null ? stateDir : Path.of(System.getProperty("user.home"), ".fsp", "relay");
+        return Certificates.loadOrCreate(state.resolve("relay.crt"), state.resolve("relay.key"), "fsp-relay");
+    }
+
+    private static String certificateProblem(IOException e) {
+        return "fsp-relay: cannot load or create the relay certificate: " + e.getMessage() + " (check --state-dir)";
+    }
+
+    /**
+     * {@code fsp-relay fingerprint}: prints the fingerprint of the relay's certificate, creating it as serving
+     * would, so that a server can be given {@code --relay HOST:PORT=FINGERPRINT} before the relay first starts.
+     */
+    @Command(name = "fingerprint", mixinStandardHelpOptions = true,
+            description = {"Prints the SHA-256 fingerprint of the relay's certificate (creating the certificate"
+                    + " and key in --state-dir if they do not exist yet) and exits, without serving.",
+                    "Give it to a server as --relay HOST:PORT=FINGERPRINT."})
+    static final class FingerprintCommand implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--state-dir", paramLabel = "DIR",
+                description = "Where the relay keeps its certificate and key (default: ~/.fsp/relay).")
+        Path stateDir;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            KeyMaterial identity;
+            try {
+                identity = identity(stateDir);
+            } catch (IOException e) {
+                err.println(certificateProblem(e));
+                err.flush();
+                return EXIT_FAILURE;
+            }
+            out.println(identity.fingerprint());
+            out.flush();
+            err.println("fsp-relay: give it to the server as --relay HOST:PORT=" + identity.fingerprint());
+            err.flush();
+            return 0;
+        }
     }
 
     private static <T> T value(String option, String text, java.util.function.Function<String, T> parser) {

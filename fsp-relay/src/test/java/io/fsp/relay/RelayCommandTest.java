@@ -18,6 +18,7 @@ import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
@@ -37,6 +38,7 @@ class RelayCommandTest {
     private static final String TRUST = RelayHarness.SERVER.fingerprint().toString();
     private static final Pattern LISTENING = Pattern.compile(
             "fsp-relay: listening on 127\\.0\\.0\\.1:(\\d+), certificate sha256 ([0-9A-F:]{95})\\n");
+    private static final Pattern FINGERPRINT_LINE = Pattern.compile("[0-9A-F]{2}(:[0-9A-F]{2}){31}\\n");
     @TempDir
     Path dir;
 
@@ -77,6 +79,8 @@ class RelayCommandTest {
         assertEquals(4L << 20, config.store().transferSpaceBytes());
         assertEquals(new ConnectionPolicy(1024, 8, Duration.ofSeconds(5), Duration.ofMinutes(2), 5), config.connections());
         assertTrue(Files.exists(dir.resolve("state/relay.crt")));
+        assertEquals(printed + "\n", run("fingerprint", "--state-dir", dir.resolve("state").toString()).out(),
+                "fingerprint prints the certificate serving created");
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try (RelayConnection server = RelayConnection.connect(
                 new InetSocketAddress("127.0.0.1", Integer.parseInt(m.group(1))),
@@ -166,10 +170,63 @@ class RelayCommandTest {
     }
 
     @Test
+    void fingerprintCreatesTheCertificateOnceAndServingUsesIt() throws Exception {
+        Path state = dir.resolve("state");
+        Run first = run("fingerprint", "--state-dir", state.toString());
+        assertEquals(0, first.exit(), first.err());
+        assertTrue(FINGERPRINT_LINE.matcher(first.out()).matches(), first.out());
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(state.resolve("relay.key"))));
+        assertEquals(first.out(), run("fingerprint", "--state-dir", state.toString()).out(), "the same certificate");
+
+        RelayCommand command = new RelayCommand();
+        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> new CommandLine(command).execute(
+                "--listen", "127.0.0.1:0", "--store", dir.resolve("store").toString(), "--state-dir", state.toString(),
+                "--trust-server", TRUST));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (command.running == null) {
+            assertTrue(System.nanoTime() < deadline && !exit.isDone(), "relay did not start");
+            Thread.sleep(20);
+        }
+        try {
+            assertEquals(first.out(), command.running.fingerprint() + "\n");
+        } finally {
+            command.running.close();
+        }
+        assertEquals(0, exit.get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void fingerprintRefusesAPrivateKeyOthersCanReadLikeServing() throws Exception {
+        Path state = dir.resolve("state");
+        assertEquals(0, run("fingerprint", "--state-dir", state.toString()).exit());
+        Files.setPosixFilePermissions(state.resolve("relay.key"), PosixFilePermissions.fromString("rw-r--r--"));
+        Run r = run("fingerprint", "--state-dir", state.toString());
+        assertEquals(1, r.exit());
+        assertEquals("", r.out());
+        assertTrue(r.err().startsWith("fsp-relay: cannot load or create the relay certificate: ")
+                && r.err().contains("chmod 600"), r.err());
+        Run serving = run("--listen", "127.0.0.1:0", "--store", dir.resolve("store").toString(), "--state-dir",
+                state.toString(), "--trust-server", TRUST);
+        assertEquals(1, serving.exit());
+        assertEquals(r.err(), serving.err(), "the same refusal as serving");
+    }
+
+    @Test
+    void fingerprintTakesNoServingOptions() {
+        Run r = run("fingerprint", "--state-dir", dir.toString(), "--listen", "127.0.0.1:0");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("--listen"), r.err());
+    }
+
+    @Test
     void missingTrustServerIsAUsageError() {
         Run r = run("--listen", "127.0.0.1:0", "--store", dir.toString());
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("--trust-server"), r.err());
+        Run none = run("--state-dir", dir.toString());
+        assertEquals(2, none.exit());
+        assertTrue(none.err().startsWith("fsp-relay: missing required options: --listen=HOST:PORT, --store=DIR,"
+                + " --trust-server=FINGERPRINT"), none.err());
     }
 
     @Test
