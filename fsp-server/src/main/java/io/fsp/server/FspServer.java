@@ -182,7 +182,11 @@ public final class FspServer implements AutoCloseable {
         return server;
     }
 
-    private static KeyMaterial loadKey(ServerConfig config) throws IOException {
+    /**
+     * The TLS certificate and key: the configured files, else those in the state directory, generated there on
+     * first use. Serving and {@code fsp-server fingerprint} both take them from here.
+     */
+    static KeyMaterial loadKey(ServerConfig config) throws IOException {
         if (config.certificate().isPresent()) {
             return Certificates.load(config.certificate().get(), config.privateKey().orElseThrow());
         }

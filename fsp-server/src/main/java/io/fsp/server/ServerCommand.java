@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
         sortOptions = false, usageHelpAutoWidth = true,
         description = {"FTP/FTPS server (RFC 959, 2228, 2389, 2428, 3659, 4217) with the FSP striped-transfer extension.",
                 "Quick start: fsp-server --listen 127.0.0.1:2121 --root DIR --user alice:secret --allow-plain-login"},
-        subcommands = {ServerCommand.HashPasswordCommand.class},
+        subcommands = {ServerCommand.HashPasswordCommand.class, ServerCommand.FingerprintCommand.class},
         exitCodeOnInvalidInput = ServerCommand.EXIT_USAGE,
         exitCodeOnExecutionException = ServerCommand.EXIT_INTERNAL)
 public final class ServerCommand implements Callable<Integer> {
@@ -144,8 +144,7 @@ public final class ServerCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         ServerConfig settings;
         try {
-            ConfigSource file = config == null ? ConfigSource.empty("defaults") : ConfigSource.read(config);
-            settings = ConfigLoader.load(ServerConfig.defaults(), file, ConfigSource.of("command line", options()));
+            settings = settings(config, options());
         } catch (ConfigException e) {
             err.println("fsp-server: " + e.getMessage());
             return EXIT_USAGE;
@@ -178,6 +177,12 @@ public final class ServerCommand implements Callable<Integer> {
         }
         server.close();
         return EXIT_OK;
+    }
+
+    /** The defaults, overridden by the file {@code config} (if given), overridden by the command line options. */
+    private static ServerConfig settings(Path config, Map<String, List<String>> options) throws ConfigException {
+        ConfigSource file = config == null ? ConfigSource.empty("defaults") : ConfigSource.read(config);
+        return ConfigLoader.load(ServerConfig.defaults(), file, ConfigSource.of("command line", options));
     }
 
     /** The options given on the command line, as configuration keys. */
@@ -241,6 +246,57 @@ public final class ServerCommand implements Callable<Integer> {
             }
             spec.commandLine().getOut().println(PasswordHasher.hash(password));
             spec.commandLine().getOut().flush();
+            return EXIT_OK;
+        }
+    }
+
+    /**
+     * {@code fsp-server fingerprint}: prints the fingerprint of the server's certificate, found or created as
+     * serving would, so that relays can be given {@code --trust-server FINGERPRINT} before the server first
+     * starts. It reads the certificate settings of the configuration and opens no socket.
+     */
+    @Command(name = "fingerprint", mixinStandardHelpOptions = true,
+            description = {"Prints the SHA-256 fingerprint of the server's TLS certificate (creating the certificate"
+                    + " and key in the state directory if they do not exist yet) and exits, without serving.",
+                    "Give it to relays as --trust-server FINGERPRINT and to clients as --trust FINGERPRINT."})
+    static final class FingerprintCommand implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--config", paramLabel = "FILE", description = "Configuration file (see conf/server.conf.example); options given here override it.")
+        Path config;
+
+        @Option(names = "--state-dir", paramLabel = "DIR", description = "Where the generated TLS certificate and key are kept (default: ~/.fsp/server).")
+        String stateDir;
+
+        @Option(names = "--certificate", paramLabel = "PEM", description = "TLS certificate chain (PEM); with --private-key, instead of the generated one.")
+        String certificate;
+
+        @Option(names = "--private-key", paramLabel = "PEM", description = "TLS private key (PEM, unencrypted).")
+        String privateKey;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            Map<String, List<String>> options = new LinkedHashMap<>();
+            put(options, "state-dir", stateDir);
+            put(options, "certificate", certificate);
+            put(options, "private-key", privateKey);
+            String fingerprint;
+            try {
+                fingerprint = FspServer.loadKey(settings(config, options)).fingerprint().toString();
+            } catch (ConfigException e) {
+                err.println("fsp-server: " + e.getMessage());
+                return EXIT_USAGE;
+            } catch (java.io.IOException e) {
+                err.println("fsp-server: " + e.getMessage());
+                return EXIT_FAILURE;
+            }
+            out.println(fingerprint);
+            out.flush();
+            err.println("fsp-server: give it to relays as --trust-server " + fingerprint);
+            err.flush();
             return EXIT_OK;
         }
     }

@@ -10,10 +10,13 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -63,6 +66,80 @@ class ServerCommandTest {
         }
         command.stop.countDown();
         assertEquals(0, exit.get(20, TimeUnit.SECONDS));
+    }
+
+    private static final Pattern FINGERPRINT_LINE = Pattern.compile("[0-9A-F]{2}(:[0-9A-F]{2}){31}\n");
+
+    private String fingerprint(String... args) {
+        out.getBuffer().setLength(0);
+        err.getBuffer().setLength(0);
+        String[] all = new String[args.length + 1];
+        all[0] = "fingerprint";
+        System.arraycopy(args, 0, all, 1, args.length);
+        assertEquals(0, cli(new ServerCommand()).execute(all), err.toString());
+        assertTrue(FINGERPRINT_LINE.matcher(out.toString()).matches(), out.toString());
+        return out.toString().trim();
+    }
+
+    @Test
+    void fingerprintCreatesTheCertificateOnceAndServingUsesIt() throws Exception {
+        Path state = tmp.resolve("state");
+        String first = fingerprint("--state-dir", state.toString());
+        assertTrue(Files.exists(state.resolve("server-cert.pem")));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(state.resolve("server-key.pem"))));
+        assertEquals(first, fingerprint("--state-dir", state.toString()), "the same certificate");
+
+        out.getBuffer().setLength(0);
+        ServerCommand command = new ServerCommand();
+        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> cli(command).execute(
+                "--listen", "127.0.0.1:0", "--root", tmp.toString(), "--user", "alice:secret",
+                "--state-dir", state.toString(), "--quiet"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (out.toString().isEmpty() && System.nanoTime() < deadline && !exit.isDone()) {
+            Thread.sleep(50);
+        }
+        command.stop.countDown();
+        Matcher m = LISTENING.matcher(out.toString().trim());
+        assertTrue(m.matches(), out + " / " + err);
+        assertEquals(first, m.group(3), "serving uses the certificate fingerprint created");
+        assertEquals(0, exit.get(20, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void fingerprintReadsTheConfigurationAndOpensNoSocket() throws Exception {
+        Path state = tmp.resolve("state");
+        String created = fingerprint("--state-dir", state.toString());
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            Path conf = Files.writeString(tmp.resolve("server.conf"), "listen = 127.0.0.1:" + taken.getLocalPort()
+                    + "\nstate-dir = " + state + "\n");
+            assertEquals(created, fingerprint("--config", conf.toString()), "state-dir from the file, listen port taken");
+            Path other = tmp.resolve("other");
+            String given = fingerprint("--config", conf.toString(), "--state-dir", other.toString());
+            assertTrue(!given.equals(created) && Files.exists(other.resolve("server-key.pem")), "the command line wins");
+            assertEquals(given, fingerprint("--config", conf.toString(), "--certificate",
+                    other.resolve("server-cert.pem").toString(), "--private-key", other.resolve("server-key.pem").toString()),
+                    "configured certificate files");
+        }
+        assertEquals(2, cli(new ServerCommand()).execute("fingerprint", "--certificate", "x.pem"));
+        assertTrue(err.toString().contains("only one is set"), err.toString());
+    }
+
+    @Test
+    void fingerprintRefusesAPrivateKeyOthersCanReadLikeServing() throws Exception {
+        Path state = tmp.resolve("state");
+        fingerprint("--state-dir", state.toString());
+        Path key = state.resolve("server-key.pem");
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r--r--"));
+        out.getBuffer().setLength(0);
+        err.getBuffer().setLength(0);
+        assertEquals(1, cli(new ServerCommand()).execute("fingerprint", "--state-dir", state.toString()));
+        assertEquals("", out.toString());
+        String refusal = err.toString();
+        assertTrue(refusal.startsWith("fsp-server: " + key + ": private key open to its group or others"), refusal);
+        err.getBuffer().setLength(0);
+        assertEquals(1, cli(new ServerCommand()).execute("--listen", "127.0.0.1:0", "--root", tmp.toString(),
+                "--user", "alice:secret", "--state-dir", state.toString(), "--quiet"));
+        assertEquals(refusal, err.toString(), "the same refusal as serving");
     }
 
     @Test
