@@ -83,7 +83,7 @@ public final class RelayCommand implements Callable<Integer> {
 
     @Option(names = "--trust-server", paramLabel = "FINGERPRINT",
             description = "SHA-256 certificate fingerprint of a server allowed to push blocks, as the server"
-                    + " prints it (repeatable).")
+                    + " prints it at start or with 'fsp-server fingerprint' (repeatable).")
     List<String> trustServers = new ArrayList<>();
 
     @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "1h",

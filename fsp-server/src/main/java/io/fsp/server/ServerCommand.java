@@ -109,7 +109,7 @@ public final class ServerCommand implements Callable<Integer> {
     String loginFailureDelay;
 
     @Option(names = "--relay", paramLabel = "HOST:PORT=FINGERPRINT",
-            description = "A relay for striped transfers, pinned by the certificate fingerprint it prints at start; repeatable.")
+            description = "A relay for striped transfers, pinned by the certificate fingerprint it prints at start or with 'fsp-relay fingerprint'; repeatable.")
     List<String> relay;
 
     @Option(names = "--fsp-without-tls", description = "Allow the FSP extension on a control connection without TLS (default: TLS required; the transfer keys travel on it).")
