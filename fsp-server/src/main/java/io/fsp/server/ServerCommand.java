@@ -16,6 +16,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -71,17 +72,8 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--announce-address", paramLabel = "ADDR", description = "IPv4 address PASV replies announce, e.g. behind NAT (default: the control connection's local address).")
     String announceAddress;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Configuration file (see conf/server.conf.example); options given here override it.")
-    Path config;
-
-    @Option(names = "--state-dir", paramLabel = "DIR", description = "Where the generated TLS certificate and key are kept (default: ~/.fsp/server).")
-    String stateDir;
-
-    @Option(names = "--certificate", paramLabel = "PEM", description = "TLS certificate chain (PEM); with --private-key, instead of the generated one.")
-    String certificate;
-
-    @Option(names = "--private-key", paramLabel = "PEM", description = "TLS private key (PEM, unencrypted).")
-    String privateKey;
+    @Mixin
+    SettingsOptions settingsOptions;
 
     @Option(names = "--require-tls-session-reuse", description = "Refuse protected data connections that do not resume the control connection's TLS session (default: off).")
     Boolean requireTlsSessionReuse;
@@ -144,7 +136,7 @@ public final class ServerCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         ServerConfig settings;
         try {
-            settings = settings(config, options());
+            settings = settingsOptions.settings(options());
         } catch (ConfigException e) {
             err.println("fsp-server: " + e.getMessage());
             return EXIT_USAGE;
@@ -179,10 +171,32 @@ public final class ServerCommand implements Callable<Integer> {
         return EXIT_OK;
     }
 
-    /** The defaults, overridden by the file {@code config} (if given), overridden by the command line options. */
-    private static ServerConfig settings(Path config, Map<String, List<String>> options) throws ConfigException {
-        ConfigSource file = config == null ? ConfigSource.empty("defaults") : ConfigSource.read(config);
-        return ConfigLoader.load(ServerConfig.defaults(), file, ConfigSource.of("command line", options));
+    /**
+     * Where the settings and the TLS certificate come from: serving and {@code fingerprint} take the same options,
+     * so that both find the same certificate.
+     */
+    static final class SettingsOptions {
+        @Option(names = "--config", paramLabel = "FILE", description = "Configuration file (see conf/server.conf.example); options given here override it.")
+        Path config;
+
+        @Option(names = "--state-dir", paramLabel = "DIR", description = "Where the generated TLS certificate and key are kept (default: ~/.fsp/server).")
+        String stateDir;
+
+        @Option(names = "--certificate", paramLabel = "PEM", description = "TLS certificate chain (PEM); with --private-key, instead of the generated one.")
+        String certificate;
+
+        @Option(names = "--private-key", paramLabel = "PEM", description = "TLS private key (PEM, unencrypted).")
+        String privateKey;
+
+        /** The defaults, overridden by {@code --config FILE}, overridden by these and the other command line options. */
+        ServerConfig settings(Map<String, List<String>> options) throws ConfigException {
+            Map<String, List<String>> commandLine = new LinkedHashMap<>(options);
+            put(commandLine, "state-dir", stateDir);
+            put(commandLine, "certificate", certificate);
+            put(commandLine, "private-key", privateKey);
+            ConfigSource file = config == null ? ConfigSource.empty("defaults") : ConfigSource.read(config);
+            return ConfigLoader.load(ServerConfig.defaults(), file, ConfigSource.of("command line", commandLine));
+        }
     }
 
     /** The options given on the command line, as configuration keys. */
@@ -196,9 +210,6 @@ public final class ServerCommand implements Callable<Integer> {
         put(m, "anonymous", anonymous);
         put(m, "passive-ports", passivePorts);
         put(m, "announce-address", announceAddress);
-        put(m, "state-dir", stateDir);
-        put(m, "certificate", certificate);
-        put(m, "private-key", privateKey);
         put(m, "require-tls-session-reuse", requireTlsSessionReuse);
         put(m, "idle-timeout", idleTimeout);
         put(m, "login-grace-time", loginGraceTime);
@@ -263,29 +274,16 @@ public final class ServerCommand implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
 
-        @Option(names = "--config", paramLabel = "FILE", description = "Configuration file (see conf/server.conf.example); options given here override it.")
-        Path config;
-
-        @Option(names = "--state-dir", paramLabel = "DIR", description = "Where the generated TLS certificate and key are kept (default: ~/.fsp/server).")
-        String stateDir;
-
-        @Option(names = "--certificate", paramLabel = "PEM", description = "TLS certificate chain (PEM); with --private-key, instead of the generated one.")
-        String certificate;
-
-        @Option(names = "--private-key", paramLabel = "PEM", description = "TLS private key (PEM, unencrypted).")
-        String privateKey;
+        @Mixin
+        SettingsOptions settingsOptions;
 
         @Override
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
-            Map<String, List<String>> options = new LinkedHashMap<>();
-            put(options, "state-dir", stateDir);
-            put(options, "certificate", certificate);
-            put(options, "private-key", privateKey);
             String fingerprint;
             try {
-                fingerprint = FspServer.loadKey(settings(config, options)).fingerprint().toString();
+                fingerprint = FspServer.loadKey(settingsOptions.settings(Map.of())).fingerprint().toString();
             } catch (ConfigException e) {
                 err.println("fsp-server: " + e.getMessage());
                 return EXIT_USAGE;
