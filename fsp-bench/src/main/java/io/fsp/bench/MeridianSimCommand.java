@@ -41,6 +41,10 @@ public final class MeridianSimCommand implements Callable<Integer> {
     @Option(names = "--synthetic", paramLabel = "N", description = "Use a synthetic Internet-like matrix of N locations.")
     Integer synthetic;
 
+    @Option(names = "--rough", description = "Synthetic matrices get what real ones have: sub-millisecond RTTs between "
+            + "locations of one site, about 2 % unknown pairs and outliers of 500 to 2000 ms.")
+    boolean rough;
+
     @Option(names = "--queries", defaultValue = "500", description = "Queries of each kind (default: ${DEFAULT-VALUE}).")
     int queries;
 
@@ -109,7 +113,7 @@ public final class MeridianSimCommand implements Callable<Integer> {
         }
         List<LatencyMatrix> runs = new ArrayList<>();
         if (sizes == null && syntheticSizes == null) {
-            runs.add(synthetic != null ? LatencyMatrix.synthetic(synthetic, seed) : real);
+            runs.add(synthetic != null ? synthetic(synthetic, seed) : real);
         } else {
             for (int n : sizes == null ? List.<Integer>of() : sizes) {
                 if (real != null && n <= real.size()) {
@@ -117,7 +121,7 @@ public final class MeridianSimCommand implements Callable<Integer> {
                 }
             }
             for (int n : syntheticSizes == null ? List.<Integer>of() : syntheticSizes) {
-                runs.add(LatencyMatrix.synthetic(n, seed + n));
+                runs.add(synthetic(n, seed + n));
             }
         }
         boolean table = sizes != null || syntheticSizes != null;
@@ -151,5 +155,9 @@ public final class MeridianSimCommand implements Callable<Integer> {
                 100 * r.tight().success(), r.tight().meanProbes(),
                 100 * r.closest().within10(), r.closest().medianQuality(), r.closest().meanProbes(), r.closest().meanHops(),
                 100 * r.closest().randomWithin10());
+    }
+
+    private LatencyMatrix synthetic(int n, long matrixSeed) {
+        return rough ? LatencyMatrix.rough(n, matrixSeed) : LatencyMatrix.synthetic(n, matrixSeed);
     }
 }

@@ -28,6 +28,9 @@ class MeridianSimCommandTest {
         assertEquals(0, run.exit(), run.err());
         assertTrue(run.out().startsWith("{\"matrix\":\"synthetic-60\",\"members\":48"), run.out());
         assertTrue(run.out().contains("\"mcq\":{\"queries\":20"), run.out());
+        Run rough = fsp("meridian-sim", "--synthetic", "60", "--rough", "--queries", "20", "--seed", "3", "--json");
+        assertEquals(0, rough.exit(), rough.err());
+        assertTrue(rough.out().startsWith("{\"matrix\":\"rough-60\",\"members\":48"), rough.out());
         assertEquals(2, fsp("meridian-sim").exit());
         assertEquals(2, fsp("meridian-sim", "--synthetic", "60", "--beta", "2").exit());
     }

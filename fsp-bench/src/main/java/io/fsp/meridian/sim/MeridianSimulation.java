@@ -169,13 +169,14 @@ public final class MeridianSimulation {
                 q--; // no member satisfies: draw again (success is measured only where an answer exists)
                 continue;
             }
+            List<Constraint> constraints = List.of(Constraint.clamped(network.address(sender), bounds[0]),
+                    Constraint.clamped(network.address(receiver), bounds[1]));
+            bounds = new double[] {constraints.get(0).maxRttMs(), constraints.get(1).maxRttMs()}; // as carried
             int solutions = 0;
             for (int m : members) {
                 solutions += satisfies(m, ts, bounds) ? 1 : 0;
             }
             solutionSizes += solutions;
-            List<Constraint> constraints = List.of(new Constraint(network.address(sender), bounds[0]),
-                    new Constraint(network.address(receiver), bounds[1]));
             int entry = random.nextInt(members.length);
             long before = network.pings();
             QueryResult result = await(nodes[entry].query(new MultiConstraintQuery(constraints, options.wanted())));
@@ -246,6 +247,9 @@ public final class MeridianSimulation {
             scale[k] = need;
         }
         Arrays.sort(scale);
+        // When x sits next to a target (RTT floored at 0.1 ms), lambda is a ratio over that tiny RTT, and the
+        // other bound, shape x lambda, can reach minutes: it then says "anywhere" for that target, which
+        // the caller clamps to the largest bound a query carries without changing which members satisfy.
         double lambda = scale[Math.min(members.length, 1 + random.nextInt(options.maxSolutions())) - 1];
         return Double.isInfinite(lambda) ? null : new double[] {shape[0] * lambda, shape[1] * lambda};
     }

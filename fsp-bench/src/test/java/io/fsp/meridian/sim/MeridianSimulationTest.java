@@ -8,6 +8,7 @@ import io.fsp.meridian.wire.WireLimits;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -61,5 +62,18 @@ class MeridianSimulationTest {
         SimOptions o = SimOptions.defaults().withQueries(50).withSeed(9);
         LatencyMatrix m = LatencyMatrix.synthetic(150, 4);
         assertEquals(new MeridianSimulation(m, o).run(), new MeridianSimulation(m, o).run());
+    }
+
+    @Test
+    void roughMatricesWithSubMillisecondUnknownAndOutlierRttsRunToTheEnd() {
+        for (long seed = 1; seed <= 4; seed++) {
+            LatencyMatrix m = LatencyMatrix.rough(200, seed);
+            SimReport r = new MeridianSimulation(m, SimOptions.defaults().withQueries(200).withSeed(seed)
+                    .withWarmup(Duration.ofMinutes(2))).run(); // seeds 2 and 4 built bounds over 60 s
+            assertEquals(200, r.tight().queries(), r.toText());
+            assertEquals(0, r.tight().wrong(), "every hit satisfies its constraints");
+            assertEquals(0, r.mcq().wrong(), "every hit satisfies its constraints");
+            assertTrue(r.tight().success() > 0 && r.mcq().success() > 0 && r.closest().within10() > 0, r.toText());
+        }
     }
 }

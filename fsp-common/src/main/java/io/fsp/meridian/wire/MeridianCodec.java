@@ -291,8 +291,9 @@ public final class MeridianCodec {
         for (int i = 0; i < n; i++) {
             InetSocketAddress target = readAddress(in);
             double bound = readRtt(in);
-            if (bound < 0 || bound > 60_000) {
-                throw new MeridianFormatException("constraint bound: " + bound + " ms (expected: 0..60000)");
+            if (bound < 0 || bound > Constraint.MAX_RTT_MS) {
+                throw new MeridianFormatException("constraint bound: " + bound + " ms (expected: 0.."
+                        + (long) Constraint.MAX_RTT_MS + ")");
             }
             constraints.add(new Constraint(target, bound));
         }

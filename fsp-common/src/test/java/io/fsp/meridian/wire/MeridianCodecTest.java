@@ -162,4 +162,18 @@ class MeridianCodecTest {
                 () -> codec.encode(tooMany, ByteBufAllocator.DEFAULT));
         assertTrue(e.getMessage().startsWith("peers: 161"), e.getMessage());
     }
+
+    @Test
+    void boundsDerivedFromRttsAreClampedIntoWhatTheWireCarries() {
+        // 207513 ms: a ratio over a 0.1 ms RTT times a 2 s outlier, as the simulator once built.
+        List<Constraint> cs = List.of(Constraint.clamped(A, 207_513), Constraint.clamped(B, -0.5),
+                Constraint.clamped(B, 59_999.9999999));
+        assertEquals(List.of(Constraint.MAX_RTT_MS, 0.0, 59_999.9999999), cs.stream().map(Constraint::maxRttMs).toList());
+        Query q = new Query(12, QueryKind.MULTI_CONSTRAINT, 0, 8, 1, 0, A, cs, List.of());
+        Query back = (Query) decode(bytes(q));
+        assertEquals(List.of(Constraint.MAX_RTT_MS, 0.0, Constraint.MAX_RTT_MS),
+                back.constraints().stream().map(Constraint::maxRttMs).toList());
+        assertThrows(IllegalArgumentException.class, () -> new Constraint(A, 207_513));
+        assertThrows(IllegalArgumentException.class, () -> Constraint.clamped(A, Double.NaN));
+    }
 }

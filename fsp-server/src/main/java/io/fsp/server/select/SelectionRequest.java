@@ -1,5 +1,6 @@
 package io.fsp.server.select;
 
+import io.fsp.meridian.Constraint;
 import java.net.InetSocketAddress;
 import java.util.Locale;
 import java.util.Optional;
@@ -17,7 +18,7 @@ public record SelectionRequest(double nearSenderMs, double nearClientMs, int rel
     /** Keys FSPO hands to this record rather than to the stripe options. */
     public static final String[] KEYS = {"near-sender", "near-client", "relays", "client-probe", "meridian-entry"};
     /** Largest bound a query carries (docs/protocol.md §4.2). */
-    public static final double MAX_MS = 60_000;
+    public static final double MAX_MS = Constraint.MAX_RTT_MS;
     public static final int MAX_RELAYS = 64;
     public static final SelectionRequest NONE = new SelectionRequest(0, 0, 0, 0, Optional.empty());
 
