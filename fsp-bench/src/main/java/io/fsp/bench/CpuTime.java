@@ -4,8 +4,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** CPU seconds (user + system) from Linux's /proc, for the benchmarks: of one process, and of the whole machine. */
-final class CpuTime {
+/**
+ * CPU seconds (user + system) from Linux's /proc, for the benchmarks and the testbeds: of one process, and of the
+ * whole machine.
+ */
+public final class CpuTime {
     /** USER_HZ, the unit of /proc's counters: 100 on Linux for every architecture this project runs on. */
     private static final double TICKS_PER_SECOND = 100;
 
@@ -13,7 +16,7 @@ final class CpuTime {
     }
 
     /** CPU time of process {@code pid} so far, or NaN if it cannot be read (not Linux, process gone). */
-    static double ofProcess(long pid) {
+    public static double ofProcess(long pid) {
         try {
             String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
             // the command name in parentheses may hold spaces: count fields after its closing parenthesis
@@ -25,7 +28,7 @@ final class CpuTime {
     }
 
     /** CPU time of all cores together so far: user, nice, system, irq, softirq and steal; or NaN. */
-    static double ofMachine() {
+    public static double ofMachine() {
         try {
             String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
             long busy = 0;

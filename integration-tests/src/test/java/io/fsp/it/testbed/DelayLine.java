@@ -1,5 +1,6 @@
 package io.fsp.it.testbed;
 
+import io.fsp.bench.CpuTime;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -303,10 +304,8 @@ public final class DelayLine implements AutoCloseable {
     }
 
     /** CPU time (user + system) the forwarder has used so far, in seconds. */
-    public double forwarderCpuSeconds() throws IOException {
-        String stat = Files.readString(Path.of("/proc", Long.toString(forwarder.pid()), "stat"));
-        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / (double) Testbed.clockTicks();
+    public double forwarderCpuSeconds() {
+        return CpuTime.ofProcess(forwarder.pid());
     }
 
     /** The forwarder's counters (frames per port, drops, timer lateness); after close, its final ones. */

@@ -58,16 +58,6 @@ final class Testbed {
         }
     }
 
-    /** Clock ticks per second, the unit of the CPU times in /proc/PID/stat. */
-    static long clockTicks() throws IOException {
-        try {
-            return Long.parseLong(output(List.of("getconf", "CLK_TCK"), 10).strip());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(e);
-        }
-    }
-
     /** Deletes a file tree if it exists; what cannot be deleted stays (best effort, for teardown). */
     static void deleteTree(Path root) {
         if (!Files.exists(root)) {

@@ -1,5 +1,6 @@
 package io.fsp.it.testbed;
 
+import io.fsp.bench.CpuTime;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -168,18 +169,8 @@ final class WanRig implements AutoCloseable {
      * its child); processes gone count 0.
      */
     static double cpuSeconds(Process p) {
-        double sum = 0;
-        for (ProcessHandle h : java.util.stream.Stream.concat(java.util.stream.Stream.of(p.toHandle()),
-                p.descendants()).toList()) {
-            try {
-                String stat = Files.readString(Path.of("/proc", Long.toString(h.pid()), "stat"));
-                String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                sum += (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / (double) Testbed.clockTicks();
-            } catch (IOException e) {
-                // gone
-            }
-        }
-        return sum;
+        return java.util.stream.Stream.concat(java.util.stream.Stream.of(p.toHandle()), p.descendants())
+                .mapToDouble(h -> CpuTime.ofProcess(h.pid())).filter(cpu -> !Double.isNaN(cpu)).sum();
     }
 
     private Run timed(int node, List<String> command, long timeoutSeconds) throws IOException,
