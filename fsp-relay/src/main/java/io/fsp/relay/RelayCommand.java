@@ -264,9 +264,8 @@ public final class RelayCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--max-block " + maxBlock + ": " + e.getMessage());
         }
-        // By default an eighth of a server's share, and room for at least one block of the largest size.
-        long transferSpaceBytes = transferSpace == null ? Math.min(serverQuotaBytes, Math.max(serverQuotaBytes / 8,
-                maxBlockBytes)) : value("--transfer-space", transferSpace, CliValues::size);
+        long transferSpaceBytes = transferSpace == null ? StoreConfig.defaultTransferSpace(serverQuotaBytes, maxBlockBytes)
+                : value("--transfer-space", transferSpace, CliValues::size);
         Duration ttlValue = value("--ttl", ttl, CliValues::duration);
         Set<Fingerprint> trusted = new HashSet<>();
         for (String f : trustServers) {

@@ -34,6 +34,14 @@ public record StoreConfig(Path directory, long quotaBytes, long memoryBytes, Dur
         memoryBytes = Math.min(memoryBytes, quotaBytes);
     }
 
+    /**
+     * The daemon's default space for one transfer: an eighth of a server's share, so that a few transfers stream
+     * side by side, and room for at least one block of the largest size.
+     */
+    public static long defaultTransferSpace(long serverQuotaBytes, long maxBlockBytes) {
+        return Math.min(serverQuotaBytes, Math.max(serverQuotaBytes / 8, maxBlockBytes));
+    }
+
     /** No share below the quota: one server, and one of its transfers, may reserve all of it. */
     public StoreConfig(Path directory, long quotaBytes, long memoryBytes, Duration ttl) {
         this(directory, quotaBytes, memoryBytes, ttl, quotaBytes, quotaBytes);
