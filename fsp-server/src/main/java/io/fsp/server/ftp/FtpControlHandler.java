@@ -2,6 +2,7 @@ package io.fsp.server.ftp;
 
 import io.fsp.server.ftp.command.FtpCommand;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.util.concurrent.Future;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -65,13 +66,15 @@ public final class FtpControlHandler extends ChannelInboundHandlerAdapter {
         log.info("{} connected to {}", session, session.localAddress());
         ctx.writeAndFlush(new FtpReply(ReplyCode.READY, "FSP FTP server ready"));
         Duration grace = server.config().loginGraceTime();
-        ctx.executor().schedule(() -> {
+        Future<?> graceTimer = ctx.executor().schedule(() -> {
             if (!session.isLoggedIn() && ctx.channel().isActive() && !closing) {
                 log.info("{} not logged in within {} s; closing", session, grace.toSeconds());
                 session.replyAndClose(Replies.serviceNotAvailable("Login grace time (" + grace.toSeconds()
                         + " s) over; closing control connection"));
             }
         }, grace.toMillis(), TimeUnit.MILLISECONDS);
+        // A closed connection's timer would keep its session reachable until the grace time is over.
+        ctx.channel().closeFuture().addListener(f -> graceTimer.cancel(false));
         ctx.read();
     }
 

@@ -8,6 +8,7 @@ import io.fsp.server.ftp.data.DataConnection;
 import io.fsp.server.ftp.data.Transfer;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.util.concurrent.Future;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.ssl.SslHandler;
 import java.net.InetSocketAddress;
@@ -137,9 +138,10 @@ public final class FtpSession {
         log.debug("{} < {} (closing)", this, reply);
         handler.closing();
         ctx.writeAndFlush(reply).addListener(ChannelFutureListener.CLOSE);
-        ctx.executor().schedule(() -> {
-            ctx.close(); // the peer does not read: the reply is lost, the connection is not
-        }, CLOSE_LINGER_SECONDS, TimeUnit.SECONDS);
+        // the peer does not read: the reply is lost, the connection is not
+        Future<?> linger = ctx.executor().schedule(() -> ctx.close(), CLOSE_LINGER_SECONDS,
+                TimeUnit.SECONDS);
+        ctx.channel().closeFuture().addListener(f -> linger.cancel(false));
     }
 
     /**
