@@ -1,6 +1,7 @@
 package io.fsp.server.fs;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -67,6 +68,16 @@ public final class UserRoot {
             throw new java.nio.file.AccessDeniedException("/");
         }
         return new Entry(open(resolve(path.parent())), path.name());
+    }
+
+    /**
+     * Opens the plain file {@code path} names for reading, through handles from the root (RETR, HASH, ASCII
+     * SIZE); its directory is closed again, the file stays open.
+     */
+    public FileChannel openRead(FtpPath path) throws IOException {
+        try (Entry target = target(path)) {
+            return target.dir().readFile(target.name(), null);
+        }
     }
 
     /** The attributes of what {@code path} names (a link into the root followed), read through handles. */

@@ -1,6 +1,5 @@
 package io.fsp.server.ftp.command;
 
-import io.fsp.server.fs.UserRoot;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
@@ -55,8 +54,7 @@ public final class HashCommand implements FtpCommand {
         HashAlgorithm algorithm = session.hashAlgorithm();
         String name = request.argument();
         CommandPaths.required(session, request, this).ifPresent(path -> session.wholeFileRead(path, () -> {
-            try (UserRoot.Entry target = session.root().target(path);
-                 FileChannel file = target.dir().readFile(target.name(), null)) {
+            try (FileChannel file = session.root().openRead(path)) {
                 return digest(file, algorithm);
             }
         }, result -> session.reply(new FtpReply(ReplyCode.FILE_STATUS,

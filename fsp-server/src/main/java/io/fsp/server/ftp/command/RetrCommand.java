@@ -1,7 +1,6 @@
 package io.fsp.server.ftp.command;
 
 import io.fsp.server.fs.FtpPath;
-import io.fsp.server.fs.UserRoot;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
@@ -58,10 +57,7 @@ public final class RetrCommand implements FtpCommand {
         }
         boolean ascii = session.type() == TransferType.ASCII;
         session.blocking(path, () -> {
-            FileChannel file;
-            try (UserRoot.Entry target = session.root().target(path)) {
-                file = target.dir().readFile(target.name(), null);
-            }
+            FileChannel file = session.root().openRead(path);
             long size = file.size();
             if (offset > size) {
                 file.close();

@@ -1,6 +1,5 @@
 package io.fsp.server.ftp.command;
 
-import io.fsp.server.fs.UserRoot;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
@@ -56,8 +55,7 @@ public final class SizeCommand implements FtpCommand {
                 return;
             }
             session.wholeFileRead(path, () -> { // reads it all: ABOR may stop it
-                try (UserRoot.Entry target = session.root().target(path);
-                     FileChannel file = target.dir().readFile(target.name(), null)) {
+                try (FileChannel file = session.root().openRead(path)) {
                     return asciiSize(file);
                 }
             }, answer);
