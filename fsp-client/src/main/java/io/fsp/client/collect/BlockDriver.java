@@ -75,15 +75,13 @@ final class BlockDriver implements RelaySources.Outcome, OriginFetcher.Receiver 
             case QUEUE_FOR_ORIGIN -> {
                 log.debug("block {} goes to the origin after {}", b.seq(), next.failures());
                 origin.add(b);
-                idle();
             }
-            case DONE -> {
-                done(b);
-                idle();
-            }
-            case STOP -> idle();
-            case IGNORE -> { }
+            case DONE -> done(b);
+            case STOP, IGNORE -> { }
             default -> throw new IllegalStateException(next + " for block " + b.seq() + " (expected: handled by its caller)");
+        }
+        if (next.settles()) {
+            idle();
         }
     }
 

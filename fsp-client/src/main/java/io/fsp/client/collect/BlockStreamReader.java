@@ -21,6 +21,7 @@ final class BlockStreamReader {
     private final ReadableByteChannel in;
     private final BlockLimits limits;
     private final ByteBuffer fixed = ByteBuffer.allocate(BlockHeader.FIXED_LENGTH);
+    private long sequence = -1;
 
     /**
      * @param in the data connection; a socket's own channel reads straight into the block's direct buffer, which
@@ -32,9 +33,9 @@ final class BlockStreamReader {
         this.limits = limits;
     }
 
-    /** The sequence number in the clear header of a block {@link #next} framed, to route it before it is opened. */
-    static long sequenceOf(ByteBuf wire) {
-        return BlockDecoder.readFrame(wire, wire.readerIndex(), wire.readableBytes(), BlockLimits.DEFAULT).sequence();
+    /** The sequence number in the clear header of the block {@link #next} returned last. */
+    long sequence() {
+        return sequence;
     }
 
     /** The next block's wire bytes (the caller releases them), or null at a clean end of stream. */
@@ -51,6 +52,7 @@ final class BlockStreamReader {
         byte[] header = fixed.array();
         BlockDecoder.Frame frame = BlockDecoder.readFrame(Unpooled.wrappedBuffer(header), 0, header.length, limits);
         int total = frame.blockLength();
+        sequence = frame.sequence();
         ByteBuf wire = PooledByteBufAllocator.DEFAULT.directBuffer(total);
         try {
             wire.writeBytes(header);

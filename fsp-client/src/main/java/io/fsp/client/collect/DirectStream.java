@@ -80,7 +80,7 @@ final class DirectStream {
         try {
             BlockStreamReader in = new BlockStreamReader(socket.getChannel(), limits);
             for (ByteBuf wire; (wire = in.next()) != null; ) {
-                long seq = BlockStreamReader.sequenceOf(wire);
+                long seq = in.sequence();
                 if (meeting.size() < MAX_EARLY_BLOCKS || meeting.containsKey(seq)) {
                     meet(seq, wire);
                 } else {

@@ -92,7 +92,7 @@ final class OriginFetcher {
                 if (wire == null) {
                     break;
                 }
-                BlockLifecycle b = bySeq.remove(BlockStreamReader.sequenceOf(wire));
+                BlockLifecycle b = bySeq.remove(reader.sequence());
                 if (b == null) {
                     wire.release();
                     continue;

@@ -63,9 +63,8 @@ final class RelaySources implements AutoCloseable {
         if (loops == null) {
             loops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         }
-        RelayConnectionConfig config = RelayConnectionConfig.DEFAULT.withRequestTimeout(relayTimeout);
-        config = new RelayConnectionConfig(connectTimeout, config.requestTimeout(), config.putTimeout(),
-                config.pushWindowBytes(), config.limits());
+        RelayConnectionConfig config = RelayConnectionConfig.DEFAULT.withConnectTimeout(connectTimeout)
+                .withRequestTimeout(relayTimeout);
         CompletableFuture<RelayConnection> connection;
         try {
             connection = RelayConnection.connect(address, SslContexts.client(PinnedTrustManager.of(Set.of(fingerprint)),
