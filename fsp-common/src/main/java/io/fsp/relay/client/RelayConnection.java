@@ -178,7 +178,16 @@ public final class RelayConnection implements AutoCloseable {
      * them (or refuses the transfer, {@code NO_SPACE}) and refuses blocks beyond ({@code SPACE_EXCEEDED}).
      */
     public CompletableFuture<Void> openTransfer(TransferId transferId, TokenKey key, Instant expiresAt, long space) {
-        return request(id -> new RelayMessage.OpenTransfer(id, transferId, key, expiresAt, space),
+        return openTransfer(transferId, key, expiresAt, space, false);
+    }
+
+    /**
+     * As {@link #openTransfer(TransferId, TokenKey, Instant, long)}; a {@code retained} transfer is kept on the
+     * relay's disk until {@code expiresAt}, across restarts, for a collector that comes later (docs/protocol.md §3.3).
+     */
+    public CompletableFuture<Void> openTransfer(TransferId transferId, TokenKey key, Instant expiresAt, long space,
+                                                boolean retained) {
+        return request(id -> new RelayMessage.OpenTransfer(id, transferId, key, expiresAt, space, retained),
                 config.requestTimeout(), Void.class);
     }
 

@@ -127,11 +127,22 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
         }
     }
 
+    private static final int OPEN_TRANSFER_BODY = 4 + TransferId.LENGTH + TokenKey.LENGTH + 8 + 8;
+
+    /** OPEN_TRANSFER's flags: whether the transfer is retained; unknown bits are refused. */
+    private static boolean openFlags(int flags) {
+        if ((flags & ~RelayMessage.OpenTransfer.RETAIN) != 0) {
+            throw new IllegalArgumentException("open flags: " + flags + " (expected: 0 or " + RelayMessage.OpenTransfer.RETAIN + ")");
+        }
+        return flags == RelayMessage.OpenTransfer.RETAIN;
+    }
+
     private static RelayMessage parse(int type, ByteBuf body) {
         int fixed = switch (type) {
             case FrameType.HELLO -> 4 + 2;
             case FrameType.WELCOME -> 4 + 2 + 1;
-            case FrameType.OPEN_TRANSFER -> 4 + TransferId.LENGTH + TokenKey.LENGTH + 8 + 8;
+            case FrameType.OPEN_TRANSFER -> body.readableBytes() == OPEN_TRANSFER_BODY + 1 ? OPEN_TRANSFER_BODY + 1
+                    : OPEN_TRANSFER_BODY; // the flags byte is optional
             case FrameType.ABORT_TRANSFER, FrameType.STATUS -> 4 + TransferId.LENGTH;
             case FrameType.GET_BLOCK, FrameType.NOT_FOUND -> 4 + TransferId.LENGTH + 8;
             case FrameType.OK -> 4;
@@ -151,7 +162,8 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
             case FrameType.WELCOME -> new RelayMessage.Welcome(id, body.readUnsignedShort(),
                     RelayRole.ofWire(body.readUnsignedByte()));
             case FrameType.OPEN_TRANSFER -> new RelayMessage.OpenTransfer(id, transferId(body),
-                    new TokenKey(bytes(body, TokenKey.LENGTH)), Instant.ofEpochMilli(body.readLong()), body.readLong());
+                    new TokenKey(bytes(body, TokenKey.LENGTH)), Instant.ofEpochMilli(body.readLong()), body.readLong(),
+                    body.isReadable() && openFlags(body.readUnsignedByte()));
             case FrameType.PUT_BLOCK -> {
                 TransferId t = blockPrefix(body);
                 long seq = seq(body);

@@ -63,6 +63,9 @@ public final class RelayFrameEncoder extends MessageToMessageEncoder<RelayMessag
         if (msg instanceof RelayMessage.OpenTransfer o) {
             buf.writeLong(o.transferId().value()).writeBytes(o.tokenKey().bytes())
                     .writeLong(o.expiresAt().toEpochMilli()).writeLong(o.space());
+            if (o.retained()) {
+                buf.writeByte(RelayMessage.OpenTransfer.RETAIN); // absent otherwise: the same bytes as before retention
+            }
             return FrameType.OPEN_TRANSFER;
         }
         if (msg instanceof RelayMessage.AbortTransfer a) {

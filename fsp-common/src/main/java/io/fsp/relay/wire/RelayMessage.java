@@ -33,19 +33,29 @@ public sealed interface RelayMessage {
     /**
      * Opens a transfer: registers the key its capability tokens are made with, the time after which the
      * relay drops it, and its space: the most block bytes the server will push to this relay for it (the
-     * relay reserves room for it and refuses blocks beyond it; 0 is refused).
+     * relay reserves room for it and refuses blocks beyond it; 0 is refused). A {@code retained} transfer (an
+     * evacuation, whose collector comes later) is kept on disk until {@code expiresAt}, across relay restarts,
+     * and never dropped for being idle; on the wire it is the optional {@code flags} byte, bit 0.
      */
-    record OpenTransfer(int id, TransferId transferId, TokenKey tokenKey, Instant expiresAt, long space)
+    record OpenTransfer(int id, TransferId transferId, TokenKey tokenKey, Instant expiresAt, long space, boolean retained)
             implements RelayMessage {
+        /** The flags byte's bit for {@link #retained}; a body without the flags byte is a transfer that is not retained. */
+        public static final int RETAIN = 0x01;
+
         public OpenTransfer {
             expiresAt = Instant.ofEpochMilli(expiresAt.toEpochMilli());
             requireNonNegative("space", space);
         }
 
+        /** A transfer that lives as long as its collector (not retained). */
+        public OpenTransfer(int id, TransferId transferId, TokenKey tokenKey, Instant expiresAt, long space) {
+            this(id, transferId, tokenKey, expiresAt, space, false);
+        }
+
         @Override
         public String toString() {
             return "OpenTransfer[id=" + id + ", transfer=" + transferId + ", expiresAt=" + expiresAt
-                    + ", space=" + space + "]";
+                    + ", space=" + space + (retained ? ", retained" : "") + "]";
         }
     }
 

@@ -42,6 +42,7 @@ class RelayFrameCodecTest {
                 new RelayMessage.Hello(1, RelayMessage.VERSION),
                 new RelayMessage.Welcome(1, RelayMessage.VERSION, RelayRole.SERVER),
                 new RelayMessage.OpenTransfer(2, T, new TokenKey(new byte[32]), WHEN, 1L << 40),
+                new RelayMessage.OpenTransfer(2, T, new TokenKey(new byte[32]), WHEN, 1L << 40, true),
                 new RelayMessage.PutBlock(3, T, 7, Unpooled.wrappedBuffer(BLOCK)),
                 new RelayMessage.AbortTransfer(4, T),
                 new RelayMessage.Authorize(5, new byte[] {1, 2, 3}),
@@ -183,6 +184,17 @@ class RelayFrameCodecTest {
         assertFalse(ch.finish());
     }
 
+    @Test
+    void openTransferWithoutRetentionKeepsItsEarlierBytes() {
+        byte[] plain = encode(new RelayMessage.OpenTransfer(2, T, new TokenKey(new byte[32]), WHEN, 1));
+        byte[] retained = encode(new RelayMessage.OpenTransfer(2, T, new TokenKey(new byte[32]), WHEN, 1, true));
+        assertEquals(1 + 4 + 60, plain.length);
+        assertEquals(plain.length + 1, retained.length);
+        assertEquals(RelayMessage.OpenTransfer.RETAIN, retained[retained.length - 1]);
+        assertFalse(((RelayMessage.OpenTransfer) decodeAll(plain, plain.length).get(0)).retained());
+        assertTrue(((RelayMessage.OpenTransfer) decodeAll(retained, retained.length).get(0)).retained());
+    }
+
     static Stream<Arguments> malformedFrames() {
         return Stream.of(
                 Arguments.of("HELLO one byte short", "01 00000005 00000001 00"),
@@ -198,7 +210,9 @@ class RelayFrameCodecTest {
                 Arguments.of("AUTHORIZE without token", "20 00000004 00000001"),
                 Arguments.of("AUTHORIZE with a huge token", "20 00000105 00000001 " + "00".repeat(257)),
                 Arguments.of("WELCOME with unknown role", "02 00000007 00000001 0001 09"),
-                Arguments.of("OPEN with negative hint", "10 0000003c 00000001 " + "00".repeat(8 + 32 + 8) + "ff".repeat(8)));
+                Arguments.of("OPEN with negative hint", "10 0000003c 00000001 " + "00".repeat(8 + 32 + 8) + "ff".repeat(8)),
+                Arguments.of("OPEN with an unknown flag", "10 0000003d 00000001 " + "00".repeat(8 + 32 + 8) + "00".repeat(7) + "01 02"),
+                Arguments.of("OPEN with two flag bytes", "10 0000003e 00000001 " + "00".repeat(8 + 32 + 8) + "00".repeat(7) + "01 0100"));
     }
 
     @ParameterizedTest(name = "{0}")
