@@ -15,6 +15,7 @@ import io.fsp.server.ftp.command.FretCommand;
 import io.fsp.server.ftp.command.FspoCommand;
 import io.fsp.server.ftp.command.FtpCommands;
 import io.fsp.server.select.OverlaySelection;
+import io.fsp.server.select.RelayEndpoint;
 import io.fsp.server.stripe.StripeContext;
 import io.fsp.server.ftp.data.PassivePorts;
 import io.fsp.tls.Certificates;
@@ -122,7 +123,7 @@ public final class FspServer implements AutoCloseable {
                     .orElseGet(() -> new InetSocketAddress(config.listen().get(0).toSocketAddress().getAddress(), 0));
             try {
                 stripe.overlay(OverlaySelection.start(bind, config.meridianEntry().map(ListenAddress::toSocketAddress),
-                        config.relay(), Set.copyOf(config.trustRelay()), config.trustOverlayRelays(),
+                        stripe::relays, Set.copyOf(config.trustRelay()), config.trustOverlayRelays(),
                         config.relaySelectionTimeout()));
             } catch (RuntimeException e) {
                 stripe.close();
@@ -263,6 +264,19 @@ public final class FspServer implements AutoCloseable {
     /** The SHA-256 fingerprint of the server's TLS certificate, for clients to pin. */
     public Fingerprint fingerprint() {
         return context.fingerprint();
+    }
+
+    /** The static relay list that new striped transfers use. */
+    public List<RelayEndpoint> relays() {
+        return stripe.relays();
+    }
+
+    /**
+     * Replaces the static relay list while the server runs: transfers under way keep their relays, new ones use
+     * {@code relays}, and the kept connections of relays no longer listed are closed once idle.
+     */
+    public void relays(List<RelayEndpoint> relays) {
+        stripe.relays(relays);
     }
 
     /** The shared state of the running server (configuration, users, command registry). */
