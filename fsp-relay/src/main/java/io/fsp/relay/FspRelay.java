@@ -97,7 +97,8 @@ public final class FspRelay implements AutoCloseable {
                 }
             }, period, period, TimeUnit.MILLISECONDS);
             FspRelay relay = new FspRelay(config, boss, workers, disk, verifier, store, listener, sessions);
-            log.info("listening on {}, quota {} bytes ({} in memory), ttl {}, max-retain {}, trusting {} server(s), {}{}",
+            log.info("listening on {}, quota {} bytes ({} in memory), ttl {}, max-retain {}, trusting {} server(s),"
+                    + " {}{}",
                     CliValues.format(relay.address()), config.store().quotaBytes(), config.store().memoryBytes(), ttl,
                     config.store().maxRetain(),
                     config.trustedServers().size(), !config.verifyBlocks() ? "blocks unchecked"

@@ -36,7 +36,8 @@ import picocli.CommandLine.Spec;
         customSynopsis = {"fsp-relay --listen=HOST:PORT --store=DIR --trust-server=FINGERPRINT... [OPTIONS]",
                 "fsp-relay fingerprint [--state-dir=DIR]"},
         description = {"Relay daemon: holds encrypted blocks of striped transfers for the servers it trusts,"
-                + " and hands them to clients that present a capability token.",
+                + " and hands them to clients that present a capability token. A transfer a server opens as"
+                + " retained is kept on disk until it expires (at most --max-retain), across restarts.",
                 "Prints 'fsp-relay: listening on HOST:PORT, certificate sha256 FINGERPRINT' once ready."},
         exitCodeOnExecutionException = 4, exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:stopped normally", "1:could not start (address in use, unreadable state)",
@@ -285,7 +286,8 @@ public final class RelayCommand implements Callable<Integer> {
                 value("--auth-timeout", authTimeout, CliValues::duration),
                 value("--idle-timeout", idleTimeout, CliValues::duration), maxRefusals);
         return new RelayConfig(address, new StoreConfig(storeDir, quotaBytes, memoryBytes, ttlValue, serverQuotaBytes,
-                transferSpaceBytes, value("--max-retain", maxRetain, CliValues::duration)), identity, trusted, limits, connections, verifyBlocks, acceptClearBlocks, plan,
+                transferSpaceBytes, value("--max-retain", maxRetain, CliValues::duration)), identity, trusted, limits,
+                connections, verifyBlocks, acceptClearBlocks, plan,
                 Clock.systemUTC(),
                 SocketBuffers.check("--socket-buffer", value("--socket-buffer", socketBuffer, CliValues::size)));
     }

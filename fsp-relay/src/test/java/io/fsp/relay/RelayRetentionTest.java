@@ -112,7 +112,7 @@ class RelayRetentionTest {
                 .digest(ChecksumAlgorithm.SHA256).noCompression().encryption(t.key());
     }
 
-    /** Seals blocks 0..count-1 of {@code t}, each of {@code size} data bytes, and puts them; returns their wire bytes. */
+    /** Seals blocks 0..count-1 of {@code t} of {@code size} data bytes each and puts them; returns their wire bytes. */
     private static List<byte[]> push(RelayConnection server, Transfer t, int count, int size) throws Exception {
         List<byte[]> wire = new ArrayList<>();
         try (BlockPipeline sender = pipeline(t).build()) {

@@ -87,7 +87,8 @@ class RelayIT {
     }
 
     /** Seals {@code count} blocks of known text with {@code key} and puts them; returns their wire bytes. */
-    private static List<byte[]> put(RelayConnection server, TransferId id, TransferKey key, int count) throws Exception {
+    private static List<byte[]> put(RelayConnection server, TransferId id, TransferKey key, int count)
+            throws Exception {
         List<byte[]> wire = new ArrayList<>();
         try (BlockPipeline sender = BlockPipeline.builder().transferId(id.value()).checksum(ChecksumAlgorithm.CRC32C)
                 .noCompression().encryption(key).build()) {
@@ -235,7 +236,8 @@ class RelayIT {
             try (RelayConnection client = connect(restarted, Optional.empty());
                  BlockPipeline receiver = BlockPipeline.builder().transferId(id.value())
                          .checksum(ChecksumAlgorithm.CRC32C).encryption(key).build()) {
-                client.authorize(CapabilityToken.issue(tokenKey, id, expires, TokenScope.ALL)).get(10, TimeUnit.SECONDS);
+                client.authorize(CapabilityToken.issue(tokenKey, id, expires, TokenScope.ALL))
+                        .get(10, TimeUnit.SECONDS);
                 assertEquals(6, client.status(id).get(10, TimeUnit.SECONDS).blocks());
                 List<Long> seqs = new ArrayList<>();
                 for (byte[] w : wire) {

@@ -106,8 +106,10 @@ public final class BlockStore {
         synchronized (this) {
             Transfer open = transfers.get(id);
             if (open != null) {
-                return CompletableFuture.completedFuture(open.key.equals(key) && open.owner.equals(owner)
-                        && open.retained == retained ? OpenResult.ALREADY_OPEN : OpenResult.KEY_MISMATCH);
+                if (!open.key.equals(key) || !open.owner.equals(owner) || open.retained != retained) {
+                    return CompletableFuture.completedFuture(OpenResult.KEY_MISMATCH);
+                }
+                return open.kept.thenApply(v -> OpenResult.ALREADY_OPEN);
             }
             if (retained && expiresAt.isAfter(clock.instant().plus(config.maxRetain()))) {
                 return CompletableFuture.completedFuture(OpenResult.RETENTION_TOO_LONG);
@@ -120,32 +122,44 @@ public final class BlockStore {
             }
             t = new Transfer(id, key, expiresAt, space, reservation, owner, retained, clock.instant());
             reserve(t);
-            if (!retained) {
-                return CompletableFuture.completedFuture(OpenResult.OPENED);
-            }
         }
-        CompletableFuture<OpenResult> done = new CompletableFuture<>();
-        disk.execute(() -> {
-            try {
-                t.record().write(transferDir(id));
-                done.complete(OpenResult.OPENED);
-            } catch (IOException | RuntimeException e) {
-                log.warn("cannot keep retained transfer {} in {}: {}", id, transferDir(id), e.toString());
-                boolean wasOpen;
-                synchronized (this) {
-                    wasOpen = transfers.remove(id, t);
-                    if (wasOpen) {
-                        unreserve(t);
-                    }
-                }
+        if (retained) {
+            disk.execute(() -> keep(t));
+        }
+        return t.kept.thenApply(v -> OpenResult.OPENED);
+    }
+
+    /** Writes a retained transfer's metadata and completes {@link Transfer#kept}; runs on the disk executor. */
+    private void keep(Transfer t) {
+        try {
+            t.record().write(transferDir(t.id));
+        } catch (IOException | RuntimeException e) {
+            log.warn("cannot keep retained transfer {} in {}: {}", t.id, transferDir(t.id), e.toString());
+            boolean wasOpen;
+            synchronized (this) {
+                wasOpen = transfers.remove(t.id, t);
                 if (wasOpen) {
-                    dropBlocks(t);
+                    unreserve(t);
                 }
-                done.completeExceptionally(new StoreException(RelayErrorCode.STORE_FAILED,
-                        "cannot keep transfer " + id + " on disk: " + e.getMessage(), e));
             }
-        });
-        return done;
+            if (wasOpen) {
+                dropBlocks(t);
+            }
+            t.kept.completeExceptionally(new StoreException(RelayErrorCode.STORE_FAILED,
+                    "cannot keep transfer " + t.id + " on disk: " + e.getMessage(), e));
+            return;
+        }
+        boolean open;
+        synchronized (this) {
+            open = transfers.get(t.id) == t;
+        }
+        if (!open) {
+            forget(t.id); // aborted or expired meanwhile: it must not come back at the next start
+            t.kept.completeExceptionally(new StoreException(RelayErrorCode.UNKNOWN_TRANSFER,
+                    "transfer " + t.id + " was closed while it was opened"));
+            return;
+        }
+        t.kept.complete(null);
     }
 
     /** Takes a transfer's reservation and makes it open (called with the lock held). */
@@ -668,7 +682,8 @@ public final class BlockStore {
         }
         RetainedTransfer r = RetainedTransfer.read(file);
         if (!r.id().toString().equals(dir.getFileName().toString())) {
-            throw new IOException(file + ": transfer " + r.id() + " (expected: " + dir.getFileName() + ", its directory)");
+            throw new IOException(file + ": transfer " + r.id() + " (expected: " + dir.getFileName()
+                    + ", its directory)");
         }
         if (!now.isBefore(r.expiresAt())) {
             throw new IOException("expired at " + r.expiresAt());
@@ -679,6 +694,7 @@ public final class BlockStore {
     /** Opens {@code r} again with the sound blocks in {@code dir}; deletes the others. */
     private void restore(Path dir, RetainedTransfer r, Instant now) throws IOException {
         Transfer t = new Transfer(r.id(), r.key(), r.expiresAt(), r.space(), r.reservation(), r.owner(), true, now);
+        t.kept.complete(null); // its metadata is on disk: that is where it comes from
         List<Path> files = new ArrayList<>();
         try (DirectoryStream<Path> s = Files.newDirectoryStream(dir)) {
             s.forEach(files::add);
@@ -714,8 +730,8 @@ public final class BlockStore {
         log.info("restored retained transfer {}: {} blocks, {} bytes, expires {}, {} bytes reserved", r.id(),
                 t.blocks.size(), t.bytes, r.expiresAt(), r.reservation());
         if (reserved > config.quotaBytes() || reservedByServer.get(r.owner()) > config.serverQuotaBytes()) {
-            log.warn("retained transfers reserve {} bytes, {} of them for server {}: beyond --quota {} or --server-quota"
-                    + " {}; new transfers are refused until retained ones end", reserved,
+            log.warn("retained transfers reserve {} bytes, {} of them for server {}: beyond --quota {} or"
+                    + " --server-quota {}; new transfers are refused until retained ones end", reserved,
                     reservedByServer.get(r.owner()), r.owner(), config.quotaBytes(), config.serverQuotaBytes());
         }
     }
@@ -777,6 +793,8 @@ public final class BlockStore {
         final long reservation;
         /** Kept on disk until its expiry, across restarts. */
         final boolean retained;
+        /** Completes once the transfer is open: at once, or for a retained one once its metadata is on disk. */
+        final CompletableFuture<Void> kept;
         final Map<Long, Held> blocks = new HashMap<>();
         final java.util.Set<Long> writing = new java.util.HashSet<>();
         /** Puts waiting for the transfer to hold less, in arrival order. */
@@ -793,6 +811,7 @@ public final class BlockStore {
                  boolean retained, Instant now) {
             this.id = id;
             this.retained = retained;
+            this.kept = retained ? new CompletableFuture<>() : CompletableFuture.completedFuture(null);
             this.key = key;
             this.owner = owner;
             this.expiresAt = expiresAt;

@@ -52,7 +52,8 @@ public record RetainedTransfer(TransferId id, TokenKey key, Instant expiresAt, l
             throw new IllegalArgumentException("space: " + space + " (expected: >= 1)");
         }
         if (reservation < 1 || reservation > space) {
-            throw new IllegalArgumentException("reservation: " + reservation + " (expected: 1.." + space + ", the space)");
+            throw new IllegalArgumentException("reservation: " + reservation + " (expected: 1.." + space
+                    + ", the space)");
         }
     }
 

@@ -282,7 +282,8 @@ class BlockStoreTest {
         assertArrayEquals(second, Files.readAllBytes(dir.resolve(kept.toString()).resolve("1.blk")));
 
         // No clear(): the process died. A new store on the same directory has the retained transfer only.
-        BlockStore restarted = new BlockStore(HALF_PER_TRANSFER.apply(dir), disk, clock, PooledByteBufAllocator.DEFAULT);
+        BlockStore restarted = new BlockStore(HALF_PER_TRANSFER.apply(dir), disk, clock,
+                PooledByteBufAllocator.DEFAULT);
         assertTrue(restarted.status(transfer).isEmpty());
         BlockStore.TransferStatus status = restarted.status(kept).orElseThrow();
         assertEquals(new BlockStore.TransferStatus(2, first.length + second.length, START.plus(Duration.ofDays(1)),
@@ -317,6 +318,36 @@ class BlockStoreTest {
         assertEquals(RelayErrorCode.NO_SPACE, ((StoreException) e.getCause()).code());
         assertEquals(0, store.waiting());
         assertEquals(block.length, store.used());
+    }
+
+    @Test
+    void aRetainedTransferIsOpenOnlyOnceItsMetadataIsOnDiskAndOneClosedMeanwhileLeavesNone() throws Exception {
+        store(HALF_PER_TRANSFER.apply(dir));
+        java.util.concurrent.CountDownLatch diskBusy = new java.util.concurrent.CountDownLatch(1);
+        disk.execute(() -> {
+            try {
+                diskBusy.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        TransferId t = TransferId.random();
+        Instant expires = START.plus(Duration.ofDays(1));
+        CompletableFuture<BlockStore.OpenResult> opened = store.open(t, key, expires, 1000, SERVER, true);
+        CompletableFuture<BlockStore.OpenResult> again = store.open(t, key, expires, 1000, SERVER, true);
+        TransferId closed = TransferId.random();
+        CompletableFuture<BlockStore.OpenResult> aborted = store.open(closed, key, expires, 1000, SERVER, true);
+        assertTrue(store.abort(closed));
+        Thread.sleep(100);
+        assertFalse(opened.isDone() || again.isDone() || aborted.isDone(), "nothing is open before its metadata");
+        diskBusy.countDown();
+        assertEquals(BlockStore.OpenResult.OPENED, opened.get(5, TimeUnit.SECONDS));
+        assertEquals(BlockStore.OpenResult.ALREADY_OPEN, again.get(5, TimeUnit.SECONDS));
+        assertTrue(Files.exists(dir.resolve(t.toString()).resolve(RetainedTransfer.FILE_NAME)));
+        ExecutionException e = assertThrows(ExecutionException.class, () -> aborted.get(5, TimeUnit.SECONDS));
+        assertEquals(RelayErrorCode.UNKNOWN_TRANSFER, ((StoreException) e.getCause()).code());
+        disk.submit(() -> { }).get(5, TimeUnit.SECONDS);
+        assertFalse(Files.exists(dir.resolve(closed.toString())), "an aborted transfer leaves nothing to restore");
     }
 
     private void awaitUsed(long expected) throws InterruptedException {
