@@ -64,6 +64,24 @@ class RetainedTransferTest {
     }
 
     @Test
+    void anyDamageToTheTextIsEitherHarmlessOrRefusedNeverAnotherFailure() {
+        String sound = SOUND.encode();
+        java.util.Random random = new java.util.Random(14);
+        for (int i = 0; i < 5000; i++) {
+            char[] damaged = sound.substring(0, random.nextInt(sound.length() + 1)).toCharArray();
+            for (int flips = random.nextInt(4); flips > 0 && damaged.length > 0; flips--) {
+                damaged[random.nextInt(damaged.length)] = (char) random.nextInt(128);
+            }
+            String text = new String(damaged);
+            try {
+                assertEquals(text, RetainedTransfer.decode(text).encode(), "what is accepted reads back as written");
+            } catch (IllegalArgumentException expected) {
+                // refused, saying why (read() reports it as an IOException naming the file)
+            }
+        }
+    }
+
+    @Test
     void anOversizedFileIsRefusedWithoutReadingItAll() throws Exception {
         Path file = dir.resolve(RetainedTransfer.FILE_NAME);
         Files.writeString(file, SOUND.encode() + "x".repeat(1 << 20));
