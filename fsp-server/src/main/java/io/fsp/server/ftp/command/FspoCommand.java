@@ -12,8 +12,8 @@ import java.util.List;
 /**
  * {@code FSPO [key=value …]} — FSP extension (docs/protocol.md §1, "FSP extension"): sets options of the session's next
  * striped transfers (block size, compression, cipher, checksum, digest, strategy, include-direct, streams,
- * use-relays, replicas, retain, relay selection) and answers {@code 200} with all of them; without arguments it only shows them. All or nothing: one bad
- * pair and nothing changes (501 naming it).
+ * use-relays, replicas, retain, relay selection) and answers {@code 200} with all of them; without arguments it
+ * only shows them. All or nothing: one bad pair and nothing changes (501 naming it).
  */
 public final class FspoCommand extends FspExtensionCommand {
     static final int MAX_PAIRS = 16;
