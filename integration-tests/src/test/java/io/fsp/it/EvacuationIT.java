@@ -113,15 +113,17 @@ class EvacuationIT {
     void closingTheControlConnectionMidEvacuationStopsStripingAndKeepsWhatWasPlaced() throws Exception {
         try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, HONEST, HONEST, HONEST)) {
             TreeDigests.random(rig.root().resolve("big.bin"), 16 << 20, 3); // 4096 blocks of 4 KiB
-            TransferId evacuation = leaveAfter20Blocks(rig, "block-size=4k retain=1h");
+            List<String> read = leaveAfter20Blocks(rig, "block-size=4k retain=1h");
+            TransferId evacuation = TransferId.parse(word(read, "FSP", 1));
             long kept = awaitSteady(() -> blocksAt(rig, evacuation));
             assertTrue(kept >= 20 && kept < 4096, "striping stopped with " + kept + " of 4096 blocks placed");
             Thread.sleep(1000);
             assertEquals(kept, blocksAt(rig, evacuation), "nothing more is pushed, nothing is aborted");
 
-            TransferId normal = leaveAfter20Blocks(rig, "block-size=4k");
+            TransferId normal = TransferId.parse(word(leaveAfter20Blocks(rig, "block-size=4k"), "FSP", 1));
             awaitEquals(0, () -> heldAt(rig, normal), "a normal transfer left mid-way is aborted");
-            assertEquals(kept, blocksAt(rig, evacuation));
+            assertEquals(kept, statusPerRelay(read).values().stream().mapToLong(Long::longValue).sum(),
+                    "the relays' STATUS, asked with the token, counts every block placed before the client left");
         }
     }
 
@@ -272,20 +274,19 @@ class EvacuationIT {
         return lines;
     }
 
-    /** Starts FRET /big.bin with {@code options}, reads 20 BLK lines and leaves; the transfer's id. */
-    private static TransferId leaveAfter20Blocks(StripeRig rig, String options) throws Exception {
+    /** Starts FRET /big.bin with {@code options}, reads up to the 20th BLK line and leaves; the lines read. */
+    private static List<String> leaveAfter20Blocks(StripeRig rig, String options) throws Exception {
         try (ControlChannel c = control(rig.port(), rig.server().fingerprint(), options)) {
             ControlChannel.expect(c.command("FRET /big.bin"), 150, "FRET");
-            TransferId id = null;
+            List<String> lines = new ArrayList<>();
             for (int blocks = 0; blocks < 20; ) {
                 String line = c.read().text();
-                if (line.startsWith("FSP ")) {
-                    id = TransferId.parse(line.split(" ")[1]);
-                } else if (line.startsWith("BLK ")) {
+                lines.add(line);
+                if (line.startsWith("BLK ")) {
                     blocks++;
                 }
             }
-            return id;
+            return lines;
         }
     }
 
