@@ -11,6 +11,7 @@ import io.fsp.server.ftp.FtpServerContext;
 import io.fsp.server.ftp.FtpServerInitializer;
 import io.fsp.server.ftp.command.FgetCommand;
 import io.fsp.server.ftp.command.FhavCommand;
+import io.fsp.server.ftp.command.FpriCommand;
 import io.fsp.server.ftp.command.FretCommand;
 import io.fsp.server.ftp.command.FspoCommand;
 import io.fsp.server.ftp.command.FtpCommands;
@@ -117,7 +118,7 @@ public final class FspServer implements AutoCloseable {
         ExecutorService blocking = executor("fsp-blocking-", config.blockingThreads(), BLOCKING_QUEUE);
         ExecutorService logins = executor("fsp-login-", config.loginThreads(), LOGIN_QUEUE);
         StripeContext stripe = new StripeContext(key, config.relay(), !config.fspWithoutTls(),
-                config.maxBlocksPerTransfer(), config.socketBuffer());
+                config.maxBlocksPerTransfer(), config.socketBuffer(), config.maxRetain());
         if (config.meridian().isPresent() || config.meridianEntry().isPresent()) {
             InetSocketAddress bind = config.meridian().map(ListenAddress::toSocketAddress)
                     .orElseGet(() -> new InetSocketAddress(config.listen().get(0).toSocketAddress().getAddress(), 0));
@@ -134,6 +135,7 @@ public final class FspServer implements AutoCloseable {
         stripe.warmRelayConnections();
         commands.register(new FspoCommand(stripe))
                 .register(new FhavCommand(stripe))
+                .register(new FpriCommand(stripe))
                 .register(new FretCommand(stripe))
                 .register(new FgetCommand(stripe));
         FtpServerContext context = new FtpServerContext(config, ssl, SslContexts.serverWithoutSessionTickets(key),

@@ -83,6 +83,10 @@ public final class ServerCommand implements Callable<Integer> {
             + " connections at BYTES, turning off the kernel's autotuning (default: 0, autotuning; see conf/server.conf.example).")
     String socketBuffer;
 
+    @Option(names = "--max-retain", paramLabel = "DURATION", description = "The longest retention an evacuation (FSPO"
+            + " retain) may ask relays for, e.g. 7d (default: 30d).")
+    String maxRetain;
+
     @Option(names = "--idle-timeout", paramLabel = "DURATION", description = "Close control connections idle this long, e.g. 300s (default: 5m).")
     String idleTimeout;
 
@@ -244,6 +248,7 @@ public final class ServerCommand implements Callable<Integer> {
         put(m, "trust-relay", trustRelay);
         put(m, "trust-overlay-relays", trustOverlayRelays);
         put(m, "socket-buffer", socketBuffer);
+        put(m, "max-retain", maxRetain);
         return m;
     }
 

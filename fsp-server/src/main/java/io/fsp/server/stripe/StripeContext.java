@@ -13,6 +13,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.handler.ssl.SslContext;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,13 +45,16 @@ public final class StripeContext implements AutoCloseable {
     private final RelayConnectionConfig relayConfig;
     private volatile OverlaySelection overlay;
     private final RelayPool pool;
+    private final Duration maxRetain;
 
     /**
      * @param maxBlocksPerTransfer the most blocks one transfer may have (more is refused before anything is sent)
      * @param socketBuffer fixed socket buffers of relay connections, 0 for the kernel's autotuning
+     * @param maxRetain the longest retention an evacuation may ask relays for ({@code max-retain})
      */
     public StripeContext(KeyMaterial identity, List<RelayEndpoint> relays, boolean requireTls, long maxBlocksPerTransfer,
-                         int socketBuffer) {
+                         int socketBuffer, Duration maxRetain) {
+        this.maxRetain = maxRetain;
         this.identity = identity;
         this.relayConfig = RelayConnectionConfig.DEFAULT.withSocketBufferBytes(socketBuffer);
         this.relays = List.copyOf(relays);
@@ -108,6 +112,11 @@ public final class StripeContext implements AutoCloseable {
     /** The most blocks one transfer may have ({@code max-blocks-per-transfer}). */
     public long maxBlocksPerTransfer() {
         return maxBlocksPerTransfer;
+    }
+
+    /** The longest retention an evacuation may ask relays for ({@code max-retain}). */
+    public Duration maxRetain() {
+        return maxRetain;
     }
 
     public EventLoopGroup relayLoops() {
