@@ -142,6 +142,19 @@ class StripedTransferTest {
         assertEquals(1, session.prioritize("again"));
     }
 
+    @Test
+    void aSessionHoldsAtMostAMegabyteOfPriorityNames() {
+        StripeSession session = new StripeSession();
+        String name = "n".repeat(4096);
+        for (int i = 1; i <= StripeSession.MAX_PRIORITY_CHARS / 4096; i++) {
+            assertEquals(i, session.prioritize(name));
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> session.prioritize("x"));
+        assertTrue(e.getMessage().startsWith("FPRI: names of more than 1048576 characters together"), e.getMessage());
+        session.takePriorities();
+        assertEquals(1, session.prioritize(name), "the FRET consumed them, and their characters");
+    }
+
     private static List<String> names(StripedTransfer t) {
         return t.files().stream().map(StripedTransfer.SourceFile::name).toList();
     }
