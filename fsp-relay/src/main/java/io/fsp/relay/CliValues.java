@@ -39,6 +39,12 @@ final class CliValues {
         }
     }
 
+    /** A rate in bytes per second: a {@link #size} with an optional {@code /s}, e.g. {@code 10M} or {@code 512k/s}. */
+    static long rate(String text) {
+        String t = text.trim();
+        return size(t.toLowerCase(Locale.ROOT).endsWith("/s") ? t.substring(0, t.length() - 2) : t);
+    }
+
     /** {@code 500ms}, {@code 90s}, {@code 30m}, {@code 1h}, {@code 7d}, or ISO-8601 {@code PT1H}. */
     static Duration duration(String text) {
         String t = text.trim().toLowerCase(Locale.ROOT);

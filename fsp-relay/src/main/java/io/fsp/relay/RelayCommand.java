@@ -5,6 +5,7 @@ import io.fsp.meridian.net.MeridianService;
 import io.fsp.net.SocketBuffers;
 import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.net.ConnectionPolicy;
+import io.fsp.relay.net.RateLimits;
 import io.fsp.relay.store.StoreConfig;
 import io.fsp.relay.wire.RelayLimits;
 import io.fsp.tls.Certificates;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -141,6 +143,22 @@ public final class RelayCommand implements Callable<Integer> {
                     + " holds plaintext).")
     boolean acceptClearBlocks;
 
+    @Option(names = "--metrics", paramLabel = "HOST:PORT",
+            description = "Serve Prometheus metrics at http://HOST:PORT/metrics (plain HTTP, no authentication: bind"
+                    + " it where only the scraper reaches, e.g. 127.0.0.1:9464; default: none).")
+    String metrics;
+
+    @Option(names = "--rate-limit", paramLabel = "RATE",
+            description = "Most bytes per second the relay sends in all (to clients: Netty's global traffic shaping"
+                    + " of every connection), and most it receives in all (from servers), e.g. 50M; binary multiples,"
+                    + " /s may follow (default: 0, none).")
+    String rateLimit;
+
+    @Option(names = "--rate-limit-per-transfer", paramLabel = "RATE",
+            description = "Most block bytes per second one transfer's GETs get, over all its client connections"
+                    + " together, and most its PUTs bring (default: 0, none).")
+    String rateLimitPerTransfer;
+
     @Option(names = "--fault", paramLabel = "SPEC", hidden = true,
             description = "Misbehave towards clients, for tests: flip-bit:SEQ, tamper:SEQ, close-after:BYTES, stall,"
                     + " throttle:BYTES_PER_SECOND, duplicate:SEQ, foreign-block:SEQ (repeatable).")
@@ -230,6 +248,8 @@ public final class RelayCommand implements Callable<Integer> {
         if (node != null) {
             out.println("fsp-relay: meridian node on udp " + CliValues.format(node.address()));
         }
+        relay.metricsAddress().ifPresent(a -> out.println("fsp-relay: metrics on http://" + CliValues.format(a)
+                + "/metrics"));
         out.flush();
         relay.awaitClose();
         if (node != null) {
@@ -285,11 +305,17 @@ public final class RelayCommand implements Callable<Integer> {
         ConnectionPolicy connections = new ConnectionPolicy(maxConnections, maxUnauthenticatedPerAddress,
                 value("--auth-timeout", authTimeout, CliValues::duration),
                 value("--idle-timeout", idleTimeout, CliValues::duration), maxRefusals);
+        Optional<InetSocketAddress> metricsAddress = metrics == null ? Optional.empty()
+                : Optional.of(value("--metrics", metrics, CliValues::hostPort));
+        RateLimits rates = new RateLimits(rateLimit == null ? 0 : value("--rate-limit", rateLimit, CliValues::rate),
+                rateLimitPerTransfer == null ? 0
+                        : value("--rate-limit-per-transfer", rateLimitPerTransfer, CliValues::rate));
         return new RelayConfig(address, new StoreConfig(storeDir, quotaBytes, memoryBytes, ttlValue, serverQuotaBytes,
                 transferSpaceBytes, value("--max-retain", maxRetain, CliValues::duration)), identity, trusted, limits,
                 connections, verifyBlocks, acceptClearBlocks, plan,
                 Clock.systemUTC(),
-                SocketBuffers.check("--socket-buffer", value("--socket-buffer", socketBuffer, CliValues::size)));
+                SocketBuffers.check("--socket-buffer", value("--socket-buffer", socketBuffer, CliValues::size)),
+                metricsAddress, rates);
     }
 
     /**

@@ -123,6 +123,9 @@ class RelayCommandTest {
             assertEquals(256L << 20, command.running.config().store().transferSpaceBytes());
             assertEquals(Duration.ofDays(30), command.running.config().store().maxRetain());
             assertEquals(command.running.fingerprint(), info.fingerprint());
+            // Off unless asked for: no metrics port, no caps.
+            assertEquals(Optional.empty(), command.running.metricsAddress());
+            assertEquals(io.fsp.relay.net.RateLimits.NONE, command.running.config().rates());
         } finally {
             command.running.close();
         }
@@ -142,6 +145,9 @@ class RelayCommandTest {
     @CsvSource(delimiter = '|', value = {
         "--meridian-bootstrap|127.0.0.1|--meridian-bootstrap '127.0.0.1': (expected: HOST:PORT",
         "--quota|2X|--quota '2X': not a size",
+        "--rate-limit|fast|--rate-limit 'fast': not a size",
+        "--rate-limit-per-transfer|-1M|--rate-limit-per-transfer '-1M': not a size",
+        "--metrics|9464|--metrics '9464': (expected: HOST:PORT",
         "--memory|-5|--memory '-5': not a size",
         "--ttl|forever|--ttl 'forever': not a duration",
         "--listen|localhost|--listen 'localhost': (expected: HOST:PORT",
