@@ -51,7 +51,8 @@ public record ServerConfig(
         boolean fsyncUploads,
         int maxBlocksPerTransfer,
         int socketBuffer,
-        Duration maxRetain) {
+        Duration maxRetain,
+        Optional<ListenAddress> metrics) {
 
     public ServerConfig {
         listen = List.copyOf(listen);
@@ -112,7 +113,8 @@ public record ServerConfig(
                 true,
                 1 << 20,
                 0,
-                Duration.ofDays(30));
+                Duration.ofDays(30),
+                Optional.empty());
     }
 
     /** Where the generated certificate and key live: {@code state-dir}, else {@code ~/.fsp/server}. */
