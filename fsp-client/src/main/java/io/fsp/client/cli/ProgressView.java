@@ -6,19 +6,31 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * One self-overwriting status line while a get runs: bytes, rate, ETA and the rate of each source. Only
- * started when standard output is a terminal, so scripts and {@code --json} output stay clean.
+ * Progress while a get runs: on a terminal, one self-overwriting status line (bytes, rate, ETA and the rate of each
+ * source), only when standard output is a terminal, so scripts and {@code --json} output stay clean; for scripts
+ * ({@code --progress-json}), one JSON object per line each second:
+ * {@code {"event":"progress","seconds":S,"bytes_done":N,"bytes_total":N,"bytes_per_s":R}}, where the rate is that of
+ * the last second and {@code bytes_total} is 0 until the server has announced the transfer.
  */
 final class ProgressView implements AutoCloseable {
     private final Collector collector;
     private final PrintWriter out;
+    private final boolean json;
     private final Thread thread;
     private final long start = System.nanoTime();
     private volatile boolean running = true;
+    private long lastNanos = start;
+    private long lastDone;
 
+    /** The terminal's status line. */
     ProgressView(Collector collector, PrintWriter out) {
+        this(collector, out, false);
+    }
+
+    ProgressView(Collector collector, PrintWriter out, boolean json) {
         this.collector = collector;
         this.out = out;
+        this.json = json;
         this.thread = new Thread(this::loop, "fsp-progress");
         this.thread.setDaemon(true);
         this.thread.start();
@@ -27,11 +39,30 @@ final class ProgressView implements AutoCloseable {
     private void loop() {
         while (running) {
             try {
-                Thread.sleep(500);
+                Thread.sleep(json ? 1000 : 500);
             } catch (InterruptedException e) {
                 return;
             }
-            print();
+            if (json) {
+                printJson();
+            } else {
+                print();
+            }
+        }
+    }
+
+    private void printJson() {
+        long now = System.nanoTime();
+        long done = collector.bytesDone();
+        double interval = (now - lastNanos) / 1e9;
+        double rate = interval > 0 ? (done - lastDone) / interval : 0;
+        lastNanos = now;
+        lastDone = done;
+        synchronized (out) {
+            out.println(String.format(Locale.ROOT,
+                    "{\"event\":\"progress\",\"seconds\":%.3f,\"bytes_done\":%d,\"bytes_total\":%d,\"bytes_per_s\":%.0f}",
+                    (now - start) / 1e9, done, collector.totalBytes(), rate));
+            out.flush();
         }
     }
 
@@ -54,8 +85,15 @@ final class ProgressView implements AutoCloseable {
     public void close() {
         running = false;
         thread.interrupt();
-        out.print("\r");
-        out.println();
-        out.flush();
+        try {
+            thread.join(2000); // no progress line after the summary
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (!json) {
+            out.print("\r");
+            out.println();
+            out.flush();
+        }
     }
 }

@@ -28,6 +28,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * A striped-transfer setup on 127.0.0.1 with real sockets and TLS: relays (each with its own faults, possibly
@@ -52,16 +53,21 @@ public final class StripeRig implements AutoCloseable {
 
     /** Starts one relay per entry of {@code relayFaults} (an empty array is an honest relay). */
     public static StripeRig start(Path dir, long relayMemoryBytes, Fault[]... relayFaults) throws Exception {
-        return start(dir, relayMemoryBytes, false, relayFaults);
+        return start(dir, relayMemoryBytes, c -> c, Map.of(), relayFaults);
     }
 
     /** As {@link #start}, the server and each relay serving metrics on 127.0.0.1 (any port). */
     public static StripeRig startWithMetrics(Path dir, long relayMemoryBytes, Fault[]... relayFaults) throws Exception {
-        return start(dir, relayMemoryBytes, true, relayFaults);
+        return start(dir, relayMemoryBytes, c -> c.withMetrics(new InetSocketAddress("127.0.0.1", 0)),
+                Map.of("metrics", List.of("127.0.0.1:0")), relayFaults);
     }
 
-    private static StripeRig start(Path dir, long relayMemoryBytes, boolean metrics, Fault[]... relayFaults)
-            throws Exception {
+    /**
+     * As {@link #start}, each relay's configuration changed by {@code relayConfig}, the server's settings added to by
+     * {@code serverSettings}.
+     */
+    public static StripeRig start(Path dir, long relayMemoryBytes, UnaryOperator<RelayConfig> relayConfig,
+                                  Map<String, List<String>> serverSettings, Fault[]... relayFaults) throws Exception {
         Path state = dir.resolve("server-state");
         Files.createDirectories(state);
         KeyMaterial key = Certificates.selfSigned("fsp-server");
@@ -72,7 +78,7 @@ public final class StripeRig implements AutoCloseable {
             for (int i = 0; i < relayFaults.length; i++) {
                 RelayConfig config = relayConfig(dir.resolve("relay" + i), key.fingerprint(), relayMemoryBytes,
                         relayFaults[i]);
-                FspRelay r = FspRelay.start(metrics ? config.withMetrics(new InetSocketAddress("127.0.0.1", 0)) : config);
+                FspRelay r = FspRelay.start(relayConfig.apply(config));
                 relays.add(r);
                 specs.add("127.0.0.1:" + r.address().getPort() + "=" + r.fingerprint());
             }
@@ -85,9 +91,7 @@ public final class StripeRig implements AutoCloseable {
             settings.put("state-dir", List.of(state.toString()));
             settings.put("relay", specs);
             settings.put("login-failure-delay", List.of("0s"));
-            if (metrics) {
-                settings.put("metrics", List.of("127.0.0.1:0"));
-            }
+            settings.putAll(serverSettings);
             ServerConfig config = ConfigLoader.load(ServerConfig.defaults(), ConfigSource.of("test", settings));
             return new StripeRig(dir, relays, FspServer.start(config), root);
         } catch (Exception e) {
