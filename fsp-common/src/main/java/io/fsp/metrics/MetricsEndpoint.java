@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -77,10 +78,8 @@ public final class MetricsEndpoint implements AutoCloseable {
                                 return;
                             }
                             ch.closeFuture().addListener(f -> connections.decrementAndGet());
-                            ch.pipeline()
-                                    .addLast(new ReadTimeoutHandler(TIMEOUT_SECONDS))
-                                    .addLast(new HttpServerCodec(MAX_REQUEST_LINE, MAX_HEADERS, MAX_HEADERS))
-                                    .addLast(new Scrape(registry, writer));
+                            ch.pipeline().addLast(new ReadTimeoutHandler(TIMEOUT_SECONDS));
+                            serve(ch.pipeline(), registry, writer);
                         }
                     })
                     .bind(bind).syncUninterruptibly().channel();
@@ -93,6 +92,12 @@ public final class MetricsEndpoint implements AutoCloseable {
             throw new IOException("metrics " + bind.getHostString() + ":" + bind.getPort() + ": cannot bind ("
                     + e.getMessage() + ")", e);
         }
+    }
+
+    /** The HTTP part of a connection's pipeline: the request decoder with its limits, and the answer. */
+    static void serve(ChannelPipeline pipeline, PrometheusRegistry registry, PrometheusTextFormatWriter writer) {
+        pipeline.addLast(new HttpServerCodec(MAX_REQUEST_LINE, MAX_HEADERS, MAX_HEADERS))
+                .addLast(new Scrape(registry, writer));
     }
 
     public InetSocketAddress address() {
