@@ -179,6 +179,9 @@ public final class FtpControlHandler extends ChannelInboundHandlerAdapter {
         if (!command.verb().equals("RNTO")) {
             session.renameFrom(null); // RFC 959 §4.1.3: RNTO must follow RNFR immediately
         }
+        if (!command.verb().equals("HASH")) {
+            session.hashRange(null); // draft-bryan-ftp-range §4.3: RANG applies to the command right after it
+        }
         try {
             command.execute(session, request);
         } catch (RuntimeException e) {

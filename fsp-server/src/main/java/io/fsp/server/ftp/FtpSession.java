@@ -57,6 +57,8 @@ public final class FtpSession {
     private boolean protectionBufferSizeSet;
     private boolean protectData;
     private HashAlgorithm hashAlgorithm = HashAlgorithm.SHA_256;
+    private FileRange hashRange;
+    private final ChecksumAllowance checksumAllowance;
     private Transfer transfer;
     private WholeFileRead wholeFileRead;
     /** Replies sent from other threads and not yet handed to the channel; see {@link #awaitReplyRoom}. */
@@ -67,6 +69,8 @@ public final class FtpSession {
         this.server = server;
         this.ctx = ctx;
         this.handler = handler;
+        this.checksumAllowance = new ChecksumAllowance(server.config().checksumRate(), server.config().checksumBurst(),
+                System::nanoTime);
         byte[] b = new byte[2];
         IDS.nextBytes(b);
         this.id = HexFormat.of().formatHex(b);
@@ -428,6 +432,21 @@ public final class FtpSession {
 
     public void hashAlgorithm(HashAlgorithm a) {
         this.hashAlgorithm = a;
+    }
+
+    /** The range RANG set for the HASH right after it; empty for the whole file. */
+    public Optional<FileRange> hashRange() {
+        return Optional.ofNullable(hashRange);
+    }
+
+    /** Sets (RANG) or clears (null) the range of the next HASH. */
+    public void hashRange(FileRange range) {
+        this.hashRange = range;
+    }
+
+    /** What this connection's checksum commands may still read (checksum-rate, checksum-burst). */
+    public ChecksumAllowance checksumAllowance() {
+        return checksumAllowance;
     }
 
     public boolean epsvAll() {
