@@ -64,7 +64,14 @@ class ChecksumCommandsTest {
         server.close();
     }
 
+    /** A client logged in as alice over explicit TLS. */
     static FTPSClient client(FspServer s) throws IOException {
+        FTPSClient c = connected(s);
+        assertTrue(c.login("alice", "secret"), c.getReplyString());
+        return c;
+    }
+
+    static FTPSClient connected(FspServer s) throws IOException {
         FTPSClient c = new FTPSClient("TLS", false);
         c.setControlEncoding("UTF-8");
         c.setTrustManager(TrustManagerUtils.getAcceptAllTrustManager());
@@ -72,7 +79,6 @@ class ChecksumCommandsTest {
         c.setDefaultTimeout(10_000);
         InetSocketAddress a = s.addresses().get(0);
         c.connect(a.getAddress(), a.getPort());
-        assertTrue(c.login("alice", "secret"), c.getReplyString());
         return c;
     }
 
@@ -219,12 +225,7 @@ class ChecksumCommandsTest {
 
     @Test
     void checksumsNeedALogin() throws Exception {
-        FTPSClient c = new FTPSClient("TLS", false);
-        c.setTrustManager(TrustManagerUtils.getAcceptAllTrustManager());
-        c.setEndpointCheckingEnabled(false);
-        c.setDefaultTimeout(10_000);
-        InetSocketAddress a = server.addresses().get(0);
-        c.connect(a.getAddress(), a.getPort());
+        FTPSClient c = connected(server);
         for (String line : List.of("XCRC big.bin", "CKSM MD5 0 -1 big.bin", "RANG 0 1", "HASH big.bin")) {
             assertTrue(send(c, line).startsWith("530 "), line + " -> " + c.getReplyString());
         }
