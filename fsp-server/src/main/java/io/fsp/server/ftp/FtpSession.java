@@ -176,8 +176,8 @@ public final class FtpSession {
     }
 
     /**
-     * Runs a read of a whole file (HASH, SIZE in ASCII) as {@link #blocking(FtpPath, Callable, Consumer)}
-     * does, but cancellable: ABOR answers it {@code 426} and a disconnect stops it (the reading thread is
+     * Runs a read of a whole file (a checksum command, SIZE in ASCII) as
+     * {@link #blocking(FtpPath, Callable, Consumer)} does, but cancellable: ABOR answers it {@code 426} and a disconnect stops it (the reading thread is
      * interrupted). One such read per session at a time, counting a cancelled one until its thread let go.
      */
     public <T> void wholeFileRead(FtpPath about, Callable<T> work, Consumer<T> then) {
