@@ -51,7 +51,9 @@ public record ServerConfig(
         boolean fsyncUploads,
         int maxBlocksPerTransfer,
         int socketBuffer,
-        Duration maxRetain) {
+        Duration maxRetain,
+        long checksumRate,
+        long checksumBurst) {
 
     public ServerConfig {
         listen = List.copyOf(listen);
@@ -72,6 +74,10 @@ public record ServerConfig(
         requireRange("login-threads", loginThreads, 1, 256);
         requireRange("control-write-buffer", controlWriteBuffer, 1024, 16 << 20);
         requireRange("max-blocks-per-transfer", maxBlocksPerTransfer, 1, Integer.MAX_VALUE);
+        if (checksumRate < 1 || checksumBurst < 1) {
+            throw new IllegalArgumentException("checksum-rate: " + checksumRate + ", checksum-burst: " + checksumBurst
+                    + " (expected: >= 1 byte each)");
+        }
         requirePositive("idle-timeout", idleTimeout);
         requirePositive("login-grace-time", loginGraceTime);
         requirePositive("data-timeout", dataTimeout);
@@ -112,7 +118,8 @@ public record ServerConfig(
                 true,
                 1 << 20,
                 0,
-                Duration.ofDays(30));
+                Duration.ofDays(30),
+                128L << 20, 16L << 30);
     }
 
     /** Where the generated certificate and key live: {@code state-dir}, else {@code ~/.fsp/server}. */
