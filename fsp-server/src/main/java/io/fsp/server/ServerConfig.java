@@ -52,6 +52,8 @@ public record ServerConfig(
         int maxBlocksPerTransfer,
         int socketBuffer,
         Duration maxRetain,
+        long checksumRate,
+        long checksumBurst,
         Optional<ListenAddress> metrics) {
 
     public ServerConfig {
@@ -73,6 +75,10 @@ public record ServerConfig(
         requireRange("login-threads", loginThreads, 1, 256);
         requireRange("control-write-buffer", controlWriteBuffer, 1024, 16 << 20);
         requireRange("max-blocks-per-transfer", maxBlocksPerTransfer, 1, Integer.MAX_VALUE);
+        if (checksumRate < 1 || checksumBurst < 1) {
+            throw new IllegalArgumentException("checksum-rate: " + checksumRate + ", checksum-burst: " + checksumBurst
+                    + " (expected: >= 1 byte each)");
+        }
         requirePositive("idle-timeout", idleTimeout);
         requirePositive("login-grace-time", loginGraceTime);
         requirePositive("data-timeout", dataTimeout);
@@ -114,6 +120,7 @@ public record ServerConfig(
                 1 << 20,
                 0,
                 Duration.ofDays(30),
+                128L << 20, 16L << 30,
                 Optional.empty());
     }
 
