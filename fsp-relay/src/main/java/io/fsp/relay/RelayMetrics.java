@@ -27,8 +27,8 @@ public final class RelayMetrics {
             "Block bytes of GETs served (sent to clients)").unit(Unit.BYTES).register(registry);
     private final Counter blocksStored = counter("fsp_relay_blocks_stored", "Blocks stored (PUT answered OK)")
             .register(registry);
-    private final Counter blocksServed = counter("fsp_relay_blocks_served", "Blocks served (GET answered with the block)")
-            .register(registry);
+    private final Counter blocksServed = counter("fsp_relay_blocks_served",
+            "Blocks served (GET answered with the block)").register(registry);
     private final Counter blocksConfirmed = counter("fsp_relay_blocks_confirmed",
             "Blocks freed because their client confirmed them").register(registry);
     private final Counter transfers = counter("fsp_relay_transfers",
@@ -57,6 +57,9 @@ public final class RelayMetrics {
         // Each label value a scrape should show from the start, at 0: a rate over a series that appears late is lost.
         for (String event : new String[] {"opened", "aborted", "expired"}) {
             transfers.labelValues(event);
+        }
+        for (String limit : new String[] {"max-connections", "max-unauthenticated-per-address"}) {
+            refused.labelValues(limit);
         }
     }
 

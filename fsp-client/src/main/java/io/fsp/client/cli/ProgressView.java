@@ -59,8 +59,8 @@ final class ProgressView implements AutoCloseable {
         lastNanos = now;
         lastDone = done;
         synchronized (out) {
-            out.println(String.format(Locale.ROOT,
-                    "{\"event\":\"progress\",\"seconds\":%.3f,\"bytes_done\":%d,\"bytes_total\":%d,\"bytes_per_s\":%.0f}",
+            out.println(String.format(Locale.ROOT, "{\"event\":\"progress\",\"seconds\":%.3f,"
+                    + "\"bytes_done\":%d,\"bytes_total\":%d,\"bytes_per_s\":%.0f}",
                     (now - start) / 1e9, done, collector.totalBytes(), rate));
             out.flush();
         }

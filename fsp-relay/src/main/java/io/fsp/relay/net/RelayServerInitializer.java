@@ -25,9 +25,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The pipeline of a relay connection: {@code [shaper] → ssl → idle → decoder → encoder → [extra] → session}. The TLS context asks for
- * a client certificate but does not require one: a peer that presents a pinned one is a server, a peer
- * that presents none is a client, and a peer that presents an unknown one fails the handshake.
+ * The pipeline of a relay connection: {@code [shaper] → ssl → idle → decoder → encoder → [extra] → session}. The TLS
+ * context asks for a client certificate but does not require one: a peer that presents a pinned one is a server, a
+ * peer that presents none is a client, and a peer that presents an unknown one fails the handshake.
  *
  * <p>Admission ({@link ConnectionPolicy}): at most {@code maxConnections} in all, and at most {@code
  * maxUnauthenticatedPerAddress} from one IP address that have not yet authenticated; a connection beyond
