@@ -139,4 +139,34 @@ class MeridianNodeTest {
         assertEquals(sim.node(3).rings().snapshot(), rings.join());
         assertEquals(0, client.rings().size());
     }
+
+    @Test
+    void aTargetTheEntryCannotReachIsFoundThroughItsMembers() {
+        // Location 0 has no path to the target 3 (an unknown pair of the matrix); its members 1 and 2 do.
+        double[][] rtt = {
+                {0, 30, 40, -1},
+                {30, 0, 50, 8},
+                {40, 50, 0, 60},
+                {-1, 8, 60, 0}};
+        SimNetwork net = new SimNetwork(new LatencyMatrix("unreachable", rtt));
+        List<MeridianNode> nodes = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            MeridianNode node = new MeridianNode(net.address(i), MeridianConfig.defaults(), net.transport(i), net, new Random(i));
+            net.attach(i, node::onMessage);
+            nodes.add(node);
+        }
+        net.attachResponder(3);
+        nodes.get(0).start(List.of());
+        nodes.get(1).start(List.of(net.address(0)));
+        nodes.get(2).start(List.of(net.address(0)));
+        net.runUntil(30 * SECOND);
+        assertEquals(2, nodes.get(0).rings().size());
+        nodes.forEach(MeridianNode::stopMaintenance);
+
+        var closest = nodes.get(0).closest(net.address(3));
+        var mcq = nodes.get(0).query(new MultiConstraintQuery(List.of(new Constraint(net.address(3), 20)), 1));
+        net.runWhile(() -> !closest.isDone() || !mcq.isDone(), net.nanoTime() + 60 * SECOND);
+        assertEquals(List.of(net.address(1)), closest.join().hits().stream().map(QueryHit::node).toList());
+        assertEquals(List.of(net.address(1)), mcq.join().hits().stream().map(QueryHit::node).toList());
+    }
 }

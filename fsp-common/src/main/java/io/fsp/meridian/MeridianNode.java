@@ -17,6 +17,7 @@ import io.fsp.meridian.wire.MeridianMessage.ServiceRequest;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -176,7 +177,7 @@ public final class MeridianNode {
             }
         } else if (message instanceof RingsRequest r) {
             List<RingEntry> entries = rings.snapshot();
-            int max = config.wire().maxEntries();
+            int max = config.wire().maxEntries(); // full rings hold more: the innermost members come first
             transport.send(from, new RingsReply(r.requestId(), entries.size() > max ? entries.subList(0, max) : entries));
         } else if (message instanceof ServiceRequest r) {
             transport.send(from, new ServiceReply(r.requestId(), service));
@@ -620,24 +621,21 @@ public final class MeridianNode {
     /** Step 2 and 3 of §3.1: own distance, then the members within the β-bounds measure theirs. */
     private void askMembers(Query q, List<InetSocketAddress> targets, double[] own, int ownProbes) {
         Hop hop = new Hop(q, own, ownProbes);
-        for (double d : own) {
-            if (d < 0) {
-                finish(hop); // a target this node cannot reach: no bounds to work with
-                return;
-            }
-        }
         Set<InetSocketAddress> known = new HashSet<>();
         q.hits().forEach(h -> known.add(h.node()));
         known.add(self);
         known.add(q.origin());
-        // For a closest-node query the bound is 0, which makes these Meridian's ring [(1−β)d, (1+β)d].
+        // For a closest-node query the bound is 0, which makes these Meridian's ring [(1−β)d, (1+β)d]
+        // (widened by the slack). A target this node cannot reach bounds nothing: its members may reach it.
         List<RingMember> candidates = new ArrayList<>();
         for (RingMember m : rings.members()) {
             if ((m.primary() || config.querySecondaries()) && !known.contains(m.peer())
-                    && SolutionSpace.withinBounds(q.constraints(), own, m.rttMs(), config.beta())) {
+                    && SolutionSpace.withinBounds(q.constraints(), own, m.rttMs(), config.beta(), config.boundSlackMs())) {
                 candidates.add(m);
             }
         }
+        // Members that tie on the lower bound (all of them when no target was reachable) are taken at random.
+        Collections.shuffle(candidates, random);
         // The probe budget of this hop caps how many members may be asked; ask the most promising first.
         int budget = Math.max(0, (config.maxProbesPerHop() - ownProbes) / targets.size());
         if (candidates.size() > budget) {
@@ -742,16 +740,14 @@ public final class MeridianNode {
             best = hit(next, new double[] {nextD});
         }
         List<QueryHit> hits = best == null ? List.of() : List.of(best);
-        if (next != null && d >= 0 && SolutionSpace.worthForwarding(nextD * nextD, d * d, config.beta()) && hops < Math.min(q.hopLimit(), config.maxHops())) {
+        // A node that could not reach the target forwards to the member that could.
+        boolean progress = next != null && (d < 0 || SolutionSpace.worthForwarding(nextD * nextD, d * d, config.beta()));
+        if (progress && hops < Math.min(q.hopLimit(), config.maxHops())) {
             transport.send(next, new Query(q.queryId(), q.kind(), hops, q.hopLimit(), q.wanted(), probes,
                     q.origin(), q.constraints(), hits));
         } else {
             reply(q, hops, probes, hits);
         }
-    }
-
-    private void finish(Hop hop) {
-        reply(hop.query, hop.query.hopsTaken() + 1, hop.query.probes() + hop.probes, hop.query.hits());
     }
 
     private void reply(Query q, int hops, int probes, List<QueryHit> hits) {
