@@ -66,9 +66,10 @@ public final class MeridianNode {
     private final Map<Long, PendingRings> ringRequests = new HashMap<>();
     private final Map<Long, PendingService> serviceRequests = new HashMap<>();
     private Optional<ServiceInfo> service = Optional.empty();
-    private final Map<Long, Boolean> seenQueries = new LinkedHashMap<>() {
+    /** Queries seen, each with the node that passed it here (self once a reply went back: see {@link #reply}). */
+    private final Map<Long, InetSocketAddress> seenQueries = new LinkedHashMap<>() {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<Long, InetSocketAddress> eldest) {
             return size() > SEEN_QUERIES;
         }
     };
@@ -168,12 +169,14 @@ public final class MeridianNode {
                 pending.done(m);
             }
         } else if (message instanceof Query q) {
-            onQuery(q);
+            onQuery(from, q);
         } else if (message instanceof QueryReply r) {
             PendingQuery pending = ownQueries.remove(r.queryId());
             if (pending != null) {
                 pending.timeout.cancel();
                 pending.future.complete(new QueryResult(r.hits(), r.hops(), r.probes()));
+            } else {
+                sendBack(r, from);
             }
         } else if (message instanceof RingsRequest r) {
             List<RingEntry> entries = rings.snapshot();
@@ -599,15 +602,15 @@ public final class MeridianNode {
         ownQueries.put(id, new PendingQuery(future, timeout));
         Query query = new Query(id, kind, 0, config.maxHops(), wanted, 0, self, constraints, List.of());
         if (entry.equals(self)) {
-            onQuery(query);
+            onQuery(self, query);
         } else {
             transport.send(entry, query);
         }
         return future;
     }
 
-    private void onQuery(Query q) {
-        if (seenQueries.putIfAbsent(q.queryId(), Boolean.TRUE) != null) {
+    private void onQuery(InetSocketAddress from, Query q) {
+        if (seenQueries.putIfAbsent(q.queryId(), from) != null) {
             return; // a loop or a duplicate: the work was done already
         }
         if (q.wanted() < 1 || q.wanted() > MultiConstraintQuery.MAX_WANTED
@@ -750,12 +753,34 @@ public final class MeridianNode {
         }
     }
 
+    /**
+     * Sends the answer to the origin, and also back to the node that passed the query on: that node reached
+     * this one, while the path from here to the origin may be lost (an unknown pair of a latency matrix, a
+     * firewall). Each node on the path passes it back once more ({@link #sendBack}), down to the entry node,
+     * which reached the origin's query: the origin gets at most two copies and keeps the first.
+     */
     private void reply(Query q, int hops, int probes, List<QueryHit> hits) {
         QueryReply reply = new QueryReply(q.queryId(), hops, probes, hits);
         if (q.origin().equals(self)) {
             onMessage(self, reply);
         } else {
             transport.send(q.origin(), reply);
+            sendBack(reply, q.origin());
+        }
+    }
+
+    /**
+     * Passes a reply to a query this node passed on to the node that passed it here (unless that node is
+     * {@code sentTo} already), once per query: one message at most, and none for a query it never saw.
+     */
+    private void sendBack(QueryReply reply, InetSocketAddress sentTo) {
+        InetSocketAddress previous = seenQueries.get(reply.queryId());
+        if (previous == null || previous.equals(self)) {
+            return;
+        }
+        seenQueries.put(reply.queryId(), self);
+        if (!previous.equals(sentTo)) {
+            transport.send(previous, reply);
         }
     }
 
