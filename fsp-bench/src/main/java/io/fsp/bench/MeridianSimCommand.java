@@ -71,7 +71,7 @@ public final class MeridianSimCommand implements Callable<Integer> {
     @Option(names = "--ring-base", defaultValue = "1.5", description = "Growth factor s of ring radii (default: ${DEFAULT-VALUE}).")
     double ringBase;
 
-    @Option(names = "--rings", defaultValue = "15", description = "Number of rings (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--rings", defaultValue = "17", description = "Number of rings (default: ${DEFAULT-VALUE}).")
     int ringCount;
 
     @Option(names = "--beta", defaultValue = "1", description = "Route acceptance threshold β (default: ${DEFAULT-VALUE}).")
@@ -89,6 +89,10 @@ public final class MeridianSimCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     double boundSlack;
 
+    @Option(names = "--max-probes-per-hop", defaultValue = "64", paramLabel = "N",
+            description = "Most probes one node spends on one query (default: ${DEFAULT-VALUE}).")
+    int maxProbesPerHop;
+
     @Option(names = "--max-solutions", defaultValue = "10",
             description = "Tight queries have 1..this many satisfying members (default: ${DEFAULT-VALUE}).")
     int maxSolutions;
@@ -102,7 +106,7 @@ public final class MeridianSimCommand implements Callable<Integer> {
             int entries = Math.min(255, Math.max(160, ringCount * (primary + secondary)));
             MeridianConfig config = MeridianConfig.builder().primaryPerRing(primary).secondaryPerRing(secondary)
                     .ringBase(ringBase).rings(ringCount)
-                    .beta(beta).boundSlackMs(boundSlack).replacement(replacement).querySecondaries(!primariesOnly)
+                    .beta(beta).boundSlackMs(boundSlack).maxProbesPerHop(maxProbesPerHop).replacement(replacement).querySecondaries(!primariesOnly)
                     .wire(new WireLimits(8192, entries, Math.max(16, primary + secondary))).build();
             options = SimOptions.defaults().withConfig(config).withQueries(queries).withSeed(seed)
                     .withMaxSolutions(maxSolutions);

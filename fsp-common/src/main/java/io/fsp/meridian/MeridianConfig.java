@@ -9,8 +9,8 @@ import java.util.Objects;
  * {@link #libMeridian()}: k = 4 + l = 4 members per ring, s = 2, 10 rings, β = 0.5, the paper's bounds)
  * where that misses FSP's targets on latency matrices with the properties of real ones (clusters with
  * sub-millisecond RTTs, unknown pairs, triangle-inequality violations; docs/meridian.md, "Defaults"):
- * k = 8 primary and l = 8 secondary members per ring; rings growing by s = 1.5 from α = 1 ms, 15 of them
- * (the last from α·s^13 ≈ 195 ms), so that the crowded rings of long RTTs are split into more rings of 16;
+ * k = 8 primary and l = 8 secondary members per ring; rings growing by s = 1.5 from α = 1 ms, 17 of them
+ * (the last from α·s^15 ≈ 438 ms), so that the crowded rings of long RTTs are split into more rings of 16;
  * β = 1, which asks every member the triangle inequality allows ([0, 2(d + dc)]) and forwards on any
  * progress; the bounds widened by 1 ms so that sub-millisecond RTTs do not shrink them to nothing.
  * Gossip every 5 s during the first minute and every 30 s after, ring-membership replacement every 60 s.
@@ -157,7 +157,7 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
         private int secondaryPerRing = 8;
         private double ringBase = 1.5;
         private double alphaMs = 1;
-        private int rings = 15;
+        private int rings = 17;
         private double beta = 1;
         private Duration gossipInitialInterval = Duration.ofSeconds(5);
         private Duration gossipInitialPeriod = Duration.ofSeconds(60);
