@@ -1,5 +1,6 @@
 package io.fsp.client.evacuate;
 
+import io.fsp.client.write.AtomicFileWriter;
 import io.fsp.client.control.FspUrl;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.crypto.SealedBox;
@@ -9,14 +10,11 @@ import io.fsp.tls.Fingerprint;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
@@ -291,25 +289,10 @@ public record EvacuationManifest(FspUrl origin, Fingerprint originFingerprint, I
     }
 
     /**
-     * Seals the manifest to {@code recipient} and puts it at {@code file} atomically and durably: written beside it,
-     * forced, renamed over it, and the directory forced, so that a crash leaves the old manifest or the new one.
+     * Seals the manifest to {@code recipient} and puts it at {@code file} atomically and durably
+     * ({@link AtomicFileWriter}): a crash leaves the old manifest or the new one.
      */
     public void write(Path file, RecipientKey recipient) throws IOException {
-        byte[] sealed = seal(recipient);
-        Path target = file.toAbsolutePath();
-        Path dir = target.getParent();
-        Path part = dir.resolve("." + target.getFileName() + ".part");
-        try (FileChannel ch = FileChannel.open(part, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            ByteBuffer b = ByteBuffer.wrap(sealed);
-            while (b.hasRemaining()) {
-                ch.write(b);
-            }
-            ch.force(true);
-        }
-        Files.move(part, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-            d.force(true);
-        }
+        AtomicFileWriter.write(file, seal(recipient));
     }
 }
