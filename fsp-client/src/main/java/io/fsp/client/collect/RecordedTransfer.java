@@ -32,8 +32,8 @@ public record RecordedTransfer(List<Announcement> announcements) {
         return announcements.stream().filter(a -> a instanceof Announcement.File).map(a -> (Announcement.File) a).toList();
     }
 
-    /** The indices of the files whose every byte lies in a recorded block placed on relays. */
-    public Set<Integer> wholeFiles() {
+    /** By file index, the bytes of the file that recorded blocks placed on relays hold (each block counted once). */
+    public Map<Integer, Long> placedBytes() {
         Map<Integer, Long> placed = new HashMap<>();
         Set<Long> seen = new HashSet<>();
         for (Announcement a : announcements) {
@@ -41,6 +41,12 @@ public record RecordedTransfer(List<Announcement> announcements) {
                 placed.merge(b.file(), (long) b.length(), Long::sum);
             }
         }
+        return placed;
+    }
+
+    /** The indices of the files whose every byte lies in a recorded block placed on relays. */
+    public Set<Integer> wholeFiles() {
+        Map<Integer, Long> placed = placedBytes();
         Set<Integer> whole = new HashSet<>();
         for (Announcement.File f : files()) {
             if (placed.getOrDefault(f.index(), 0L) == f.size()) {
