@@ -147,6 +147,7 @@ public record EvacuationManifest(FspUrl origin, Fingerprint originFingerprint, I
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("line 2: " + e.getMessage(), e);
         }
+        expect(lines, 1, lines[1].equals("origin " + origin), "the URL as written: origin " + origin);
         Fingerprint fingerprint;
         try {
             fingerprint = Fingerprint.parse(value(lines, 2, "origin-fingerprint"));
