@@ -10,7 +10,7 @@ import io
 import re
 import sys
 import zlib
-from ftplib import FTP, FTP_TLS, error_perm, error_reply
+from ftplib import FTP, FTP_TLS, error_perm, error_reply, error_temp
 import ssl
 
 
@@ -27,7 +27,7 @@ def code(reply):
 def expect_error(ftp, command, codes):
     try:
         reply = ftp.sendcmd(command)
-    except (error_perm, error_reply) as e:
+    except (error_perm, error_reply, error_temp) as e:
         reply = str(e)
     check(code(reply) in codes, "%s: %s (expected one of %s)" % (command, reply, codes))
     return reply

@@ -117,6 +117,40 @@ public final class ExtensionCodec {
         return sb.toString();
     }
 
+    /**
+     * The argument of an FPRI line: {@code name}, relative to the path the next FRET retrieves and
+     * {@code /}-separated, percent-encoded as FILE names are.
+     */
+    public static String formatPriority(String name) {
+        checkPriority(name);
+        return encodeName(name);
+    }
+
+    /**
+     * Reads the argument of an FPRI line: a name of 1..4096 bytes, encoded as FILE names are, without a
+     * leading {@code /} and without {@code .} or {@code ..} segments.
+     */
+    public static String parsePriority(String argument) {
+        checkLength("FPRI", argument, 3 * ExtensionLimits.MAX_NAME_BYTES);
+        String name = decodeName(argument);
+        checkPriority(name);
+        canonical(argument, encodeName(name));
+        return name;
+    }
+
+    private static void checkPriority(String name) {
+        checkName(name);
+        if (name.startsWith("/")) {
+            throw new IllegalArgumentException("name: '" + shorten(name) + "' (expected: relative to the retrieved path,"
+                    + " without a leading /)");
+        }
+        for (String segment : name.split("/", -1)) {
+            if (segment.equals(".") || segment.equals("..")) {
+                throw new IllegalArgumentException("name: '" + shorten(name) + "' (expected: no . or .. segments)");
+            }
+        }
+    }
+
     /** Reads the argument of an FHAV line. */
     public static HeldRanges parseHeldRanges(String argument) {
         int max = 64 + 1 + 10 + 1 + ExtensionLimits.MAX_RANGES_PER_LINE * 40;

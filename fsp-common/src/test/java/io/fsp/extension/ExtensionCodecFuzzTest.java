@@ -19,7 +19,9 @@ class ExtensionCodecFuzzTest {
         }
         String text = new String(Arrays.copyOfRange(input, 1, input.length), StandardCharsets.UTF_8);
         try {
-            if ((input[0] & 1) == 0) {
+            if ((input[0] & 3) == 2) {
+                assertEquals(text, ExtensionCodec.formatPriority(ExtensionCodec.parsePriority(text)));
+            } else if ((input[0] & 1) == 0) {
                 assertEquals(text, ExtensionCodec.format(ExtensionCodec.parse(text)));
             } else {
                 assertEquals(text, ExtensionCodec.format(ExtensionCodec.parseHeldRanges(text)));

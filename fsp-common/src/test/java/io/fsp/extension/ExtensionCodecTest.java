@@ -174,6 +174,28 @@ class ExtensionCodecTest {
         assertTrue(e.getMessage().contains("expected"), e.getMessage());
     }
 
+    /** FPRI names a file or directory as FILE lines name it: the same encoding, checked the same way. */
+    @Test
+    void priorityNamesAreEncodedAsFileNames() {
+        assertEquals("docs%2Fa%20b.txt", ExtensionCodec.formatPriority("docs/a b.txt"));
+        assertEquals("docs/a b.txt", ExtensionCodec.parsePriority("docs%2Fa%20b.txt"));
+        assertEquals("caf\u00e9", ExtensionCodec.parsePriority("caf%C3%A9"));
+        String longest = "x".repeat(ExtensionLimits.MAX_NAME_BYTES);
+        assertEquals(longest, ExtensionCodec.parsePriority(longest));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> ExtensionCodec.parsePriority(longest + "x"))
+                .getMessage().contains("expected: <= 4096"));
+        assertThrows(IllegalArgumentException.class, () -> ExtensionCodec.formatPriority("/etc"));
+        assertThrows(IllegalArgumentException.class, () -> ExtensionCodec.formatPriority("a/../b"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "%2Fetc", "..", ".", "a%2F..%2Fb", "a%2F.", "a b", "a+b", "%zz", "%C3", "docs%2fa",
+        "a%2Db", "%41"})
+    void refusesBadPriorityNames(String argument) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ExtensionCodec.parsePriority(argument));
+        assertTrue(e.getMessage().contains("expected"), e.getMessage());
+    }
+
     @Test
     void manifestDigestIsOverTheFileLines() throws Exception {
         Manifest m = new Manifest(List.of(new Announcement.File(0, 10, 1000, "a b"), new Announcement.File(1, 20, 3000, "c")));
@@ -187,7 +209,7 @@ class ExtensionCodecTest {
 
     /** The fuzz target's stored inputs are valid lines, so that fuzzing starts from the accepting paths. */
     @ParameterizedTest
-    @ValueSource(strings = {"transfer", "key", "token", "relay", "dir", "file", "block-relays", "block-held", "fhav"})
+    @ValueSource(strings = {"transfer", "key", "token", "relay", "dir", "file", "block-relays", "block-held", "fhav", "fpri"})
     void fuzzSeedsAreValidLines(String seed) throws Exception {
         byte[] input;
         try (java.io.InputStream in = getClass().getResourceAsStream(
@@ -195,7 +217,9 @@ class ExtensionCodecTest {
             input = in.readAllBytes();
         }
         String text = new String(input, 1, input.length - 1, java.nio.charset.StandardCharsets.UTF_8);
-        if (input[0] == 0) {
+        if (input[0] == 2) {
+            assertEquals(text, ExtensionCodec.formatPriority(ExtensionCodec.parsePriority(text)));
+        } else if (input[0] == 0) {
             assertEquals(text, ExtensionCodec.format(ExtensionCodec.parse(text)));
         } else {
             assertEquals(text, ExtensionCodec.format(ExtensionCodec.parseHeldRanges(text)));

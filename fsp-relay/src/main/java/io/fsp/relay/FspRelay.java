@@ -32,7 +32,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** A running relay: listening, storing, serving, expiring. {@link #close()} stops it and drops all blocks. */
+/**
+ * A running relay: listening, storing, serving, expiring. {@link #close()} stops it and drops all blocks but those
+ * of retained transfers, which the next start restores.
+ */
 public final class FspRelay implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FspRelay.class);
     private static final Duration MAX_EXPIRY_PERIOD = Duration.ofSeconds(30);
@@ -94,8 +97,10 @@ public final class FspRelay implements AutoCloseable {
                 }
             }, period, period, TimeUnit.MILLISECONDS);
             FspRelay relay = new FspRelay(config, boss, workers, disk, verifier, store, listener, sessions);
-            log.info("listening on {}, quota {} bytes ({} in memory), ttl {}, trusting {} server(s), {}{}",
+            log.info("listening on {}, quota {} bytes ({} in memory), ttl {}, max-retain {}, trusting {} server(s),"
+                    + " {}{}",
                     CliValues.format(relay.address()), config.store().quotaBytes(), config.store().memoryBytes(), ttl,
+                    config.store().maxRetain(),
                     config.trustedServers().size(), !config.verifyBlocks() ? "blocks unchecked"
                             : config.acceptClearBlocks() ? "checking blocks, clear ones accepted" : "checking blocks",
                     config.faults().isEmpty() ? "" : ", FAULTS " + config.faults());

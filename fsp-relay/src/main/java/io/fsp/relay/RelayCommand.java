@@ -36,7 +36,8 @@ import picocli.CommandLine.Spec;
         customSynopsis = {"fsp-relay --listen=HOST:PORT --store=DIR --trust-server=FINGERPRINT... [OPTIONS]",
                 "fsp-relay fingerprint [--state-dir=DIR]"},
         description = {"Relay daemon: holds encrypted blocks of striped transfers for the servers it trusts,"
-                + " and hands them to clients that present a capability token.",
+                + " and hands them to clients that present a capability token. A transfer a server opens as"
+                + " retained is kept on disk until it expires (at most --max-retain), across restarts.",
                 "Prints 'fsp-relay: listening on HOST:PORT, certificate sha256 FINGERPRINT' once ready."},
         exitCodeOnExecutionException = 4, exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:stopped normally", "1:could not start (address in use, unreadable state)",
@@ -54,7 +55,9 @@ public final class RelayCommand implements Callable<Integer> {
     String listen;
 
     @Option(names = "--store", paramLabel = "DIR",
-            description = "Directory for blocks spilled from memory (encrypted block bytes only).")
+            description = "Directory for blocks spilled from memory and for retained transfers (encrypted block"
+                    + " bytes, and each retained transfer's metadata); at start the retained transfers found there"
+                    + " are restored, everything else the relay left there is deleted.")
     Path storeDir;
 
     @Option(names = "--quota", paramLabel = "SIZE", defaultValue = "2G",
@@ -87,8 +90,14 @@ public final class RelayCommand implements Callable<Integer> {
     List<String> trustServers = new ArrayList<>();
 
     @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "1h",
-            description = "Drop a transfer nobody touched for this long (default: ${DEFAULT-VALUE}).")
+            description = "Drop a transfer nobody touched for this long; retained transfers are kept until their"
+                    + " expiry (default: ${DEFAULT-VALUE}).")
     String ttl;
+
+    @Option(names = "--max-retain", paramLabel = "DURATION", defaultValue = "30d",
+            description = "Longest a server may have a transfer retained: kept on disk until its expiry, across"
+                    + " restarts, for a collector that comes later (default: ${DEFAULT-VALUE}).")
+    String maxRetain;
 
     @Option(names = "--state-dir", paramLabel = "DIR",
             description = "Where the relay keeps its certificate and key (default: ~/.fsp/relay).")
@@ -277,7 +286,8 @@ public final class RelayCommand implements Callable<Integer> {
                 value("--auth-timeout", authTimeout, CliValues::duration),
                 value("--idle-timeout", idleTimeout, CliValues::duration), maxRefusals);
         return new RelayConfig(address, new StoreConfig(storeDir, quotaBytes, memoryBytes, ttlValue, serverQuotaBytes,
-                transferSpaceBytes), identity, trusted, limits, connections, verifyBlocks, acceptClearBlocks, plan,
+                transferSpaceBytes, value("--max-retain", maxRetain, CliValues::duration)), identity, trusted, limits,
+                connections, verifyBlocks, acceptClearBlocks, plan,
                 Clock.systemUTC(),
                 SocketBuffers.check("--socket-buffer", value("--socket-buffer", socketBuffer, CliValues::size)));
     }

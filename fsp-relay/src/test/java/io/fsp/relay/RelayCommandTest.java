@@ -65,7 +65,8 @@ class RelayCommandTest {
                 "--listen", "127.0.0.1:0", "--store", dir.resolve("store").toString(), "--state-dir",
                 dir.resolve("state").toString(), "--trust-server", TRUST, "--quota", "64M", "--memory", "8M",
                 "--ttl", "5m", "--server-quota", "32M", "--transfer-space", "4M", "--auth-timeout", "5s",
-                "--max-unauthenticated-per-address", "8", "--idle-timeout", "2m", "--max-refusals", "5"));
+                "--max-unauthenticated-per-address", "8", "--idle-timeout", "2m", "--max-refusals", "5",
+                "--max-retain", "14d"));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (command.running == null || out.toString().isEmpty()) {
             assertTrue(System.nanoTime() < deadline, "relay did not start");
@@ -77,6 +78,7 @@ class RelayCommandTest {
         RelayConfig config = command.running.config();
         assertEquals(32L << 20, config.store().serverQuotaBytes());
         assertEquals(4L << 20, config.store().transferSpaceBytes());
+        assertEquals(Duration.ofDays(14), config.store().maxRetain());
         assertEquals(new ConnectionPolicy(1024, 8, Duration.ofSeconds(5), Duration.ofMinutes(2), 5), config.connections());
         assertTrue(Files.exists(dir.resolve("state/relay.crt")));
         assertEquals(printed + "\n", run("fingerprint", "--state-dir", dir.resolve("state").toString()).out(),
@@ -115,10 +117,11 @@ class RelayCommandTest {
             io.fsp.meridian.ServiceInfo info = asker.service(command.overlay.address()).get(10, TimeUnit.SECONDS)
                     .orElseThrow();
             assertEquals(command.running.address().getPort(), info.blockPort());
-            // The defaults: all the quota for one server, an eighth of it per transfer.
+            // The defaults: all the quota for one server, an eighth of it per transfer, retention up to 30 days.
             assertEquals(ConnectionPolicy.DEFAULT, command.running.config().connections());
             assertEquals(2L << 30, command.running.config().store().serverQuotaBytes());
             assertEquals(256L << 20, command.running.config().store().transferSpaceBytes());
+            assertEquals(Duration.ofDays(30), command.running.config().store().maxRetain());
             assertEquals(command.running.fingerprint(), info.fingerprint());
         } finally {
             command.running.close();
@@ -154,6 +157,8 @@ class RelayCommandTest {
         "--auth-timeout|0s|--auth-timeout PT0S: (expected: > 0)",
         "--max-unauthenticated-per-address|0|--max-unauthenticated-per-address 0: (expected: >= 1)",
         "--max-refusals|0|--max-refusals 0: (expected: >= 1)",
+        "--max-retain|0s|--max-retain PT0S: (expected: > 0)",
+        "--max-retain|a week|--max-retain 'a week': not a duration",
     })
     void badOptionValuesAreUsageErrorsThatNameTheOption(String option, String value, String message) {
         java.util.Map<String, String> options = new java.util.LinkedHashMap<>();

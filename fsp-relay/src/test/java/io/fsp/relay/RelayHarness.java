@@ -49,10 +49,13 @@ public final class RelayHarness implements AutoCloseable {
     /** 64 connections; the default deadlines; refusals without limit, for tests that collect several. */
     public static final ConnectionPolicy POLICY = ConnectionPolicy.DEFAULT.withMaxUnauthenticatedPerAddress(64)
             .withMaxRefusals(Integer.MAX_VALUE);
-    public final MutableClock clock = new MutableClock(Instant.now());
+    public final MutableClock clock;
     public final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     public final FspRelay relay;
     private final RelayConnectionConfig connectionConfig;
+    private final FaultPlan faults;
+    private final ConnectionPolicy policy;
+    private final boolean verifyBlocks;
 
     public RelayHarness(Path store, long quota, long memory, FaultPlan faults) throws Exception {
         this(store, quota, memory, faults, RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(5)));
@@ -66,13 +69,23 @@ public final class RelayHarness implements AutoCloseable {
     /** Half the quota per transfer, so that two transfers fit at once. */
     public RelayHarness(Path store, long quota, long memory, FaultPlan faults, RelayConnectionConfig connectionConfig,
                         ConnectionPolicy policy, boolean verifyBlocks) throws Exception {
-        this(new StoreConfig(store, quota, memory, Duration.ofMinutes(10), quota, Math.max(1, quota / 2)), faults,
+        this(new StoreConfig(store, quota, memory, Duration.ofMinutes(10), quota, Math.max(1, quota / 2),
+                StoreConfig.DEFAULT_MAX_RETAIN), faults,
                 connectionConfig, policy, verifyBlocks);
     }
 
     public RelayHarness(StoreConfig store, FaultPlan faults, RelayConnectionConfig connectionConfig,
                         ConnectionPolicy policy, boolean verifyBlocks) throws Exception {
+        this(store, faults, connectionConfig, policy, verifyBlocks, new MutableClock(Instant.now()));
+    }
+
+    private RelayHarness(StoreConfig store, FaultPlan faults, RelayConnectionConfig connectionConfig,
+                         ConnectionPolicy policy, boolean verifyBlocks, MutableClock clock) throws Exception {
         this.connectionConfig = connectionConfig;
+        this.faults = faults;
+        this.policy = policy;
+        this.verifyBlocks = verifyBlocks;
+        this.clock = clock;
         relay = FspRelay.start(new RelayConfig(new InetSocketAddress("127.0.0.1", 0), store, RELAY,
                 Set.of(SERVER.fingerprint(), SECOND_SERVER.fingerprint()), RelayLimits.DEFAULT, policy, verifyBlocks,
                 false, faults, clock));
@@ -147,6 +160,16 @@ public final class RelayHarness implements AutoCloseable {
 
     public static List<Long> seqs(long from, long toExclusive) {
         return java.util.stream.LongStream.range(from, toExclusive).boxed().toList();
+    }
+
+    /**
+     * Stops this relay as its daemon stops ({@link FspRelay#close()}) and starts another on the same store, with
+     * the same settings and clock (moved on by {@code after}).
+     */
+    public RelayHarness restart(Duration after) throws Exception {
+        close();
+        clock.advance(after);
+        return new RelayHarness(relay.config().store(), faults, connectionConfig, policy, verifyBlocks, clock);
     }
 
     @Override

@@ -48,7 +48,8 @@ class RelaySpaceTest {
 
     /** A 1 MiB relay; each server may reserve half of it, each transfer a quarter. */
     private RelayHarness start() throws Exception {
-        h = new RelayHarness(new StoreConfig(store, QUOTA, QUOTA, Duration.ofMinutes(10), QUOTA / 2, QUOTA / 4),
+        h = new RelayHarness(new StoreConfig(store, QUOTA, QUOTA, Duration.ofMinutes(10), QUOTA / 2, QUOTA / 4,
+                StoreConfig.DEFAULT_MAX_RETAIN),
                 FaultPlan.NONE, RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(5)),
                 RelayHarness.POLICY, false);
         return h;

@@ -11,10 +11,12 @@ import io.fsp.server.ftp.FtpServerContext;
 import io.fsp.server.ftp.FtpServerInitializer;
 import io.fsp.server.ftp.command.FgetCommand;
 import io.fsp.server.ftp.command.FhavCommand;
+import io.fsp.server.ftp.command.FpriCommand;
 import io.fsp.server.ftp.command.FretCommand;
 import io.fsp.server.ftp.command.FspoCommand;
 import io.fsp.server.ftp.command.FtpCommands;
 import io.fsp.server.select.OverlaySelection;
+import io.fsp.server.select.RelayEndpoint;
 import io.fsp.server.stripe.StripeContext;
 import io.fsp.server.ftp.data.PassivePorts;
 import io.fsp.tls.Certificates;
@@ -116,13 +118,13 @@ public final class FspServer implements AutoCloseable {
         ExecutorService blocking = executor("fsp-blocking-", config.blockingThreads(), BLOCKING_QUEUE);
         ExecutorService logins = executor("fsp-login-", config.loginThreads(), LOGIN_QUEUE);
         StripeContext stripe = new StripeContext(key, config.relay(), !config.fspWithoutTls(),
-                config.maxBlocksPerTransfer(), config.socketBuffer());
+                config.maxBlocksPerTransfer(), config.socketBuffer(), config.maxRetain());
         if (config.meridian().isPresent() || config.meridianEntry().isPresent()) {
             InetSocketAddress bind = config.meridian().map(ListenAddress::toSocketAddress)
                     .orElseGet(() -> new InetSocketAddress(config.listen().get(0).toSocketAddress().getAddress(), 0));
             try {
                 stripe.overlay(OverlaySelection.start(bind, config.meridianEntry().map(ListenAddress::toSocketAddress),
-                        config.relay(), Set.copyOf(config.trustRelay()), config.trustOverlayRelays(),
+                        stripe::relays, Set.copyOf(config.trustRelay()), config.trustOverlayRelays(),
                         config.relaySelectionTimeout()));
             } catch (RuntimeException e) {
                 stripe.close();
@@ -133,6 +135,7 @@ public final class FspServer implements AutoCloseable {
         stripe.warmRelayConnections();
         commands.register(new FspoCommand(stripe))
                 .register(new FhavCommand(stripe))
+                .register(new FpriCommand(stripe))
                 .register(new FretCommand(stripe))
                 .register(new FgetCommand(stripe));
         FtpServerContext context = new FtpServerContext(config, ssl, SslContexts.serverWithoutSessionTickets(key),
@@ -263,6 +266,19 @@ public final class FspServer implements AutoCloseable {
     /** The SHA-256 fingerprint of the server's TLS certificate, for clients to pin. */
     public Fingerprint fingerprint() {
         return context.fingerprint();
+    }
+
+    /** The static relay list that new striped transfers use. */
+    public List<RelayEndpoint> relays() {
+        return stripe.relays();
+    }
+
+    /**
+     * Replaces the static relay list while the server runs: transfers under way keep their relays, new ones use
+     * {@code relays}, and the kept connections of relays no longer listed are closed once idle.
+     */
+    public void relays(List<RelayEndpoint> relays) {
+        stripe.relays(relays);
     }
 
     /** The shared state of the running server (configuration, users, command registry). */

@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import sun.misc.Signal;
 
 /**
  * {@code fsp-server}: starts the FTP/FTPS server. Settings come from the defaults, then {@code --config
@@ -81,6 +82,10 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--socket-buffer", paramLabel = "BYTES", description = "Fix both socket buffers of data and relay"
             + " connections at BYTES, turning off the kernel's autotuning (default: 0, autotuning; see conf/server.conf.example).")
     String socketBuffer;
+
+    @Option(names = "--max-retain", paramLabel = "DURATION", description = "The longest retention an evacuation (FSPO"
+            + " retain) may ask relays for, e.g. 7d (default: 30d).")
+    String maxRetain;
 
     @Option(names = "--idle-timeout", paramLabel = "DURATION", description = "Close control connections idle this long, e.g. 300s (default: 5m).")
     String idleTimeout;
@@ -151,6 +156,9 @@ public final class ServerCommand implements Callable<Integer> {
             err.println("fsp-server: " + e.getMessage());
             return EXIT_FAILURE;
         }
+        reloadOnHangup(new ConfigReload(server, settings, settingsOptions.config == null
+                ? "the command line (no --config file)" : settingsOptions.config.toString(),
+                () -> settingsOptions.settings(options())), err);
         Thread hook = new Thread(() -> {
             server.close();
             stop.countDown();
@@ -172,11 +180,27 @@ public final class ServerCommand implements Callable<Integer> {
     }
 
     /**
+     * {@code kill -HUP} reloads the configuration, as Unix daemons do and systemd's {@code ExecReload} expects.
+     * A signal, not a watched file: the operator says when an edit is complete (an editor's half-written file is
+     * never read), the reload is one step a script or unit can wait on, and no thread polls. The handler replaces
+     * the JVM's default for SIGHUP (exit), so a closed terminal no longer stops the server either.
+     */
+    private static void reloadOnHangup(ConfigReload reload, PrintWriter err) {
+        try {
+            Signal.handle(new Signal("HUP"), s -> reload.reload());
+        } catch (IllegalArgumentException e) { // the JVM runs with -Xrs, or the platform has no SIGHUP
+            err.println("fsp-server: no configuration reload on SIGHUP (" + e.getMessage() + "); restart to change relays");
+            err.flush();
+        }
+    }
+
+    /**
      * Where the settings and the TLS certificate come from: serving and {@code fingerprint} take the same options,
      * so that both find the same certificate.
      */
     static final class SettingsOptions {
-        @Option(names = "--config", paramLabel = "FILE", description = "Configuration file (see conf/server.conf.example); options given here override it.")
+        @Option(names = "--config", paramLabel = "FILE", description = "Configuration file (see conf/server.conf.example); options given here override it."
+                + " kill -HUP reads it again and applies its relay lines without a restart.")
         Path config;
 
         @Option(names = "--state-dir", paramLabel = "DIR", description = "Where the generated TLS certificate and key are kept (default: ~/.fsp/server).")
@@ -224,6 +248,7 @@ public final class ServerCommand implements Callable<Integer> {
         put(m, "trust-relay", trustRelay);
         put(m, "trust-overlay-relays", trustOverlayRelays);
         put(m, "socket-buffer", socketBuffer);
+        put(m, "max-retain", maxRetain);
         return m;
     }
 

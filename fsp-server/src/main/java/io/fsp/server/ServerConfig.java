@@ -3,6 +3,7 @@ package io.fsp.server;
 import io.fsp.net.SocketBuffers;
 import io.fsp.server.ftp.data.PortRange;
 import io.fsp.server.select.RelayEndpoint;
+import io.fsp.server.stripe.StripeOptions;
 import io.fsp.tls.Fingerprint;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,7 +50,10 @@ public record ServerConfig(
         Duration relaySelectionTimeout,
         boolean fsyncUploads,
         int maxBlocksPerTransfer,
-        int socketBuffer) {
+        int socketBuffer,
+        Duration maxRetain,
+        long checksumRate,
+        long checksumBurst) {
 
     public ServerConfig {
         listen = List.copyOf(listen);
@@ -70,10 +74,18 @@ public record ServerConfig(
         requireRange("login-threads", loginThreads, 1, 256);
         requireRange("control-write-buffer", controlWriteBuffer, 1024, 16 << 20);
         requireRange("max-blocks-per-transfer", maxBlocksPerTransfer, 1, Integer.MAX_VALUE);
+        if (checksumRate < 1 || checksumBurst < 1) {
+            throw new IllegalArgumentException("checksum-rate: " + checksumRate + ", checksum-burst: " + checksumBurst
+                    + " (expected: >= 1 byte each)");
+        }
         requirePositive("idle-timeout", idleTimeout);
         requirePositive("login-grace-time", loginGraceTime);
         requirePositive("data-timeout", dataTimeout);
         requirePositive("data-connect-timeout", dataConnectTimeout);
+        if (maxRetain.compareTo(StripeOptions.MIN_RETAIN) < 0) {
+            throw new IllegalArgumentException("max-retain: " + StripeOptions.formatDuration(maxRetain) + " (expected: >= "
+                    + StripeOptions.formatDuration(StripeOptions.MIN_RETAIN) + ")");
+        }
         if (loginFailureDelay.isNegative()) {
             throw new IllegalArgumentException("login-failure-delay: " + loginFailureDelay + " (expected: >= 0)");
         }
@@ -105,7 +117,9 @@ public record ServerConfig(
                 Optional.empty(), Optional.empty(), List.of(), false, Duration.ofSeconds(5),
                 true,
                 1 << 20,
-                0);
+                0,
+                Duration.ofDays(30),
+                128L << 20, 16L << 30);
     }
 
     /** Where the generated certificate and key live: {@code state-dir}, else {@code ~/.fsp/server}. */

@@ -17,11 +17,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Logins and file work run on executors of their own, and reads of a whole file (HASH) end with ABOR or a
- * disconnect: a real server on loopback whose every file thread hashes a 1 TiB sparse file, which no test
- * waits out.
+ * Logins and file work run on executors of their own, and reads of a whole file (the checksum commands) end
+ * with ABOR or a disconnect: a real server on loopback whose every file thread hashes a 1 TiB sparse file,
+ * which no test waits out.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class FileWorkTest {
@@ -81,14 +83,16 @@ class FileWorkTest {
         }
     }
 
-    @Test
-    void aborStopsARunningHashAndTheSessionGoesOn() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"HASH huge.bin", "XSHA512 huge.bin", "CKSM ADLER32 0 -1 huge.bin",
+        "XCRC \"huge.bin\" 1 1099511627776"})
+    void aborStopsARunningChecksumAndTheSessionGoesOn(String checksum) throws Exception {
         try (RawControl c = connect().login()) {
-            c.sendRaw("HASH huge.bin\r\n".getBytes(StandardCharsets.US_ASCII));
+            c.sendRaw((checksum + "\r\n").getBytes(StandardCharsets.US_ASCII));
             Thread.sleep(300);
             long start = System.nanoTime();
             c.sendRaw("ABOR\r\n".getBytes(StandardCharsets.US_ASCII));
-            assertEquals("426", c.reply().substring(0, 3), "HASH answered as aborted");
+            assertEquals("426", c.reply().substring(0, 3), checksum + " answered as aborted");
             assertEquals("226", c.reply().substring(0, 3), "ABOR successful");
             assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) < PROMPT_MILLIS);
             assertTrue(c.send("NOOP").startsWith("200 "));

@@ -160,6 +160,8 @@ class ServerCommandTest {
         assertEquals(2, cli(new ServerCommand()).execute("--socket-buffer", "100", "--root", tmp.toString()));
         assertTrue(err.toString().contains("socket-buffer: 100 (expected: 0 for the kernel's autotuning, or"),
                 err.toString());
+        assertEquals(2, cli(new ServerCommand()).execute("--max-retain", "30s", "--root", tmp.toString()));
+        assertTrue(err.toString().contains("max-retain: 30s (expected: >= 1m)"), err.toString());
     }
 
     @Test

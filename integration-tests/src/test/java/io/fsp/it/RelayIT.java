@@ -12,6 +12,7 @@ import io.fsp.block.BlockChecksumException;
 import io.fsp.block.BlockLimits;
 import io.fsp.block.Blocks;
 import io.fsp.block.stage.BlockPipeline;
+import io.fsp.block.stage.OpenedBlock;
 import io.fsp.checksum.ChecksumAlgorithm;
 import io.fsp.crypto.TransferKey;
 import io.fsp.it.harness.RelayProcess;
@@ -82,9 +83,15 @@ class RelayIT {
     private static List<byte[]> push(RelayConnection server, TransferId id, TokenKey tokenKey, int count)
             throws Exception {
         server.openTransfer(id, tokenKey, Instant.now().plusSeconds(600), 1L << 20).get(10, TimeUnit.SECONDS);
+        return put(server, id, TransferKey.generate(id.value(), 256, new SecureRandom()), count);
+    }
+
+    /** Seals {@code count} blocks of known text with {@code key} and puts them; returns their wire bytes. */
+    private static List<byte[]> put(RelayConnection server, TransferId id, TransferKey key, int count)
+            throws Exception {
         List<byte[]> wire = new ArrayList<>();
         try (BlockPipeline sender = BlockPipeline.builder().transferId(id.value()).checksum(ChecksumAlgorithm.CRC32C)
-                .noCompression().encryption(TransferKey.generate(id.value(), 256, new SecureRandom())).build()) {
+                .noCompression().encryption(key).build()) {
             List<CompletableFuture<Void>> puts = new ArrayList<>();
             for (int i = 0; i < count; i++) {
                 ByteBuf data = Unpooled.copiedBuffer(KNOWN.repeat(1000), StandardCharsets.UTF_8);
@@ -202,6 +209,66 @@ class RelayIT {
                     got.release();
                 }
             }
+        }
+    }
+
+    @Test
+    void aRetainedTransferOutlivesAKilledRelayAndItsCollectorFetchesItWithTheOriginalToken() throws Exception {
+        TransferId id = TransferId.random();
+        TokenKey tokenKey = TokenKey.random();
+        TransferKey key = TransferKey.generate(id.value(), 256, new SecureRandom());
+        Instant expires = Instant.now().plus(Duration.ofDays(1));
+        List<byte[]> wire;
+        RelayProcess relay = RelayProcess.start(dir, SERVER.fingerprint(), "--ttl", "1s");
+        try (RelayConnection server = connect(relay, Optional.of(SERVER))) {
+            server.openTransfer(id, tokenKey, expires, 1L << 20, true).get(10, TimeUnit.SECONDS);
+            wire = put(server, id, key, 6);
+            relay.kill(); // SIGKILL right after the last OK: what was acknowledged must be on disk
+        } finally {
+            relay.close();
+        }
+
+        try (RelayProcess restarted = RelayProcess.start(dir, SERVER.fingerprint(), "--ttl", "1s")) {
+            assertEquals(relay.fingerprint(), restarted.fingerprint());
+            assertTrue(restarted.output().contains("restored retained transfer " + id + ": 6 blocks"),
+                    restarted.output());
+            Thread.sleep(1500); // longer than the idle TTL: a retained transfer outlives it
+            try (RelayConnection client = connect(restarted, Optional.empty());
+                 BlockPipeline receiver = BlockPipeline.builder().transferId(id.value())
+                         .checksum(ChecksumAlgorithm.CRC32C).encryption(key).build()) {
+                client.authorize(CapabilityToken.issue(tokenKey, id, expires, TokenScope.ALL))
+                        .get(10, TimeUnit.SECONDS);
+                assertEquals(6, client.status(id).get(10, TimeUnit.SECONDS).blocks());
+                List<Long> seqs = new ArrayList<>();
+                for (byte[] w : wire) {
+                    long seq = seqOf(w);
+                    seqs.add(seq);
+                    ByteBuf got = client.getBlock(id, seq).get(10, TimeUnit.SECONDS);
+                    try {
+                        assertArrayEquals(w, ByteBufUtil.getBytes(got));
+                        Block block = Blocks.parse(got, BlockLimits.DEFAULT);
+                        OpenedBlock opened = receiver.open(block);
+                        try {
+                            assertEquals(KNOWN.repeat(1000), opened.content().toString(StandardCharsets.UTF_8));
+                        } finally {
+                            opened.release();
+                            block.release();
+                        }
+                    } finally {
+                        got.release();
+                    }
+                }
+                assertEquals(6L, client.confirm(id, seqs).get(10, TimeUnit.SECONDS));
+            }
+            // The owner ends it: nothing of it stays on the relay's disk.
+            try (RelayConnection server = connect(restarted, Optional.of(SERVER))) {
+                server.abortTransfer(id).get(10, TimeUnit.SECONDS);
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (Files.exists(restarted.store().resolve(id.toString())) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertFalse(Files.exists(restarted.store().resolve(id.toString())), restarted.output());
         }
     }
 

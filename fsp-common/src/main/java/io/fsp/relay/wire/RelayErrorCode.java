@@ -28,7 +28,10 @@ public enum RelayErrorCode {
     TOO_MANY_REQUESTS(12),
     /** PUT_BLOCK bytes that are not a sound block of this transfer and sequence number (checksum, header). */
     BAD_BLOCK(13),
-    /** OPEN_TRANSFER whose space the relay cannot reserve (its quota, or the server's share of it, is taken). */
+    /**
+     * OPEN_TRANSFER whose space the relay cannot reserve (its quota, or the server's share of it, is taken), or a
+     * PUT_BLOCK of a retained transfer beyond its reservation.
+     */
     NO_SPACE(14),
     /** PUT_BLOCK beyond the space its transfer declared at OPEN_TRANSFER. */
     SPACE_EXCEEDED(15),
@@ -36,6 +39,8 @@ public enum RelayErrorCode {
     AUTH_TIMEOUT(16),
     /** Too many requests refused on one connection without a trusted certificate; the connection closes. */
     TOO_MANY_REFUSALS(17),
+    /** OPEN_TRANSFER of a retained transfer whose expiry lies beyond the relay's {@code --max-retain}. */
+    RETENTION_TOO_LONG(18),
     /** An error code this version does not know (from a newer peer). */
     UNKNOWN(0);
 

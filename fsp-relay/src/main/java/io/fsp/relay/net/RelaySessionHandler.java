@@ -320,16 +320,25 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             refuse(o.id(), RelayErrorCode.TOKEN_EXPIRED, "expiresAt: " + o.expiresAt() + " (expected: in the future)");
             return;
         }
-        switch (store.open(o.transferId(), o.tokenKey(), o.expiresAt(), o.space(), server)) {
+        await(store.open(o.transferId(), o.tokenKey(), o.expiresAt(), o.space(), server, o.retained()),
+                (result, error) -> opened(o, result, error));
+    }
+
+    private void opened(RelayMessage.OpenTransfer o, BlockStore.OpenResult result, Throwable error) {
+        if (error != null) {
+            refuse(o.id(), error);
+            return;
+        }
+        switch (result) {
             case OPENED -> {
-                log.info("{} transfer {} opened, expires {}, space {} bytes, {} reserved", session, o.transferId(),
-                        o.expiresAt(), o.space(), store.status(o.transferId()).map(BlockStore.TransferStatus::reservation)
-                                .orElse(0L));
+                log.info("{} transfer {} opened{}, expires {}, space {} bytes, {} reserved", session, o.transferId(),
+                        o.retained() ? " retained" : "", o.expiresAt(), o.space(),
+                        store.status(o.transferId()).map(BlockStore.TransferStatus::reservation).orElse(0L));
                 reply(new RelayMessage.Ok(o.id()));
             }
             case ALREADY_OPEN -> reply(new RelayMessage.Ok(o.id()));
-            case KEY_MISMATCH -> refuse(o.id(), RelayErrorCode.TRANSFER_EXISTS,
-                    "transfer " + o.transferId() + " is already open with another key or for another server");
+            case KEY_MISMATCH -> refuse(o.id(), RelayErrorCode.TRANSFER_EXISTS, "transfer " + o.transferId()
+                    + " is already open with another key, for another server or with another retention");
             case NO_SPACE -> {
                 log.info("{} transfer {} refused: no room to reserve for {} bytes ({} of {} reserved)", session,
                         o.transferId(), o.space(), store.reserved(), store.quota());
@@ -338,6 +347,9 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
                         : "no room to reserve for transfer " + o.transferId() + " (this server's share or the relay's"
                                 + " quota is taken); try another relay");
             }
+            case RETENTION_TOO_LONG -> refuse(o.id(), RelayErrorCode.RETENTION_TOO_LONG, "expiresAt: " + o.expiresAt()
+                    + " (expected: by " + clock.instant().plus(store.config().maxRetain()) + ", this relay retains"
+                    + " transfers for at most " + store.config().maxRetain() + ")");
         }
     }
 

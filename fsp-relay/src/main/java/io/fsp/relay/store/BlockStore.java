@@ -1,11 +1,17 @@
 package io.fsp.relay.store;
 
+import io.fsp.block.BlockDecoder;
+import io.fsp.block.BlockDescriptor;
+import io.fsp.block.BlockHeader;
+import io.fsp.block.BlockLimits;
 import io.fsp.relay.wire.RelayErrorCode;
 import io.fsp.tls.Fingerprint;
 import io.fsp.token.TokenKey;
 import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.DecoderException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -42,12 +48,24 @@ import org.slf4j.LoggerFactory;
  * until its block is gone from memory or disk.
  *
  * <p>Spilled blocks live in {@code directory/<transfer id hex>/<seq>.blk} and contain exactly the block
- * bytes the server sent; nothing else is ever written there.
+ * bytes the server sent.
+ *
+ * <p>A <em>retained</em> transfer is kept for a collector that comes later, across restarts: its metadata is
+ * written beside its blocks ({@link RetainedTransfer}) before it is opened, every block of it goes to disk and is
+ * forced there before its put completes, it is never dropped for being idle, and a put beyond its reservation is
+ * refused at once (nobody confirms its blocks until its collector comes). At start the store restores the
+ * retained transfers an earlier run left and deletes everything else that run left.
  */
 public final class BlockStore {
     private static final Logger log = LoggerFactory.getLogger(BlockStore.class);
     private static final Pattern TRANSFER_DIR = Pattern.compile("[0-9a-f]{16}");
     private static final Pattern BLOCK_FILE = Pattern.compile("[0-9]{1,19}\\.blk");
+    /** Every name the store writes in a transfer's directory, the metadata's temporary name too. */
+    private static final Pattern OWN_FILE = Pattern.compile("[0-9]{1,19}\\.blk|" + RetainedTransfer.FILE_NAME
+            + "|\\." + RetainedTransfer.FILE_NAME + "[0-9]*\\.tmp");
+    /** Restored block files are checked against their header; the reservation bounds their size. */
+    private static final BlockLimits RESTORE_LIMITS = new BlockLimits(BlockLimits.MAX_DATA_LENGTH,
+            BlockDescriptor.MAX_NAME_LENGTH);
 
     private final StoreConfig config;
     private final Executor disk;
@@ -67,34 +85,88 @@ public final class BlockStore {
         this.clock = clock;
         this.alloc = alloc;
         Files.createDirectories(config.directory());
-        removeLeftovers();
+        restore();
     }
 
     /** Outcome of {@link #open}. */
-    public enum OpenResult { OPENED, ALREADY_OPEN, KEY_MISMATCH, NO_SPACE }
+    public enum OpenResult { OPENED, ALREADY_OPEN, KEY_MISMATCH, NO_SPACE, RETENTION_TOO_LONG }
 
     /**
      * Opens a transfer for the server whose certificate is {@code owner}, reserving room for {@code space}
-     * bytes (at most the per-transfer limit); opening it again with the same key by the same server is harmless
-     * (a reconnecting server). {@link OpenResult#NO_SPACE} when the quota or the server's share cannot take the
-     * reservation, or {@code space} is not positive.
+     * bytes (at most the per-transfer limit); opening it again with the same key by the same server (and the same
+     * retention) is harmless (a reconnecting server). {@link OpenResult#NO_SPACE} when the quota or the server's
+     * share cannot take the reservation, or {@code space} is not positive; {@link OpenResult#RETENTION_TOO_LONG}
+     * when a {@code retained} transfer would expire beyond the store's {@code maxRetain} from now. A retained
+     * transfer is open once its metadata is on disk; the future fails with {@code STORE_FAILED} if it cannot be
+     * written.
      */
-    public synchronized OpenResult open(TransferId id, TokenKey key, Instant expiresAt, long space,
-                                        Fingerprint owner) {
-        Transfer t = transfers.get(id);
-        if (t != null) {
-            return t.key.equals(key) && t.owner.equals(owner) ? OpenResult.ALREADY_OPEN : OpenResult.KEY_MISMATCH;
+    public CompletableFuture<OpenResult> open(TransferId id, TokenKey key, Instant expiresAt, long space,
+                                              Fingerprint owner, boolean retained) {
+        Transfer t;
+        synchronized (this) {
+            Transfer open = transfers.get(id);
+            if (open != null) {
+                if (!open.key.equals(key) || !open.owner.equals(owner) || open.retained != retained) {
+                    return CompletableFuture.completedFuture(OpenResult.KEY_MISMATCH);
+                }
+                return open.kept.thenApply(v -> OpenResult.ALREADY_OPEN);
+            }
+            if (retained && expiresAt.isAfter(clock.instant().plus(config.maxRetain()))) {
+                return CompletableFuture.completedFuture(OpenResult.RETENTION_TOO_LONG);
+            }
+            long reservation = Math.min(space, config.transferSpaceBytes());
+            long byServer = reservedByServer.getOrDefault(owner, 0L);
+            if (space < 1 || reserved + reservation > config.quotaBytes()
+                    || byServer + reservation > config.serverQuotaBytes()) {
+                return CompletableFuture.completedFuture(OpenResult.NO_SPACE);
+            }
+            t = new Transfer(id, key, expiresAt, space, reservation, owner, retained, clock.instant());
+            reserve(t);
         }
-        long reservation = Math.min(space, config.transferSpaceBytes());
-        long byServer = reservedByServer.getOrDefault(owner, 0L);
-        if (space < 1 || reserved + reservation > config.quotaBytes()
-                || byServer + reservation > config.serverQuotaBytes()) {
-            return OpenResult.NO_SPACE;
+        if (retained) {
+            disk.execute(() -> keep(t));
         }
-        reserved += reservation;
-        reservedByServer.put(owner, byServer + reservation);
-        transfers.put(id, new Transfer(id, key, expiresAt, space, reservation, owner, clock.instant()));
-        return OpenResult.OPENED;
+        return t.kept.thenApply(v -> OpenResult.OPENED);
+    }
+
+    /** Writes a retained transfer's metadata and completes {@link Transfer#kept}; runs on the disk executor. */
+    private void keep(Transfer t) {
+        try {
+            t.record().write(transferDir(t.id));
+        } catch (IOException | RuntimeException e) {
+            log.warn("cannot keep retained transfer {} in {}: {}", t.id, transferDir(t.id), e.toString());
+            boolean wasOpen;
+            synchronized (this) {
+                wasOpen = transfers.remove(t.id, t);
+                if (wasOpen) {
+                    unreserve(t);
+                }
+            }
+            if (wasOpen) {
+                dropBlocks(t);
+            }
+            t.kept.completeExceptionally(new StoreException(RelayErrorCode.STORE_FAILED,
+                    "cannot keep transfer " + t.id + " on disk: " + e.getMessage(), e));
+            return;
+        }
+        boolean open;
+        synchronized (this) {
+            open = transfers.get(t.id) == t;
+        }
+        if (!open) {
+            forget(t.id); // aborted or expired meanwhile: it must not come back at the next start
+            t.kept.completeExceptionally(new StoreException(RelayErrorCode.UNKNOWN_TRANSFER,
+                    "transfer " + t.id + " was closed while it was opened"));
+            return;
+        }
+        t.kept.complete(null);
+    }
+
+    /** Takes a transfer's reservation and makes it open (called with the lock held). */
+    private void reserve(Transfer t) {
+        reserved += t.reservation;
+        reservedByServer.merge(t.owner, t.reservation, Long::sum);
+        transfers.put(t.id, t);
     }
 
     /** Returns a transfer's reservation; it is gone from {@link #transfers} (called with the lock held). */
@@ -119,7 +191,9 @@ public final class BlockStore {
      * Stores a block, taking ownership of {@code block}. Completes once the block is held (in memory at
      * once, on disk after the write); waits first while its transfer holds its reservation's worth. A block
      * already held is acknowledged again and its new bytes discarded: a stored block never changes. Fails with
-     * {@code SPACE_EXCEEDED} if the block would take its transfer beyond the bytes it declared.
+     * {@code SPACE_EXCEEDED} if the block would take its transfer beyond the bytes it declared, and for a retained
+     * transfer with {@code NO_SPACE} at once instead of waiting. A retained transfer's block completes once it is
+     * forced to disk.
      */
     public CompletableFuture<Void> put(TransferId id, long seq, ByteBuf block) {
         CompletableFuture<Void> done = new CompletableFuture<>();
@@ -146,6 +220,12 @@ public final class BlockStore {
                             + " bytes more than the " + (t.space - t.pushed) + " left of the " + t.space
                             + " bytes transfer " + id + " declared");
                 }
+                if (t.retained && t.held + size > t.reservation) {
+                    throw new StoreException(RelayErrorCode.NO_SPACE, "block " + seq + ": " + size + " bytes more than"
+                            + " the " + (t.reservation - t.held) + " left of the " + t.reservation + " bytes reserved"
+                            + " for retained transfer " + id + " (nobody confirms its blocks before its collector"
+                            + " comes); try another relay");
+                }
                 t.pushed += size;
                 t.writing.add(seq);
                 Waiter w = new Waiter(id, seq, block, size, done);
@@ -166,23 +246,26 @@ public final class BlockStore {
     private void admit(Transfer t, Waiter w) {
         t.held += w.size;
         used += w.size;
-        place(w);
+        place(t, w);
     }
 
-    /** Holds the block of {@code w}: keep it in memory if the budget allows, else write it to disk. */
-    private void place(Waiter w) {
+    /**
+     * Holds the block of {@code w}: keep it in memory if the budget allows, else write it to disk; a retained
+     * transfer's block always goes to disk, forced.
+     */
+    private void place(Transfer t, Waiter w) {
         // Called with the lock held; the disk write runs outside it.
-        if (memoryUsed + w.size <= config.memoryBytes()) {
+        if (!t.retained && memoryUsed + w.size <= config.memoryBytes()) {
             memoryUsed += w.size;
             ByteBuf copy = ownBuffer(w.block, w.size) ? w.block : copyOf(w.block, w.size);
-            Transfer t = transfers.get(w.id);
             t.writing.remove(w.seq);
             t.blocks.put(w.seq, new Held(copy, null, w.size));
             t.bytes += w.size;
             complete(w.done);
             return;
         }
-        disk.execute(() -> spill(w));
+        boolean force = t.retained;
+        disk.execute(() -> spill(w, force));
     }
 
     /**
@@ -201,7 +284,8 @@ public final class BlockStore {
         return copy;
     }
 
-    private void spill(Waiter w) {
+    /** Writes a block to its file; {@code force}: and to the disk, so that it survives a crash once acknowledged. */
+    private void spill(Waiter w, boolean force) {
         Path file = blockFile(w.id, w.seq);
         try {
             Files.createDirectories(file.getParent());
@@ -211,6 +295,11 @@ public final class BlockStore {
                     while (b.hasRemaining()) {
                         ch.write(b);
                     }
+                }
+                if (force) {
+                    // The directory was forced when the transfer was opened; the file's new name is committed with
+                    // the file by the journalling file systems (ext4, XFS, btrfs).
+                    ch.force(true);
                 }
             }
         } catch (IOException e) {
@@ -342,14 +431,15 @@ public final class BlockStore {
         return true;
     }
 
-    /** Drops transfers past their expiry or idle for longer than the TTL; returns how many. */
+    /** Drops transfers past their expiry or, unless retained, idle for longer than the TTL; returns how many. */
     public int expire() {
         Instant now = clock.instant();
         List<Transfer> dropped = new ArrayList<>();
         synchronized (this) {
             for (Iterator<Transfer> it = transfers.values().iterator(); it.hasNext(); ) {
                 Transfer t = it.next();
-                if (!now.isBefore(t.expiresAt) || !now.isBefore(t.lastActivity.plus(config.ttl()))) {
+                boolean idle = !t.retained && !now.isBefore(t.lastActivity.plus(config.ttl()));
+                if (!now.isBefore(t.expiresAt) || idle) {
                     it.remove();
                     unreserve(t);
                     dropped.add(t);
@@ -369,7 +459,8 @@ public final class BlockStore {
         if (t == null) {
             return Optional.empty();
         }
-        return Optional.of(new TransferStatus(t.blocks.size(), t.bytes, t.expiresAt, t.space, t.reservation));
+        return Optional.of(new TransferStatus(t.blocks.size(), t.bytes, t.expiresAt, t.space, t.reservation,
+                t.retained));
     }
 
     /** Names a held block. */
@@ -419,15 +510,16 @@ public final class BlockStore {
         return config;
     }
 
-    /** Drops everything (shutdown). */
+    /** Drops everything but the retained transfers' files, which the next start restores (shutdown). */
     public void clear() {
         List<Transfer> all;
         synchronized (this) {
             all = new ArrayList<>(transfers.values());
             transfers.clear();
             all.forEach(this::unreserve);
+            all.stream().filter(t -> t.retained).forEach(t -> used -= t.bytes); // their files stay
         }
-        all.forEach(this::dropBlocks);
+        all.stream().filter(t -> !t.retained).forEach(this::dropBlocks);
     }
 
     /**
@@ -435,8 +527,10 @@ public final class BlockStore {
      *
      * @param space the block bytes its server declared it would push here
      * @param reservation what the relay reserved for it: the most it holds at once
+     * @param retained kept on disk until its expiry, across restarts
      */
-    public record TransferStatus(long blocks, long bytes, Instant expiresAt, long space, long reservation) {
+    public record TransferStatus(long blocks, long bytes, Instant expiresAt, long space, long reservation,
+                                 boolean retained) {
     }
 
     // ---------------------------------------------------------------- internals
@@ -459,7 +553,15 @@ public final class BlockStore {
             cancelled.addAll(t.waiters);
             t.waiters.clear();
         }
-        held.forEach(h -> free(t, h));
+        if (t.retained) {
+            // The metadata goes first: a crash while the blocks are deleted leaves leftovers, not a transfer.
+            disk.execute(() -> {
+                forget(t.id);
+                held.forEach(h -> free(t, h));
+            });
+        } else {
+            held.forEach(h -> free(t, h));
+        }
         for (Waiter w : cancelled) {
             w.block.release();
             w.done.completeExceptionally(new StoreException(RelayErrorCode.UNKNOWN_TRANSFER,
@@ -503,8 +605,26 @@ public final class BlockStore {
         done.complete(null);
     }
 
+    private Path transferDir(TransferId id) {
+        return config.directory().resolve(id.toString());
+    }
+
     private Path blockFile(TransferId id, long seq) {
-        return config.directory().resolve(id.toString()).resolve(seq + ".blk");
+        return transferDir(id).resolve(seq + ".blk");
+    }
+
+    /** Deletes a retained transfer's metadata, for good: an aborted transfer must not come back at the next start. */
+    private void forget(TransferId id) {
+        Path file = transferDir(id).resolve(RetainedTransfer.FILE_NAME);
+        try {
+            Files.deleteIfExists(file);
+            RetainedTransfer.forceDirectory(file.getParent());
+        } catch (NoSuchFileException e) {
+            // its directory was never made: nothing to forget
+        } catch (IOException e) {
+            log.warn("cannot delete {}: {}", file, e.toString());
+        }
+        deleteQuietly(file); // and the directory if nothing else is in it
     }
 
     private static void deleteQuietly(Path file) {
@@ -524,26 +644,141 @@ public final class BlockStore {
         }
     }
 
-    /** Blocks spilled by an earlier run belong to transfers that no longer exist here. */
-    private void removeLeftovers() throws IOException {
-        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(config.directory())) {
-            for (Path dir : dirs) {
-                if (!Files.isDirectory(dir) || !TRANSFER_DIR.matcher(dir.getFileName().toString()).matches()) {
-                    continue;
-                }
-                try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-                    for (Path f : files) {
-                        if (BLOCK_FILE.matcher(f.getFileName().toString()).matches()) {
-                            Files.deleteIfExists(f);
-                        }
-                    }
-                }
-                try {
-                    Files.deleteIfExists(dir);
-                } catch (java.nio.file.DirectoryNotEmptyException e) {
-                    log.warn("{}: not empty after removing old blocks; left alone", dir);
+    /**
+     * Restores the retained transfers an earlier run left whose metadata is sound and whose expiry lies ahead,
+     * with their sound blocks, and deletes everything else that run left (blocks of transfers that were not
+     * retained, expired or unreadable transfers, damaged blocks), one log line each. Files the store never
+     * writes are left alone.
+     */
+    private void restore() throws IOException {
+        List<Path> dirs = new ArrayList<>();
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(config.directory())) {
+            for (Path dir : s) {
+                if (Files.isDirectory(dir) && TRANSFER_DIR.matcher(dir.getFileName().toString()).matches()) {
+                    dirs.add(dir);
                 }
             }
+        }
+        dirs.sort(null);
+        Instant now = clock.instant();
+        for (Path dir : dirs) {
+            RetainedTransfer kept;
+            try {
+                kept = retained(dir, now);
+            } catch (IOException e) {
+                log.info("deleting transfer {} left by an earlier run: {}", dir.getFileName(), e.getMessage());
+                deleteLeftovers(dir);
+                continue;
+            }
+            restore(dir, kept, now);
+        }
+    }
+
+    /** The sound metadata of a retained transfer whose expiry lies ahead; else says why not. */
+    private static RetainedTransfer retained(Path dir, Instant now) throws IOException {
+        Path file = dir.resolve(RetainedTransfer.FILE_NAME);
+        if (!Files.exists(file)) {
+            throw new IOException("not retained");
+        }
+        RetainedTransfer r = RetainedTransfer.read(file);
+        if (!r.id().toString().equals(dir.getFileName().toString())) {
+            throw new IOException(file + ": transfer " + r.id() + " (expected: " + dir.getFileName()
+                    + ", its directory)");
+        }
+        if (!now.isBefore(r.expiresAt())) {
+            throw new IOException("expired at " + r.expiresAt());
+        }
+        return r;
+    }
+
+    /** Opens {@code r} again with the sound blocks in {@code dir}; deletes the others. */
+    private void restore(Path dir, RetainedTransfer r, Instant now) throws IOException {
+        Transfer t = new Transfer(r.id(), r.key(), r.expiresAt(), r.space(), r.reservation(), r.owner(), true, now);
+        t.kept.complete(null); // its metadata is on disk: that is where it comes from
+        List<Path> files = new ArrayList<>();
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(dir)) {
+            s.forEach(files::add);
+        }
+        files.sort(null);
+        for (Path f : files) {
+            String name = f.getFileName().toString();
+            if (name.equals(RetainedTransfer.FILE_NAME) || !OWN_FILE.matcher(name).matches()) {
+                continue;
+            }
+            if (!BLOCK_FILE.matcher(name).matches()) {
+                Files.deleteIfExists(f); // the metadata's temporary file, from a crash while it was written
+                continue;
+            }
+            long size = Files.size(f);
+            String problem = blockProblem(f, r.id(), name.substring(0, name.length() - ".blk".length()), size);
+            if (problem == null && t.held + size > t.reservation) {
+                problem = "beyond the " + t.reservation + " bytes reserved for the transfer";
+            }
+            if (problem != null) {
+                log.info("deleting {} of retained transfer {}: {}", name, r.id(), problem);
+                Files.deleteIfExists(f);
+                continue;
+            }
+            long seq = Long.parseLong(name.substring(0, name.length() - ".blk".length()));
+            t.blocks.put(seq, new Held(null, f, (int) size));
+            t.bytes += size;
+            t.held += size;
+        }
+        t.pushed = t.held; // what was confirmed before the restart is not known: the server may push that again
+        reserve(t);
+        used += t.held;
+        log.info("restored retained transfer {}: {} blocks, {} bytes, expires {}, {} bytes reserved", r.id(),
+                t.blocks.size(), t.bytes, r.expiresAt(), r.reservation());
+        if (reserved > config.quotaBytes() || reservedByServer.get(r.owner()) > config.serverQuotaBytes()) {
+            log.warn("retained transfers reserve {} bytes, {} of them for server {}: beyond --quota {} or"
+                    + " --server-quota {}; new transfers are refused until retained ones end", reserved,
+                    reservedByServer.get(r.owner()), r.owner(), config.quotaBytes(), config.serverQuotaBytes());
+        }
+    }
+
+    /**
+     * Why the file of block {@code seq} of {@code id} cannot be served: its header (docs/protocol.md §2) must name
+     * the transfer and block, and the block's length must be the file's. Null if it is sound.
+     */
+    private static String blockProblem(Path file, TransferId id, String seq, long size) throws IOException {
+        if (size < BlockHeader.FIXED_LENGTH || size > Integer.MAX_VALUE) {
+            return "size " + size + " bytes (expected: a block)";
+        }
+        byte[] header;
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            header = in.readNBytes(BlockHeader.FIXED_LENGTH);
+        }
+        BlockDecoder.Frame frame;
+        try {
+            frame = BlockDecoder.readFrame(Unpooled.wrappedBuffer(header), 0, header.length, RESTORE_LIMITS);
+        } catch (DecoderException | IllegalArgumentException e) {
+            return "not a block: " + e.getMessage();
+        }
+        if (frame == null) {
+            return "size " + size + " bytes (expected: a block)";
+        }
+        if (frame.transferId() != id.value() || !Long.toString(frame.sequence()).equals(seq)) {
+            return "its header names " + BlockHeader.id(frame.transferId(), frame.sequence());
+        }
+        if (frame.blockLength() != size) {
+            return "size " + size + " bytes (expected: " + frame.blockLength() + ", as its header says)";
+        }
+        return null;
+    }
+
+    /** Deletes what the store wrote into {@code dir}, and the directory if nothing else is left in it. */
+    private static void deleteLeftovers(Path dir) throws IOException {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path f : files) {
+                if (OWN_FILE.matcher(f.getFileName().toString()).matches()) {
+                    Files.deleteIfExists(f);
+                }
+            }
+        }
+        try {
+            Files.deleteIfExists(dir);
+        } catch (java.nio.file.DirectoryNotEmptyException e) {
+            log.warn("{}: not empty after removing what the relay left there; left alone", dir);
         }
     }
 
@@ -556,6 +791,10 @@ public final class BlockStore {
         final long space;
         /** What the relay reserved for the transfer: the most it holds at once. */
         final long reservation;
+        /** Kept on disk until its expiry, across restarts. */
+        final boolean retained;
+        /** Completes once the transfer is open: at once, or for a retained one once its metadata is on disk. */
+        final CompletableFuture<Void> kept;
         final Map<Long, Held> blocks = new HashMap<>();
         final java.util.Set<Long> writing = new java.util.HashSet<>();
         /** Puts waiting for the transfer to hold less, in arrival order. */
@@ -569,8 +808,10 @@ public final class BlockStore {
         long pushed;
 
         Transfer(TransferId id, TokenKey key, Instant expiresAt, long space, long reservation, Fingerprint owner,
-                 Instant now) {
+                 boolean retained, Instant now) {
             this.id = id;
+            this.retained = retained;
+            this.kept = retained ? new CompletableFuture<>() : CompletableFuture.completedFuture(null);
             this.key = key;
             this.owner = owner;
             this.expiresAt = expiresAt;
@@ -581,6 +822,10 @@ public final class BlockStore {
 
         void touch(Instant now) {
             lastActivity = now;
+        }
+
+        RetainedTransfer record() {
+            return new RetainedTransfer(id, key, expiresAt, space, reservation, owner);
         }
     }
 

@@ -4,15 +4,20 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * @param directory where spilled blocks live, one file per block; holds nothing but received block bytes
+ * @param directory where spilled blocks and retained transfers live: per transfer a directory of one file per
+ *                  block, holding nothing but its received bytes, and for a retained transfer its metadata
  * @param quotaBytes all blocks held, in memory and on disk together
  * @param memoryBytes blocks held in memory; the rest go to disk
  * @param ttl a transfer nobody put, fetched or confirmed anything of for this long is dropped
  * @param serverQuotaBytes the most that the transfers of one server may reserve together
  * @param transferSpaceBytes the most one transfer may reserve (and hold at once), however much it declared
+ * @param maxRetain how far ahead a retained transfer's expiry may lie when it is opened
  */
 public record StoreConfig(Path directory, long quotaBytes, long memoryBytes, Duration ttl, long serverQuotaBytes,
-                          long transferSpaceBytes) {
+                          long transferSpaceBytes, Duration maxRetain) {
+    /** The daemon's default {@code --max-retain}. */
+    public static final Duration DEFAULT_MAX_RETAIN = Duration.ofDays(30);
+
     public StoreConfig {
         if (quotaBytes < 1) {
             throw new IllegalArgumentException("--quota " + quotaBytes + ": (expected: >= 1 byte)");
@@ -31,6 +36,9 @@ public record StoreConfig(Path directory, long quotaBytes, long memoryBytes, Dur
             throw new IllegalArgumentException("--transfer-space " + transferSpaceBytes + ": (expected: 1.."
                     + serverQuotaBytes + ", at most --server-quota)");
         }
+        if (maxRetain.isNegative() || maxRetain.isZero()) {
+            throw new IllegalArgumentException("--max-retain " + maxRetain + ": (expected: > 0)");
+        }
         memoryBytes = Math.min(memoryBytes, quotaBytes);
     }
 
@@ -42,8 +50,11 @@ public record StoreConfig(Path directory, long quotaBytes, long memoryBytes, Dur
         return Math.min(serverQuotaBytes, Math.max(serverQuotaBytes / 8, maxBlockBytes));
     }
 
-    /** No share below the quota: one server, and one of its transfers, may reserve all of it. */
+    /**
+     * No share below the quota: one server, and one of its transfers, may reserve all of it; the default
+     * retention limit.
+     */
     public StoreConfig(Path directory, long quotaBytes, long memoryBytes, Duration ttl) {
-        this(directory, quotaBytes, memoryBytes, ttl, quotaBytes, quotaBytes);
+        this(directory, quotaBytes, memoryBytes, ttl, quotaBytes, quotaBytes, DEFAULT_MAX_RETAIN);
     }
 }

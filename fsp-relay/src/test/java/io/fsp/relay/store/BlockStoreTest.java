@@ -7,6 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fsp.block.Block;
+import io.fsp.block.stage.BlockPipeline;
+import io.fsp.checksum.ChecksumAlgorithm;
+import io.fsp.crypto.NonceSequence;
+import io.fsp.crypto.TransferKey;
 import io.fsp.relay.MutableClock;
 import io.fsp.relay.wire.RelayErrorCode;
 import io.fsp.tls.Certificates;
@@ -40,6 +45,9 @@ import org.junit.jupiter.api.io.TempDir;
 class BlockStoreTest {
     private static final Instant START = Instant.parse("2026-11-22T00:00:00Z");
     private static final Fingerprint SERVER = Certificates.selfSigned("server").fingerprint();
+    /** 1 MiB, half of it for one transfer, so that two fit. */
+    private static final java.util.function.Function<Path, StoreConfig> HALF_PER_TRANSFER = d -> new StoreConfig(d,
+            1 << 20, 1 << 20, Duration.ofMinutes(10), 1 << 20, 1 << 19, StoreConfig.DEFAULT_MAX_RETAIN);
     @TempDir
     Path dir;
     private final ExecutorService disk = Executors.newSingleThreadExecutor();
@@ -58,9 +66,12 @@ class BlockStoreTest {
     }
 
     private BlockStore store(long quota, long memory) throws IOException {
-        store = new BlockStore(new StoreConfig(dir, quota, memory, Duration.ofMinutes(10)), disk, clock,
-                PooledByteBufAllocator.DEFAULT);
-        store.open(transfer, key, START.plus(Duration.ofHours(1)), Long.MAX_VALUE, SERVER);
+        return store(new StoreConfig(dir, quota, memory, Duration.ofMinutes(10)));
+    }
+
+    private BlockStore store(StoreConfig config) throws IOException {
+        store = new BlockStore(config, disk, clock, PooledByteBufAllocator.DEFAULT);
+        store.open(transfer, key, START.plus(Duration.ofHours(1)), Long.MAX_VALUE, SERVER, false).join();
         return store;
     }
 
@@ -222,11 +233,12 @@ class BlockStoreTest {
     @Test
     void openingAgainWithTheSameKeyIsHarmlessButAnotherKeyIsRefused() throws Exception {
         store(1000, 1000);
-        assertEquals(BlockStore.OpenResult.ALREADY_OPEN, store.open(transfer, key, START.plusSeconds(60), 0, SERVER));
+        assertEquals(BlockStore.OpenResult.ALREADY_OPEN,
+                store.open(transfer, key, START.plusSeconds(60), 0, SERVER, false).join());
         assertEquals(BlockStore.OpenResult.KEY_MISMATCH,
-                store.open(transfer, TokenKey.random(), START.plusSeconds(60), 0, SERVER));
+                store.open(transfer, TokenKey.random(), START.plusSeconds(60), 0, SERVER, false).join());
         assertEquals(BlockStore.OpenResult.KEY_MISMATCH, store.open(transfer, key, START.plusSeconds(60), 0,
-                Certificates.selfSigned("another server").fingerprint()));
+                Certificates.selfSigned("another server").fingerprint(), false).join());
     }
 
     @Test
@@ -239,6 +251,103 @@ class BlockStoreTest {
         store(1000, 1000);
         assertFalse(Files.exists(old));
         assertTrue(Files.exists(foreign));
+    }
+
+    /** A sealed block {@code seq} of {@code id}: what a retained transfer's restore checks its files against. */
+    private static byte[] sealed(TransferId id, long seq) {
+        try (BlockPipeline sender = BlockPipeline.builder().transferId(id.value()).checksum(ChecksumAlgorithm.CRC32C)
+                .noCompression().encryption(TransferKey.generate(id.value(), 128, new java.security.SecureRandom()))
+                .sequence(new NonceSequence(seq)).build()) {
+            ByteBuf data = buf(bytes(1000, (int) seq));
+            Block b = sender.seal(data, 0, "f", true).block();
+            data.release();
+            byte[] wire = ByteBufUtil.getBytes(b.content());
+            b.release();
+            return wire;
+        }
+    }
+
+    @Test
+    void aRetainedTransfersBlocksGoToDiskAndAStoreOpenedAfterACrashRestoresThem() throws Exception {
+        store(HALF_PER_TRANSFER.apply(dir));
+        TransferId kept = TransferId.random();
+        assertEquals(BlockStore.OpenResult.OPENED,
+                store.open(kept, key, START.plus(Duration.ofDays(1)), 10_000, SERVER, true).get(5, TimeUnit.SECONDS));
+        byte[] first = sealed(kept, 0);
+        byte[] second = sealed(kept, 1);
+        store.put(kept, 0, buf(first)).get(5, TimeUnit.SECONDS);
+        store.put(kept, 1, buf(second)).get(5, TimeUnit.SECONDS);
+        store.put(transfer, 0, buf(bytes(100, 1))).get(5, TimeUnit.SECONDS);
+        assertEquals(100, store.memoryUsed(), "only the block of the transfer that is not retained is in memory");
+        assertArrayEquals(second, Files.readAllBytes(dir.resolve(kept.toString()).resolve("1.blk")));
+
+        // No clear(): the process died. A new store on the same directory has the retained transfer only.
+        BlockStore restarted = new BlockStore(HALF_PER_TRANSFER.apply(dir), disk, clock,
+                PooledByteBufAllocator.DEFAULT);
+        assertTrue(restarted.status(transfer).isEmpty());
+        BlockStore.TransferStatus status = restarted.status(kept).orElseThrow();
+        assertEquals(new BlockStore.TransferStatus(2, first.length + second.length, START.plus(Duration.ofDays(1)),
+                10_000, 10_000, true), status);
+        assertEquals(key, restarted.tokenKey(kept).orElseThrow());
+        assertEquals(SERVER, restarted.owner(kept).orElseThrow());
+        assertEquals(10_000, restarted.reserved());
+        ByteBuf got = restarted.get(kept, 1).get(5, TimeUnit.SECONDS).orElseThrow();
+        assertArrayEquals(second, ByteBufUtil.getBytes(got));
+        got.release();
+        // Its owner opening it again (a reconnecting server) is harmless; as a transfer that is not retained, refused.
+        assertEquals(BlockStore.OpenResult.ALREADY_OPEN,
+                restarted.open(kept, key, START.plus(Duration.ofDays(1)), 10_000, SERVER, true).join());
+        assertEquals(BlockStore.OpenResult.KEY_MISMATCH,
+                restarted.open(kept, key, START.plus(Duration.ofDays(1)), 10_000, SERVER, false).join());
+    }
+
+    @Test
+    void aRetainedTransferIsRefusedBeyondTheLongestRetentionAndItsPutsNeverWait() throws Exception {
+        store(new StoreConfig(dir, 1 << 20, 1 << 20, Duration.ofMinutes(10), 1 << 20, 2000,
+                StoreConfig.DEFAULT_MAX_RETAIN));
+        TransferId t = TransferId.random();
+        assertEquals(BlockStore.OpenResult.RETENTION_TOO_LONG, store.open(t, key,
+                START.plus(StoreConfig.DEFAULT_MAX_RETAIN).plusMillis(1), 100_000, SERVER, true).join());
+        assertEquals(BlockStore.OpenResult.OPENED, store.open(t, key, START.plus(StoreConfig.DEFAULT_MAX_RETAIN),
+                100_000, SERVER, true).join());
+        byte[] block = sealed(t, 0);
+        store.put(t, 0, buf(block)).get(5, TimeUnit.SECONDS);
+        // The reservation (2000 bytes) cannot take a second block: refused at once, not kept waiting.
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> store.put(t, 1, buf(sealed(t, 1))).get(5, TimeUnit.SECONDS));
+        assertEquals(RelayErrorCode.NO_SPACE, ((StoreException) e.getCause()).code());
+        assertEquals(0, store.waiting());
+        assertEquals(block.length, store.used());
+    }
+
+    @Test
+    void aRetainedTransferIsOpenOnlyOnceItsMetadataIsOnDiskAndOneClosedMeanwhileLeavesNone() throws Exception {
+        store(HALF_PER_TRANSFER.apply(dir));
+        java.util.concurrent.CountDownLatch diskBusy = new java.util.concurrent.CountDownLatch(1);
+        disk.execute(() -> {
+            try {
+                diskBusy.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        TransferId t = TransferId.random();
+        Instant expires = START.plus(Duration.ofDays(1));
+        CompletableFuture<BlockStore.OpenResult> opened = store.open(t, key, expires, 1000, SERVER, true);
+        CompletableFuture<BlockStore.OpenResult> again = store.open(t, key, expires, 1000, SERVER, true);
+        TransferId closed = TransferId.random();
+        CompletableFuture<BlockStore.OpenResult> aborted = store.open(closed, key, expires, 1000, SERVER, true);
+        assertTrue(store.abort(closed));
+        Thread.sleep(100);
+        assertFalse(opened.isDone() || again.isDone() || aborted.isDone(), "nothing is open before its metadata");
+        diskBusy.countDown();
+        assertEquals(BlockStore.OpenResult.OPENED, opened.get(5, TimeUnit.SECONDS));
+        assertEquals(BlockStore.OpenResult.ALREADY_OPEN, again.get(5, TimeUnit.SECONDS));
+        assertTrue(Files.exists(dir.resolve(t.toString()).resolve(RetainedTransfer.FILE_NAME)));
+        ExecutionException e = assertThrows(ExecutionException.class, () -> aborted.get(5, TimeUnit.SECONDS));
+        assertEquals(RelayErrorCode.UNKNOWN_TRANSFER, ((StoreException) e.getCause()).code());
+        disk.submit(() -> { }).get(5, TimeUnit.SECONDS);
+        assertFalse(Files.exists(dir.resolve(closed.toString())), "an aborted transfer leaves nothing to restore");
     }
 
     private void awaitUsed(long expected) throws InterruptedException {

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * wait in a short queue, and reading stops while the queue is full. Reading and executing also stop while
  * the channel is not writable (more than {@code control-write-buffer} bytes of replies unsent: the client
  * does not read them), so a connection holds a bounded amount of memory whatever its peer does. ABOR alone
- * is executed at once while a transfer or a read of a whole file (HASH) runs (RFC 959 §4.1.3). Access
+ * is executed at once while a transfer or a read of a whole file (a checksum) runs (RFC 959 §4.1.3). Access
  * rules (530, 503) and unknown verbs (502) are handled by the registry before any command runs.
  */
 public final class FtpControlHandler extends ChannelInboundHandlerAdapter {
@@ -178,6 +178,9 @@ public final class FtpControlHandler extends ChannelInboundHandlerAdapter {
         }
         if (!command.verb().equals("RNTO")) {
             session.renameFrom(null); // RFC 959 §4.1.3: RNTO must follow RNFR immediately
+        }
+        if (!command.verb().equals("HASH")) {
+            session.hashRange(null); // draft-bryan-ftp-range §4.3: RANG applies to the command right after it
         }
         try {
             command.execute(session, request);

@@ -102,14 +102,26 @@ public final class FtpRequestDecoder extends ByteToMessageDecoder {
         int space = text.indexOf(' ');
         String verb = space < 0 ? text : text.substring(0, space);
         String argument = space < 0 ? "" : text.substring(space + 1);
-        if (verb.isEmpty() || verb.length() > MAX_VERB_LENGTH || !verb.chars().allMatch(c -> c < 128 && Character.isLetter(c))) {
+        if (!isVerb(verb)) {
             return new MalformedRequest(Replies.syntaxError("syntax error: '" + abbreviate(verb)
-                    + "' is not a command (expected: letters)"));
+                    + "' is not a command (expected: a letter, then letters or digits)"));
         }
         if (argument.chars().anyMatch(c -> c == 0 || c == '\r')) {
             return new MalformedRequest(Replies.badArguments("argument contains NUL or CR"));
         }
         return new FtpRequest(verb, argument);
+    }
+
+    /** An ASCII letter, then ASCII letters or digits (XSHA256, XSHA512), at most {@value #MAX_VERB_LENGTH}. */
+    private static boolean isVerb(String verb) {
+        if (verb.isEmpty() || verb.length() > MAX_VERB_LENGTH || !isAsciiLetter(verb.charAt(0))) {
+            return false;
+        }
+        return verb.chars().allMatch(c -> isAsciiLetter(c) || (c >= '0' && c <= '9'));
+    }
+
+    private static boolean isAsciiLetter(int c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
     }
 
     private static String abbreviate(String s) {

@@ -57,6 +57,8 @@ public final class FtpSession {
     private boolean protectionBufferSizeSet;
     private boolean protectData;
     private HashAlgorithm hashAlgorithm = HashAlgorithm.SHA_256;
+    private FileRange hashRange;
+    private final ChecksumAllowance checksumAllowance;
     private Transfer transfer;
     private WholeFileRead wholeFileRead;
     /** Replies sent from other threads and not yet handed to the channel; see {@link #awaitReplyRoom}. */
@@ -67,6 +69,8 @@ public final class FtpSession {
         this.server = server;
         this.ctx = ctx;
         this.handler = handler;
+        this.checksumAllowance = new ChecksumAllowance(server.config().checksumRate(), server.config().checksumBurst(),
+                System::nanoTime);
         byte[] b = new byte[2];
         IDS.nextBytes(b);
         this.id = HexFormat.of().formatHex(b);
@@ -172,8 +176,8 @@ public final class FtpSession {
     }
 
     /**
-     * Runs a read of a whole file (HASH, SIZE in ASCII) as {@link #blocking(FtpPath, Callable, Consumer)}
-     * does, but cancellable: ABOR answers it {@code 426} and a disconnect stops it (the reading thread is
+     * Runs a read of a whole file (a checksum command, SIZE in ASCII) as
+     * {@link #blocking(FtpPath, Callable, Consumer)} does, but cancellable: ABOR answers it {@code 426} and a disconnect stops it (the reading thread is
      * interrupted). One such read per session at a time, counting a cancelled one until its thread let go.
      */
     public <T> void wholeFileRead(FtpPath about, Callable<T> work, Consumer<T> then) {
@@ -428,6 +432,21 @@ public final class FtpSession {
 
     public void hashAlgorithm(HashAlgorithm a) {
         this.hashAlgorithm = a;
+    }
+
+    /** The range RANG set for the HASH right after it; empty for the whole file. */
+    public Optional<FileRange> hashRange() {
+        return Optional.ofNullable(hashRange);
+    }
+
+    /** Sets (RANG) or clears (null) the range of the next HASH. */
+    public void hashRange(FileRange range) {
+        this.hashRange = range;
+    }
+
+    /** What this connection's checksum commands may still read (checksum-rate, checksum-burst). */
+    public ChecksumAllowance checksumAllowance() {
+        return checksumAllowance;
     }
 
     public boolean epsvAll() {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,9 +35,10 @@ public final class OverlaySelection implements AutoCloseable {
      * Binds the server's Meridian endpoint on {@code bind} (a concrete IP: answers must come back to it).
      *
      * @param defaultEntry the entry node used when a client names none
+     * @param staticRelays the static relay list now (it may be reloaded while the server runs)
      */
     public static OverlaySelection start(InetSocketAddress bind, Optional<InetSocketAddress> defaultEntry,
-                                         List<RelayEndpoint> staticRelays, Set<Fingerprint> trustedRelays,
+                                         Supplier<List<RelayEndpoint>> staticRelays, Set<Fingerprint> trustedRelays,
                                          boolean trustOverlayRelays, Duration timeout) throws InterruptedException {
         if (bind.isUnresolved() || bind.getAddress().isAnyLocalAddress()) {
             throw new IllegalArgumentException("meridian: " + bind + " (expected: a concrete IP address; query answers"
@@ -45,7 +47,7 @@ public final class OverlaySelection implements AutoCloseable {
         MeridianConfig config = MeridianConfig.defaults().toBuilder().queryTimeout(timeout).build();
         MeridianService asker = MeridianService.client(bind, config);
         log.info("meridian: relay selection from udp {} (entry {}, {} trusted relay fingerprints{})", asker.address(),
-                defaultEntry.map(Object::toString).orElse("named by clients"), staticRelays.size() + trustedRelays.size(),
+                defaultEntry.map(Object::toString).orElse("named by clients"), staticRelays.get().size() + trustedRelays.size(),
                 trustOverlayRelays ? ", any relay the overlay finds" : "");
         return new OverlaySelection(asker,
                 new RelaySelector(asker, asker.address(), staticRelays, trustedRelays, trustOverlayRelays, timeout),

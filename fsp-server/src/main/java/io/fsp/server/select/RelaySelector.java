@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * client verifies every block's digest (docs/protocol.md §4.5).
  *
  * <pre>{@code
- * RelaySelector selector = new RelaySelector(asker, asker.address(), staticRelays, Set.of(), false, Duration.ofSeconds(5));
+ * RelaySelector selector = new RelaySelector(asker, asker.address(), () -> staticRelays, Set.of(), false, Duration.ofSeconds(5));
  * RelayChoice choice = selector.select(entry, 30, clientProbe, 80, 3).join();
  * }</pre>
  */
@@ -42,27 +43,26 @@ public final class RelaySelector {
 
     private final MeridianService asker;
     private final InetSocketAddress senderProbe;
-    private final List<RelayEndpoint> staticRelays;
-    private final Set<Fingerprint> trusted;
+    private final Supplier<List<RelayEndpoint>> staticRelays;
+    private final Set<Fingerprint> trustedFingerprints;
     private final boolean trustOverlayRelays;
     private final Duration timeout;
 
     /**
      * @param asker the server's Meridian endpoint (member or client) that sends queries
      * @param senderProbe where overlay nodes measure their distance to the server (usually {@code asker.address()})
-     * @param staticRelays the configured relays; their fingerprints are trusted, and they fill up a short answer
+     * @param staticRelays the configured relays, asked at each selection (the list is reloaded while the server
+     *     runs); their fingerprints are trusted, and they fill up a short answer
      * @param trustedFingerprints further relay fingerprints the operator trusts when the overlay names them
      * @param trustOverlayRelays accept any fingerprint an overlay node claims (opt-in)
      * @param timeout how long a selection may take before the static list is used
      */
-    public RelaySelector(MeridianService asker, InetSocketAddress senderProbe, List<RelayEndpoint> staticRelays,
+    public RelaySelector(MeridianService asker, InetSocketAddress senderProbe, Supplier<List<RelayEndpoint>> staticRelays,
                          Set<Fingerprint> trustedFingerprints, boolean trustOverlayRelays, Duration timeout) {
         this.asker = Objects.requireNonNull(asker, "asker");
         this.senderProbe = Objects.requireNonNull(senderProbe, "senderProbe");
-        this.staticRelays = List.copyOf(staticRelays);
-        Set<Fingerprint> t = new HashSet<>(trustedFingerprints);
-        this.staticRelays.forEach(r -> t.add(r.fingerprint()));
-        this.trusted = Set.copyOf(t);
+        this.staticRelays = Objects.requireNonNull(staticRelays, "staticRelays");
+        this.trustedFingerprints = Set.copyOf(trustedFingerprints);
         this.trustOverlayRelays = trustOverlayRelays;
         this.timeout = Objects.requireNonNull(timeout, "timeout");
     }
@@ -75,32 +75,35 @@ public final class RelaySelector {
                                                  InetSocketAddress clientProbe, double nearClientMs, int wanted) {
         MultiConstraintQuery query = new MultiConstraintQuery(List.of(
                 new Constraint(senderProbe, nearSenderMs), new Constraint(clientProbe, nearClientMs)), wanted);
+        List<RelayEndpoint> listed = staticRelays.get();
+        Set<Fingerprint> trusted = new HashSet<>(trustedFingerprints);
+        listed.forEach(r -> trusted.add(r.fingerprint()));
         return asker.query(entry, query)
-                .thenCompose(result -> services(result.hits()))
+                .thenCompose(result -> services(result.hits(), trusted))
                 .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .handle((found, error) -> {
                     if (error != null) {
                         log.warn("relay selection through {} failed, using the static list: {}", entry, error.toString());
-                        return fill(List.of(), wanted, "overlay query failed: " + error);
+                        return fill(List.of(), listed, wanted, "overlay query failed: " + error);
                     }
-                    return fill(found, wanted, found.size() < wanted
+                    return fill(found, listed, wanted, found.size() < wanted
                             ? "overlay gave " + found.size() + " usable relay(s) of " + wanted : "");
                 });
     }
 
     /** Asks every hit for its block service at once; keeps those that offer one the policy accepts. */
-    private CompletableFuture<List<RelayEndpoint>> services(List<QueryHit> hits) {
+    private CompletableFuture<List<RelayEndpoint>> services(List<QueryHit> hits, Set<Fingerprint> trusted) {
         List<CompletableFuture<Optional<RelayEndpoint>>> asks = new ArrayList<>();
         for (QueryHit hit : hits) {
             asks.add(asker.service(hit.node())
                     .handle((info, error) -> error != null || info.isEmpty() ? Optional.<RelayEndpoint>empty()
-                            : accept(hit.node(), info.get())));
+                            : accept(hit.node(), info.get(), trusted)));
         }
         return CompletableFuture.allOf(asks.toArray(CompletableFuture[]::new))
                 .thenApply(v -> asks.stream().map(CompletableFuture::join).flatMap(Optional::stream).toList());
     }
 
-    private Optional<RelayEndpoint> accept(InetSocketAddress node, ServiceInfo info) {
+    private Optional<RelayEndpoint> accept(InetSocketAddress node, ServiceInfo info, Set<Fingerprint> trusted) {
         if (!trustOverlayRelays && !trusted.contains(info.fingerprint())) {
             log.info("overlay relay {} left out: fingerprint {} is not trusted (--trust-relay, or --trust-overlay-relays)",
                     node, info.fingerprint());
@@ -110,7 +113,8 @@ public final class RelaySelector {
         return Optional.of(new RelayEndpoint(node.getAddress().getHostAddress(), info.blockPort(), info.fingerprint()));
     }
 
-    private RelayChoice fill(List<RelayEndpoint> fromOverlay, int wanted, String note) {
+    private static RelayChoice fill(List<RelayEndpoint> fromOverlay, List<RelayEndpoint> staticRelays, int wanted,
+                                    String note) {
         LinkedHashSet<RelayEndpoint> chosen = new LinkedHashSet<>(fromOverlay.subList(0, Math.min(wanted, fromOverlay.size())));
         Set<Fingerprint> taken = new HashSet<>();
         chosen.forEach(r -> taken.add(r.fingerprint()));

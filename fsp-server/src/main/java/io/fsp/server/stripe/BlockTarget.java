@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 abstract class BlockTarget {
     private final String label;
     private volatile boolean dead;
+    private volatile boolean full;
 
     BlockTarget(String label) {
         this.label = label;
@@ -24,12 +25,30 @@ abstract class BlockTarget {
         return label;
     }
 
+    /** Whether the target failed or stalled: the engine gave it up, and its connection is not kept. */
     boolean isDead() {
         return dead;
     }
 
     void markDead() {
         dead = true;
+    }
+
+    /** Whether the engine may give this target more blocks of the transfer: it neither failed nor is full. */
+    boolean takesBlocks() {
+        return !dead && !full;
+    }
+
+    /**
+     * A relay refused a block for want of room (NO_SPACE: a retained transfer cannot stream through its
+     * reservation): it takes no more blocks of this transfer, but its connection is sound and kept.
+     */
+    void markFull() {
+        full = true;
+    }
+
+    boolean isFull() {
+        return full;
     }
 
     /** Completes when the target can take another block; fails when it never will. */

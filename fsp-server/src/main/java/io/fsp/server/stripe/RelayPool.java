@@ -4,10 +4,14 @@ import io.fsp.relay.client.RelayClosedException;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.server.select.RelayEndpoint;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
@@ -21,7 +25,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A connection serves one transfer at a time (its push window is that transfer's back-pressure) and
  * comes back when the transfer has placed every block. One that a transfer gave up on is closed, not kept;
- * one that the relay closes while it waits here (the relay's idle timeout) drops out by itself.
+ * one that the relay closes while it waits here (the relay's idle timeout) drops out by itself. A relay
+ * {@linkplain #retire retired} from the static list keeps no connection: its idle ones are closed, and those
+ * its transfers still use are closed when they come back.
  */
 final class RelayPool implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RelayPool.class);
@@ -35,6 +41,7 @@ final class RelayPool implements AutoCloseable {
 
     private final Connector connector;
     private final Map<RelayEndpoint, Deque<RelayConnection>> idle = new HashMap<>();
+    private final Set<RelayEndpoint> retired = new HashSet<>();
     private boolean closed;
 
     RelayPool(Connector connector) {
@@ -58,6 +65,9 @@ final class RelayPool implements AutoCloseable {
 
     /** Opens connections to {@code relays} in the background, so the first transfer finds them ready. */
     void warm(Collection<RelayEndpoint> relays) {
+        synchronized (this) {
+            retired.removeAll(relays); // back on the list
+        }
         for (RelayEndpoint r : relays) {
             connector.connect(r).whenComplete((c, error) -> {
                 if (error != null) {
@@ -77,13 +87,34 @@ final class RelayPool implements AutoCloseable {
         }
         synchronized (this) {
             Deque<RelayConnection> q = idle.computeIfAbsent(relay, r -> new ArrayDeque<>());
-            if (!closed && q.size() < MAX_IDLE_PER_RELAY) {
+            if (!closed && !retired.contains(relay) && q.size() < MAX_IDLE_PER_RELAY) {
                 q.addLast(c);
                 c.closeFuture().thenRun(() -> drop(relay, c));
                 return;
             }
         }
         c.close();
+    }
+
+    /**
+     * {@code relays} left the static list: their idle connections are closed now, and a connection a transfer
+     * gives back later is closed instead of kept. {@link #warm} takes a relay back.
+     */
+    void retire(Collection<RelayEndpoint> relays) {
+        List<RelayConnection> closing = new ArrayList<>();
+        synchronized (this) {
+            for (RelayEndpoint r : relays) {
+                retired.add(r);
+                Deque<RelayConnection> q = idle.remove(r);
+                if (q != null) {
+                    closing.addAll(q);
+                }
+            }
+        }
+        if (!closing.isEmpty()) {
+            log.info("closing {} kept connection(s) to relays no longer listed: {}", closing.size(), relays);
+        }
+        closing.forEach(RelayConnection::close);
     }
 
     /** Idle connections kept for {@code relay} (for tests and logs). */
@@ -126,7 +157,7 @@ final class RelayPool implements AutoCloseable {
 
     @Override
     public void close() {
-        java.util.List<RelayConnection> all = new java.util.ArrayList<>();
+        List<RelayConnection> all = new ArrayList<>();
         synchronized (this) {
             closed = true;
             idle.values().forEach(all::addAll);

@@ -13,6 +13,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.handler.ssl.SslContext;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,12 +29,12 @@ import javax.net.ssl.SSLException;
 
 /**
  * What every striped transfer of one server shares: the server's identity (presented to relays), the static
- * relay list with pinned fingerprints, the event loops of relay connections, the threads that run striping
- * engines, and each control session's FSP state.
+ * relay list with pinned fingerprints (replaced while the server runs by {@link #relays(List)}), the event loops
+ * of relay connections, the threads that run striping engines, and each control session's FSP state.
  */
 public final class StripeContext implements AutoCloseable {
     private final KeyMaterial identity;
-    private final List<RelayEndpoint> relays;
+    private volatile List<RelayEndpoint> relays;
     private final boolean requireTls;
     private final long maxBlocksPerTransfer;
     private final EventLoopGroup relayLoops;
@@ -44,13 +45,16 @@ public final class StripeContext implements AutoCloseable {
     private final RelayConnectionConfig relayConfig;
     private volatile OverlaySelection overlay;
     private final RelayPool pool;
+    private final Duration maxRetain;
 
     /**
      * @param maxBlocksPerTransfer the most blocks one transfer may have (more is refused before anything is sent)
      * @param socketBuffer fixed socket buffers of relay connections, 0 for the kernel's autotuning
+     * @param maxRetain the longest retention an evacuation may ask relays for ({@code max-retain})
      */
     public StripeContext(KeyMaterial identity, List<RelayEndpoint> relays, boolean requireTls, long maxBlocksPerTransfer,
-                         int socketBuffer) {
+                         int socketBuffer, Duration maxRetain) {
+        this.maxRetain = maxRetain;
         this.identity = identity;
         this.relayConfig = RelayConnectionConfig.DEFAULT.withSocketBufferBytes(socketBuffer);
         this.relays = List.copyOf(relays);
@@ -72,8 +76,23 @@ public final class StripeContext implements AutoCloseable {
         });
     }
 
+    /** The static relay list now; a transfer takes it once, when it is planned. */
     public List<RelayEndpoint> relays() {
         return relays;
+    }
+
+    /**
+     * Replaces the static relay list (a configuration reload). Transfers planned before keep the relays they
+     * have; the next FRET takes {@code next}. Connections to added relays are opened in the background; the kept
+     * connections of removed relays are closed, idle ones now and busy ones when their transfer gives them back.
+     */
+    public synchronized void relays(List<RelayEndpoint> next) {
+        List<RelayEndpoint> old = relays;
+        relays = List.copyOf(next);
+        List<RelayEndpoint> removed = old.stream().filter(r -> !next.contains(r)).toList();
+        pool.retire(removed);
+        removed.forEach(sslByRelay::remove);
+        pool.warm(next.stream().filter(r -> !old.contains(r)).toList());
     }
 
     /** Relay selection over the Meridian overlay, when the server has one (closed with this context). */
@@ -93,6 +112,11 @@ public final class StripeContext implements AutoCloseable {
     /** The most blocks one transfer may have ({@code max-blocks-per-transfer}). */
     public long maxBlocksPerTransfer() {
         return maxBlocksPerTransfer;
+    }
+
+    /** The longest retention an evacuation may ask relays for ({@code max-retain}). */
+    public Duration maxRetain() {
+        return maxRetain;
     }
 
     public EventLoopGroup relayLoops() {

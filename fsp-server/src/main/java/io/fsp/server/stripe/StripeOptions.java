@@ -2,6 +2,7 @@ package io.fsp.server.stripe;
 
 import io.fsp.checksum.ChecksumAlgorithm;
 import io.fsp.extension.ExtensionLimits;
+import java.time.Duration;
 import java.util.Locale;
 
 /**
@@ -18,17 +19,21 @@ import java.util.Locale;
  * @param useRelays stripe over the relay list; off with include-direct sends every block on the data connection
  * @param replicas on how many relays each relay-placed block is stored (1..3), so that a client can fetch a
  *                 block from another relay when one fails or goes away, without going back to the origin
+ * @param retain how long relays keep the transfer for a collector that comes later ({@link Duration#ZERO}: off);
+ *               a transfer with it is an evacuation, which outlives its control connection
  */
 public record StripeOptions(int blockSize, int compressionLevel, int cipherBits, ChecksumAlgorithm checksum,
                             ChecksumAlgorithm digest, DistributionStrategy strategy, boolean includeDirect, int streams, boolean useRelays,
-                            int replicas) {
+                            int replicas, Duration retain) {
     public static final int MIN_BLOCK_SIZE = 4 * 1024;
     /** The largest block the FSP extension announces. */
     public static final int MAX_BLOCK_SIZE = ExtensionLimits.MAX_BLOCK_LENGTH;
     public static final StripeOptions DEFAULTS = new StripeOptions(1024 * 1024, 0, 256, ChecksumAlgorithm.CRC32C,
-            ChecksumAlgorithm.SHA256, DistributionStrategy.FCFS, false, 4, true, 1);
+            ChecksumAlgorithm.SHA256, DistributionStrategy.FCFS, false, 4, true, 1, Duration.ZERO);
     /** The most relays a block announcement names. */
     public static final int MAX_REPLICAS = ExtensionLimits.MAX_HOLDERS;
+    /** The shortest retention: an evacuation is over in minutes at the least. */
+    public static final Duration MIN_RETAIN = Duration.ofMinutes(1);
 
     public StripeOptions {
         if (blockSize < MIN_BLOCK_SIZE || blockSize > MAX_BLOCK_SIZE) {
@@ -47,6 +52,26 @@ public record StripeOptions(int blockSize, int compressionLevel, int cipherBits,
         if (replicas < 1 || replicas > MAX_REPLICAS) {
             throw new IllegalArgumentException("replicas: " + replicas + " (expected: 1.." + MAX_REPLICAS + ")");
         }
+        if (retain.isNegative() || !retain.isZero() && retain.compareTo(MIN_RETAIN) < 0) {
+            throw new IllegalArgumentException("retain: " + formatDuration(retain) + " (expected: off or at least "
+                    + formatDuration(MIN_RETAIN) + ")");
+        }
+    }
+
+    /** Whether a FRET with these options is an evacuation: {@code retain} is set. */
+    public boolean evacuation() {
+        return !retain.isZero();
+    }
+
+    /**
+     * Throws {@link IllegalArgumentException} naming the value and the range if {@code retain} is longer than
+     * {@code maxRetain} (the server's {@code max-retain}).
+     */
+    public void requireRetainAtMost(Duration maxRetain) {
+        if (retain.compareTo(maxRetain) > 0) {
+            throw new IllegalArgumentException("retain: " + formatDuration(retain) + " (expected: off or "
+                    + formatDuration(MIN_RETAIN) + ".." + formatDuration(maxRetain) + ", the server's max-retain)");
+        }
     }
 
     /** This with {@code key} set to {@code value}; throws {@link IllegalArgumentException} naming the problem. */
@@ -54,31 +79,33 @@ public record StripeOptions(int blockSize, int compressionLevel, int cipherBits,
         String v = value.toLowerCase(Locale.ROOT);
         return switch (key.toLowerCase(Locale.ROOT)) {
             case "block-size" -> new StripeOptions(parseSize(key, v), compressionLevel, cipherBits, checksum, digest, strategy,
-                    includeDirect, streams, useRelays, replicas);
+                    includeDirect, streams, useRelays, replicas, retain);
             case "compression" -> new StripeOptions(blockSize, parseCompression(v), cipherBits, checksum, digest, strategy,
-                    includeDirect, streams, useRelays, replicas);
+                    includeDirect, streams, useRelays, replicas, retain);
             case "cipher" -> new StripeOptions(blockSize, compressionLevel, parseCipher(v), checksum, digest, strategy,
-                    includeDirect, streams, useRelays, replicas);
+                    includeDirect, streams, useRelays, replicas, retain);
             case "checksum" -> new StripeOptions(blockSize, compressionLevel, cipherBits, ChecksumAlgorithm.fromLabel(v), digest,
-                    strategy, includeDirect, streams, useRelays, replicas);
+                    strategy, includeDirect, streams, useRelays, replicas, retain);
             case "digest" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, ChecksumAlgorithm.fromLabel(v),
-                    strategy, includeDirect, streams, useRelays, replicas);
+                    strategy, includeDirect, streams, useRelays, replicas, retain);
             case "strategy" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest,
-                    DistributionStrategy.parse(v), includeDirect, streams, useRelays, replicas);
+                    DistributionStrategy.parse(v), includeDirect, streams, useRelays, replicas, retain);
             case "include-direct" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
-                    parseBoolean(key, v), streams, useRelays, replicas);
+                    parseBoolean(key, v), streams, useRelays, replicas, retain);
             case "streams" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
-                    includeDirect, parseInt(key, v), useRelays, replicas);
+                    includeDirect, parseInt(key, v), useRelays, replicas, retain);
             case "use-relays" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
-                    includeDirect, streams, parseBoolean(key, v), replicas);
+                    includeDirect, streams, parseBoolean(key, v), replicas, retain);
             case "replicas" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
-                    includeDirect, streams, useRelays, parseInt(key, v));
+                    includeDirect, streams, useRelays, parseInt(key, v), retain);
+            case "retain" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
+                    includeDirect, streams, useRelays, replicas, parseRetain(v));
             default -> throw new IllegalArgumentException("option: " + key + " (expected: one of " + String.join(", ", KEYS) + ")");
         };
     }
 
     public static final String[] KEYS = {"block-size", "compression", "cipher", "checksum", "digest", "strategy",
-        "include-direct", "streams", "use-relays", "replicas"};
+        "include-direct", "streams", "use-relays", "replicas", "retain"};
 
     public String cipherName() {
         return cipherBits == 0 ? "none" : "aes-" + cipherBits + "-gcm";
@@ -104,6 +131,7 @@ public record StripeOptions(int blockSize, int compressionLevel, int cipherBits,
         m.put("streams", String.valueOf(streams));
         m.put("use-relays", useRelays ? "on" : "off");
         m.put("replicas", String.valueOf(replicas));
+        m.put("retain", retain.isZero() ? "off" : formatDuration(retain));
         return m;
     }
 
@@ -122,6 +150,44 @@ public record StripeOptions(int blockSize, int compressionLevel, int cipherBits,
             throw new IllegalArgumentException(key + ": " + v + " (expected: <= " + MAX_BLOCK_SIZE + ")");
         }
         return (int) n;
+    }
+
+    /** {@code off}, or digits with {@code s}, {@code m}, {@code h} or {@code d}: {@code 90m}, {@code 7d}. */
+    private static Duration parseRetain(String v) {
+        if (v.equals("off")) {
+            return Duration.ZERO;
+        }
+        char unit = v.isEmpty() ? ' ' : v.charAt(v.length() - 1);
+        String digits = v.isEmpty() ? "" : v.substring(0, v.length() - 1);
+        if (digits.isEmpty() || digits.length() > 9 || !digits.chars().allMatch(Character::isDigit)) {
+            throw new IllegalArgumentException("retain: " + v + " (expected: off or a duration such as 90m or 7d)");
+        }
+        long n = Long.parseLong(digits);
+        if (n == 0) { // not a way to say off
+            throw new IllegalArgumentException("retain: " + v + " (expected: off or at least " + formatDuration(MIN_RETAIN) + ")");
+        }
+        return switch (unit) {
+            case 's' -> Duration.ofSeconds(n);
+            case 'm' -> Duration.ofMinutes(n);
+            case 'h' -> Duration.ofHours(n);
+            case 'd' -> Duration.ofDays(n);
+            default -> throw new IllegalArgumentException("retain: " + v + " (expected: off or a duration such as 90m or 7d)");
+        };
+    }
+
+    /** {@code d} in the largest of days, hours, minutes or seconds that holds it whole: {@code 7d}, {@code 90m}. */
+    public static String formatDuration(Duration d) {
+        long s = d.getSeconds();
+        if (s != 0 && s % 86_400 == 0) {
+            return s / 86_400 + "d";
+        }
+        if (s != 0 && s % 3600 == 0) {
+            return s / 3600 + "h";
+        }
+        if (s != 0 && s % 60 == 0) {
+            return s / 60 + "m";
+        }
+        return s + "s";
     }
 
     private static int parseCompression(String v) {

@@ -2,18 +2,29 @@ package io.fsp.server.stripe;
 
 import io.fsp.server.select.SelectionRequest;
 import io.fsp.token.TransferId;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** One control session's FSP state: its options and its recent transfers (for origin re-fetches). */
+/**
+ * One control session's FSP state: its options, what the next FRET is told (FHAV, FPRI) and its recent transfers
+ * (for origin re-fetches).
+ */
 public final class StripeSession {
     private static final int KEPT_TRANSFERS = 4;
+    /** Names FPRI may give the next FRET, so that a session cannot make the server hold unbounded state. */
+    public static final int MAX_PRIORITIES = 10_000;
+    /** And at most this many characters of them together (10,000 names of 4 KiB would be 40 MB per session). */
+    public static final int MAX_PRIORITY_CHARS = 1 << 20;
 
     private volatile StripeOptions options = StripeOptions.DEFAULTS;
     private volatile SelectionRequest selection = SelectionRequest.NONE;
     private final Map<TransferId, StripedTransfer> transfers = new LinkedHashMap<>();
     private ResumeClaim resumeClaim;
+    private List<String> priorities = new ArrayList<>();
+    private int priorityChars;
 
     public StripeOptions options() {
         return options;
@@ -45,6 +56,32 @@ public final class StripeSession {
         ResumeClaim c = resumeClaim;
         resumeClaim = null;
         return c;
+    }
+
+    /**
+     * Adds a name (FPRI) for the next FRET to send first; returns how many are pending. Throws
+     * {@link IllegalArgumentException} beyond {@link #MAX_PRIORITIES} names or {@link #MAX_PRIORITY_CHARS} characters.
+     */
+    public synchronized int prioritize(String name) {
+        if (priorities.size() >= MAX_PRIORITIES) {
+            throw new IllegalArgumentException("FPRI: more than " + MAX_PRIORITIES + " names for one FRET (expected: <= "
+                    + MAX_PRIORITIES + ")");
+        }
+        if (priorityChars + name.length() > MAX_PRIORITY_CHARS) {
+            throw new IllegalArgumentException("FPRI: names of more than " + MAX_PRIORITY_CHARS + " characters together for"
+                    + " one FRET (expected: <= " + MAX_PRIORITY_CHARS + "; name a directory instead of its files)");
+        }
+        priorities.add(name);
+        priorityChars += name.length();
+        return priorities.size();
+    }
+
+    /** The names FPRI gave, in command order, for the next FRET, which consumes them. */
+    public synchronized List<String> takePriorities() {
+        List<String> p = priorities;
+        priorities = new ArrayList<>();
+        priorityChars = 0;
+        return p;
     }
 
     public synchronized void remember(StripedTransfer t) {

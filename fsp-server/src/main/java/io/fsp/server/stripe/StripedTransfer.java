@@ -26,6 +26,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * One striped transfer: what is sent (files, directories, the {@link BlockPlan}) and how (options, AES key),
@@ -75,16 +77,24 @@ public final class StripedTransfer {
         this.totalBytes = total;
     }
 
+    /** As {@link #plan(UserRoot, FtpPath, StripeOptions, long, SecureRandom, List)} without priorities. */
+    public static StripedTransfer plan(UserRoot root, FtpPath path, StripeOptions options, long maxBlocks, SecureRandom random)
+            throws IOException {
+        return plan(root, path, options, maxBlocks, random, List.of());
+    }
+
     /**
      * Plans the transfer of what {@code path} names under {@code root}: a regular file, or a directory walked
      * in name order through directory handles, links and special files left out. A single file is named by
-     * its own name; a directory's entries relative to it. Blocks are read later through {@link #open}.
+     * its own name; a directory's entries relative to it. The files named by {@code priorities} come first
+     * ({@link #prioritized}). Blocks are read later through {@link #open}.
      *
+     * @param priorities names of files or directories (FPRI), relative to {@code path}, to send first in this order
      * @throws TransferTooLargeException if the files make more than {@code maxBlocks} blocks of the options' size,
      *         or a directory holds more than {@code maxBlocks} files and directories
      */
-    public static StripedTransfer plan(UserRoot root, FtpPath path, StripeOptions options, long maxBlocks, SecureRandom random)
-            throws IOException {
+    public static StripedTransfer plan(UserRoot root, FtpPath path, StripeOptions options, long maxBlocks, SecureRandom random,
+                                       List<String> priorities) throws IOException {
         TransferId id = new TransferId(random.nextLong());
         TransferKey key = options.cipherBits() == 0 ? null : TransferKey.generate(id.value(), options.cipherBits(), random);
         List<String> dirs = new ArrayList<>();
@@ -112,7 +122,44 @@ public final class StripedTransfer {
                 throw new NotRegularFileException(path.toString(), "a FIFO, socket or device");
             }
         }
-        return new StripedTransfer(id, root, options, key, directory, dirs, files, maxBlocks);
+        return new StripedTransfer(id, root, options, key, directory, dirs, prioritized(files, priorities), maxBlocks);
+    }
+
+    /**
+     * {@code files} (in name order) with those that {@code priorities} name first: for each name in turn, the
+     * file of that name, or every file under the directory of that name in name order; then every other file
+     * in name order. A file is placed once, where it is first named; a name that matches nothing changes nothing.
+     * Costs a lookup per name and per file, however the names nest or repeat.
+     */
+    static List<SourceFile> prioritized(List<SourceFile> files, List<String> priorities) {
+        if (priorities.isEmpty()) {
+            return files;
+        }
+        TreeMap<String, Integer> remaining = new TreeMap<>();
+        for (int i = 0; i < files.size(); i++) {
+            remaining.put(files.get(i).name(), i);
+        }
+        List<SourceFile> ordered = new ArrayList<>(files.size());
+        BitSet taken = new BitSet(files.size());
+        for (String p : priorities) {
+            Integer exact = remaining.remove(p);
+            if (exact != null) {
+                ordered.add(files.get(exact));
+                taken.set(exact);
+            }
+            // every name under "p/": from "p/" up to "p0" ('0' follows '/'); taken out as it is placed
+            SortedMap<String, Integer> under = remaining.subMap(p + "/", p + "0");
+            int[] indices = under.values().stream().mapToInt(Integer::intValue).sorted().toArray();
+            under.clear();
+            for (int i : indices) {
+                ordered.add(files.get(i));
+                taken.set(i);
+            }
+        }
+        for (int i = taken.nextClearBit(0); i < files.size(); i = taken.nextClearBit(i + 1)) {
+            ordered.add(files.get(i));
+        }
+        return ordered;
     }
 
     /**

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * Starts the {@link StripingEngine} of one transfer on its own thread and reports its end as a Netty future
  * on the control channel's loop, which is what the command and the data-transfer machinery wait on. The
  * engine's announcements go to the {@link Announcements} given; the transfer is cancelled when the control
- * channel closes.
+ * channel closes. An evacuation ({@link StripeOptions#evacuation()}) is never aborted at the relays: what it
+ * placed stays there, retained, for a collector that comes after its client has gone.
  */
 public final class Striping {
     private static final Logger log = LoggerFactory.getLogger(Striping.class);
@@ -73,12 +74,17 @@ public final class Striping {
                         transfer.plan().count(), transfer.totalBytes(), (System.nanoTime() - start) / 1_000_000, placed);
                 done.trySuccess(transfer.totalBytes());
                 // The client collects from the relays over this session; once it is gone, nobody will.
-                if (!relays.isEmpty()) {
+                if (!relays.isEmpty() && !transfer.options().evacuation()) {
                     control.closeFuture().addListener(f -> abortLater());
                 }
             } catch (Exception e) {
                 log.warn("{} transfer {} failed: {}", session, transfer.id(), e.toString());
-                abortAtRelays();
+                if (transfer.options().evacuation()) {
+                    log.info("{} evacuation {} stopped: the blocks placed stay at the relays for their collector", session,
+                            transfer.id());
+                } else {
+                    abortAtRelays();
+                }
                 done.tryFailure(e);
             }
         });
@@ -92,8 +98,7 @@ public final class Striping {
      * relays' quotas until they expire. The abort goes on an idle kept connection (or a new one), never on one
      * that is pushing: a relay whose quota this transfer filled reads nothing more from the pushing connection.
      * A kept connection has said HELLO already, so aborts do not count against the relay's limit on connections
-     * per address that have not authenticated. (A transfer meant to outlive its client would keep its blocks
-     * until its expiry.)
+     * per address that have not authenticated. Never for an evacuation, which is meant to outlive its client.
      */
     private void abortAtRelays() {
         List<CompletableFuture<Void>> aborts = new ArrayList<>();

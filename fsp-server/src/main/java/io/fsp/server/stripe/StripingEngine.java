@@ -5,6 +5,8 @@ import io.fsp.block.stage.SealedBlock;
 import io.fsp.checksum.Digest;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.Announcement.Placement;
+import io.fsp.relay.client.RelayRefusedException;
+import io.fsp.relay.wire.RelayErrorCode;
 import io.fsp.server.stripe.StripedTransfer.SourceFile;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
@@ -15,6 +17,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * Runs one striped transfer on its own thread: reads each file once, block by block; seals each block
  * (digest of the plaintext → compress → encrypt → wire checksum); picks a target by the strategy; and
  * announces the block once its target has stored it. A block whose target fails is placed on another
- * target; when none is left it is announced as {@code origin}, for the client to fetch with FGET.
+ * target; when none is left it is announced as {@code origin}, for the client to fetch with FGET. A relay that
+ * refuses a block with NO_SPACE is full for this transfer and gets no more of its blocks.
  */
 final class StripingEngine {
     private static final Logger log = LoggerFactory.getLogger(StripingEngine.class);
@@ -157,10 +161,7 @@ final class StripingEngine {
             BlockTarget t = holders.get(i);
             sends.add(t.send(p.block().seq(), copies.get(i)).handle((ok, error) -> {
                 if (error != null) {
-                    if (!t.isDead()) {
-                        log.warn("{} failed, placing its blocks elsewhere: {}", t.label(), error.toString());
-                    }
-                    t.markDead();
+                    failed(t, error);
                 }
                 return error == null;
             }));
@@ -184,6 +185,25 @@ final class StripingEngine {
     }
 
     /**
+     * {@code t} did not store a block: a relay that refused it with NO_SPACE is full for this transfer, any
+     * other failure gives the target up. Either way it gets no more blocks, and the block is placed elsewhere.
+     */
+    private static void failed(BlockTarget t, Throwable error) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (cause instanceof RelayRefusedException r && r.code() == RelayErrorCode.NO_SPACE) {
+            if (!t.isFull()) {
+                log.info("{} is full for this transfer, placing its blocks elsewhere: {}", t.label(), cause.getMessage());
+            }
+            t.markFull();
+            return;
+        }
+        if (!t.isDead()) {
+            log.warn("{} failed, placing its blocks elsewhere: {}", t.label(), error.toString());
+        }
+        t.markDead();
+    }
+
+    /**
      * Adds live relays to {@code holders} until the transfer's replica count is reached or no other relay is
      * left: of those with room, the least loaded (waiting for room like the first copy does).
      */
@@ -191,7 +211,7 @@ final class StripingEngine {
         while (holders.size() < transfer.options().replicas()) {
             List<BlockTarget> others = new ArrayList<>();
             for (BlockTarget t : targets) {
-                if (t instanceof BlockTarget.Relay && !t.isDead() && !holders.contains(t)) {
+                if (t instanceof BlockTarget.Relay && t.takesBlocks() && !holders.contains(t)) {
                     others.add(t);
                 }
             }
@@ -231,7 +251,7 @@ final class StripingEngine {
         while (true) {
             List<BlockTarget> live = new ArrayList<>();
             for (BlockTarget t : targets) {
-                if (!t.isDead()) {
+                if (t.takesBlocks()) {
                     live.add(t);
                 }
             }

@@ -149,12 +149,16 @@ class FtpControlHandlerTest {
         assertEquals("211-Features:", feat.get(0));
         assertEquals("211 End", feat.get(feat.size() - 1));
         for (String f : List.of(" AUTH TLS", " EPSV", " EPRT", " MDTM", " SIZE", " REST STREAM", " UTF8", " PBSZ", " PROT",
-                " MLST type*;size*;modify*;perm*;", " HASH SHA-256*;SHA-1;MD5;CRC32")) {
+                " MLST type*;size*;modify*;perm*;", " HASH SHA-256*;SHA-512;SHA-1;MD5;CRC32",
+                " XCRC", " XMD5", " XSHA1", " XSHA256", " XSHA512", " CKSM ADLER32;CRC32;MD5;SHA1;SHA256;SHA512")) {
             assertTrue(feat.contains(f), f + " in " + feat);
         }
+        assertFalse(feat.contains(" RANG STREAM"), "RANG is for HASH only, not RETR and STOR: " + feat);
         assertEquals(List.of("200 MD5"), send("OPTS HASH md5\r\n"));
-        assertTrue(send("FEAT\r\n").contains(" HASH SHA-256;SHA-1;MD5*;CRC32"));
-        assertTrue(send("OPTS HASH BLAKE9\r\n").get(0).startsWith("504 "));
+        assertTrue(send("FEAT\r\n").contains(" HASH SHA-256;SHA-512;SHA-1;MD5*;CRC32"));
+        assertTrue(send("OPTS HASH BLAKE9\r\n").get(0).startsWith("501 "), "draft-bryan-ftpext-hash §3.2");
+        assertTrue(send("OPTS HASH ADLER32\r\n").get(0).startsWith("501 "), "CKSM's alone");
+        assertEquals(List.of("200 SHA-512"), send("OPTS HASH sha-512\r\n"));
     }
 
     @Test

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
  */
 class FtpRequestDecoderFuzzTest {
     private static final int LIMIT = 128;
-    private static final Pattern VERB = Pattern.compile("[A-Z]{1,16}");
+    private static final Pattern VERB = Pattern.compile("[A-Z][A-Z0-9]{0,15}");
 
     // Jazzer turns the JUnit timeout into libFuzzer's per-input limit; it also bounds the whole run.
     @Timeout(value = 120, unit = TimeUnit.SECONDS)

@@ -120,11 +120,19 @@ class FtpRequestDecoderTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {"''|500", "'   '|500", "'R3TR x'|500", "'ABCDEFGHIJKLMNOPQRS'|500"})
+    @CsvSource(delimiter = '|', value = {"''|500", "'   '|500", "'3RTR x'|500", "'RE-TR x'|500", "'XSHA²56 x'|500",
+        "'ABCDEFGHIJKLMNOPQRS'|500"})
     void answersLinesWithoutVerb(String line, int code) {
         write(line + "\r\n");
         MalformedRequest m = assertInstanceOf(MalformedRequest.class, read());
         assertEquals(code, m.reply().code().value());
+    }
+
+    @Test
+    void readsVerbsWithDigitsAfterTheFirstLetter() {
+        write("XSHA256 a.bin\r\nxsha512 \"a b\" 0 1\r\n");
+        assertEquals(new FtpRequest("XSHA256", "a.bin"), read());
+        assertEquals(new FtpRequest("XSHA512", "\"a b\" 0 1"), read());
     }
 
     @Test

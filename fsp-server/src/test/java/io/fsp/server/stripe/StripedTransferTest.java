@@ -86,6 +86,79 @@ class StripedTransferTest {
         }
     }
 
+    /**
+     * FPRI: the files named come first, in the order named (a directory's files in name order), then every other
+     * file in name order; the block numbers follow the files. A name matching nothing, or a file named twice (also
+     * inside a directory named later), changes nothing more.
+     */
+    @Test
+    void filesNamedByPrioritiesComeFirstInTheirOrder() throws Exception {
+        Path tree = Files.createDirectories(dir.resolve("tree"));
+        for (String name : List.of("a.txt", "b/x.txt", "b/y.txt", "b/z/deep.txt", "b-c.txt", "c.txt", "d/e.txt", "d/f.txt",
+                "ba.txt")) {
+            Path f = tree.resolve(name);
+            Files.createDirectories(f.getParent());
+            Files.write(f, new byte[5000]);
+        }
+        List<String> all = names(StripedTransfer.plan(new UserRoot(dir), FtpPath.ROOT.resolve("tree"),
+                StripeOptions.DEFAULTS.with("block-size", "4k"), 1000, new SecureRandom(), List.of()));
+        assertEquals(List.of("a.txt", "b-c.txt", "b/x.txt", "b/y.txt", "b/z/deep.txt", "ba.txt", "c.txt", "d/e.txt",
+                "d/f.txt"), all, "name order without priorities");
+        StripedTransfer t = StripedTransfer.plan(new UserRoot(dir), FtpPath.ROOT.resolve("tree"),
+                StripeOptions.DEFAULTS.with("block-size", "4k"), 1000, new SecureRandom(),
+                List.of("d/f.txt", "nothing", "b", "c.txt", "b/y.txt", "d/f.txt", "b/z"));
+        assertEquals(List.of("d/f.txt", "b/x.txt", "b/y.txt", "b/z/deep.txt", "c.txt", "a.txt", "b-c.txt", "ba.txt",
+                "d/e.txt"), names(t));
+        for (int f = 0; f < t.files().size(); f++) {
+            assertEquals(2 * f, t.plan().firstOf(f), "blocks numbered in the new file order");
+        }
+        assertEquals(List.of("b", "b/z", "d"), t.directories(), "directories stay in name order");
+    }
+
+    @Test
+    void prioritiesCostALookupPerNameAndPerFile() {
+        List<StripedTransfer.SourceFile> files = new java.util.ArrayList<>();
+        for (int i = 0; i < 200_000; i++) {
+            files.add(new StripedTransfer.SourceFile(String.format("big/f%06d", i), dir, null, 1, 0));
+        }
+        List<String> priorities = java.util.Collections.nCopies(StripeSession.MAX_PRIORITIES, "big");
+        long start = System.nanoTime();
+        List<StripedTransfer.SourceFile> ordered = StripedTransfer.prioritized(files, priorities);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        assertEquals(files, ordered, "one directory named again and again: its files once, in name order");
+        assertTrue(seconds < 5, "ordered in " + seconds + " s");
+    }
+
+    @Test
+    void aSessionHoldsAtMostTenThousandPrioritiesForTheNextFret() {
+        StripeSession session = new StripeSession();
+        for (int i = 1; i <= StripeSession.MAX_PRIORITIES; i++) {
+            assertEquals(i, session.prioritize("f" + i));
+        }
+        assertEquals("FPRI: more than 10000 names for one FRET (expected: <= 10000)",
+                assertThrows(IllegalArgumentException.class, () -> session.prioritize("one-more")).getMessage());
+        assertEquals(StripeSession.MAX_PRIORITIES, session.takePriorities().size());
+        assertEquals(List.of(), session.takePriorities(), "the FRET consumed them");
+        assertEquals(1, session.prioritize("again"));
+    }
+
+    @Test
+    void aSessionHoldsAtMostAMegabyteOfPriorityNames() {
+        StripeSession session = new StripeSession();
+        String name = "n".repeat(4096);
+        for (int i = 1; i <= StripeSession.MAX_PRIORITY_CHARS / 4096; i++) {
+            assertEquals(i, session.prioritize(name));
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> session.prioritize("x"));
+        assertTrue(e.getMessage().startsWith("FPRI: names of more than 1048576 characters together"), e.getMessage());
+        session.takePriorities();
+        assertEquals(1, session.prioritize(name), "the FRET consumed them, and their characters");
+    }
+
+    private static List<String> names(StripedTransfer t) {
+        return t.files().stream().map(StripedTransfer.SourceFile::name).toList();
+    }
+
     @Test
     void resealOfAnUnchangedFileIsByteIdentical() throws Exception {
         Path file = Files.write(dir.resolve("a.bin"), new byte[100_000]);

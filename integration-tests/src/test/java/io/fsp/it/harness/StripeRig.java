@@ -17,6 +17,7 @@ import io.fsp.relay.store.StoreConfig;
 import io.fsp.server.FspServer;
 import io.fsp.server.ServerConfig;
 import io.fsp.tls.Certificates;
+import io.fsp.tls.Fingerprint;
 import io.fsp.tls.KeyMaterial;
 import io.fsp.tls.PinnedTrustManager;
 import java.nio.file.Files;
@@ -59,12 +60,7 @@ public final class StripeRig implements AutoCloseable {
         List<String> specs = new ArrayList<>();
         try {
             for (int i = 0; i < relayFaults.length; i++) {
-                // Clear blocks accepted, so that transfers with cipher=none can be tested through relays too.
-                FspRelay r = FspRelay.start(new RelayConfig(new InetSocketAddress("127.0.0.1", 0),
-                        new StoreConfig(dir.resolve("relay" + i), 1L << 30, relayMemoryBytes, Duration.ofMinutes(10)),
-                        Certificates.selfSigned("fsp-relay"), Set.of(key.fingerprint()), RelayLimits.DEFAULT,
-                        io.fsp.relay.net.ConnectionPolicy.DEFAULT, true, true,
-                        new FaultPlan(List.of(relayFaults[i])), Clock.systemUTC()));
+                FspRelay r = startRelay(dir.resolve("relay" + i), key.fingerprint(), relayMemoryBytes, relayFaults[i]);
                 relays.add(r);
                 specs.add("127.0.0.1:" + r.address().getPort() + "=" + r.fingerprint());
             }
@@ -83,6 +79,18 @@ public final class StripeRig implements AutoCloseable {
             relays.forEach(FspRelay::close);
             throw e;
         }
+    }
+
+    /**
+     * A relay on 127.0.0.1 (any port) in this process, trusting {@code server}, storing in {@code store}, with a new
+     * certificate. Clear blocks are accepted, so that transfers with cipher=none can be tested through relays too.
+     */
+    public static FspRelay startRelay(Path store, Fingerprint server, long memoryBytes, Fault... faults)
+            throws java.io.IOException {
+        return FspRelay.start(new RelayConfig(new InetSocketAddress("127.0.0.1", 0),
+                new StoreConfig(store, 1L << 30, memoryBytes, Duration.ofMinutes(10)),
+                Certificates.selfSigned("fsp-relay"), Set.of(server), RelayLimits.DEFAULT,
+                io.fsp.relay.net.ConnectionPolicy.DEFAULT, true, true, new FaultPlan(List.of(faults)), Clock.systemUTC()));
     }
 
     public Path root() {

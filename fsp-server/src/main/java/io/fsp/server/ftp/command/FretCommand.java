@@ -45,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * the AES key and the capability token only to the client, on this TLS control channel. Replies 150, then
  * {@code 151} lines (transfer, key, token, relays, directories, files, then one {@code BLK} line per placed
  * block), then 226 once every block is placed. With {@code include-direct=on} a data connection (EPSV/PASV)
- * must be set up first; it carries blocks straight to the client.
+ * must be set up first; it carries blocks straight to the client. The session's FPRI names order the files.
+ * With {@code retain} set the transfer is an evacuation: relays keep it (retained) until the retention ends,
+ * the token lives as long, and it outlives the control connection (see {@link Striping}).
  */
 public final class FretCommand extends FspExtensionCommand {
     private static final Logger log = LoggerFactory.getLogger(FretCommand.class);
@@ -82,6 +84,14 @@ public final class FretCommand extends FspExtensionCommand {
         }
         FtpPath path = resolved.get();
         StripeOptions options = state(session).options();
+        if (options.evacuation() && (!options.useRelays() || options.includeDirect())) {
+            String retain = "retain=" + options.asMap().get("retain");
+            session.reply(Replies.badArguments(!options.useRelays()
+                    ? "FRET with " + retain + " (an evacuation) needs use-relays=on (FSPO use-relays=on)"
+                    : "FRET with " + retain + " (an evacuation) needs include-direct=off: nobody collects on a data"
+                            + " connection (FSPO include-direct=off)"));
+            return;
+        }
         Optional<DataConnection> direct = Optional.empty();
         if (options.includeDirect()) {
             direct = session.takeDataConnection();
@@ -92,21 +102,26 @@ public final class FretCommand extends FspExtensionCommand {
             }
         }
         Optional<DataConnection> data = direct;
-        session.blocking(path, () -> prepare(session, path, options), prepared -> start(session, path, prepared, data),
+        List<String> priorities = state(session).takePriorities();
+        session.blocking(path, () -> prepare(session, path, options, priorities), prepared -> start(session, path, prepared, data),
                 () -> data.ifPresent(DataConnection::close));
     }
 
-    private Prepared prepare(FtpSession session, FtpPath path, StripeOptions options) throws Exception {
+    private Prepared prepare(FtpSession session, FtpPath path, StripeOptions options, List<String> priorities)
+            throws Exception {
         StripedTransfer transfer;
         try {
-            transfer = StripedTransfer.plan(session.root(), path, options, stripe.maxBlocksPerTransfer(), stripe.random());
+            transfer = StripedTransfer.plan(session.root(), path, options, stripe.maxBlocksPerTransfer(), stripe.random(),
+                    priorities);
         } catch (TransferTooLargeException e) {
             throw new FtpReplyException(ReplyCode.FILE_UNAVAILABLE, Replies.quote(path) + ": " + e.getMessage());
         }
         Manifest manifest = manifest(transfer);
         holdWhatTheClientHas(session, transfer, manifest);
         TokenKey tokenKey = TokenKey.random();
-        Instant expires = Instant.now().plus(TOKEN_LIFETIME);
+        // An evacuation's blocks wait at the relays for a collector that comes later: the token lives as long.
+        boolean retained = options.evacuation();
+        Instant expires = Instant.now().plus(retained ? options.retain() : TOKEN_LIFETIME);
         CapabilityToken token = CapabilityToken.issue(tokenKey, transfer.id(), expires, TokenScope.ALL);
         // Connect to every relay at once; the ones that fail are left out of this transfer.
         List<RelayEndpoint> endpoints = options.useRelays() ? relaysFor(session) : List.of();
@@ -115,7 +130,7 @@ public final class FretCommand extends FspExtensionCommand {
         for (RelayEndpoint e : endpoints) {
             opening.add(stripe.relayConnection(e, conn -> {
                 conn.pushWindowBytes(window);
-                return conn.openTransfer(transfer.id(), tokenKey, expires, transfer.maxBytesPerRelay());
+                return conn.openTransfer(transfer.id(), tokenKey, expires, transfer.maxBytesPerRelay(), retained);
             }));
         }
         Map<Integer, RelayConnection> relays = new TreeMap<>();

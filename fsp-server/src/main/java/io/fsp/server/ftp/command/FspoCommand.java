@@ -11,9 +11,9 @@ import java.util.List;
 
 /**
  * {@code FSPO [key=value …]} — FSP extension (docs/protocol.md §1, "FSP extension"): sets options of the session's next
- * striped transfers (block size, compression, cipher, checksum, digest, strategy, include-direct, streams)
- * and answers {@code 200} with all of them; without arguments it only shows them. All or nothing: one bad
- * pair and nothing changes (501 naming it).
+ * striped transfers (block size, compression, cipher, checksum, digest, strategy, include-direct, streams,
+ * use-relays, replicas, retain, relay selection) and answers {@code 200} with all of them; without arguments it
+ * only shows them. All or nothing: one bad pair and nothing changes (501 naming it).
  */
 public final class FspoCommand extends FspExtensionCommand {
     static final int MAX_PAIRS = 16;
@@ -34,7 +34,7 @@ public final class FspoCommand extends FspExtensionCommand {
 
     @Override
     public List<String> features(FtpSession session) {
-        return !stripe.requireTls() || session.isSecure() ? List.of("FSP FSPO;FRET;FGET;FHAV") : List.of();
+        return !stripe.requireTls() || session.isSecure() ? List.of("FSP FSPO;FRET;FGET;FHAV;FPRI") : List.of();
     }
 
     @Override
@@ -61,6 +61,7 @@ public final class FspoCommand extends FspExtensionCommand {
                         options = options.with(key, pair.substring(eq + 1));
                     }
                 }
+                options.requireRetainAtMost(stripe.maxRetain());
             } catch (IllegalArgumentException e) {
                 session.reply(Replies.badArguments(e.getMessage()));
                 return;

@@ -2,6 +2,7 @@ package io.fsp.server.ftp.command;
 
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpSession;
+import io.fsp.server.ftp.HashAlgorithm;
 import io.fsp.server.ftp.Replies;
 import io.fsp.server.ftp.ReplyCode;
 import java.util.ArrayList;
@@ -37,7 +38,10 @@ public final class FtpCommands {
         }
     }
 
-    /** The standard command set: RFC 959, 2228, 2389, 2428, 3659, 4217 and HASH. */
+    /**
+     * The standard command set: RFC 959, 2228, 2389, 2428, 3659, 4217, and the checksum commands: HASH with
+     * RANG, XCRC/XMD5/XSHA1/XSHA256/XSHA512 and GridFTP's CKSM.
+     */
     public static FtpCommands standard() {
         return new FtpCommands()
                 .register(new UserCommand())
@@ -80,7 +84,14 @@ public final class FtpCommands {
                 .register(new RnfrCommand())
                 .register(new RntoCommand())
                 .register(new AlloCommand())
-                .register(new HashCommand());
+                .register(new HashCommand())
+                .register(new RangCommand())
+                .register(new XChecksumCommand("XCRC", HashAlgorithm.CRC32))
+                .register(new XChecksumCommand("XMD5", HashAlgorithm.MD5))
+                .register(new XChecksumCommand("XSHA1", HashAlgorithm.SHA_1))
+                .register(new XChecksumCommand("XSHA256", HashAlgorithm.SHA_256))
+                .register(new XChecksumCommand("XSHA512", HashAlgorithm.SHA_512))
+                .register(new CksmCommand());
     }
 
     public Optional<FtpCommand> find(String verb) {

@@ -12,7 +12,7 @@ import java.util.Locale;
 
 /**
  * {@code OPTS <option> [<value>]} — RFC 2389 §4. {@code OPTS UTF8 ON} (names are always UTF-8, RFC 2640),
- * {@code OPTS HASH [<algorithm>]} (draft-bryan-ftpext-hash §4) and {@code OPTS MLST <facts>} (RFC 3659 §7.9;
+ * {@code OPTS HASH [<algorithm>]} (draft-bryan-ftpext-hash §3.2; an unknown one is answered 501) and {@code OPTS MLST <facts>} (RFC 3659 §7.9;
  * every fact is always sent).
  */
 public final class OptsCommand implements FtpCommand {
@@ -57,11 +57,16 @@ public final class OptsCommand implements FtpCommand {
                 HashAlgorithm.byName(value).ifPresentOrElse(a -> {
                     session.hashAlgorithm(a);
                     session.reply(Replies.ok(a.ftpName()));
-                }, () -> session.reply(Replies.notImplementedForParameter("Unknown algorithm '" + value
-                        + "' (expected one of: SHA-256, SHA-1, MD5, CRC32)")));
+                }, () -> session.reply(Replies.badArguments("Unknown algorithm '" + value + "' (expected one of: "
+                        + hashNames() + "); current selection not changed"))); // §3.2: 501
             }
             case "MLST" -> session.reply(Replies.ok("MLST OPTS type;size;modify;perm;"));
             default -> session.reply(Replies.badArguments("OPTS: option '" + option + "' not supported"));
         }
+    }
+
+    private static String hashNames() {
+        return java.util.Arrays.stream(HashAlgorithm.values()).filter(HashAlgorithm::offeredByHash)
+                .map(HashAlgorithm::ftpName).collect(java.util.stream.Collectors.joining(", "));
     }
 }

@@ -1,0 +1,81 @@
+package io.fsp.server;
+
+import io.fsp.config.ConfigException;
+import io.fsp.config.ConfigLoader;
+import io.fsp.server.select.RelayEndpoint;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A configuration reload of a running server ({@code kill -HUP}, systemd's {@code ExecReload}): the settings are
+ * read again exactly as at start (defaults, the {@code --config} file, the same command line on top) and must
+ * all be valid, or nothing changes. Then the static relay list ({@code relay}) is applied: the next FRET uses
+ * it, transfers under way keep their relays, and removed relays' kept connections are closed once idle. Other
+ * keys that changed are named in the log: they take effect at the next start.
+ */
+final class ConfigReload {
+    private static final Logger log = LoggerFactory.getLogger(ConfigReload.class);
+    private static final String RELAY_KEY = "relay";
+
+    private final FspServer server;
+    private final ServerConfig started;
+    private final String source;
+    private final Supplier<ServerConfig> load;
+
+    /**
+     * @param started the settings the server started with
+     * @param source what is read again, for the log (the configuration file)
+     * @param load reads the settings as at start; throws {@link ConfigException} when they are not valid
+     */
+    ConfigReload(FspServer server, ServerConfig started, String source, Supplier<ServerConfig> load) {
+        this.server = server;
+        this.started = started;
+        this.source = source;
+        this.load = load;
+    }
+
+    /** Reads the settings again and applies the relay list; returns whether the settings were valid. */
+    synchronized boolean reload() {
+        ServerConfig next;
+        try {
+            next = load.get();
+        } catch (ConfigException | IllegalArgumentException e) {
+            log.error("reload of {} refused, nothing changed: {}", source, e.getMessage());
+            return false;
+        }
+        List<String> atRestart = changedKeys(started, next);
+        atRestart.remove(RELAY_KEY);
+        if (!atRestart.isEmpty()) {
+            log.warn("reload of {}: {} changed, which takes effect at the next start (a reload applies only {})",
+                    source, String.join(", ", atRestart), RELAY_KEY);
+        }
+        List<RelayEndpoint> before = server.relays();
+        List<RelayEndpoint> added = next.relay().stream().filter(r -> !before.contains(r)).toList();
+        List<RelayEndpoint> removed = before.stream().filter(r -> !next.relay().contains(r)).toList();
+        server.relays(next.relay());
+        log.info("reloaded {}: {} relay(s) for new transfers, added {}, removed {}", source, next.relay().size(),
+                added, removed);
+        return true;
+    }
+
+    /** The keys whose values differ between {@code a} and {@code b}. */
+    static List<String> changedKeys(ServerConfig a, ServerConfig b) {
+        List<String> changed = new ArrayList<>();
+        for (RecordComponent c : ServerConfig.class.getRecordComponents()) {
+            try {
+                if (!Objects.equals(c.getAccessor().invoke(a), c.getAccessor().invoke(b))) {
+                    changed.add(ConfigLoader.keyOf(c.getName()));
+                }
+            } catch (IllegalAccessException | InvocationTargetException e) {
+                throw new IllegalStateException("cannot read " + c.getName(), e);
+            }
+        }
+        return changed;
+    }
+}

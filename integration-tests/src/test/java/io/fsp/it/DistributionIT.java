@@ -1,0 +1,206 @@
+package io.fsp.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The distribution archive ({@code fsp-dist}, made by {@code mvn package}) unpacked as an operator would, with
+ * {@code tar}, and run with a Java runtime alone: a PATH of nothing but java, bash and the few tools the launcher
+ * calls (no Maven, no sources, no class path from outside), an empty environment otherwise.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class DistributionIT {
+    private static final Pattern FINGERPRINT = Pattern.compile("[0-9A-F]{2}(:[0-9A-F]{2}){31}");
+    private static final Pattern LISTENING = Pattern.compile("fsp-relay: listening on 127\\.0\\.0\\.1:(\\d+), certificate sha256 ("
+            + FINGERPRINT.pattern() + ")");
+    /** What bin/launch runs besides java (bash for its #!/usr/bin/env line). */
+    private static final List<String> TOOLS = List.of("bash", "dirname", "mkdir", "rm", "mv", "grep");
+
+    @TempDir
+    static Path dir;
+    static Path home;
+    static Path tools;
+
+    @BeforeAll
+    static void unpack() throws Exception {
+        String archive = System.getProperty("fsp.it.distribution");
+        assertTrue(archive != null && Files.isRegularFile(Path.of(archive)),
+                "the distribution archive (mvn package of fsp-dist): " + archive);
+        Path into = dir.resolve("opt");
+        Files.createDirectories(into);
+        assertEquals(0, run(List.of("tar", "-xzf", archive, "-C", into.toString()), Map.of("PATH", System.getenv("PATH")))
+                .exit(), "tar");
+        try (Stream<Path> top = Files.list(into)) {
+            List<Path> dirs = top.toList();
+            assertEquals(1, dirs.size(), "one top directory: " + dirs);
+            home = dirs.get(0);
+        }
+        tools = dir.resolve("tools");
+        Files.createDirectories(tools);
+        Files.createSymbolicLink(tools.resolve("java"), Path.of(System.getProperty("java.home"), "bin", "java"));
+        for (String t : TOOLS) {
+            Path found = Stream.of("/usr/bin", "/bin").map(d -> Path.of(d, t)).filter(Files::isExecutable).findFirst()
+                    .orElseThrow(() -> new IllegalStateException(t + " not found in /usr/bin or /bin"));
+            Files.createSymbolicLink(tools.resolve(t), found);
+        }
+    }
+
+    @Test
+    void holdsLaunchersLibrariesConfigurationAndUnits() {
+        for (String launcher : List.of("fsp", "fsp-server", "fsp-relay", "launch")) {
+            assertTrue(Files.isExecutable(home.resolve("bin").resolve(launcher)), "bin/" + launcher);
+        }
+        for (String jar : List.of("fsp-server", "fsp-relay", "fsp-client", "fsp-common")) {
+            assertTrue(Files.isRegularFile(home.resolve("lib").resolve(jar + "-0.1.0-SNAPSHOT.jar")), "lib/" + jar);
+        }
+        for (String f : List.of("conf/server.conf.example", "conf/users.example", "conf/systemd/fsp-server.service",
+                "conf/systemd/fsp-relay.service", "conf/systemd/fsp-relay.env.example", "README.md")) {
+            assertTrue(Files.isRegularFile(home.resolve(f)), f);
+        }
+        assertFalse(Files.exists(home.resolve("pom.xml")), "no source tree: the launchers build nothing");
+    }
+
+    @Test
+    void relayPrintsItsFingerprintWithoutServing() throws Exception {
+        Path state = dir.resolve("relay-state");
+        Result first = runFromArchive(Map.of(), "bin/fsp-relay", "fingerprint", "--state-dir", state.toString());
+        assertEquals(0, first.exit(), first.toString());
+        assertTrue(FINGERPRINT.matcher(first.out().strip()).matches(), first.toString());
+        Result again = runFromArchive(Map.of(), "bin/fsp-relay", "fingerprint", "--state-dir", state.toString());
+        assertEquals(first.out(), again.out(), "the certificate is kept");
+    }
+
+    @Test
+    void clientAnswersVersionAndHelp() throws Exception {
+        Result version = runFromArchive(Map.of(), "bin/fsp", "--version");
+        assertEquals(0, version.exit(), version.toString());
+        assertEquals("fsp 0.1.0", version.out().strip());
+        Result help = runFromArchive(Map.of(), "bin/fsp", "--help");
+        assertEquals(0, help.exit(), help.toString());
+        assertTrue(help.out().contains("Usage: fsp") && help.out().contains("get"), help.toString());
+        // JAVA_HOME instead of java on the PATH
+        Files.delete(tools.resolve("java"));
+        try {
+            Result server = runFromArchive(Map.of("JAVA_HOME", System.getProperty("java.home")), "bin/fsp-server", "--version");
+            assertEquals(0, server.exit(), server.toString());
+            assertEquals("fsp-server 0.1.0", server.out().strip());
+        } finally {
+            Files.createSymbolicLink(tools.resolve("java"), Path.of(System.getProperty("java.home"), "bin", "java"));
+        }
+    }
+
+    /** As the service unit runs it: its own state and store, class-data sharing off. */
+    @Test
+    void relayServesFromTheArchive() throws Exception {
+        Path state = dir.resolve("serving-state");
+        String fingerprint = runFromArchive(Map.of(), "bin/fsp-relay", "fingerprint", "--state-dir", state.toString()).out().strip();
+        String server = "AB:" + "00:".repeat(30) + "CD";
+        Process relay = builder(Map.of(), "bin/fsp-relay", "--listen", "127.0.0.1:0", "--state-dir",
+                state.toString(), "--store", dir.resolve("blocks").toString(), "--trust-server", server).redirectErrorStream(true).start();
+        try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(relay.getInputStream(), StandardCharsets.UTF_8))) {
+            StringBuilder seen = new StringBuilder();
+            Matcher m = null;
+            for (String line; (line = lines.readLine()) != null; ) {
+                seen.append(line).append('\n');
+                Matcher candidate = LISTENING.matcher(line);
+                if (candidate.find()) {
+                    m = candidate;
+                    break;
+                }
+            }
+            assertTrue(m != null, "no listening line: " + seen);
+            assertEquals(fingerprint, m.group(2), "the fingerprint printed before serving is the one served");
+        } finally {
+            relay.destroy();
+            assertTrue(relay.waitFor(20, TimeUnit.SECONDS), "the relay stops on SIGTERM");
+        }
+    }
+
+    /** {@code systemd-analyze verify} of the units, with /opt/fsp where the archive was unpacked. */
+    @Test
+    void serviceUnitsVerify() throws Exception {
+        Path analyze = Stream.of("/usr/bin/systemd-analyze", "/bin/systemd-analyze").map(Path::of)
+                .filter(Files::isExecutable).findFirst().orElse(null);
+        assumeTrue(analyze != null, "systemd-analyze is not installed: the units are not verified here");
+        Path units = dir.resolve("units");
+        Files.createDirectories(units);
+        List<String> command = new ArrayList<>(List.of(analyze.toString(), "verify"));
+        for (String unit : List.of("fsp-server.service", "fsp-relay.service")) {
+            String text = Files.readString(home.resolve("conf/systemd").resolve(unit));
+            assertTrue(text.contains("/opt/fsp/bin/"), unit + " runs the launcher of /opt/fsp");
+            Files.writeString(units.resolve(unit), text.replace("/opt/fsp/", home + "/"));
+            command.add(units.resolve(unit).toString());
+        }
+        Result verify = run(command, Map.of("PATH", System.getenv("PATH")));
+        assertEquals(0, verify.exit(), verify.toString());
+        assertEquals("", verify.out().strip(), "no warnings: " + verify);
+    }
+
+    private record Result(int exit, String out, String err) {
+        @Override
+        public String toString() {
+            return "exit " + exit + ", standard output:\n" + out + "\nstandard error:\n" + err;
+        }
+    }
+
+    /** Runs {@code command} to its end; standard output and error apart. */
+    private static Result runFromArchive(Map<String, String> environment, String... command) throws Exception {
+        Path err = Files.createTempFile(dir, "stderr", ".txt");
+        Process p = builder(environment, command).redirectError(err.toFile()).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), String.join(" ", command) + " did not end");
+        return new Result(p.exitValue(), out, Files.readString(err));
+    }
+
+    /**
+     * {@code command} in the unpacked archive, with nothing but the tools and {@code environment}; class-data
+     * sharing off unless asked for (making its archive after a run takes seconds and is not what is tested).
+     */
+    private static ProcessBuilder builder(Map<String, String> environment, String... command) {
+        ProcessBuilder b = new ProcessBuilder(command[0].startsWith("bin/")
+                ? prepend(home.resolve(command[0]).toString(), command) : List.of(command));
+        b.directory(dir.toFile());
+        Map<String, String> env = b.environment();
+        env.clear();
+        env.put("PATH", tools.toString());
+        env.put("HOME", dir.resolve("home").toString());
+        env.put("FSP_CDS", "off");
+        env.putAll(environment);
+        return b;
+    }
+
+    private static List<String> prepend(String first, String[] command) {
+        List<String> all = new ArrayList<>(List.of(first));
+        all.addAll(List.of(command).subList(1, command.length));
+        return all;
+    }
+
+    private static Result run(List<String> command, Map<String, String> environment) throws IOException, InterruptedException {
+        ProcessBuilder b = new ProcessBuilder(command).redirectErrorStream(true);
+        b.environment().clear();
+        b.environment().putAll(new HashMap<>(environment));
+        Process p = b.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), command + " did not end");
+        return new Result(p.exitValue(), out, "(with standard output)");
+    }
+}

@@ -1,0 +1,380 @@
+package io.fsp.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.client.control.ControlChannel;
+import io.fsp.client.control.Reply;
+import io.fsp.config.ConfigLoader;
+import io.fsp.config.ConfigSource;
+import io.fsp.it.harness.RecordingRelay;
+import io.fsp.it.harness.StripeRig;
+import io.fsp.it.harness.TreeDigests;
+import io.fsp.relay.FspRelay;
+import io.fsp.relay.client.RelayConnection;
+import io.fsp.relay.client.RelayConnectionConfig;
+import io.fsp.relay.fault.Fault;
+import io.fsp.relay.wire.RelayMessage;
+import io.fsp.server.FspServer;
+import io.fsp.server.ServerConfig;
+import io.fsp.tls.Fingerprint;
+import io.fsp.tls.PinnedTrustManager;
+import io.fsp.tls.SslContexts;
+import io.fsp.token.CapabilityToken;
+import io.fsp.token.TransferId;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The server's side of an evacuation (FSPO retain, docs/protocol.md §1): relays opened retained until the
+ * retention ends, a token that lives as long, placed blocks that stay at the relays when the client's control
+ * connection closes (a normal transfer's are aborted), a relay out of space that gets no more blocks, the
+ * order FPRI gives the files and their blocks, and the options an evacuation refuses. Real server, real relays
+ * ({@link StripeRig}); where the relay's view is what is checked (the retain flag, aborts, NO_SPACE), relays that
+ * record what the server asks ({@link RecordingRelay}).
+ */
+class EvacuationIT {
+    private static final Fault[] HONEST = {};
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void anEvacuationsTransferAndTokenExpireWhenItsRetentionEnds() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, HONEST, HONEST, HONEST);
+             ControlChannel c = control(rig.port(), rig.server().fingerprint(), "block-size=64k retain=2h")) {
+            TreeDigests.random(rig.root().resolve("data.bin"), 1 << 20, 1);
+            Instant before = Instant.now();
+            List<String> lines = announced(c, "/data.bin");
+            Instant after = Instant.now();
+            assertTrue(lines.get(0).startsWith("FSP ") && lines.get(0).endsWith(" retain=2h"), lines.get(0));
+            CapabilityToken token = CapabilityToken.parse(word(lines, "TOKEN", 1));
+            assertBetween(token.expiresAt(), before.plus(Duration.ofHours(2)), after.plus(Duration.ofHours(2)), "token");
+            TransferId id = TransferId.parse(word(lines, "FSP", 1));
+            for (FspRelay r : rig.relays()) {
+                assertEquals(token.expiresAt().toEpochMilli(), r.store().status(id).orElseThrow().expiresAt().toEpochMilli(),
+                        "the relay keeps the transfer until the token's expiry");
+            }
+            // the same session without retain: a transfer of the usual hour
+            ControlChannel.expect(c.command("FSPO retain=off"), 200, "FSPO");
+            Instant plain = Instant.now();
+            CapabilityToken hour = CapabilityToken.parse(word(announced(c, "/data.bin"), "TOKEN", 1));
+            assertBetween(hour.expiresAt(), plain.plus(Duration.ofMinutes(59)), Instant.now().plus(Duration.ofHours(1)), "token");
+        }
+    }
+
+    /**
+     * A client that leaves after the 226 leaves an evacuation's blocks at the relays (their STATUS, asked with the
+     * token as the collector will, still counts every block), while a normal transfer's are aborted.
+     */
+    @Test
+    void closingTheControlConnectionAfterThe226LeavesAnEvacuationAtTheRelays() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, HONEST, HONEST, HONEST)) {
+            TreeDigests.random(rig.root().resolve("data.bin"), 4 << 20, 2);
+            List<String> evacuation;
+            try (ControlChannel c = control(rig.port(), rig.server().fingerprint(), "block-size=64k retain=1h")) {
+                evacuation = announced(c, "/data.bin");
+            }
+            TransferId normal;
+            try (ControlChannel c = control(rig.port(), rig.server().fingerprint(), "block-size=64k")) {
+                normal = TransferId.parse(word(announced(c, "/data.bin"), "FSP", 1));
+                assertTrue(heldAt(rig, normal) > 4 << 20, "the normal transfer's blocks are at the relays");
+            }
+            awaitEquals(0, () -> heldAt(rig, normal), "the normal transfer is aborted once its client has gone");
+            Map<Integer, Long> announcedPerRelay = blocksPerRelay(evacuation);
+            assertEquals(64, announcedPerRelay.values().stream().mapToLong(Long::longValue).sum(), evacuation.toString());
+            assertEquals(announcedPerRelay, statusPerRelay(evacuation), "every placed block is still at its relay");
+        }
+    }
+
+    /**
+     * A client that leaves mid-evacuation stops the striping (nothing more is read or pushed) and what was placed
+     * stays; a normal transfer left the same way is aborted.
+     */
+    @Test
+    void closingTheControlConnectionMidEvacuationStopsStripingAndKeepsWhatWasPlaced() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, HONEST, HONEST, HONEST)) {
+            TreeDigests.random(rig.root().resolve("big.bin"), 16 << 20, 3); // 4096 blocks of 4 KiB
+            List<String> read = leaveAfter20Blocks(rig, "block-size=4k retain=1h");
+            TransferId evacuation = TransferId.parse(word(read, "FSP", 1));
+            long kept = awaitSteady(() -> blocksAt(rig, evacuation));
+            assertTrue(kept >= 20 && kept < 4096, "striping stopped with " + kept + " of 4096 blocks placed");
+            Thread.sleep(1000);
+            assertEquals(kept, blocksAt(rig, evacuation), "nothing more is pushed, nothing is aborted");
+
+            TransferId normal = TransferId.parse(word(leaveAfter20Blocks(rig, "block-size=4k"), "FSP", 1));
+            awaitEquals(0, () -> heldAt(rig, normal), "a normal transfer left mid-way is aborted");
+            assertEquals(kept, statusPerRelay(read).values().stream().mapToLong(Long::longValue).sum(),
+                    "the relays' STATUS, asked with the token, counts every block placed before the client left");
+        }
+    }
+
+    /**
+     * FPRI names files and directories to send first: the FILE lines and the block numbers follow that order
+     * (a plain FRET here; an evacuation orders the same way). The next FRET consumes them.
+     */
+    @Test
+    void fpriPutsTheNamedFilesAndTheirBlocksFirst() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, HONEST, HONEST);
+             ControlChannel c = control(rig.port(), rig.server().fingerprint(), "block-size=4k")) {
+            for (String name : List.of("a.txt", "b/x.txt", "b/y.txt", "c d.txt", "e.txt")) {
+                Files.createDirectories(rig.root().resolve("tree").resolve(name).getParent());
+                TreeDigests.random(rig.root().resolve("tree").resolve(name), 10_000, name.length()); // 3 blocks each
+            }
+            assertTrue(c.command("FEAT").lines().stream().anyMatch(l -> l.strip().equals("FSP FSPO;FRET;FGET;FHAV;FPRI")),
+                    "FEAT lists FPRI");
+            for (String bad : List.of("FPRI", "FPRI %2Fa.txt", "FPRI b%2F..%2Fa.txt", "FPRI c d.txt", "FPRI b/x.txt",
+                    "FPRI " + "x".repeat(4097))) {
+                Reply r = c.command(bad);
+                assertEquals(501, r.code(), bad + ": " + r);
+                assertTrue(r.text().contains("expected"), r.text());
+            }
+            for (String name : List.of("e.txt", "nothing.txt", "b", "c%20d.txt")) {
+                assertEquals(200, c.command("FPRI " + name).code(), name);
+            }
+            List<String> lines = announced(c, "/tree");
+            assertEquals(List.of("e.txt", "b%2Fx.txt", "b%2Fy.txt", "c%20d.txt", "a.txt"), fileNames(lines));
+            Map<Long, Integer> fileOfBlock = new HashMap<>();
+            for (String l : lines) {
+                if (l.startsWith("BLK ")) {
+                    String[] w = l.split(" ");
+                    fileOfBlock.put(Long.parseLong(w[1]), Integer.parseInt(w[3]));
+                }
+            }
+            assertEquals(15, fileOfBlock.size());
+            fileOfBlock.forEach((seq, file) -> assertEquals((int) (seq / 3), file, "block " + seq + " of file " + file));
+            assertEquals(List.of("a.txt", "b%2Fx.txt", "b%2Fy.txt", "c%20d.txt", "e.txt"), fileNames(announced(c, "/tree")),
+                    "the next FRET is in name order: the priorities were consumed");
+        }
+    }
+
+    @Test
+    void anEvacuationNeedsRelaysAndNoDataConnectionAndARetentionInRange() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, HONEST);
+             ControlChannel c = control(rig.port(), rig.server().fingerprint(), "retain=1h include-direct=on")) {
+            TreeDigests.random(rig.root().resolve("data.bin"), 100_000, 4);
+            c.epsv();
+            Reply r = c.command("FRET /data.bin");
+            assertEquals(501, r.code(), r.toString());
+            assertTrue(r.text().contains("needs include-direct=off"), r.text());
+            ControlChannel.expect(c.command("FSPO include-direct=off use-relays=off"), 200, "FSPO");
+            r = c.command("FRET /data.bin");
+            assertEquals(501, r.code(), r.toString());
+            assertTrue(r.text().contains("needs use-relays=on"), r.text());
+            assertEquals("retain: 31d (expected: off or 1m..30d, the server's max-retain)", c.command("FSPO retain=31d").text());
+            assertEquals("retain: 59s (expected: off or at least 1m)", c.command("FSPO retain=59s").text());
+            assertEquals(501, c.command("FSPO use-relays=on retain=7w").code());
+            String shown = c.command("FSPO").text();
+            assertTrue(shown.contains(" use-relays=off ") && shown.endsWith(" retain=1h"), "a refused FSPO changes nothing: " + shown);
+            assertEquals(0, rig.relays().get(0).store().used(), "nothing was sent to the relay");
+            assertEquals(200, c.command("NOOP").code(), "the session serves on");
+        }
+    }
+
+    /**
+     * What the relays are asked, seen from the relays: an evacuation is opened retained with the token's expiry
+     * (a normal transfer is not); a relay that refuses a block with NO_SPACE gets no more blocks of that transfer,
+     * which go to the other relay, and keeps its connection for the next transfer; a client that leaves makes the
+     * server abort its normal transfer at the relays, never its evacuation.
+     */
+    @Test
+    void relaysOpenAnEvacuationRetainedAndOneOutOfSpaceGetsNoMoreOfItsBlocks() throws Exception {
+        try (RecordingRelay full = RecordingRelay.start(3); RecordingRelay roomy = RecordingRelay.start(Integer.MAX_VALUE);
+             FspServer server = server(List.of(full.spec(), roomy.spec()))) {
+            TreeDigests.random(dir.resolve("root").resolve("data.bin"), 40 * 4096, 5);
+            TransferId evacuation;
+            TransferId normal;
+            try (ControlChannel c = control(server.addresses().get(0).getPort(), server.fingerprint(),
+                    "block-size=4k strategy=cyclic retain=1h")) {
+                List<String> lines = announced(c, "/data.bin");
+                evacuation = TransferId.parse(word(lines, "FSP", 1));
+                CapabilityToken token = CapabilityToken.parse(word(lines, "TOKEN", 1));
+                for (RecordingRelay r : List.of(full, roomy)) {
+                    RelayMessage.OpenTransfer o = r.opened().get(0);
+                    assertEquals(evacuation, o.transferId());
+                    assertTrue(o.retained(), "opened retained");
+                    assertEquals(token.expiresAt().toEpochMilli(), o.expiresAt().toEpochMilli(), "until the token's expiry");
+                }
+                assertEquals(3, full.stored(evacuation).size());
+                assertFalse(full.refused(evacuation).isEmpty(), "the relay refused a block");
+                Map<Integer, Long> placed = blocksPerRelay(lines);
+                assertEquals(Map.of(0, 3L, 1, 37L), placed, "no block on the full relay after it refused one, none at the origin");
+                for (long seq : full.refused(evacuation)) {
+                    assertTrue(lines.contains(blkOf(lines, seq)) && blkOf(lines, seq).split(" ")[2].equals("relay:1"),
+                            "refused block " + seq + " placed on the other relay: " + blkOf(lines, seq));
+                }
+                int connections = full.connections();
+                Thread.sleep(500); // a connection given up would be closed by now
+                assertEquals(connections, full.openConnections(), "the full relay's connection is kept");
+
+                ControlChannel.expect(c.command("FSPO retain=off"), 200, "FSPO");
+                normal = TransferId.parse(word(announced(c, "/data.bin"), "FSP", 1));
+                RelayMessage.OpenTransfer o = full.opened().get(1);
+                assertEquals(normal, o.transferId());
+                assertFalse(o.retained(), "a normal transfer is not retained");
+                assertEquals(3, full.stored(normal).size(), "the full relay serves the next transfer");
+                assertEquals(connections, full.connections(), "on the connection it kept");
+            }
+            awaitEquals(1, () -> full.aborted().size(), "the normal transfer is aborted once its client has gone");
+            assertEquals(List.of(normal), full.aborted());
+            assertEquals(List.of(normal), roomy.aborted(), "the evacuation is never aborted");
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    /** A server whose relay list is {@code relays}, with one user whose root is {@code dir/root}. */
+    private FspServer server(List<String> relays) throws Exception {
+        Path root = Files.createDirectories(dir.resolve("root"));
+        Map<String, List<String>> settings = new LinkedHashMap<>();
+        settings.put("listen", List.of("127.0.0.1:0"));
+        settings.put("root", List.of(root.toString()));
+        settings.put("user", List.of(StripeRig.USER + ":" + StripeRig.PASSWORD));
+        settings.put("state-dir", List.of(Files.createDirectories(dir.resolve("server-state")).toString()));
+        settings.put("relay", relays);
+        settings.put("login-failure-delay", List.of("0s"));
+        return FspServer.start(ConfigLoader.load(ServerConfig.defaults(), ConfigSource.of("test", settings)));
+    }
+
+    /** A logged-in control connection with FSPO {@code options} set. */
+    private static ControlChannel control(int port, Fingerprint server, String options) throws Exception {
+        ControlChannel c = ControlChannel.connect("127.0.0.1", port, PinnedTrustManager.of(Set.of(server)), Duration.ofSeconds(10));
+        c.login(StripeRig.USER, StripeRig.PASSWORD.toCharArray(), false);
+        ControlChannel.expect(c.command("FSPO " + options), 200, "FSPO");
+        return c;
+    }
+
+    /** FRET {@code path} on {@code c}: its {@code 151} lines, read up to the 226. */
+    private static List<String> announced(ControlChannel c, String path) throws Exception {
+        ControlChannel.expect(c.command("FRET " + path), 150, "FRET");
+        List<String> lines = new ArrayList<>();
+        Reply r;
+        while ((r = c.read()).code() == 151) {
+            lines.add(r.text());
+        }
+        assertEquals(226, r.code(), r.toString());
+        return lines;
+    }
+
+    /** Starts FRET /big.bin with {@code options}, reads up to the 20th BLK line and leaves; the lines read. */
+    private static List<String> leaveAfter20Blocks(StripeRig rig, String options) throws Exception {
+        try (ControlChannel c = control(rig.port(), rig.server().fingerprint(), options)) {
+            ControlChannel.expect(c.command("FRET /big.bin"), 150, "FRET");
+            List<String> lines = new ArrayList<>();
+            for (int blocks = 0; blocks < 20; ) {
+                String line = c.read().text();
+                lines.add(line);
+                if (line.startsWith("BLK ")) {
+                    blocks++;
+                }
+            }
+            return lines;
+        }
+    }
+
+    private static String word(List<String> lines, String first, int index) {
+        return lines.stream().filter(l -> l.startsWith(first + " ")).findFirst().orElseThrow().split(" ")[index];
+    }
+
+    private static String blkOf(List<String> lines, long seq) {
+        return lines.stream().filter(l -> l.startsWith("BLK " + seq + " ")).findFirst().orElse("none");
+    }
+
+    private static List<String> fileNames(List<String> lines) {
+        return lines.stream().filter(l -> l.startsWith("FILE ")).map(l -> l.split(" ")[4]).toList();
+    }
+
+    /** How many BLK lines name each relay index (replicas counted on each of their relays). */
+    private static Map<Integer, Long> blocksPerRelay(List<String> lines) {
+        Map<Integer, Long> n = new HashMap<>();
+        for (String l : lines) {
+            String[] w = l.split(" ");
+            if (w[0].equals("BLK") && w[2].startsWith("relay:")) {
+                for (String i : w[2].substring("relay:".length()).split(",")) {
+                    n.merge(Integer.parseInt(i), 1L, Long::sum);
+                }
+            }
+        }
+        return n;
+    }
+
+    /** Each relay's STATUS of the transfer, asked as a collector asks: over TLS, with the announced token. */
+    private static Map<Integer, Long> statusPerRelay(List<String> lines) throws Exception {
+        TransferId id = TransferId.parse(word(lines, "FSP", 1));
+        CapabilityToken token = CapabilityToken.parse(word(lines, "TOKEN", 1));
+        Map<Integer, Long> n = new HashMap<>();
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        try {
+            for (String l : lines) {
+                if (!l.startsWith("RELAY ")) {
+                    continue;
+                }
+                String[] w = l.split(" ");
+                int port = Integer.parseInt(w[2].substring(w[2].lastIndexOf(':') + 1));
+                try (RelayConnection c = RelayConnection.connect(new InetSocketAddress("127.0.0.1", port),
+                        SslContexts.client(PinnedTrustManager.of(Set.of(Fingerprint.parse(w[3]))), Optional.empty()),
+                        group, RelayConnectionConfig.DEFAULT).get(10, TimeUnit.SECONDS)) {
+                    c.authorize(token).get(10, TimeUnit.SECONDS);
+                    n.put(Integer.parseInt(w[1]), c.status(id).get(10, TimeUnit.SECONDS).blocks());
+                }
+            }
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+        return n;
+    }
+
+    private static long heldAt(StripeRig rig, TransferId id) {
+        return rig.relays().stream().mapToLong(r -> r.store().status(id).map(t -> t.bytes()).orElse(0L)).sum();
+    }
+
+    private static long blocksAt(StripeRig rig, TransferId id) {
+        return rig.relays().stream().mapToLong(r -> r.store().status(id).map(t -> t.blocks()).orElse(0L)).sum();
+    }
+
+    private static void awaitEquals(long expected, LongSupplier value, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (value.getAsLong() != expected && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertEquals(expected, value.getAsLong(), what);
+    }
+
+    /** The value once it has not changed for half a second (at most 20 s). */
+    private static long awaitSteady(LongSupplier value) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        long last = value.getAsLong();
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(500);
+            long now = value.getAsLong();
+            if (now == last) {
+                return now;
+            }
+            last = now;
+        }
+        throw new AssertionError("still changing after 20 s: " + last);
+    }
+
+    private static void assertBetween(Instant actual, Instant from, Instant to, String what) {
+        assertTrue(!actual.isBefore(from.minusSeconds(1)) && !actual.isAfter(to.plusSeconds(1)),
+                what + " expires at " + actual + " (expected: " + from + " .. " + to + ")");
+    }
+}
