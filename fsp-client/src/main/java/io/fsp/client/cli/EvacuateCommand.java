@@ -5,6 +5,7 @@ import io.fsp.client.evacuate.DryRunReport;
 import io.fsp.client.evacuate.Evacuation;
 import io.fsp.client.evacuate.EvacuationReport;
 import io.fsp.crypto.RecipientKey;
+import io.fsp.extension.ExtensionCodec;
 import io.fsp.tls.Fingerprint;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -184,10 +185,10 @@ public final class EvacuateCommand implements Callable<Integer> {
             while (name.endsWith("/") && name.length() > 1) {
                 name = name.substring(0, name.length() - 1);
             }
-            if (name.startsWith("/") || List.of(name.split("/", -1)).stream().anyMatch(s -> s.isEmpty() || s.equals(".")
-                    || s.equals(".."))) {
-                throw new IllegalArgumentException("--priority " + priority + ": line " + n + ": '" + name
-                        + "' (expected: a name relative to the evacuated path, without '.' or '..' segments)");
+            try {
+                ExtensionCodec.formatPriority(name); // the rules FPRI names follow
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--priority " + priority + ": line " + n + ": " + e.getMessage(), e);
             }
             names.add(name);
         }

@@ -170,10 +170,10 @@ public final class Evacuation {
         }
     }
 
-    /** FPRI for each priority entry, encoded as DIR and FILE names are. */
+    /** FPRI for each priority entry. */
     private void prioritize(ControlChannel control) throws IOException {
         for (String name : options.priority()) {
-            String encoded = ExtensionCodec.format(new Announcement.Directory(name)).substring("DIR ".length());
+            String encoded = ExtensionCodec.formatPriority(name);
             ControlChannel.expect(control.command("FPRI " + encoded), 200, "FPRI " + encoded);
         }
     }
@@ -188,12 +188,14 @@ public final class Evacuation {
             if (left <= 0) {
                 return false;
             }
-            control.readTimeout(Duration.ofNanos(Math.max(1_000_000, Math.min(left, SILENCE.toNanos()))));
+            boolean untilDeadline = left <= SILENCE.toNanos();
+            // whole milliseconds, rounded up: a read that times out has waited until the deadline
+            control.readTimeout(Duration.ofMillis(Math.max(1, (Math.min(left, SILENCE.toNanos()) + 999_999) / 1_000_000)));
             Reply r;
             try {
                 r = control.read();
             } catch (SocketTimeoutException e) {
-                if (System.nanoTime() - deadline >= 0) {
+                if (untilDeadline) {
                     return false;
                 }
                 throw new ControlException("FRET: no reply for " + SILENCE.toMinutes() + " minutes");
