@@ -116,6 +116,10 @@ class CollectIT {
                 }
                 assertEquals(0, rig.relays().stream().mapToLong(x -> x.store().used()).sum(),
                         "every replica confirmed and freed");
+                Run again = collect();
+                assertEquals(ExitCodes.FAILURE, again.exit(), again.toString());
+                assertTrue(again.err().contains("is a bag already"), again.toString());
+                assertEquals(TreeDigests.of(tree), TreeDigests.of(bag.resolve("data")), "the bag left as it was");
             }
         }
     }

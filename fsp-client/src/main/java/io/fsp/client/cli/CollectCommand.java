@@ -119,6 +119,12 @@ public final class CollectCommand implements Callable<Integer> {
                     + " nothing was announced before it was written");
             return ExitCodes.PARTIAL;
         }
+        if (Files.exists(destination.resolve(Bag.TAG_MANIFEST))) {
+            // its blocks were confirmed and freed: collecting again could only fail
+            err.println("fsp collect: " + destination + " is a bag already (" + Bag.TAG_MANIFEST + "): this manifest was"
+                    + " collected into it; check it with any BagIt tool, or choose another -o");
+            return ExitCodes.FAILURE;
+        }
         RecordedTransfer recorded = new RecordedTransfer(manifest.announcements());
         Files.createDirectories(destination.resolve(Bag.PAYLOAD));
         Collector collector = new Collector(CollectOptions.withoutOrigin(manifest.origin().server(), manifest.origin().path(),

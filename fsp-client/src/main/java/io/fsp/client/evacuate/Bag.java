@@ -23,6 +23,8 @@ import java.util.List;
  */
 public final class Bag {
     public static final String PAYLOAD = "data";
+    /** Written last: a bag that has it is whole. */
+    public static final String TAG_MANIFEST = "tagmanifest-sha256.txt";
     private static final int READ_BUFFER = 1 << 20;
 
     private Bag() {
@@ -54,7 +56,7 @@ public final class Bag {
         for (String tag : List.of("bagit.txt", "bag-info.txt", "manifest-sha256.txt")) {
             tags.append(sha256(dir.resolve(tag))).append("  ").append(tag).append('\n');
         }
-        writeTagFile(dir, "tagmanifest-sha256.txt", tags.toString());
+        writeTagFile(dir, TAG_MANIFEST, tags.toString());
         return oxum;
     }
 

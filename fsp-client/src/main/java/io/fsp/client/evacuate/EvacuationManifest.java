@@ -21,6 +21,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 
 /**
  * What an evacuation placed, for the collector that comes later (docs/protocol.md §5): the origin and its pinned
@@ -87,9 +88,9 @@ public record EvacuationManifest(FspUrl origin, Fingerprint originFingerprint, I
     }
 
     public EvacuationManifest {
-        java.util.Objects.requireNonNull(origin, "origin");
-        java.util.Objects.requireNonNull(originFingerprint, "originFingerprint");
-        java.util.Objects.requireNonNull(state, "state");
+        Objects.requireNonNull(origin, "origin");
+        Objects.requireNonNull(originFingerprint, "originFingerprint");
+        Objects.requireNonNull(state, "state");
         created = created.truncatedTo(ChronoUnit.SECONDS);
         retainUntil = retainUntil.truncatedTo(ChronoUnit.SECONDS);
         announcements = List.copyOf(announcements);
