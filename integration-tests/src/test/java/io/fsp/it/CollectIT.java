@@ -5,17 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.client.cli.ExitCodes;
-import io.fsp.client.cli.FspCli;
 import io.fsp.client.evacuate.EvacuationManifest.State;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.extension.Announcement;
 import io.fsp.it.harness.Bags;
+import io.fsp.it.harness.FspCommand;
+import io.fsp.it.harness.FspCommand.Result;
 import io.fsp.it.harness.RecordedFret;
 import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.TreeDigests;
 import io.fsp.relay.fault.Fault;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,7 +30,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code fsp collect} from a manifest, with no control channel: an ordinary FRET on real relays is recorded (its
@@ -53,14 +51,6 @@ class CollectIT {
     private Path manifest;
     private Path bag;
 
-    /** What one run of {@code fsp collect} printed and returned. */
-    private record Run(int exit, String out, String err) {
-        @Override
-        public String toString() {
-            return "exit " + exit + "\n--- out ---\n" + out + "\n--- err ---\n" + err;
-        }
-    }
-
     @BeforeEach
     void keys() throws Exception {
         safeSite = RecipientKey.generate("safe site");
@@ -70,15 +60,11 @@ class CollectIT {
         bag = dir.resolve("bag");
     }
 
-    private Run collect(String... more) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
+    private Result collect(String... more) {
         List<String> args = new ArrayList<>(List.of("collect", manifest.toString(), "-o", bag.toString(), "--identity",
                 identity.toString(), "--json"));
         args.addAll(Arrays.asList(more));
-        int exit = new CommandLine(new FspCli()).setExitCodeExceptionMapper(new ExitCodes()).setOut(new PrintWriter(out))
-                .setErr(new PrintWriter(err)).execute(args.toArray(String[]::new));
-        return new Run(exit, out.toString(), err.toString());
+        return FspCommand.run(args);
     }
 
     private static Path tree(StripeRig rig) throws Exception {
@@ -100,7 +86,7 @@ class CollectIT {
             Path tree = tree(rig);
             try (RecordedFret fret = RecordedFret.of(rig, "/tree", "block-size=64k", "replicas=2")) {
                 fret.write(manifest, safeSite, State.COMPLETE, a -> true);
-                Run r = collect("--trust-origin", rig.server().fingerprint().toString());
+                Result r = collect("--trust-origin", rig.server().fingerprint().toString());
                 assertEquals(ExitCodes.OK, r.exit(), r.toString());
                 assertEquals(TreeDigests.of(tree), TreeDigests.of(bag.resolve("data")), "byte-identical, nothing else in data/");
                 assertTrue(r.out().contains("\"complete\":true,\"verified\":true"), r.toString());
@@ -116,7 +102,7 @@ class CollectIT {
                 }
                 assertEquals(0, rig.relays().stream().mapToLong(x -> x.store().used()).sum(),
                         "every replica confirmed and freed");
-                Run again = collect();
+                Result again = collect();
                 assertEquals(ExitCodes.FAILURE, again.exit(), again.toString());
                 assertTrue(again.err().contains("is a bag already"), again.toString());
                 assertEquals(TreeDigests.of(tree), TreeDigests.of(bag.resolve("data")), "the bag left as it was");
@@ -136,7 +122,7 @@ class CollectIT {
                 killMidway(journal);
                 assertFalse(Files.exists(bag.resolve("data/big.bin")), "nothing under the final name yet");
 
-                Run r = collect();
+                Result r = collect();
                 assertEquals(ExitCodes.OK, r.exit(), r.toString());
                 assertEquals(TreeDigests.sha256(file), TreeDigests.sha256(bag.resolve("data/big.bin")));
                 long resumed = count(r.out(), "journal");
@@ -156,7 +142,7 @@ class CollectIT {
             TreeDigests.random(file, 20 * 64 * 1024 + 999, 11);
             try (RecordedFret fret = RecordedFret.of(rig, "/data.bin", "block-size=64k", "strategy=cyclic", "replicas=2")) {
                 fret.write(manifest, safeSite, State.COMPLETE, a -> true);
-                Run r = collect();
+                Result r = collect();
                 assertEquals(ExitCodes.OK, r.exit(), r.toString());
                 assertEquals(TreeDigests.sha256(file), TreeDigests.sha256(bag.resolve("data/data.bin")));
                 assertTrue(r.out().contains("\"relay:1: BlockChecksum"), "the bit flip was caught: " + r);
@@ -174,7 +160,7 @@ class CollectIT {
             try (RecordedFret fret = RecordedFret.of(rig, "/tree", "block-size=64k", "replicas=2")) {
                 fret.write(manifest, safeSite, State.COMPLETE, a -> true);
                 rig.relays().get(1).close();
-                Run r = collect();
+                Result r = collect();
                 assertEquals(ExitCodes.OK, r.exit(), r.toString());
                 assertEquals(TreeDigests.of(tree), TreeDigests.of(bag.resolve("data")));
                 assertEquals(0, count(r.out(), "relay:1"), r.toString());
@@ -190,7 +176,7 @@ class CollectIT {
             TreeDigests.random(file, 20 * 64 * 1024 + 999, 11);
             try (RecordedFret fret = RecordedFret.of(rig, "/data.bin", "block-size=64k", "strategy=cyclic")) {
                 fret.write(manifest, safeSite, State.COMPLETE, a -> true);
-                Run r = collect();
+                Result r = collect();
                 assertEquals(ExitCodes.VERIFICATION_FAILED, r.exit(), r.toString());
                 assertTrue(r.err().contains("files not verified: data.bin"), r.toString());
                 assertTrue(r.err().contains("1 of 21 blocks could not be verified"), r.toString());
@@ -209,12 +195,12 @@ class CollectIT {
                 Path ours = identity;
                 identity = dir.resolve("other/identity");
                 RecipientKey.generate("").writeIdentity(identity, false);
-                Run wrongKey = collect();
+                Result wrongKey = collect();
                 identity = ours;
                 assertEquals(ExitCodes.FAILURE, wrongKey.exit(), wrongKey.toString());
                 assertTrue(wrongKey.err().contains("sealed to another recipient key"), wrongKey.toString());
 
-                Run foreign = collect("--trust-origin", "AB:" + "00:".repeat(30) + "CD");
+                Result foreign = collect("--trust-origin", "AB:" + "00:".repeat(30) + "CD");
                 assertEquals(ExitCodes.FAILURE, foreign.exit(), foreign.toString());
                 assertTrue(foreign.err().contains("origin-fingerprint " + rig.server().fingerprint() + " is not the trusted"),
                         foreign.toString());
@@ -222,7 +208,7 @@ class CollectIT {
                 byte[] sealed = Files.readAllBytes(manifest);
                 sealed[sealed.length / 2] ^= 0x10;
                 Files.write(manifest, sealed);
-                Run altered = collect();
+                Result altered = collect();
                 assertEquals(ExitCodes.FAILURE, altered.exit(), altered.toString());
                 assertTrue(altered.err().contains("altered or damaged"), altered.toString());
                 assertFalse(Files.exists(bag), "nothing fetched, nothing created");
@@ -247,7 +233,7 @@ class CollectIT {
                 long[] dropped = {-1};
                 fret.write(manifest, safeSite, State.PARTIAL, a -> !(a instanceof Announcement.Block b
                         && (b.file() == small || b.file() == big && (dropped[0] < 0 ? (dropped[0] = b.seq()) >= 0 : dropped[0] == b.seq()))));
-                Run r = collect();
+                Result r = collect();
                 assertEquals(ExitCodes.PARTIAL, r.exit(), r.toString());
                 assertTrue(r.err().contains("does not hold these files whole, they were not evacuated: big.bin, sub/small-3.txt"),
                         r.toString());
@@ -275,13 +261,8 @@ class CollectIT {
 
     /** Runs {@code fsp collect} as a process and kills it (SIGKILL) once it has journaled some blocks. */
     private void killMidway(Path journal) throws Exception {
-        String classPath = System.getProperty("fsp.it.classpath", "");
-        if (classPath.isBlank() || classPath.startsWith("${")) {
-            classPath = System.getProperty("java.class.path");
-        }
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", classPath, "io.fsp.client.cli.FspCli", "collect", manifest.toString(), "-o", bag.toString(),
-                "--identity", identity.toString(), "--json");
+        ProcessBuilder pb = FspCommand.process(List.of("collect", manifest.toString(), "-o", bag.toString(), "--identity",
+                identity.toString(), "--json"));
         pb.redirectErrorStream(true).redirectOutput(dir.resolve("first-run.log").toFile());
         Process client = pb.start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

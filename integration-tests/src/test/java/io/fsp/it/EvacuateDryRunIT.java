@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.client.cli.ExitCodes;
+import io.fsp.it.harness.FspCommand;
 import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.TreeDigests;
 import java.io.RandomAccessFile;
@@ -34,16 +35,11 @@ class EvacuateDryRunIT {
     }
 
     private static Run evacuate(StripeRig rig, String path, String... more) throws Exception {
-        String classPath = System.getProperty("fsp.it.classpath", "");
-        if (classPath.isBlank() || classPath.startsWith("${")) {
-            classPath = System.getProperty("java.class.path");
-        }
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", classPath, "io.fsp.client.cli.FspCli", "evacuate",
+        List<String> command = new ArrayList<>(List.of("evacuate",
                 "fsp://" + StripeRig.USER + "@127.0.0.1:" + rig.port() + path, "--trust", rig.server().fingerprint().toString(),
                 "--dry-run", "--json"));
         command.addAll(Arrays.asList(more));
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        ProcessBuilder pb = FspCommand.process(command).redirectErrorStream(true);
         pb.environment().put("FSP_PASSWORD", StripeRig.PASSWORD);
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);

@@ -5,18 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.client.cli.ExitCodes;
-import io.fsp.client.cli.FspCli;
 import io.fsp.client.evacuate.EvacuationManifest;
 import io.fsp.client.evacuate.EvacuationManifest.State;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.extension.Announcement;
 import io.fsp.it.harness.Bags;
+import io.fsp.it.harness.FspCommand;
+import io.fsp.it.harness.FspCommand.Result;
 import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.TreeDigests;
 import io.fsp.relay.fault.Fault;
-import java.io.PrintWriter;
 import java.io.RandomAccessFile;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,7 +26,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code fsp evacuate} as a process against a real server that retains (FSPO retain, FPRI, no abort when the
@@ -47,13 +45,6 @@ class EvacuateIT {
     private Path manifest;
     private Path bag;
 
-    private record Run(int exit, String out, String err) {
-        @Override
-        public String toString() {
-            return "exit " + exit + "\n--- out ---\n" + out + "\n--- err ---\n" + err;
-        }
-    }
-
     @BeforeEach
     void keys() throws Exception {
         RecipientKey safeSite = RecipientKey.generate("safe site");
@@ -67,36 +58,27 @@ class EvacuateIT {
     }
 
     private Process startEvacuate(StripeRig rig, String path, String... more) throws Exception {
-        String classPath = System.getProperty("fsp.it.classpath", "");
-        if (classPath.isBlank() || classPath.startsWith("${")) {
-            classPath = System.getProperty("java.class.path");
-        }
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", classPath, "io.fsp.client.cli.FspCli", "evacuate",
+        List<String> command = new ArrayList<>(List.of("evacuate",
                 "fsp://" + StripeRig.USER + "@127.0.0.1:" + rig.port() + path, "--trust", rig.server().fingerprint().toString(),
                 "--manifest", manifest.toString(), "--recipient", recipient.toString(), "--retain", "2h"));
         command.addAll(Arrays.asList(more));
-        ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(dir.resolve("evacuate.out").toFile())
+        ProcessBuilder pb = FspCommand.process(command).redirectOutput(dir.resolve("evacuate.out").toFile())
                 .redirectError(dir.resolve("evacuate.err").toFile());
         pb.environment().put("FSP_PASSWORD", StripeRig.PASSWORD);
         return pb.start();
     }
 
-    private Run evacuate(StripeRig rig, String path, String... more) throws Exception {
+    private Result evacuate(StripeRig rig, String path, String... more) throws Exception {
         Process p = startEvacuate(rig, path, more);
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "fsp evacuate did not end");
-        return new Run(p.exitValue(), Files.readString(dir.resolve("evacuate.out")), Files.readString(dir.resolve("evacuate.err")));
+        return new Result(p.exitValue(), Files.readString(dir.resolve("evacuate.out")), Files.readString(dir.resolve("evacuate.err")));
     }
 
-    private Run collect(String... more) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
+    private Result collect(String... more) {
         List<String> args = new ArrayList<>(List.of("collect", manifest.toString(), "-o", bag.toString(), "--identity",
                 identity.toString(), "--json"));
         args.addAll(Arrays.asList(more));
-        int exit = new CommandLine(new FspCli()).setExitCodeExceptionMapper(new ExitCodes()).setOut(new PrintWriter(out))
-                .setErr(new PrintWriter(err)).execute(args.toArray(String[]::new));
-        return new Run(exit, out.toString(), err.toString());
+        return FspCommand.run(args);
     }
 
     private static Path tree(StripeRig rig) throws Exception {
@@ -135,7 +117,7 @@ class EvacuateIT {
         try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 16L << 20, HONEST, HONEST, HONEST)) {
             Path tree = tree(rig);
             Files.writeString(dir.resolve("priority.txt"), "sub/deeper\n");
-            Run e = evacuate(rig, "/tree", "--replicas", "2", "--priority", dir.resolve("priority.txt").toString());
+            Result e = evacuate(rig, "/tree", "--replicas", "2", "--priority", dir.resolve("priority.txt").toString());
             assertEquals(ExitCodes.OK, e.exit(), e.toString());
             assertTrue(e.out().startsWith("evacuated: 15 of 15 files wholly on relays"), e.toString());
             assertTrue(e.out().lines().filter(l -> l.startsWith("  out ")).findFirst().orElseThrow().endsWith("sub/deeper/c ü.bin"),
@@ -148,7 +130,7 @@ class EvacuateIT {
 
             rig.server().close(); // the origin is lost
             rig.relays().get(2).close(); // and a relay
-            Run c = collect("--trust-origin", fingerprint);
+            Result c = collect("--trust-origin", fingerprint);
             assertEquals(ExitCodes.OK, c.exit(), c.toString());
             assertEquals(TreeDigests.of(tree), TreeDigests.of(bag.resolve("data")));
             assertEquals(15, Bags.assertValid(bag).size(), "15 files and nothing else");
@@ -160,12 +142,12 @@ class EvacuateIT {
     void aRelayRestartedAfterTheEvacuationStillServesItsBlocks() throws Exception {
         try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 16L << 20, HONEST, HONEST, HONEST)) {
             Path tree = tree(rig);
-            Run e = evacuate(rig, "/tree", "--replicas", "1");
+            Result e = evacuate(rig, "/tree", "--replicas", "1");
             assertEquals(ExitCodes.OK, e.exit(), e.toString());
             rig.server().close();
             rig.restartRelay(0);
             rig.restartRelay(1);
-            Run c = collect();
+            Result c = collect();
             assertEquals(ExitCodes.OK, c.exit(), c.toString());
             assertEquals(TreeDigests.of(tree), TreeDigests.of(bag.resolve("data")));
             assertTrue(c.out().contains("\"relay:0\":"), "the restarted relay served: " + c);
@@ -176,7 +158,7 @@ class EvacuateIT {
     void theDeadlineLeavesAPartialManifestWithThePriorityFilesOut() throws Exception {
         try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 16L << 20, HONEST, HONEST, HONEST)) {
             Path tree = hugeTree(rig);
-            Run e = evacuate(rig, "/tree", "--replicas", "1", "--deadline", "6s", "--json", "--priority",
+            Result e = evacuate(rig, "/tree", "--replicas", "1", "--deadline", "6s", "--json", "--priority",
                     dir.resolve("priority.txt").toString());
             assertEquals(ExitCodes.PARTIAL, e.exit(), e.toString());
             assertTrue(e.out().contains("\"out\":[\"first/a.bin\",\"first/b.bin\",\"z.bin\"],\"not_out\":[\"huge.bin\"]"), e.toString());
@@ -184,7 +166,7 @@ class EvacuateIT {
             assertEquals(State.PARTIAL, EvacuationManifest.read(manifest, RecipientKey.readIdentity(identity)).state());
             rig.server().close();
 
-            Run c = collect();
+            Result c = collect();
             assertEquals(ExitCodes.PARTIAL, c.exit(), c.toString());
             assertTrue(c.err().contains("they were not evacuated: huge.bin"), c.toString());
             assertPriorityFilesCollected(tree);
@@ -211,7 +193,7 @@ class EvacuateIT {
                     "nothing half-written beside it");
             rig.server().close();
 
-            Run c = collect();
+            Result c = collect();
             assertEquals(ExitCodes.PARTIAL, c.exit(), c.toString());
             assertTrue(c.err().contains("huge.bin"), c.toString());
             assertPriorityFilesCollected(tree);
