@@ -117,11 +117,17 @@ public final class EvacuateCommand implements Callable<Integer> {
             return report.meetsDeadline() ? ExitCodes.OK : ExitCodes.PARTIAL;
         }
         EvacuationReport report;
+        ProgressView progress = !json && System.console() != null ? new ProgressView(evacuation::bytesPlaced,
+                evacuation::totalBytes, evacuation::bytesPlacedByRelay, out) : null;
         try {
             report = evacuation.run();
         } catch (IOException e) {
             err.println("fsp evacuate: " + e.getMessage() + "; nothing was evacuated");
             return ExitCodes.FAILURE;
+        } finally {
+            if (progress != null) {
+                progress.close();
+            }
         }
         out.println(json ? report.toJson() : report.toText());
         if (report.error() != null) {

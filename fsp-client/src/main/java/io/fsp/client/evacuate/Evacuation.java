@@ -17,6 +17,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -67,6 +71,9 @@ public final class Evacuation {
     private final List<Announcement> read = new ArrayList<>();
     private Instant created;
     private int checkpointed = -1;
+    // For a progress display: the data set's size, and the bytes placed on relays by first holder.
+    private volatile long totalBytes;
+    private final Map<String, LongAdder> placed = new ConcurrentHashMap<>();
 
     public Evacuation(Options options) {
         this.options = options;
@@ -158,6 +165,23 @@ public final class Evacuation {
         }
     }
 
+    /** The data set's bytes, once FRET announced them; for a progress display, from any thread. */
+    public long totalBytes() {
+        return totalBytes;
+    }
+
+    /** Bytes placed on relays so far (replicas not counted again); from any thread. */
+    public long bytesPlaced() {
+        return placed.values().stream().mapToLong(LongAdder::sum).sum();
+    }
+
+    /** Bytes placed so far by the relay that took them first. */
+    public Map<String, Long> bytesPlacedByRelay() {
+        Map<String, Long> out = new TreeMap<>();
+        placed.forEach((k, v) -> out.put(k, v.sum()));
+        return out;
+    }
+
     private ControlChannel connect() throws IOException {
         ControlChannel control = ControlChannel.connect(options.origin().host(), options.origin().port(),
                 PinnedTrustManager.of(Set.of(options.trust())), options.connectTimeout());
@@ -207,6 +231,11 @@ public final class Evacuation {
             Announcement a = parse(r.text());
             synchronized (read) {
                 read.add(a);
+            }
+            if (a instanceof Announcement.Transfer t) {
+                totalBytes = t.bytes();
+            } else if (a instanceof Announcement.Block b && b.placement() instanceof Announcement.Placement.Relays p) {
+                placed.computeIfAbsent("relay:" + p.first(), k -> new LongAdder()).add(b.length());
             }
         }
     }
