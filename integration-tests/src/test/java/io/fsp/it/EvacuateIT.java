@@ -124,6 +124,8 @@ class EvacuateIT {
                     "the priority file is listed first: " + e);
             EvacuationManifest m = EvacuationManifest.read(manifest, RecipientKey.readIdentity(identity));
             assertEquals(State.COMPLETE, m.state());
+            assertEquals(m.created().plus(java.time.Duration.ofHours(2)), m.retainUntil(), "--retain 2h");
+            assertTrue(e.out().contains("blocks kept on the relays until " + m.retainUntil() + "\n"), "as in the manifest: " + e);
             assertEquals("sub/deeper/c ü.bin", m.announcements().stream().filter(a -> a instanceof Announcement.File)
                     .map(a -> ((Announcement.File) a).name()).findFirst().orElseThrow(), "the server sent it first");
             String fingerprint = rig.server().fingerprint().toString();

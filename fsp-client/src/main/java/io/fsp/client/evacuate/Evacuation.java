@@ -15,6 +15,7 @@ import java.net.SocketTimeoutException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -87,7 +88,7 @@ public final class Evacuation {
             ControlChannel.expect(control.command("FSPO retain=" + options.retain() + " replicas=" + options.replicas()
                     + " include-direct=off use-relays=on"), 200, "FSPO retain=" + options.retain());
             prioritize(control);
-            created = Instant.now();
+            created = Instant.now().truncatedTo(ChronoUnit.SECONDS); // as the manifest holds it
             ControlChannel.expect(control.command("FRET " + options.origin().path()), 150, "FRET " + options.origin().path());
             ScheduledExecutorService checkpoints = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "fsp-evacuate-checkpoint");
