@@ -55,7 +55,7 @@ while [[ $# -gt 0 ]]; do
         --data) case "$2" in file|mixed) DATASETS=("$2") ;; both) DATASETS=(file mixed) ;;
                     *) echo "testbed: --data $2 (expected: file, mixed or both)" >&2; exit 2 ;; esac; shift ;;
         --get-options) GET_OPTS=$2; shift ;;
-        -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "testbed: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
