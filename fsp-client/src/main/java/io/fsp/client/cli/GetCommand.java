@@ -3,6 +3,7 @@ package io.fsp.client.cli;
 import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
+import io.fsp.client.control.FspUrl;
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.meridian.net.ProbeResponder;
 import io.fsp.tls.Fingerprint;
@@ -11,10 +12,6 @@ import java.io.PrintWriter;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -45,8 +43,8 @@ public final class GetCommand implements Callable<Integer> {
             description = "Where to put it: the file's new name, or the directory that receives the tree.")
     Path destination;
 
-    @Option(names = "--password-file", paramLabel = "FILE", description = "Read the password from the first line of FILE.")
-    Path passwordFile;
+    @Mixin
+    PasswordOption password;
 
     @Option(names = "--trust", paramLabel = "FINGERPRINT", description = "Accept only the server certificate with this SHA-256 fingerprint (as fsp-server prints it).")
     String trust;
@@ -186,22 +184,12 @@ public final class GetCommand implements Callable<Integer> {
     }
 
     private CollectOptions options() throws java.io.IOException, InterruptedException {
-        URI uri;
-        try {
-            uri = new URI(url);
-        } catch (URISyntaxException e) {
-            throw new IllegalArgumentException("url: " + url + " (expected: fsp://USER@HOST:PORT/PATH)");
-        }
-        if (!"fsp".equals(uri.getScheme()) || uri.getHost() == null || uri.getUserInfo() == null || uri.getPath() == null
-                || uri.getPath().isEmpty()) {
-            throw new IllegalArgumentException("url: " + url + " (expected: fsp://USER@HOST:PORT/PATH)");
-        }
-        int port = uri.getPort() < 0 ? 2121 : uri.getPort();
+        FspUrl u = FspUrl.parse(url);
         if (trust == null && !insecure) {
             throw new IllegalArgumentException("--trust FINGERPRINT (as fsp-server prints it) or --insecure is needed");
         }
         PinnedTrustManager tm = insecure ? PinnedTrustManager.any() : PinnedTrustManager.of(Set.of(Fingerprint.parse(trust)));
-        char[] password = password();
+        char[] password = this.password.password();
         List<String> fsp = new ArrayList<>();
         add(fsp, "block-size", blockSize);
         add(fsp, "compression", compression);
@@ -210,10 +198,8 @@ public final class GetCommand implements Callable<Integer> {
         add(fsp, "digest", digest);
         add(fsp, "strategy", strategy);
         add(fsp, "replicas", replicas);
-        String host = uri.getHost().startsWith("[") ? uri.getHost().substring(1, uri.getHost().length() - 1) : uri.getHost();
-        addSelection(fsp, host, port);
-        return new CollectOptions(host, port, uri.getUserInfo(), password, uri.getUserInfo() + "@" + host + ":" + port,
-                uri.getPath(), destination, tm, fsp, includeDirect, streams, VerificationMode.parse(verify),
+        addSelection(fsp, u.host(), u.port());
+        return new CollectOptions(u.host(), u.port(), u.user(), password, u.server(), u.path(), destination, tm, fsp, includeDirect, streams, VerificationMode.parse(verify),
                 Duration.ofSeconds(Math.max(1, relayTimeout)), Duration.ofSeconds(10), !noOverlap, !noRelayRecovery, !pageCacheWrites);
     }
 
@@ -242,21 +228,6 @@ public final class GetCommand implements Callable<Integer> {
         }
         probe = ProbeResponder.start(new InetSocketAddress(local, 0));
         fsp.add("client-probe=" + probe.address().getPort());
-    }
-
-    private char[] password() throws java.io.IOException {
-        if (passwordFile != null) {
-            List<String> lines = Files.readAllLines(passwordFile, StandardCharsets.UTF_8);
-            if (lines.isEmpty()) {
-                throw new IllegalArgumentException("--password-file " + passwordFile + ": empty (expected: the password on the first line)");
-            }
-            return lines.get(0).toCharArray();
-        }
-        String env = System.getenv("FSP_PASSWORD");
-        if (env == null) {
-            throw new IllegalArgumentException("no password: set FSP_PASSWORD or give --password-file FILE");
-        }
-        return env.toCharArray();
     }
 
     private static void add(List<String> pairs, String key, String value) {
