@@ -128,8 +128,8 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
     }
 
     private void refused(SocketChannel ch, String limit, String why) {
+        metrics.refused(limit); // before the peer can see the close
         ch.close();
-        metrics.refused(limit);
         long count = refusedSinceLog.incrementAndGet();
         long now = System.nanoTime();
         long last = lastRefusalLog.get();
