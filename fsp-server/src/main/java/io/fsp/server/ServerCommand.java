@@ -3,6 +3,7 @@ package io.fsp.server;
 import io.fsp.config.ConfigException;
 import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
+import io.fsp.net.HostPort;
 import io.fsp.server.auth.PasswordHasher;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -165,7 +166,7 @@ public final class ServerCommand implements Callable<Integer> {
         }, "fsp-server-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         for (var address : server.addresses()) {
-            out.println("fsp-server: listening on " + ListenAddress.format(address)
+            out.println("fsp-server: listening on " + HostPort.format(address)
                     + ", certificate sha256 " + server.fingerprint());
         }
         out.flush();
@@ -219,7 +220,7 @@ public final class ServerCommand implements Callable<Integer> {
             put(commandLine, "certificate", certificate);
             put(commandLine, "private-key", privateKey);
             ConfigSource file = config == null ? ConfigSource.empty("defaults") : ConfigSource.read(config);
-            return ConfigLoader.load(ServerConfig.defaults(), file, ConfigSource.of("command line", commandLine));
+            return ConfigLoader.load(ServerConfig.defaults(), file, ConfigSource.commandLine(commandLine));
         }
     }
 

@@ -1,5 +1,6 @@
 package io.fsp.server;
 
+import io.fsp.net.HostPort;
 import io.fsp.net.SocketBuffers;
 import io.fsp.server.ftp.data.PortRange;
 import io.fsp.server.select.RelayEndpoint;
@@ -16,7 +17,7 @@ import java.util.Optional;
  * {@code conf/server.conf.example} for the meaning of each.
  */
 public record ServerConfig(
-        List<ListenAddress> listen,
+        List<HostPort> listen,
         Optional<Path> root,
         List<String> user,
         Optional<Path> usersFile,
@@ -43,8 +44,8 @@ public record ServerConfig(
         int controlWriteBuffer,
         List<RelayEndpoint> relay,
         boolean fspWithoutTls,
-        Optional<ListenAddress> meridian,
-        Optional<ListenAddress> meridianEntry,
+        Optional<HostPort> meridian,
+        Optional<HostPort> meridianEntry,
         List<Fingerprint> trustRelay,
         boolean trustOverlayRelays,
         Duration relaySelectionTimeout,
@@ -102,7 +103,7 @@ public record ServerConfig(
 
     public static ServerConfig defaults() {
         return new ServerConfig(
-                List.of(new ListenAddress("127.0.0.1", 2121)),
+                List.of(new HostPort("127.0.0.1", 2121)),
                 Optional.empty(), List.of(), Optional.empty(),
                 false, false,
                 Optional.empty(), Optional.empty(),
