@@ -34,6 +34,10 @@ class ConfigLoaderTest {
                 throw new IllegalArgumentException("count: " + count + " (expected: >= 0)");
             }
         }
+
+        Settings withOn() {
+            return new Settings(name, count, big, true, timeout, dir, mode, ports, label, size, peer);
+        }
     }
 
     static final Settings DEFAULTS = new Settings("x", 1, 2, false, Duration.ofSeconds(1), Path.of("d"), Mode.FAST,
@@ -178,5 +182,33 @@ class ConfigLoaderTest {
         for (String bad : List.of("localhost", ":7", "[::1]7", "::1:7", "h:70000", "h:-1", "h:x")) {
             assertThrows(IllegalArgumentException.class, () -> HostPort.parse(bad), bad);
         }
+    }
+
+    @picocli.CommandLine.Command(name = "test")
+    static final class Cli {
+        @picocli.CommandLine.Option(names = "--count")
+        String count;
+        @picocli.CommandLine.Option(names = "--on", negatable = true)
+        Boolean on;
+        @picocli.CommandLine.Option(names = "--ports")
+        List<String> ports;
+        @picocli.CommandLine.Option(names = "--not-a-key")
+        String other;
+    }
+
+    @Test
+    void theOptionsPicocliMatchedAreTheKeysOfTheirNames() {
+        picocli.CommandLine.ParseResult parsed = new picocli.CommandLine(new Cli()).parseArgs("--count", "3", "--no-on",
+                "--ports", "21", "--ports", "2121", "--not-a-key", "x");
+        ConfigSource options = ConfigSource.options(parsed, Settings.class);
+        assertEquals(Map.of("count", List.of("3"), "on", List.of("false"), "ports", List.of("21", "2121")),
+                options.values());
+        Settings s = ConfigLoader.load(DEFAULTS.withOn(), options);
+        assertEquals(3, s.count());
+        assertEquals(false, s.on());
+        assertEquals(List.of(new Port(21), new Port(2121)), s.ports());
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(DEFAULTS, ConfigSource.options(
+                new picocli.CommandLine(new Cli()).parseArgs("--count", "-1"), Settings.class)));
+        assertEquals("--count: -1 (expected: >= 0)", e.getMessage());
     }
 }

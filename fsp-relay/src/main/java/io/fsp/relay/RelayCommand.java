@@ -1,6 +1,7 @@
 package io.fsp.relay;
 
 import io.fsp.config.ConfigException;
+import io.fsp.config.ConfigSource;
 import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.net.MeridianService;
 import io.fsp.net.HostPort;
@@ -10,24 +11,20 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 
 /**
  * {@code fsp-relay}: the relay daemon. Settings come from the defaults, then {@code --config FILE}, then the options
  * given here: every option but {@code --config} is the configuration key of its name ({@code --max-retain} is
- * {@code max-retain}, a component of {@link RelaySettings}), which {@link #commandLine} reads from what picocli
- * matched. The option fields below only declare the syntax and the help; an option is added by declaring it here
+ * {@code max-retain}, a component of {@link RelaySettings}), which {@link ConfigSource#options} reads from what
+ * picocli matched. The option fields below only declare the syntax and the help; an option is added by declaring it here
  * and adding its component to {@link RelaySettings} (and its line to {@code conf/relay.conf.example}).
  * {@code listen}, {@code store} and {@code trust-server} are required for serving and checked in {@link #call()},
  * since picocli would demand them of the subcommand too and they may come from the file.
@@ -49,12 +46,11 @@ import picocli.CommandLine.Spec;
 public final class RelayCommand implements Callable<Integer> {
     static final int EXIT_FAILURE = 1;
     static final int EXIT_USAGE = 2;
-    private static final String CONFIG = "--config";
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = CONFIG, paramLabel = "FILE",
+    @Option(names = "--config", paramLabel = "FILE",
             description = "Configuration file: one 'key = value' per line, each key an option of this command"
                     + " without its '--' (see conf/relay.conf.example); options given here override it.")
     Path config;
@@ -174,7 +170,8 @@ public final class RelayCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         RelaySettings settings;
         try {
-            settings = RelaySettings.load(Optional.ofNullable(config), commandLine(spec.commandLine().getParseResult()));
+            settings = RelaySettings.load(Optional.ofNullable(config),
+                    ConfigSource.options(spec.commandLine().getParseResult(), RelaySettings.class));
         } catch (ConfigException e) {
             return usage(err, e.getMessage());
         }
@@ -242,23 +239,6 @@ public final class RelayCommand implements Callable<Integer> {
         return EXIT_USAGE;
     }
 
-    /**
-     * The options given on the command line as configuration keys: each option's name without {@code --}, with
-     * the values as typed ({@code --no-verify-blocks} is {@code verify-blocks = false}); not {@code --config}.
-     */
-    static Map<String, List<String>> commandLine(ParseResult parsed) {
-        Map<String, List<String>> keys = new LinkedHashMap<>();
-        for (OptionSpec option : parsed.matchedOptions()) {
-            if (option.usageHelp() || option.versionHelp() || option.longestName().equals(CONFIG)) {
-                continue;
-            }
-            List<String> values = option.typeInfo().isBoolean() ? List.of(String.valueOf((Object) option.getValue()))
-                    : option.originalStringValues();
-            keys.put(option.longestName().substring(2), values);
-        }
-        return keys;
-    }
-
     private static MeridianService joinOverlay(FspRelay relay, RelaySettings settings) throws InterruptedException {
         InetSocketAddress bind = settings.meridian().map(HostPort::toSocketAddress)
                 .orElseGet(() -> new InetSocketAddress(relay.address().getAddress(), relay.address().getPort()));
@@ -291,7 +271,7 @@ public final class RelayCommand implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
-        @Option(names = CONFIG, paramLabel = "FILE",
+        @Option(names = "--config", paramLabel = "FILE",
                 description = "Configuration file whose state-dir to use, as serving with it would.")
         Path config;
 
@@ -306,7 +286,7 @@ public final class RelayCommand implements Callable<Integer> {
             KeyMaterial identity;
             try {
                 identity = identity(RelaySettings.load(Optional.ofNullable(config),
-                        commandLine(spec.commandLine().getParseResult())));
+                        ConfigSource.options(spec.commandLine().getParseResult(), RelaySettings.class)));
             } catch (ConfigException e) {
                 return usage(err, e.getMessage());
             } catch (IOException e) {

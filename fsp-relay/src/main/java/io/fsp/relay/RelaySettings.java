@@ -91,10 +91,10 @@ public record RelaySettings(
                 Optional.empty(), List.of(), List.of());
     }
 
-    /** The defaults, then {@code file} if given, then the command line's options (each {@code --key}). */
-    public static RelaySettings load(Optional<Path> file, java.util.Map<String, List<String>> commandLine) {
+    /** The defaults, then {@code file} if given, then the options on the command line. */
+    public static RelaySettings load(Optional<Path> file, ConfigSource commandLine) {
         return ConfigLoader.load(defaults(), file.map(ConfigSource::read).orElse(ConfigSource.empty("defaults")),
-                ConfigSource.commandLine(commandLine));
+                commandLine);
     }
 
     /** Where the certificate and key live: {@code state-dir}, else {@code ~/.fsp/relay}. */
