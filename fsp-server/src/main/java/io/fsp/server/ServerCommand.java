@@ -79,8 +79,9 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--require-tls-session-reuse", description = "Refuse protected data connections that do not resume the control connection's TLS session (default: off).")
     Boolean requireTlsSessionReuse;
 
-    @Option(names = "--socket-buffer", paramLabel = "BYTES", description = "Fix both socket buffers of data and relay"
-            + " connections at BYTES, turning off the kernel's autotuning (default: 0, autotuning; see conf/server.conf.example).")
+    @Option(names = "--socket-buffer", paramLabel = "SIZE", description = "Fix both socket buffers of data and relay"
+            + " connections at SIZE, e.g. 8M, turning off the kernel's autotuning (default: 0, autotuning; see"
+            + " conf/server.conf.example).")
     String socketBuffer;
 
     @Option(names = "--max-retain", paramLabel = "DURATION", description = "The longest retention an evacuation (FSPO"

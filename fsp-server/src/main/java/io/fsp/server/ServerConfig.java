@@ -1,5 +1,6 @@
 package io.fsp.server;
 
+import io.fsp.config.ByteSize;
 import io.fsp.net.HostPort;
 import io.fsp.net.SocketBuffers;
 import io.fsp.server.ftp.data.PortRange;
@@ -51,7 +52,7 @@ public record ServerConfig(
         Duration relaySelectionTimeout,
         boolean fsyncUploads,
         int maxBlocksPerTransfer,
-        int socketBuffer,
+        ByteSize socketBuffer,
         Duration maxRetain,
         long checksumRate,
         long checksumBurst) {
@@ -62,7 +63,7 @@ public record ServerConfig(
         relay = List.copyOf(relay);
         trustRelay = List.copyOf(trustRelay);
         requirePositive("relay-selection-timeout", relaySelectionTimeout);
-        SocketBuffers.check("socket-buffer", socketBuffer);
+        SocketBuffers.check("socket-buffer", socketBuffer.bytes());
         if (listen.isEmpty()) {
             throw new IllegalArgumentException("listen: none (expected: at least one HOST:PORT)");
         }
@@ -118,9 +119,14 @@ public record ServerConfig(
                 Optional.empty(), Optional.empty(), List.of(), false, Duration.ofSeconds(5),
                 true,
                 1 << 20,
-                0,
+                new ByteSize(0),
                 Duration.ofDays(30),
                 128L << 20, 16L << 30);
+    }
+
+    /** The fixed size of data and relay connections' socket buffers, 0 for the kernel's autotuning. */
+    public int socketBufferBytes() {
+        return (int) socketBuffer.bytes();
     }
 
     /** Where the generated certificate and key live: {@code state-dir}, else {@code ~/.fsp/server}. */

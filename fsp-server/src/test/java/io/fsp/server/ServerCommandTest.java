@@ -206,4 +206,12 @@ class ServerCommandTest {
         assertEquals(List.of(), options.stream().filter(o -> !ConfigLoader.keys(ServerConfig.class).contains(o)).toList(),
                 "options that are not keys");
     }
+
+    /** Sizes are written as the relay's are: 8M is 8 MiB (it was an error: "expected: an integer"). */
+    @Test
+    void socketBufferTakesASize() {
+        ServerConfig config = ConfigLoader.load(ServerConfig.defaults(),
+                io.fsp.config.ConfigSource.of("test", java.util.Map.of("socket-buffer", List.of("8M"))));
+        assertEquals(8 << 20, config.socketBufferBytes());
+    }
 }
