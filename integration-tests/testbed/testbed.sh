@@ -2,7 +2,7 @@
 # The FSP paper's testbed (004 §4, Figure 4) rebuilt with network namespaces on this machine, and the
 # transfers of its Figures 5 and 6 run on it, with GridFTP and vsftpd + curl over the direct path beside them.
 #
-#   bin/bench-testbed [--quick] [--rate-mbit 10] [--runs 3] [--size-mb 16] [--out DIR] [--no-peers]
+#   bin/bench-testbed [--quick] [--rate-mbit 10] [--runs 3] [--size-mb 16] [--out DIR] [--no-peers] [--evacuation]
 #                     [--data file|mixed|both (default both)] [--only REGEX (scenarios to run)]
 #                     [--get-options "OPTIONS for every fsp get" (default: --block-size 256K)]
 #
@@ -23,6 +23,9 @@
 # R is --rate-mbit (default 10: the paper's 100 Mbit/s scaled down by 10, the server's link 10x faster).
 # Every link is shaped in both directions with tbf on the sending end. Everything is torn down on exit,
 # including after a failure or Ctrl-C.
+# --evacuation adds the evacuation of issue 14: the operator at the origin runs `fsp evacuate` (in tb-srv) to relays
+# 1, 2 and 4, the origin server stops, and the safe site (tb-cli) runs `fsp collect`; "send" is the whole evacuate
+# process, "total" evacuate plus the whole collect process, beside "direct" (the same data, server to client).
 # Every client is timed the same way: wall time of its whole process (fsp get, globus-url-copy, curl, lftp), JVM
 # start and login included ("total"); the striping figure ("send") is fsp get's own, from its JSON summary.
 set -euo pipefail
@@ -36,6 +39,7 @@ RATE_SET=0
 ONLY=""
 GET_OPTS="--block-size 256K"
 PEERS=1
+EVACUATION=0
 OUT=""
 DATASETS=(file mixed)
 while [[ $# -gt 0 ]]; do
@@ -46,11 +50,12 @@ while [[ $# -gt 0 ]]; do
         --size-mb) SIZE_MB=$2; shift ;;
         --out) OUT=$2; shift ;;
         --no-peers) PEERS=0 ;;
+        --evacuation) EVACUATION=1 ;;
         --only) ONLY=$2; shift ;;
         --data) case "$2" in file|mixed) DATASETS=("$2") ;; both) DATASETS=(file mixed) ;;
                     *) echo "testbed: --data $2 (expected: file, mixed or both)" >&2; exit 2 ;; esac; shift ;;
         --get-options) GET_OPTS=$2; shift ;;
-        -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "testbed: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -309,6 +314,35 @@ fsp_get() { # scenario run links extra-options...
     [[ $ident == yes ]] || { log "$name: received data differs from the original"; exit 3; }
 }
 
+# evacuate from the origin's own namespace, stop the origin, collect at the safe site; appends a result line whose
+# send is the evacuate process and whose total is evacuate + collect, both timed whole from here
+evacuate_collect() { # scenario run replicas relays...
+    local name=$1 run=$2 replicas=$3; shift 3
+    [[ -z $ONLY || $name =~ $ONLY ]] || return 0
+    start_server "$@"
+    local sealed=$WORK/carry/evacuation.sealed bag=$WORK/recv/bag t0 t1 t2
+    rm -rf "$WORK/carry" "$bag"; mkdir -p "$WORK/carry"
+    [[ -f $WORK/keys/identity ]] || "${FSP_CLIENT[@]}" keygen -o "$WORK/keys" >/dev/null
+    t0=$(date +%s.%N)
+    FSP_PASSWORD=$PASSWORD ip netns exec tb-srv "${FSP_CLIENT[@]}" evacuate "fsp://bench@10.77.0.2:2121/$DS_REMOTE" \
+        --manifest "$sealed" --recipient "$WORK/keys/recipient.pub" --trust "$SRV_FP" --replicas "$replicas" --retain 1h \
+        $GET_OPTS >"$WORK/evacuate.out" 2>&1 || {
+        log "$name ($DS_LABEL) run $run: fsp evacuate failed:"; tail -20 "$WORK/evacuate.out" >&2; tail -20 "$WORK/server.log" >&2; exit 1; }
+    t1=$(date +%s.%N)
+    stop_server # the origin is lost
+    ip netns exec tb-cli "${FSP_CLIENT[@]}" collect "$sealed" -o "$bag" --identity "$WORK/keys/identity" \
+        --trust-origin "$SRV_FP" >"$WORK/collect.out" 2>&1 || {
+        log "$name ($DS_LABEL) run $run: fsp collect failed:"; tail -20 "$WORK/collect.out" >&2; exit 1; }
+    t2=$(date +%s.%N)
+    local got ident=no send total
+    if [[ $DS == file ]]; then got=$(sha256sum "$bag/data/$DS_REMOTE" | cut -d' ' -f1); else got=$(tree_digest "$bag/data"); fi
+    [[ $got == "$DS_WANT" ]] && ident=yes
+    send=$(echo "$t1 - $t0" | bc -l); total=$(echo "$t2 - $t0" | bc -l)
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t-1\n' "$name" "$run" "$DS_BYTES" "$send" "$total" "$#" "$ident" "$DS_LABEL" >> "$RESULTS"
+    log "$name ($DS_LABEL) run $run: evacuate ${send}s, evacuate + collect ${total}s identical=$ident"
+    [[ $ident == yes ]] || { log "$name: collected data differs from the original"; exit 3; }
+}
+
 # one peer transfer (direct path only): time of the whole command
 peer() { # scenario run command...
     local name=$1 run=$2; shift 2
@@ -410,6 +444,10 @@ for run in $(seq 1 "$RUNS"); do
     fsp_get "relays 1,2,4 + direct + cross traffic" "$run" 4 --include-direct --no-overlap
     cross_off
     stop_server
+    if [[ $EVACUATION == 1 ]]; then
+        evacuate_collect "evacuate to relays 1,2,4, then collect" "$run" 1 1 2 4
+        evacuate_collect "evacuate to relays 1,2,4 (2 replicas), then collect" "$run" 2 1 2 4
+    fi
     if [[ $PEERS == 1 ]]; then peers "$run"; fi
   done
 done

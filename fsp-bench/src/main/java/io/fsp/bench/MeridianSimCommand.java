@@ -68,7 +68,13 @@ public final class MeridianSimCommand implements Callable<Integer> {
     @Option(names = "--l", defaultValue = "8", description = "Secondary members per ring (default: ${DEFAULT-VALUE}).")
     int secondary;
 
-    @Option(names = "--beta", defaultValue = "0.5", description = "Route acceptance threshold β (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--ring-base", defaultValue = "1.5", description = "Growth factor s of ring radii (default: ${DEFAULT-VALUE}).")
+    double ringBase;
+
+    @Option(names = "--rings", defaultValue = "17", description = "Number of rings (default: ${DEFAULT-VALUE}).")
+    int ringCount;
+
+    @Option(names = "--beta", defaultValue = "1", description = "Route acceptance threshold β (default: ${DEFAULT-VALUE}).")
     double beta;
 
     @Option(names = "--replacement", defaultValue = "HYPERVOLUME",
@@ -77,6 +83,15 @@ public final class MeridianSimCommand implements Callable<Integer> {
 
     @Option(names = "--primaries-only", description = "Queries ask primary ring members only (default: primaries and secondaries).")
     boolean primariesOnly;
+
+    @Option(names = "--bound-slack", defaultValue = "1.0", paramLabel = "MS",
+            description = "Absolute widening of the β-bounds on the members a query asks, in ms; 0 = the paper's bounds "
+                    + "(default: ${DEFAULT-VALUE}).")
+    double boundSlack;
+
+    @Option(names = "--max-probes-per-hop", defaultValue = "64", paramLabel = "N",
+            description = "Most probes one node spends on one query (default: ${DEFAULT-VALUE}).")
+    int maxProbesPerHop;
 
     @Option(names = "--max-solutions", defaultValue = "10",
             description = "Tight queries have 1..this many satisfying members (default: ${DEFAULT-VALUE}).")
@@ -88,9 +103,10 @@ public final class MeridianSimCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         SimOptions options;
         try {
-            int entries = Math.min(255, Math.max(160, 10 * (primary + secondary)));
+            int entries = Math.min(255, Math.max(160, ringCount * (primary + secondary)));
             MeridianConfig config = MeridianConfig.builder().primaryPerRing(primary).secondaryPerRing(secondary)
-                    .beta(beta).replacement(replacement).querySecondaries(!primariesOnly)
+                    .ringBase(ringBase).rings(ringCount)
+                    .beta(beta).boundSlackMs(boundSlack).maxProbesPerHop(maxProbesPerHop).replacement(replacement).querySecondaries(!primariesOnly)
                     .wire(new WireLimits(8192, entries, Math.max(16, primary + secondary))).build();
             options = SimOptions.defaults().withConfig(config).withQueries(queries).withSeed(seed)
                     .withMaxSolutions(maxSolutions);

@@ -82,7 +82,9 @@ class MeridianNodeTest {
         assertTrue(probes > 0, "the query did run");
         assertTrue(probes <= (long) config.maxHops() * config.maxProbesPerHop(),
                 "probes: " + probes + " (expected: <= " + config.maxHops() * config.maxProbesPerHop() + ")");
-        assertEquals(1, replies.stream().filter(m -> m instanceof QueryReply).count(), "answered once");
+        // Answered once, by the last node straight to the origin and once more back along the path by the entry.
+        assertTrue(replies.stream().filter(m -> m instanceof QueryReply).count() <= 2, "answered at most twice");
+        assertEquals(1, replies.stream().filter(m -> m instanceof QueryReply).mapToLong(m -> ((QueryReply) m).queryId()).distinct().count());
         QueryReply reply = (QueryReply) replies.stream().filter(m -> m instanceof QueryReply).findFirst().orElseThrow();
         assertTrue(reply.hops() <= config.maxHops());
         assertTrue(reply.hits().isEmpty());
@@ -138,5 +140,65 @@ class MeridianNodeTest {
         net.runWhile(() -> !rings.isDone(), net.nanoTime() + 10 * SECOND);
         assertEquals(sim.node(3).rings().snapshot(), rings.join());
         assertEquals(0, client.rings().size());
+    }
+
+    @Test
+    void aTargetTheEntryCannotReachIsFoundThroughItsMembers() {
+        // Location 0 has no path to the target 3 (an unknown pair of the matrix); its members 1 and 2 do.
+        double[][] rtt = {
+                {0, 30, 40, -1},
+                {30, 0, 50, 8},
+                {40, 50, 0, 60},
+                {-1, 8, 60, 0}};
+        SimNetwork net = new SimNetwork(new LatencyMatrix("unreachable", rtt));
+        List<MeridianNode> nodes = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            MeridianNode node = new MeridianNode(net.address(i), MeridianConfig.defaults(), net.transport(i), net, new Random(i));
+            net.attach(i, node::onMessage);
+            nodes.add(node);
+        }
+        net.attachResponder(3);
+        nodes.get(0).start(List.of());
+        nodes.get(1).start(List.of(net.address(0)));
+        nodes.get(2).start(List.of(net.address(0)));
+        net.runUntil(30 * SECOND);
+        assertEquals(2, nodes.get(0).rings().size());
+        nodes.forEach(MeridianNode::stopMaintenance);
+
+        var closest = nodes.get(0).closest(net.address(3));
+        var mcq = nodes.get(0).query(new MultiConstraintQuery(List.of(new Constraint(net.address(3), 20)), 1));
+        net.runWhile(() -> !closest.isDone() || !mcq.isDone(), net.nanoTime() + 60 * SECOND);
+        assertEquals(List.of(net.address(1)), closest.join().hits().stream().map(QueryHit::node).toList());
+        assertEquals(List.of(net.address(1)), mcq.join().hits().stream().map(QueryHit::node).toList());
+    }
+
+    @Test
+    void aReplyTheLastNodeCannotSendToTheOriginComesBackAlongThePath() {
+        // The query goes 0 -> 1 -> 2 towards target 3; 2 has no path to the origin 0 (an unknown pair).
+        double[][] rtt = {
+                {0, 40, -1, 100},
+                {40, 0, 45, 50},
+                {-1, 45, 0, 5},
+                {100, 50, 5, 0}};
+        SimNetwork net = new SimNetwork(new LatencyMatrix("one-way-back", rtt));
+        List<MeridianNode> nodes = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            MeridianNode node = new MeridianNode(net.address(i), MeridianConfig.defaults(), net.transport(i), net, new Random(i));
+            net.attach(i, node::onMessage);
+            nodes.add(node);
+        }
+        net.attachResponder(3);
+        nodes.get(0).start(List.of());
+        nodes.get(1).start(List.of(net.address(0)));
+        nodes.get(2).start(List.of(net.address(1)));
+        net.runUntil(30 * SECOND);
+        nodes.forEach(MeridianNode::stopMaintenance);
+
+        var closest = nodes.get(0).closest(net.address(3));
+        net.runWhile(() -> !closest.isDone(), net.nanoTime() + 10 * SECOND);
+        assertTrue(closest.isDone() && !closest.isCompletedExceptionally(), "answered within 10 s");
+        QueryResult result = closest.join();
+        assertEquals(3, result.hops());
+        assertEquals(List.of(net.address(2)), result.hits().stream().map(QueryHit::node).toList());
     }
 }

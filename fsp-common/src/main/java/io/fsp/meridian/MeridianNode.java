@@ -17,6 +17,7 @@ import io.fsp.meridian.wire.MeridianMessage.ServiceRequest;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -65,9 +66,10 @@ public final class MeridianNode {
     private final Map<Long, PendingRings> ringRequests = new HashMap<>();
     private final Map<Long, PendingService> serviceRequests = new HashMap<>();
     private Optional<ServiceInfo> service = Optional.empty();
-    private final Map<Long, Boolean> seenQueries = new LinkedHashMap<>() {
+    /** Queries seen, each with the node that passed it here (self once a reply went back: see {@link #reply}). */
+    private final Map<Long, InetSocketAddress> seenQueries = new LinkedHashMap<>() {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<Long, InetSocketAddress> eldest) {
             return size() > SEEN_QUERIES;
         }
     };
@@ -167,16 +169,18 @@ public final class MeridianNode {
                 pending.done(m);
             }
         } else if (message instanceof Query q) {
-            onQuery(q);
+            onQuery(from, q);
         } else if (message instanceof QueryReply r) {
             PendingQuery pending = ownQueries.remove(r.queryId());
             if (pending != null) {
                 pending.timeout.cancel();
                 pending.future.complete(new QueryResult(r.hits(), r.hops(), r.probes()));
+            } else {
+                sendBack(r, from);
             }
         } else if (message instanceof RingsRequest r) {
             List<RingEntry> entries = rings.snapshot();
-            int max = config.wire().maxEntries();
+            int max = config.wire().maxEntries(); // full rings hold more: the innermost members come first
             transport.send(from, new RingsReply(r.requestId(), entries.size() > max ? entries.subList(0, max) : entries));
         } else if (message instanceof ServiceRequest r) {
             transport.send(from, new ServiceReply(r.requestId(), service));
@@ -598,15 +602,15 @@ public final class MeridianNode {
         ownQueries.put(id, new PendingQuery(future, timeout));
         Query query = new Query(id, kind, 0, config.maxHops(), wanted, 0, self, constraints, List.of());
         if (entry.equals(self)) {
-            onQuery(query);
+            onQuery(self, query);
         } else {
             transport.send(entry, query);
         }
         return future;
     }
 
-    private void onQuery(Query q) {
-        if (seenQueries.putIfAbsent(q.queryId(), Boolean.TRUE) != null) {
+    private void onQuery(InetSocketAddress from, Query q) {
+        if (seenQueries.putIfAbsent(q.queryId(), from) != null) {
             return; // a loop or a duplicate: the work was done already
         }
         if (q.wanted() < 1 || q.wanted() > MultiConstraintQuery.MAX_WANTED
@@ -620,24 +624,21 @@ public final class MeridianNode {
     /** Step 2 and 3 of §3.1: own distance, then the members within the β-bounds measure theirs. */
     private void askMembers(Query q, List<InetSocketAddress> targets, double[] own, int ownProbes) {
         Hop hop = new Hop(q, own, ownProbes);
-        for (double d : own) {
-            if (d < 0) {
-                finish(hop); // a target this node cannot reach: no bounds to work with
-                return;
-            }
-        }
         Set<InetSocketAddress> known = new HashSet<>();
         q.hits().forEach(h -> known.add(h.node()));
         known.add(self);
         known.add(q.origin());
-        // For a closest-node query the bound is 0, which makes these Meridian's ring [(1−β)d, (1+β)d].
+        // For a closest-node query the bound is 0, which makes these Meridian's ring [(1−β)d, (1+β)d]
+        // (widened by the slack). A target this node cannot reach bounds nothing: its members may reach it.
         List<RingMember> candidates = new ArrayList<>();
         for (RingMember m : rings.members()) {
             if ((m.primary() || config.querySecondaries()) && !known.contains(m.peer())
-                    && SolutionSpace.withinBounds(q.constraints(), own, m.rttMs(), config.beta())) {
+                    && SolutionSpace.withinBounds(q.constraints(), own, m.rttMs(), config.beta(), config.boundSlackMs())) {
                 candidates.add(m);
             }
         }
+        // Members that tie on the lower bound (all of them when no target was reachable) are taken at random.
+        Collections.shuffle(candidates, random);
         // The probe budget of this hop caps how many members may be asked; ask the most promising first.
         int budget = Math.max(0, (config.maxProbesPerHop() - ownProbes) / targets.size());
         if (candidates.size() > budget) {
@@ -742,7 +743,9 @@ public final class MeridianNode {
             best = hit(next, new double[] {nextD});
         }
         List<QueryHit> hits = best == null ? List.of() : List.of(best);
-        if (next != null && d >= 0 && SolutionSpace.worthForwarding(nextD * nextD, d * d, config.beta()) && hops < Math.min(q.hopLimit(), config.maxHops())) {
+        // A node that could not reach the target forwards to the member that could.
+        boolean progress = next != null && (d < 0 || SolutionSpace.worthForwarding(nextD * nextD, d * d, config.beta()));
+        if (progress && hops < Math.min(q.hopLimit(), config.maxHops())) {
             transport.send(next, new Query(q.queryId(), q.kind(), hops, q.hopLimit(), q.wanted(), probes,
                     q.origin(), q.constraints(), hits));
         } else {
@@ -750,16 +753,34 @@ public final class MeridianNode {
         }
     }
 
-    private void finish(Hop hop) {
-        reply(hop.query, hop.query.hopsTaken() + 1, hop.query.probes() + hop.probes, hop.query.hits());
-    }
-
+    /**
+     * Sends the answer to the origin, and also back to the node that passed the query on: that node reached
+     * this one, while the path from here to the origin may be lost (an unknown pair of a latency matrix, a
+     * firewall). Each node on the path passes it back once more ({@link #sendBack}), down to the entry node,
+     * which reached the origin's query: the origin gets at most two copies and keeps the first.
+     */
     private void reply(Query q, int hops, int probes, List<QueryHit> hits) {
         QueryReply reply = new QueryReply(q.queryId(), hops, probes, hits);
         if (q.origin().equals(self)) {
             onMessage(self, reply);
         } else {
             transport.send(q.origin(), reply);
+            sendBack(reply, q.origin());
+        }
+    }
+
+    /**
+     * Passes a reply to a query this node passed on to the node that passed it here (unless that node is
+     * {@code sentTo} already), once per query: one message at most, and none for a query it never saw.
+     */
+    private void sendBack(QueryReply reply, InetSocketAddress sentTo) {
+        InetSocketAddress previous = seenQueries.get(reply.queryId());
+        if (previous == null || previous.equals(self)) {
+            return;
+        }
+        seenQueries.put(reply.queryId(), self);
+        if (!previous.equals(sentTo)) {
+            transport.send(previous, reply);
         }
     }
 

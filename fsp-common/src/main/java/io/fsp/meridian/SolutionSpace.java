@@ -25,15 +25,22 @@ public final class SolutionSpace {
 
     /**
      * Whether a ring member at RTT {@code memberRttMs} from P is worth asking: for every constraint i,
-     * max(0, (1−β)(d(P,t_i) − dc_i)) ≤ d(P,j) ≤ (1+β)(d(P,t_i) + dc_i). By the triangle inequality
-     * every node that satisfies all constraints lies inside these bounds when β = 0.
+     * max(0, (1−β)(d(P,t_i) − dc_i) − slack) ≤ d(P,j) ≤ (1+β)(d(P,t_i) + dc_i) + slack. By the triangle
+     * inequality every node that satisfies all constraints lies inside these bounds when β = 0. The
+     * absolute {@code slackMs} keeps the bounds from shrinking to nothing around sub-millisecond RTTs,
+     * where hosts of one site are as close to each other as to the target and the triangle inequality
+     * says little. A target P could not measure (negative RTT) constrains nothing.
      */
-    public static boolean withinBounds(List<Constraint> constraints, double[] ownRttMs, double memberRttMs, double beta) {
+    public static boolean withinBounds(List<Constraint> constraints, double[] ownRttMs, double memberRttMs, double beta,
+                                       double slackMs) {
         for (int i = 0; i < constraints.size(); i++) {
             double d = ownRttMs[i];
+            if (d < 0) {
+                continue;
+            }
             double dc = constraints.get(i).maxRttMs();
-            double low = Math.max(0, (1 - beta) * (d - dc));
-            double high = (1 + beta) * (d + dc);
+            double low = Math.max(0, (1 - beta) * (d - dc) - slackMs);
+            double high = (1 + beta) * (d + dc) + slackMs;
             if (memberRttMs < low || memberRttMs > high) {
                 return false;
             }
@@ -41,13 +48,22 @@ public final class SolutionSpace {
         return true;
     }
 
+    /** {@link #withinBounds(List, double[], double, double, double)} without slack: the paper's bounds. */
+    public static boolean withinBounds(List<Constraint> constraints, double[] ownRttMs, double memberRttMs, double beta) {
+        return withinBounds(constraints, ownRttMs, memberRttMs, beta, 0);
+    }
+
     /**
      * Lower bound on a member's s from the triangle inequality (d(j,t) ≥ |d(P,t) − d(P,j)|); used only
-     * to decide which members to ask first when the probe budget cannot cover all of them.
+     * to decide which members to ask first when the probe budget cannot cover all of them. A target P
+     * could not measure adds nothing.
      */
     public static double lowerBound(List<Constraint> constraints, double[] ownRttMs, double memberRttMs) {
         double s = 0;
         for (int i = 0; i < constraints.size(); i++) {
+            if (ownRttMs[i] < 0) {
+                continue;
+            }
             double excess = Math.max(0, Math.abs(ownRttMs[i] - memberRttMs) - constraints.get(i).maxRttMs());
             s += excess * excess;
         }

@@ -56,4 +56,35 @@ class SolutionSpaceTest {
         // Member 10 ms away: at least 140 and 90 -> excess >= 90 and 10.
         assertEquals(8100 + 100, SolutionSpace.lowerBound(SENDER_50_RECEIVER_80, new double[] {150, 100}, 10));
     }
+
+    @Test
+    void slackKeepsSubMillisecondBoundsFromShrinkingToNothing() {
+        List<Constraint> target = List.of(new Constraint(new InetSocketAddress("127.0.0.1", 1), 0));
+        double[] own = {0.2}; // a site-mate of the target: the paper's ring is [0.1, 0.3] ms
+        assertFalse(SolutionSpace.withinBounds(target, own, 0.6, 0.5));
+        assertTrue(SolutionSpace.withinBounds(target, own, 0.6, 0.5, 1));
+        assertTrue(SolutionSpace.withinBounds(target, own, 1.3, 0.5, 1));
+        assertFalse(SolutionSpace.withinBounds(target, own, 1.31, 0.5, 1));
+        assertFalse(SolutionSpace.withinBounds(target, new double[] {100}, 48.9, 0.5, 1), "49 ms is 50 - 1");
+    }
+
+    @Test
+    void aTargetThatCouldNotBeMeasuredBoundsNothing() {
+        double[] own = {-1, 100}; // sender unknown; receiver: excess 20, sum 180 -> [10, 270] with beta 0.5
+        assertTrue(SolutionSpace.withinBounds(SENDER_50_RECEIVER_80, own, 10, 0.5));
+        assertFalse(SolutionSpace.withinBounds(SENDER_50_RECEIVER_80, own, 271, 0.5));
+        assertEquals(0, SolutionSpace.lowerBound(SENDER_50_RECEIVER_80, own, 100));
+        assertEquals(Double.POSITIVE_INFINITY, SolutionSpace.distance(SENDER_50_RECEIVER_80, own));
+    }
+
+    @Test
+    void betaOneAsksEveryMemberTheTriangleInequalityAllowsAndForwardsOnAnyProgress() {
+        List<Constraint> target = List.of(new Constraint(new InetSocketAddress("127.0.0.1", 1), 0));
+        // A node closer than d = 100 to the target lies within 2d of P: [0, 200].
+        assertTrue(SolutionSpace.withinBounds(target, new double[] {100}, 1, 1));
+        assertTrue(SolutionSpace.withinBounds(target, new double[] {100}, 200, 1));
+        assertFalse(SolutionSpace.withinBounds(target, new double[] {100}, 200.1, 1));
+        assertTrue(SolutionSpace.worthForwarding(99.9, 100, 1));
+        assertFalse(SolutionSpace.worthForwarding(100, 100, 1));
+    }
 }

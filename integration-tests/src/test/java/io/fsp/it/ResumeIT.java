@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.client.collect.CollectSummary;
+import io.fsp.it.harness.FspCommand;
 import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.TreeDigests;
 import io.fsp.relay.fault.Fault;
@@ -134,15 +135,11 @@ class ResumeIT {
 
     private Path killMidway(StripeRig rig, String remote, Path dest, String... moreOptions) throws Exception {
         Path journal = dest.resolveSibling("." + dest.getFileName() + ".fsp-journal");
-        String classPath = System.getProperty("fsp.it.classpath", "");
-        if (classPath.isBlank() || classPath.startsWith("${")) {
-            classPath = System.getProperty("java.class.path");
-        }
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", classPath, "io.fsp.client.cli.FspCli", "get",
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("get",
                 "fsp://" + StripeRig.USER + "@127.0.0.1:" + rig.port() + remote, "-o", dest.toString(),
-                "--trust", rig.server().fingerprint().toString(), "--block-size", "64k", "--json");
-        pb.command().addAll(java.util.List.of(moreOptions));
+                "--trust", rig.server().fingerprint().toString(), "--block-size", "64k", "--json"));
+        args.addAll(java.util.List.of(moreOptions));
+        ProcessBuilder pb = FspCommand.process(args);
         pb.environment().put("FSP_PASSWORD", StripeRig.PASSWORD);
         pb.redirectErrorStream(true).redirectOutput(dir.resolve("first-run.log").toFile());
         Process client = pb.start();

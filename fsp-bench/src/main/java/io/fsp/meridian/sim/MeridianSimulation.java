@@ -92,14 +92,16 @@ public final class MeridianSimulation {
         long maintenancePings = network.pings();
         double minutes = options.warmup().toNanos() / 60e9;
         double ringMembers = Arrays.stream(nodes).mapToInt(n -> n.rings().size()).average().orElse(0);
-        ClosestStats closest = runClosest();
-        McqStats relay = runMcq(false);
-        McqStats tight = runMcq(true);
+        // Each kind of query draws from its own stream, and the random baselines from another, so that two
+        // configurations on one seed answer the same queries (paired figures, less noise between them).
+        ClosestStats closest = runClosest(new Random(options.seed() * 31 + 1));
+        McqStats relay = runMcq(false, new Random(options.seed() * 31 + 2));
+        McqStats tight = runMcq(true, new Random(options.seed() * 31 + 3));
         return new SimReport(matrix.name(), members.length, targets.length, ringMembers,
                 maintenancePings / (double) members.length / minutes, closest, relay, tight);
     }
 
-    private ClosestStats runClosest() {
+    private ClosestStats runClosest(Random draw) {
         int n = options.queries();
         double[] quality = new double[n];
         double[] randomQuality = new double[n];
@@ -110,8 +112,8 @@ public final class MeridianSimulation {
         int budgetWithin = 0;
         long hops = 0;
         for (int q = 0; q < n; q++) {
-            int target = targets[random.nextInt(targets.length)];
-            int entry = random.nextInt(members.length);
+            int target = targets[draw.nextInt(targets.length)];
+            int entry = draw.nextInt(members.length);
             double best = Double.POSITIVE_INFINITY;
             for (int m : members) {
                 double r = matrix.rtt(m, target);
@@ -148,7 +150,7 @@ public final class MeridianSimulation {
                 budgetWithin / (double) n);
     }
 
-    private McqStats runMcq(boolean tight) {
+    private McqStats runMcq(boolean tight, Random draw) {
         int n = options.queries();
         double[] probes = new double[n];
         int success = 0;
@@ -158,13 +160,13 @@ public final class MeridianSimulation {
         double randomSuccess = 0;
         int budgetSuccess = 0;
         for (int q = 0; q < n; q++) {
-            int sender = targets[random.nextInt(targets.length)];
+            int sender = targets[draw.nextInt(targets.length)];
             int receiver;
             do {
-                receiver = targets[random.nextInt(targets.length)];
+                receiver = targets[draw.nextInt(targets.length)];
             } while (receiver == sender && targets.length > 1);
             int[] ts = {sender, receiver};
-            double[] bounds = tight ? tightBounds(ts) : relayBounds(ts);
+            double[] bounds = tight ? tightBounds(ts, draw) : relayBounds(ts, draw);
             if (bounds == null) {
                 q--; // no member satisfies: draw again (success is measured only where an answer exists)
                 continue;
@@ -177,7 +179,7 @@ public final class MeridianSimulation {
                 solutions += satisfies(m, ts, bounds) ? 1 : 0;
             }
             solutionSizes += solutions;
-            int entry = random.nextInt(members.length);
+            int entry = draw.nextInt(members.length);
             long before = network.pings();
             QueryResult result = await(nodes[entry].query(new MultiConstraintQuery(constraints, options.wanted())));
             probes[q] = network.pings() - before;
@@ -210,7 +212,7 @@ public final class MeridianSimulation {
      * uniform in 0.2..1.2 with a + b >= 1.1 (from "next to the sender" to "halfway"); null if no member
      * satisfies.
      */
-    private double[] relayBounds(int[] ts) {
+    private double[] relayBounds(int[] ts, Random draw) {
         double direct = matrix.rtt(ts[0], ts[1]);
         if (direct <= 0) {
             return null;
@@ -218,8 +220,8 @@ public final class MeridianSimulation {
         double a;
         double b;
         do { // a + b < 1 could only be met through triangle-inequality violations: not a relay request
-            a = 0.2 + random.nextDouble();
-            b = 0.2 + random.nextDouble();
+            a = 0.2 + draw.nextDouble();
+            b = 0.2 + draw.nextDouble();
         } while (a + b < 1.1);
         double[] bounds = {direct * a, direct * b};
         for (int m : members) {
@@ -234,8 +236,8 @@ public final class MeridianSimulation {
      * Hard queries: bounds shaped by a random member x and scaled so that only the K members that need
      * the least scaling satisfy them (K uniform in 1..maxSolutions; more when RTTs tie).
      */
-    private double[] tightBounds(int[] ts) {
-        int x = members[random.nextInt(members.length)];
+    private double[] tightBounds(int[] ts, Random draw) {
+        int x = members[draw.nextInt(members.length)];
         double[] shape = {Math.max(0.1, matrix.rtt(x, ts[0])), Math.max(0.1, matrix.rtt(x, ts[1]))};
         double[] scale = new double[members.length];
         for (int k = 0; k < members.length; k++) {
@@ -250,7 +252,7 @@ public final class MeridianSimulation {
         // When x sits next to a target (RTT floored at 0.1 ms), lambda is a ratio over that tiny RTT, and the
         // other bound, shape x lambda, can reach minutes: it then says "anywhere" for that target, which
         // the caller clamps to the largest bound a query carries without changing which members satisfy.
-        double lambda = scale[Math.min(members.length, 1 + random.nextInt(options.maxSolutions())) - 1];
+        double lambda = scale[Math.min(members.length, 1 + draw.nextInt(options.maxSolutions())) - 1];
         return Double.isInfinite(lambda) ? null : new double[] {shape[0] * lambda, shape[1] * lambda};
     }
 

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -44,17 +45,33 @@ class MeridianSimulationTest {
         assertTrue(r.closest().meanProbes() <= 30, r.toText());
     }
 
+    /**
+     * FSP's targets on two rough matrices (sub-millisecond site-mates, unknown pairs, outliers; 240 members):
+     * MCQ success >= 95 % where a satisfying member exists, tight queries >= 85 %, closest-node answers
+     * within 10 % of the best >= 90 %, probes per query a small multiple of log2 N. The paper's parameters
+     * reached 73 to 76 % closest-node answers and 94 % MCQ success on these matrices. The real matrix
+     * (154 ms placeholders, strong triangle-inequality violations) misses two targets on some seeds
+     * (1000 queries, seeds 1-3: MCQ 94.5-95.3 %, closest 87.8-92.9 %; docs/meridian.md): here its floor
+     * is what seed 1 reaches with 200 queries, less a point.
+     */
     @Test
-    void defaultsOfEightPerRingReachTheSuccessTarget() {
+    void defaultsReachTheTargetsOnRoughMatricesAndHoldOnTheRealOne() {
         assertEquals(8, MeridianConfig.defaults().primaryPerRing());
         assertEquals(8, MeridianConfig.defaults().secondaryPerRing());
-        // Default wire limits: a rings reply of 10 rings x 16 IPv6 members still fits one datagram.
         assertEquals(WireLimits.DEFAULT, MeridianConfig.defaults().wire());
-        SimReport r = new MeridianSimulation(planetLab, SimOptions.defaults().withQueries(300)).run();
-        assertTrue(r.mcq().success() >= 0.92, r.toText());
-        assertTrue(r.tight().success() >= 0.92, r.toText());
-        assertTrue(r.closest().within10() >= 0.65, r.toText());
-        assertTrue(r.mcq().meanProbes() <= 80, r.toText());
+        List<LatencyMatrix> matrices = List.of(LatencyMatrix.rough(300, 1), LatencyMatrix.rough(300, 2), planetLab);
+        for (int i = 0; i < matrices.size(); i++) {
+            LatencyMatrix m = matrices.get(i);
+            boolean real = m == planetLab;
+            SimReport r = new MeridianSimulation(m, SimOptions.defaults().withQueries(200).withSeed(real ? 1 : i + 1)).run();
+            double log2n = Math.log(r.members()) / Math.log(2);
+            assertEquals(0, r.mcq().wrong() + r.tight().wrong(), "every hit satisfies its constraints");
+            assertTrue(r.mcq().success() >= (real ? 0.92 : 0.95), r.toText());
+            assertTrue(r.tight().success() >= 0.85, r.toText());
+            assertTrue(r.closest().within10() >= (real ? 0.84 : 0.90), r.toText());
+            assertTrue(r.mcq().meanProbes() <= 10 * log2n && r.tight().meanProbes() <= 10 * log2n
+                    && r.closest().meanProbes() <= 10 * log2n, r.toText());
+        }
     }
 
     @Test

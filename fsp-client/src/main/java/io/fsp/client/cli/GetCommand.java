@@ -3,6 +3,7 @@ package io.fsp.client.cli;
 import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
+import io.fsp.client.control.FspUrl;
 import io.fsp.config.ConfigException;
 import io.fsp.meridian.net.ProbeResponder;
 import io.fsp.tls.PinnedTrustManager;
@@ -10,10 +11,6 @@ import java.io.PrintWriter;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,8 +51,8 @@ public final class GetCommand implements Callable<Integer> {
     @Mixin
     ClientConfigOption configuration;
 
-    @Option(names = "--password-file", paramLabel = "FILE", description = "Read the password from the first line of FILE.")
-    Path passwordFile;
+    @Mixin
+    PasswordOption password;
 
     @Option(names = "--trust", paramLabel = "FINGERPRINT", description = "Accept only the server certificate with this SHA-256 fingerprint (as fsp-server prints it).")
     String trust;
@@ -193,24 +190,14 @@ public final class GetCommand implements Callable<Integer> {
 
     /** What to collect with: the URL, and the settings over the configuration file over the defaults. */
     CollectOptions options() throws java.io.IOException, InterruptedException {
-        URI uri;
-        try {
-            uri = new URI(url);
-        } catch (URISyntaxException e) {
-            throw new IllegalArgumentException("url: " + url + " (expected: fsp://USER@HOST:PORT/PATH)");
-        }
-        if (!"fsp".equals(uri.getScheme()) || uri.getHost() == null || uri.getUserInfo() == null || uri.getPath() == null
-                || uri.getPath().isEmpty()) {
-            throw new IllegalArgumentException("url: " + url + " (expected: fsp://USER@HOST:PORT/PATH)");
-        }
-        int port = uri.getPort() < 0 ? 2121 : uri.getPort();
+        FspUrl u = FspUrl.parse(url);
         ClientSettings settings = configuration.settings(spec.commandLine().getParseResult());
         if (settings.trust().isEmpty() && !insecure) {
             throw new IllegalArgumentException("--trust FINGERPRINT (as fsp-server prints it) or --insecure is needed"
                     + " (or trust = FINGERPRINT in the client configuration, see conf/client.conf.example)");
         }
         PinnedTrustManager tm = insecure ? PinnedTrustManager.any() : PinnedTrustManager.of(Set.of(settings.trust().get()));
-        char[] password = password(settings.passwordFile());
+        char[] password = PasswordOption.password(settings.passwordFile());
         List<String> fsp = new ArrayList<>();
         add(fsp, "block-size", settings.blockSize().map(b -> Long.toString(b.bytes())).orElse(null));
         add(fsp, "compression", settings.compression().orElse(null));
@@ -219,11 +206,10 @@ public final class GetCommand implements Callable<Integer> {
         add(fsp, "digest", settings.digest().orElse(null));
         add(fsp, "strategy", settings.strategy().orElse(null));
         add(fsp, "replicas", settings.replicas().map(String::valueOf).orElse(null));
-        String host = uri.getHost().startsWith("[") ? uri.getHost().substring(1, uri.getHost().length() - 1) : uri.getHost();
-        addSelection(fsp, host, port, settings);
-        return new CollectOptions(host, port, uri.getUserInfo(), password, uri.getUserInfo() + "@" + host + ":" + port,
-                uri.getPath(), destination, tm, fsp, settings.includeDirect(), settings.streams(), settings.verify(),
-                settings.relayTimeout(), Duration.ofSeconds(10), !noOverlap, !noRelayRecovery, !settings.pageCacheWrites());
+        addSelection(fsp, u.host(), u.port(), settings);
+        return new CollectOptions(u.host(), u.port(), u.user(), password, u.server(), u.path(), destination, tm, fsp,
+                settings.includeDirect(), settings.streams(), settings.verify(), settings.relayTimeout(),
+                Duration.ofSeconds(10), !noOverlap, !noRelayRecovery, !settings.pageCacheWrites());
     }
 
     /**
@@ -256,22 +242,6 @@ public final class GetCommand implements Callable<Integer> {
 
     private boolean matched(String option) {
         return spec.commandLine().getParseResult().hasMatchedOption(option);
-    }
-
-    private static char[] password(java.util.Optional<Path> file) throws java.io.IOException {
-        if (file.isPresent()) {
-            Path passwordFile = file.get();
-            List<String> lines = Files.readAllLines(passwordFile, StandardCharsets.UTF_8);
-            if (lines.isEmpty()) {
-                throw new IllegalArgumentException("--password-file " + passwordFile + ": empty (expected: the password on the first line)");
-            }
-            return lines.get(0).toCharArray();
-        }
-        String env = System.getenv("FSP_PASSWORD");
-        if (env == null) {
-            throw new IllegalArgumentException("no password: set FSP_PASSWORD or give --password-file FILE");
-        }
-        return env.toCharArray();
     }
 
     private static void add(List<String> pairs, String key, String value) {

@@ -42,6 +42,16 @@ public record CollectOptions(String host, int port, String user, char[] password
                 relayTimeout, connectTimeout, overlap, true, true);
     }
 
+    /**
+     * What one {@code fsp collect} of a {@link RecordedTransfer} does: there is no server to connect to, so the
+     * connection's fields are empty; {@code server} and {@code remotePath} (the origin's) name the resume journal.
+     */
+    public static CollectOptions withoutOrigin(String server, String remotePath, Path destination, int streams,
+                                               VerificationMode verify, Duration relayTimeout, Duration connectTimeout) {
+        return new CollectOptions(null, 0, null, null, server, remotePath, destination, null, List.of(), false, streams, verify,
+                relayTimeout, connectTimeout);
+    }
+
     /** The same, with damaged blocks recovered from relays ({@code true}) or only from the origin. */
     public CollectOptions withRelayRecovery(boolean on) {
         return new CollectOptions(host, port, user, password, server, remotePath, destination, trust, fspOptions,

@@ -38,8 +38,13 @@ public record CollectSummary(String transferId, long bytes, double seconds, doub
 
     /** The summary as one JSON object. */
     public String toJson() {
+        return toJson("");
+    }
+
+    /** The summary as one JSON object, with {@code more} ({@code ,"key":value…}, already JSON) at its end. */
+    public String toJson(String more) {
         StringBuilder sb = new StringBuilder("{");
-        sb.append("\"transfer\":").append(str(transferId));
+        sb.append("\"transfer\":").append(quote(transferId));
         sb.append(",\"bytes\":").append(bytes);
         sb.append(",\"seconds\":").append(String.format(Locale.ROOT, "%.3f", seconds));
         sb.append(",\"striped_seconds\":").append(String.format(Locale.ROOT, "%.3f", stripedSeconds));
@@ -48,7 +53,7 @@ public record CollectSummary(String transferId, long bytes, double seconds, doub
         sb.append(",\"blocks\":").append(blocks);
         sb.append(",\"complete\":").append(complete);
         sb.append(",\"verified\":").append(verified);
-        sb.append(",\"verify\":").append(str(verifyMode));
+        sb.append(",\"verify\":").append(quote(verifyMode));
         sb.append(",\"blocks_by_source\":").append(map(blocksBySource));
         sb.append(",\"bytes_by_source\":").append(map(bytesBySource));
         sb.append(",\"retries\":").append(retries.values().stream().mapToLong(Long::longValue).sum());
@@ -56,13 +61,13 @@ public record CollectSummary(String transferId, long bytes, double seconds, doub
         sb.append(",\"not_sent\":").append(notSent);
         sb.append(",\"first_verified_seconds\":").append(String.format(Locale.ROOT, "%.3f", firstVerifiedSeconds));
         sb.append(",\"recovered\":{");
-        recoveries.forEach((k, r) -> sb.append(sb.charAt(sb.length() - 1) == '{' ? "" : ",").append(str(k))
+        recoveries.forEach((k, r) -> sb.append(sb.charAt(sb.length() - 1) == '{' ? "" : ",").append(quote(k))
                 .append(String.format(Locale.ROOT, ":{\"blocks\":%d,\"median_ms\":%.1f,\"max_ms\":%.1f}", r.blocks(),
                         r.medianMillis(), r.maxMillis())));
         sb.append('}');
-        sb.append(",\"crypto\":").append(str(NativeCrypto.description())); // what opened blocks in this process
-        sb.append(",\"error\":").append(error == null ? "null" : str(error));
-        return sb.append('}').toString();
+        sb.append(",\"crypto\":").append(quote(NativeCrypto.description())); // what opened blocks in this process
+        sb.append(",\"error\":").append(error == null ? "null" : quote(error));
+        return sb.append(more).append('}').toString();
     }
 
     /** A few lines for people. */
@@ -93,18 +98,28 @@ public record CollectSummary(String transferId, long bytes, double seconds, doub
         return sb.toString();
     }
 
+    /** {@code items} as a JSON array of strings. */
+    public static String quote(java.util.List<String> items) {
+        StringBuilder sb = new StringBuilder("[");
+        for (String s : items) {
+            sb.append(sb.length() > 1 ? "," : "").append(quote(s));
+        }
+        return sb.append(']').toString();
+    }
+
     private static String map(Map<String, Long> m) {
         StringBuilder sb = new StringBuilder("{");
         m.forEach((k, v) -> {
             if (sb.length() > 1) {
                 sb.append(',');
             }
-            sb.append(str(k)).append(':').append(v);
+            sb.append(quote(k)).append(':').append(v);
         });
         return sb.append('}').toString();
     }
 
-    static String str(String s) {
+    /** {@code s} as a JSON string ({@code null} for null). */
+    public static String quote(String s) {
         if (s == null) {
             return "null";
         }

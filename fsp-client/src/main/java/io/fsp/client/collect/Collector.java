@@ -46,6 +46,11 @@ import org.slf4j.LoggerFactory;
  * a failure, where next; the {@link BlockDriver} does what it says (relays, direct stream, opening, the
  * {@link FiverVerifier}). Once FRET is answered, what no relay or direct connection delivered comes from the
  * {@link OriginFetcher}. The summary says whether every block arrived verified.
+ * <p>
+ * The announcements may instead come recorded ({@link RecordedTransfer}, {@code fsp collect}; architecture §7: a
+ * control channel and a manifest are two carriers of one record stream): then there is no control channel and no
+ * origin, only the files the record holds whole are collected, and a block no relay delivers intact stays
+ * unverified. Everything else is the same.
  */
 public final class Collector {
     private static final Logger log = LoggerFactory.getLogger(Collector.class);
@@ -59,10 +64,17 @@ public final class Collector {
     private CapabilityToken token;
     private ChecksumAlgorithm checksum = ChecksumAlgorithm.CRC32C;
     private ChecksumAlgorithm digest = ChecksumAlgorithm.SHA256;
+    /** The blocks to collect: the transfer's, or those of the files a recorded transfer holds whole. */
     private long totalBlocks = -1;
+    /** The blocks of the transfer's plan (sequence numbers below). */
+    private long plannedBlocks = -1;
     private long totalBytes;
     private final List<io.fsp.extension.Announcement.File> manifestFiles = new ArrayList<>();
     private final BlockTiling tiling = new BlockTiling();
+    /** Null: announcements come from FRET. */
+    private final RecordedTransfer recorded;
+    /** The files of a recorded transfer that are collected (the others are left out); null: every file. */
+    private final Set<Integer> collected;
     private final Map<Long, BlockLifecycle> blocks = new ConcurrentHashMap<>();
     /** Relay blocks announced while striping goes on, fetched after it when overlap is off. */
     private final List<BlockLifecycle> deferred = new ArrayList<>();
@@ -84,8 +96,19 @@ public final class Collector {
     private volatile long fretNanos;
     private volatile long stripedNanos;
 
+    /** A collector that retrieves with FRET on the control channel ({@code fsp get}). */
     public Collector(CollectOptions options) {
+        this(options, null);
+    }
+
+    /**
+     * A collector of a recorded transfer ({@code fsp collect}): no control channel, no origin; the options'
+     * connection fields are not used, their {@code server} and {@code remotePath} name the journal.
+     */
+    public Collector(CollectOptions options, RecordedTransfer recorded) {
         this.options = options;
+        this.recorded = recorded;
+        this.collected = recorded == null ? null : recorded.wholeFiles();
         this.conditions = new TransferConditions(options.relayRecovery(), options.relayTimeout().toMillis());
         this.manifest = new ResumeManifest(options);
         this.files = new DestinationFiles(options.destination(), options.directWrites());
@@ -118,7 +141,31 @@ public final class Collector {
         milestone("collector started");
         NativeCrypto.loadInBackground();
         Encryptor.warmUpInBackground();
-        String error = null;
+        try {
+            if (recorded == null) {
+                retrieve();
+            } else {
+                replay();
+            }
+        } finally {
+            finish();
+        }
+        return summary();
+    }
+
+    /** The announcements of a recorded transfer, in their order; then every block is fetched from the relays. */
+    private void replay() throws IOException, InterruptedException {
+        fretNanos = System.nanoTime();
+        for (io.fsp.extension.Announcement a : recorded.announcements()) {
+            announcement(a, ExtensionCodec.format(a));
+        }
+        stripedNanos = System.nanoTime();
+        everyBlockAnnounced();
+        collectAnnounced();
+    }
+
+    /** Logs in, sets the options, sends FRET and collects; then what no relay delivered comes from the origin. */
+    private void retrieve() throws IOException, InterruptedException {
         try (ControlChannel control = ControlChannel.connect(options.host(), options.port(), options.trust(),
                 options.connectTimeout())) {
             milestone("control connection secured");
@@ -143,13 +190,7 @@ public final class Collector {
                 }
             }
             origin.run(control, transferId, driver, () -> conditions.diskFull() != null);
-        } catch (ControlException e) {
-            error = e.getMessage();
-            throw e;
-        } finally {
-            finish();
         }
-        return summary(error);
     }
 
     /** FRET: reads the announcements and starts each block's fetch; returns once every block is done or waits for the origin. */
@@ -173,15 +214,25 @@ public final class Collector {
             } else if (r.code() == 226) {
                 stripedNanos = System.nanoTime(); // the server has placed every block
                 milestone("226: every block placed");
-                checkTiling();
-                deferred.forEach(b -> driver.act(b, new Next(Action.FETCH_FROM_RELAY, List.of())));
-                deferred.clear();
+                everyBlockAnnounced();
                 break;
             } else {
                 throw new ControlException("FRET " + options.remotePath() + ": " + r, r.code(), null);
             }
         }
         control.readTimeout(options.connectTimeout());
+        collectAnnounced();
+    }
+
+    /** Every block is announced: each file must be tiled whole, and relay blocks held back until now are fetched. */
+    private void everyBlockAnnounced() throws ControlException {
+        checkTiling();
+        deferred.forEach(b -> driver.act(b, new Next(Action.FETCH_FROM_RELAY, List.of())));
+        deferred.clear();
+    }
+
+    /** Waits until every announced block is done or waits for the origin. */
+    private void collectAnnounced() throws IOException, InterruptedException {
         prepare();
         direct.awaitEnd(options.relayTimeout().toMillis() + 5000);
         // A direct block announced but never seen (the connection broke) comes from the origin.
@@ -203,12 +254,28 @@ public final class Collector {
 
     /** One {@code 151} line of FRET. */
     private void announcement(String text) throws IOException {
+        io.fsp.extension.Announcement line;
         try {
-            io.fsp.extension.Announcement line = ExtensionCodec.parse(text);
+            line = ExtensionCodec.parse(text);
+        } catch (RuntimeException e) {
+            throw refused(text, e);
+        }
+        announcement(line, text);
+    }
+
+    private static ControlException refused(String text, RuntimeException e) {
+        return new ControlException("announcement '" + text.substring(0, Math.min(200, text.length())) + "': " + e.getMessage(),
+                151, e);
+    }
+
+    /** One announcement ({@code text} as written, for errors). */
+    private void announcement(io.fsp.extension.Announcement line, String text) throws IOException {
+        try {
             if (line instanceof io.fsp.extension.Announcement.Transfer t) {
                 transferId = t.id();
                 files.directory(t.directory());
-                totalBlocks = t.blocks();
+                plannedBlocks = t.blocks();
+                totalBlocks = recorded == null ? t.blocks() : recordedBlocks();
                 totalBytes = t.bytes();
                 checksum = t.checksum();
                 digest = t.digest();
@@ -227,17 +294,37 @@ public final class Collector {
                             + ", files in index order)");
                 }
                 manifestFiles.add(f);
-                files.add(f.index(), f.name(), f.size(), f.modifiedMillis());
-            } else if (line instanceof io.fsp.extension.Announcement.Block b) {
+                if (isCollected(f.index())) {
+                    files.add(f.index(), f.name(), f.size(), f.modifiedMillis());
+                }
+            } else if (line instanceof io.fsp.extension.Announcement.Block b && isCollected(b.file())) {
                 if (blocks.isEmpty()) {
                     milestone("first block announced");
                 }
                 block(Announcement.of(b));
             }
         } catch (RuntimeException e) {
-            throw new ControlException("announcement '" + text.substring(0, Math.min(200, text.length())) + "': " + e.getMessage(),
-                    151, e);
+            throw refused(text, e);
         }
+    }
+
+    private boolean isCollected(int file) {
+        return collected == null || collected.contains(file);
+    }
+
+    /** The recorded blocks of the files collected (each sequence number once). */
+    private long recordedBlocks() {
+        return recorded.announcements().stream()
+                .filter(a -> a instanceof io.fsp.extension.Announcement.Block b && isCollected(b.file()))
+                .mapToLong(a -> ((io.fsp.extension.Announcement.Block) a).seq()).distinct().count();
+    }
+
+    /**
+     * The names of the files collected whose blocks are not all on disk (some block could not be verified from any
+     * source), once {@link #run} returned.
+     */
+    public List<String> unfinishedFiles() {
+        return files.unfinished();
     }
 
     /** Writer, journal, verifier and fetch threads, once the files are known (before the first block). */
@@ -288,8 +375,8 @@ public final class Collector {
             throw new IllegalArgumentException("BLK " + a.seq() + ": file " + a.file() + " @" + a.offset() + "+" + a.length()
                     + " (expected: inside an announced file)");
         }
-        if (totalBlocks >= 0 && a.seq() >= totalBlocks) {
-            throw new IllegalArgumentException("BLK " + a.seq() + ": (expected: < " + totalBlocks + " blocks)");
+        if (plannedBlocks >= 0 && a.seq() >= plannedBlocks) {
+            throw new IllegalArgumentException("BLK " + a.seq() + ": (expected: < " + plannedBlocks + " blocks)");
         }
         if (blocks.containsKey(a.seq())) {
             return; // announced twice: the first one counts
@@ -347,7 +434,8 @@ public final class Collector {
         return totalBlocks >= 0 && stats.blocksDone() == totalBlocks && files.notRenamed().isEmpty();
     }
 
-    private CollectSummary summary(String error) {
+    private CollectSummary summary() {
+        String error = null;
         double seconds = (System.nanoTime() - startNanos) / 1e9;
         double stripedSeconds = stripedNanos == 0 ? -1 : (stripedNanos - fretNanos) / 1e9;
         boolean complete = isComplete();

@@ -121,6 +121,17 @@ final class DestinationFiles implements AutoCloseable {
         }
     }
 
+    /** The names of the files not every block of which is in. */
+    List<String> unfinished() {
+        List<String> out = new ArrayList<>();
+        for (RemoteFile f : files.values()) {
+            if (bytesIn.getOrDefault(f.index(), 0L) != f.size()) {
+                out.add(f.name());
+            }
+        }
+        return out;
+    }
+
     /** Files whose blocks are all in but that kept their temporary names, with why. */
     List<String> notRenamed() {
         synchronized (notRenamed) {

@@ -5,19 +5,16 @@ import io.fsp.client.control.Reply;
 import io.fsp.client.journal.JournalRecord;
 import io.fsp.client.journal.ResumeJournal;
 import io.fsp.client.journal.TransferIdentity;
+import io.fsp.client.write.AtomicFileWriter;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ByteRange;
 import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.HeldRanges;
 import io.fsp.extension.Manifest;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -67,17 +64,7 @@ final class ResumeManifest {
         for (Announcement.File f : files) {
             sb.append(ExtensionCodec.format(f)).append('\n');
         }
-        Path target = manifestFile();
-        Path part = target.resolveSibling(target.getFileName() + ".part");
-        try (FileChannel ch = FileChannel.open(part, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            ByteBuffer b = ByteBuffer.wrap(sb.toString().getBytes(StandardCharsets.UTF_8));
-            while (b.hasRemaining()) {
-                ch.write(b);
-            }
-            ch.force(true);
-        }
-        Files.move(part, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        AtomicFileWriter.write(manifestFile(), sb.toString().getBytes(StandardCharsets.UTF_8));
     }
 
     /** The transfer is complete: nothing to resume. */

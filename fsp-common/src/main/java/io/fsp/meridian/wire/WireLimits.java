@@ -9,8 +9,9 @@ package io.fsp.meridian.wire;
  */
 public record WireLimits(int maxMessageBytes, int maxEntries, int maxTargets) {
     /**
-     * 4 KiB datagrams; 160 entries, so that a rings reply of 10 rings × 16 IPv6 members (25 bytes each)
-     * still fits; 16 targets, so that a ring of 16 members can measure itself for the hypervolume rule.
+     * 4 KiB datagrams; 160 entries, so that a rings reply of 160 IPv6 members (25 bytes each) still fits (a
+     * node with more sends its innermost 160); 16 targets, so that a ring of 16 members can measure itself
+     * for the hypervolume rule.
      */
     public static final WireLimits DEFAULT = new WireLimits(4096, 160, 16);
 

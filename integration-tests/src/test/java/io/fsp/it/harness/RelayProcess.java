@@ -44,6 +44,15 @@ public final class RelayProcess implements AutoCloseable {
      * {@code dir/state}; {@code options} are added as given (e.g. {@code --memory 0}, {@code --fault stall}).
      */
     public static RelayProcess start(Path dir, Fingerprint server, String... options) throws IOException {
+        return start(dir, new InetSocketAddress("127.0.0.1", 0), server, options);
+    }
+
+    /**
+     * As {@link #start(Path, Fingerprint, String...)}, listening on {@code listen}: a relay started again with the
+     * same {@code dir} and address is the same relay to its peers (certificate, store, host and port).
+     */
+    public static RelayProcess start(Path dir, InetSocketAddress listen, Fingerprint server, String... options)
+            throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         String javaOptions = System.getProperty("fsp.it.serverJavaOptions", "").trim();
@@ -54,7 +63,8 @@ public final class RelayProcess implements AutoCloseable {
         if (classPath == null || classPath.isBlank() || classPath.startsWith("${")) {
             classPath = System.getProperty("java.class.path");
         }
-        command.addAll(List.of("-cp", classPath, MAIN_CLASS, "--listen", "127.0.0.1:0",
+        command.addAll(List.of("-cp", classPath, MAIN_CLASS, "--listen",
+                listen.getAddress().getHostAddress() + ":" + listen.getPort(),
                 "--store", dir.resolve("store").toString(), "--state-dir", dir.resolve("state").toString(),
                 "--trust-server", server.toString()));
         command.addAll(Arrays.asList(options));

@@ -252,6 +252,16 @@ public final class ServerProcess implements AutoCloseable {
                 + ": " + String.join(" ", commandForDisplay());
     }
 
+    /** Ends the process at once (SIGKILL), as the loss of its machine would. */
+    public void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Override
     public void close() {
         process.destroy();

@@ -1,0 +1,187 @@
+package io.fsp.client.cli;
+
+import io.fsp.client.collect.CollectOptions;
+import io.fsp.client.collect.CollectSummary;
+import io.fsp.client.collect.Collector;
+import io.fsp.client.collect.RecordedTransfer;
+import io.fsp.client.evacuate.Bag;
+import io.fsp.client.evacuate.EvacuationManifest;
+import io.fsp.client.evacuate.EvacuationManifest.ManifestException;
+import io.fsp.client.verify.VerificationMode;
+import io.fsp.crypto.RecipientKey;
+import io.fsp.extension.Announcement;
+import io.fsp.tls.Fingerprint;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code fsp collect MANIFEST -o DEST --identity FILE}: collects an evacuated data set from the relays an evacuation
+ * manifest names, with the origin gone, into a BagIt bag (docs/protocol.md §5).
+ */
+@Command(name = "collect", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+        description = {"Collects what 'fsp evacuate' placed on relays, from the relays alone (the origin is never asked):"
+                + " each block verified against the manifest's digest once it is on disk, resumed after an interruption"
+                + " by running the same command again; DEST becomes a BagIt bag (RFC 8493) with the files under data/.",
+                "Exit codes: 0 everything collected and verified, 1 failure (manifest, identity, origin), 2 usage,"
+                        + " 3 some block could not be verified from any relay (rerun to resume), 4 internal error,"
+                        + " 5 partial: the manifest does not hold every file whole (they are named)."})
+public final class CollectCommand implements Callable<Integer> {
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "MANIFEST", description = "The sealed evacuation manifest.")
+    Path manifestFile;
+
+    @Option(names = {"-o", "--output"}, required = true, paramLabel = "DEST",
+            description = "The bag's directory (created if missing): the files go under DEST/data/.")
+    Path destination;
+
+    @Option(names = "--identity", required = true, paramLabel = "FILE",
+            description = "The safe site's identity ('fsp keygen' wrote it; readable by its owner only).")
+    Path identity;
+
+    @Option(names = "--trust-origin", paramLabel = "FINGERPRINT",
+            description = "Refuse a manifest whose origin server is not this one (anyone who has the public key can seal"
+                    + " a manifest; this checks who evacuated).")
+    String trustOrigin;
+
+    @Option(names = "--streams", paramLabel = "N", defaultValue = "4", description = "Parallel fetches per relay (default: ${DEFAULT-VALUE}).")
+    int streams;
+
+    @Option(names = "--verify", paramLabel = "fiver|riva", defaultValue = "fiver",
+            description = "fiver: hash the buffers being written (default); riva: re-read from disk.")
+    String verify;
+
+    @Option(names = "--relay-timeout", paramLabel = "SECONDS", defaultValue = "10",
+            description = "A relay silent this long for one block loses it to the next replica (default: ${DEFAULT-VALUE}).")
+    int relayTimeout;
+
+    @Option(names = "--json", description = "Print the summary as one JSON object.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try {
+            return collect(out, err);
+        } finally {
+            out.flush();
+            err.flush();
+        }
+    }
+
+    private int collect(PrintWriter out, PrintWriter err) throws Exception {
+        VerificationMode mode;
+        Fingerprint trusted;
+        try {
+            mode = VerificationMode.parse(verify);
+            if (mode == VerificationMode.OFF) {
+                throw new IllegalArgumentException("--verify off (expected: fiver or riva: a collection is verified)");
+            }
+            trusted = trustOrigin == null ? null : Fingerprint.parse(trustOrigin);
+        } catch (IllegalArgumentException e) {
+            err.println("fsp collect: " + e.getMessage());
+            return ExitCodes.USAGE;
+        }
+        EvacuationManifest manifest;
+        try {
+            manifest = EvacuationManifest.read(manifestFile, RecipientKey.readIdentity(identity));
+        } catch (ManifestException | IOException e) {
+            err.println("fsp collect: " + manifestFile + ": " + e.getMessage());
+            return ExitCodes.FAILURE;
+        }
+        if (trusted != null && !trusted.equals(manifest.originFingerprint())) {
+            err.println("fsp collect: " + manifestFile + ": origin-fingerprint " + manifest.originFingerprint()
+                    + " is not the trusted " + trusted + " (--trust-origin): refused, it was not evacuated from that server");
+            return ExitCodes.FAILURE;
+        }
+        if (trusted == null) {
+            err.println("fsp collect: origin " + manifest.origin() + ", certificate " + manifest.originFingerprint()
+                    + " (not checked: give --trust-origin to check it)");
+        }
+        if (manifest.announcements().isEmpty()) {
+            err.println("fsp collect: " + manifestFile + " (state " + manifest.state().label() + ") holds no transfer:"
+                    + " nothing was announced before it was written");
+            return ExitCodes.PARTIAL;
+        }
+        if (Files.exists(destination.resolve(Bag.TAG_MANIFEST))) {
+            // its blocks were confirmed and freed: collecting again could only fail
+            err.println("fsp collect: " + destination + " is a bag already (" + Bag.TAG_MANIFEST + "): this manifest was"
+                    + " collected into it; check it with any BagIt tool, or choose another -o");
+            return ExitCodes.FAILURE;
+        }
+        RecordedTransfer recorded = new RecordedTransfer(manifest.announcements());
+        Files.createDirectories(destination.resolve(Bag.PAYLOAD));
+        Collector collector = new Collector(CollectOptions.withoutOrigin(manifest.origin().server(), manifest.origin().path(),
+                payloadDestination(recorded, manifest), streams, mode, Duration.ofSeconds(Math.max(1, relayTimeout)),
+                Duration.ofSeconds(10)), recorded);
+        ProgressView progress = !json && System.console() != null ? new ProgressView(collector, out) : null;
+        CollectSummary summary;
+        try {
+            summary = collector.run();
+        } catch (IOException e) {
+            err.println("fsp collect: " + e.getMessage());
+            err.println("fsp collect: nothing reported complete; rerun the same command to resume (" + collector.journalPath() + ")");
+            return ExitCodes.FAILURE;
+        } finally {
+            if (progress != null) {
+                progress.close();
+            }
+        }
+        List<String> missing = new ArrayList<>(recorded.missingFiles());
+        if (recorded.unrecordedFiles() > 0) {
+            missing.add("(" + recorded.unrecordedFiles() + " more files the manifest does not name: it ends before them)");
+        }
+        if (!summary.complete()) {
+            List<String> unfinished = collector.unfinishedFiles();
+            out.println(json ? summary.toJson(",\"unverified_files\":" + CollectSummary.quote(unfinished)
+                    + ",\"missing_files\":" + CollectSummary.quote(missing)) : summary.toText());
+            err.println("fsp collect: " + summary.error() + "; files not verified: " + String.join(", ", unfinished)
+                    + "; rerun the same command to resume");
+            return ExitCodes.VERIFICATION_FAILED;
+        }
+        String oxum = Bag.write(destination, payload(recorded), summary.transferId(), LocalDate.now(ZoneOffset.UTC));
+        out.println(json ? summary.toJson(",\"bag\":" + CollectSummary.quote(destination.toString()) + ",\"payload_oxum\":"
+                + CollectSummary.quote(oxum) + ",\"manifest_state\":" + CollectSummary.quote(manifest.state().label())
+                + ",\"missing_files\":" + CollectSummary.quote(missing)) : summary.toText() + System.lineSeparator()
+                + "  bag: " + destination + " (Payload-Oxum " + oxum + ")");
+        if (!missing.isEmpty()) {
+            err.println("fsp collect: the manifest (state " + manifest.state().label() + ") does not hold these files whole,"
+                    + " they were not evacuated: " + String.join(", ", missing));
+            return ExitCodes.PARTIAL;
+        }
+        return ExitCodes.OK;
+    }
+
+    /** Where the collector puts the transfer: a directory's entries under DEST/data, a single file as DEST/data/NAME. */
+    private Path payloadDestination(RecordedTransfer recorded, EvacuationManifest manifest) {
+        Path data = destination.resolve(Bag.PAYLOAD);
+        if (recorded.transfer().directory()) {
+            return data;
+        }
+        List<Announcement.File> files = recorded.files();
+        String name = files.isEmpty() ? Path.of(manifest.origin().path()).getFileName().toString() : files.get(0).name();
+        return data.resolve(name);
+    }
+
+    /** The payload's names under data/: the files collected whole, in the manifest's order. */
+    private static List<String> payload(RecordedTransfer recorded) {
+        Set<Integer> whole = recorded.wholeFiles();
+        return recorded.files().stream().filter(f -> whole.contains(f.index())).map(Announcement.File::name).toList();
+    }
+}

@@ -1,0 +1,277 @@
+package io.fsp.client.evacuate;
+
+import io.fsp.client.control.ControlChannel;
+import io.fsp.client.control.ControlException;
+import io.fsp.client.control.FspUrl;
+import io.fsp.client.control.Reply;
+import io.fsp.client.evacuate.EvacuationManifest.State;
+import io.fsp.crypto.RecipientKey;
+import io.fsp.extension.Announcement;
+import io.fsp.extension.ExtensionCodec;
+import io.fsp.tls.Fingerprint;
+import io.fsp.tls.PinnedTrustManager;
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code fsp evacuate} (docs/protocol.md §5): asks the origin to stripe a file or tree to its relays and keep it
+ * there ({@code FSPO retain=…}), with the files named by {@code priority} first ({@code FPRI}), and reads the
+ * FRET's announcements as {@code fsp get} does — but fetches nothing. What it read goes into the sealed
+ * {@link EvacuationManifest}, rewritten every {@link #CHECKPOINT} while the server stripes (state running) and at
+ * the end (complete at the 226, partial when the deadline or a failure stopped it), so that a crash of this process
+ * still leaves a manifest of what was placed. At the deadline it writes the manifest and closes the control
+ * connection: the server stops striping, and what was placed stays on the relays.
+ * <p>
+ * A dry run sends the same FSPO without retention, reads BLK lines for {@link #PROBE} (or until the 226), closes
+ * (the server aborts the probe at the relays, as for any client that leaves) and measures the placement rate.
+ */
+public final class Evacuation {
+    private static final Logger log = LoggerFactory.getLogger(Evacuation.class);
+    /** How often the manifest is rewritten while the server stripes. */
+    public static final Duration CHECKPOINT = Duration.ofSeconds(5);
+    /** How long a dry run measures placement. */
+    public static final Duration PROBE = Duration.ofSeconds(3);
+    /** The longest the server may stay silent while it stripes (it gives a full relay up after 30 s). */
+    private static final Duration SILENCE = Duration.ofMinutes(5);
+
+    /**
+     * What to evacuate and how.
+     *
+     * @param retain the retention as FSPO takes it ({@code 7d}); ignored by a dry run
+     * @param retainFor the same as a duration, for the manifest's retain-until
+     * @param priority names relative to the origin's path, sent first (FPRI), in this order
+     * @param deadline when to stop, counted from the start; null: none
+     * @param recipient the safe site's public key (a dry run may have none)
+     */
+    public record Options(FspUrl origin, char[] password, Fingerprint trust, Path manifest, RecipientKey recipient,
+                          int replicas, String retain, Duration retainFor, List<String> priority, Duration deadline,
+                          Duration connectTimeout) {
+        public Options {
+            priority = List.copyOf(priority);
+        }
+    }
+
+    private final Options options;
+    /** The announcements read so far; the checkpoint thread copies them under this lock. */
+    private final List<Announcement> read = new ArrayList<>();
+    private Instant created;
+    private int checkpointed = -1;
+    // For a progress display: the data set's size, and the bytes placed on relays by first holder.
+    private volatile long totalBytes;
+    private final Map<String, LongAdder> placed = new ConcurrentHashMap<>();
+
+    public Evacuation(Options options) {
+        this.options = options;
+    }
+
+    /** Evacuates; the report says what is out. Throws when nothing could be started (connection, login, refused). */
+    public EvacuationReport run() throws IOException, InterruptedException {
+        long start = System.nanoTime();
+        long deadline = options.deadline() == null ? Long.MAX_VALUE : start + options.deadline().toNanos();
+        try (ControlChannel control = connect()) {
+            ControlChannel.expect(control.command("FSPO retain=" + options.retain() + " replicas=" + options.replicas()
+                    + " include-direct=off use-relays=on"), 200, "FSPO retain=" + options.retain());
+            prioritize(control);
+            created = Instant.now().truncatedTo(ChronoUnit.SECONDS); // as the manifest holds it
+            ControlChannel.expect(control.command("FRET " + options.origin().path()), 150, "FRET " + options.origin().path());
+            ScheduledExecutorService checkpoints = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "fsp-evacuate-checkpoint");
+                t.setDaemon(true);
+                return t;
+            });
+            checkpoints.scheduleWithFixedDelay(this::checkpoint, CHECKPOINT.toMillis(), CHECKPOINT.toMillis(), TimeUnit.MILLISECONDS);
+            State state = State.PARTIAL;
+            String error = null;
+            boolean deadlineReached = false;
+            try {
+                deadlineReached = !readAnnouncements(control, deadline);
+                state = deadlineReached ? State.PARTIAL : State.COMPLETE;
+            } catch (IOException e) {
+                error = e.getMessage(); // what was read is still worth a manifest
+            } finally {
+                checkpoints.shutdown(); // a checkpoint being written completes; none starts
+                checkpoints.awaitTermination(1, TimeUnit.MINUTES);
+            }
+            manifest(state).write(options.manifest(), options.recipient()); // before the control connection closes
+            return new EvacuationReport(options.manifest(), snapshot(), options.priority(), state, deadlineReached,
+                    (System.nanoTime() - start) / 1e9, created.plus(options.retainFor()), error);
+        }
+    }
+
+    /** A dry run: measures how fast the server places this data set, retaining nothing. */
+    public DryRunReport probe() throws IOException, InterruptedException {
+        try (ControlChannel control = connect()) {
+            ControlChannel.expect(control.command("FSPO replicas=" + options.replicas() + " include-direct=off use-relays=on"),
+                    200, "FSPO");
+            prioritize(control);
+            long fret = System.nanoTime();
+            ControlChannel.expect(control.command("FRET " + options.origin().path()), 150, "FRET " + options.origin().path());
+            control.readTimeout(SILENCE);
+            long firstBlock = 0;
+            long placed = 0;
+            int blocks = 0;
+            Announcement.Transfer transfer = null;
+            while (true) {
+                Reply r;
+                try {
+                    r = control.read();
+                } catch (SocketTimeoutException e) {
+                    if (firstBlock == 0) {
+                        throw new ControlException("FRET: no reply for " + SILENCE.toMinutes() + " minutes");
+                    }
+                    break; // the probe time is over
+                }
+                if (r.code() == 226) {
+                    return DryRunReport.of(transfer, (System.nanoTime() - fret) / 1e9, blocks, placed,
+                            firstBlock == 0 ? 0 : (System.nanoTime() - firstBlock) / 1e9, true, options.deadline());
+                }
+                ControlChannel.expect(r, 151, "FRET");
+                Announcement a = parse(r.text());
+                if (a instanceof Announcement.Transfer t) {
+                    transfer = t;
+                } else if (a instanceof Announcement.Block b) {
+                    if (firstBlock == 0) {
+                        firstBlock = System.nanoTime();
+                    }
+                    blocks++;
+                    placed += b.placement() instanceof Announcement.Placement.Relays ? b.length() : 0;
+                }
+                if (firstBlock != 0) {
+                    long left = PROBE.toNanos() - (System.nanoTime() - firstBlock);
+                    if (left <= 0) {
+                        break;
+                    }
+                    control.readTimeout(Duration.ofNanos(Math.max(left, 1_000_000)));
+                }
+            }
+            long now = System.nanoTime();
+            return DryRunReport.of(transfer, (firstBlock - fret) / 1e9, blocks, placed, (now - firstBlock) / 1e9, false,
+                    options.deadline());
+        }
+    }
+
+    /** The data set's bytes, once FRET announced them; for a progress display, from any thread. */
+    public long totalBytes() {
+        return totalBytes;
+    }
+
+    /** Bytes placed on relays so far (replicas not counted again); from any thread. */
+    public long bytesPlaced() {
+        return placed.values().stream().mapToLong(LongAdder::sum).sum();
+    }
+
+    /** Bytes placed so far by the relay that took them first. */
+    public Map<String, Long> bytesPlacedByRelay() {
+        Map<String, Long> out = new TreeMap<>();
+        placed.forEach((k, v) -> out.put(k, v.sum()));
+        return out;
+    }
+
+    private ControlChannel connect() throws IOException {
+        ControlChannel control = ControlChannel.connect(options.origin().host(), options.origin().port(),
+                PinnedTrustManager.of(Set.of(options.trust())), options.connectTimeout());
+        try {
+            control.login(options.origin().user(), options.password(), false);
+            return control;
+        } catch (IOException | RuntimeException e) {
+            control.close();
+            throw e;
+        }
+    }
+
+    /** FPRI for each priority entry. */
+    private void prioritize(ControlChannel control) throws IOException {
+        for (String name : options.priority()) {
+            String encoded = ExtensionCodec.formatPriority(name);
+            ControlChannel.expect(control.command("FPRI " + encoded), 200, "FPRI " + encoded);
+        }
+    }
+
+    /**
+     * Reads the FRET's announcements until the 226 (true) or the deadline (false); a reply other than 151 or 226, or
+     * a silence of {@link #SILENCE}, is a {@link ControlException}.
+     */
+    private boolean readAnnouncements(ControlChannel control, long deadline) throws IOException {
+        while (true) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            boolean untilDeadline = left <= SILENCE.toNanos();
+            // whole milliseconds, rounded up: a read that times out has waited until the deadline
+            control.readTimeout(Duration.ofMillis(Math.max(1, (Math.min(left, SILENCE.toNanos()) + 999_999) / 1_000_000)));
+            Reply r;
+            try {
+                r = control.read();
+            } catch (SocketTimeoutException e) {
+                if (untilDeadline) {
+                    return false;
+                }
+                throw new ControlException("FRET: no reply for " + SILENCE.toMinutes() + " minutes");
+            }
+            if (r.code() == 226) {
+                return true;
+            }
+            ControlChannel.expect(r, 151, "FRET " + options.origin().path());
+            Announcement a = parse(r.text());
+            synchronized (read) {
+                read.add(a);
+            }
+            if (a instanceof Announcement.Transfer t) {
+                totalBytes = t.bytes();
+            } else if (a instanceof Announcement.Block b && b.placement() instanceof Announcement.Placement.Relays p) {
+                placed.computeIfAbsent("relay:" + p.first(), k -> new LongAdder()).add(b.length());
+            }
+        }
+    }
+
+    private static Announcement parse(String text) throws ControlException {
+        try {
+            return ExtensionCodec.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new ControlException("announcement '" + text.substring(0, Math.min(200, text.length())) + "': "
+                    + e.getMessage(), 151, e);
+        }
+    }
+
+    private List<Announcement> snapshot() {
+        synchronized (read) {
+            return List.copyOf(read);
+        }
+    }
+
+    private EvacuationManifest manifest(State state) {
+        return new EvacuationManifest(options.origin(), options.trust(), created, created.plus(options.retainFor()), state,
+                snapshot());
+    }
+
+    /** Rewrites the manifest (state running) if something was read since the last time. */
+    private void checkpoint() {
+        EvacuationManifest m = manifest(State.RUNNING);
+        if (m.announcements().size() == checkpointed) {
+            return;
+        }
+        try {
+            m.write(options.manifest(), options.recipient());
+            checkpointed = m.announcements().size();
+        } catch (IOException | RuntimeException e) {
+            log.warn("checkpoint of {} failed: {}", options.manifest(), e.toString());
+        }
+    }
+}

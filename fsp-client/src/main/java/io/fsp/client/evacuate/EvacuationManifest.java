@@ -1,0 +1,300 @@
+package io.fsp.client.evacuate;
+
+import io.fsp.client.write.AtomicFileWriter;
+import io.fsp.client.control.FspUrl;
+import io.fsp.crypto.RecipientKey;
+import io.fsp.crypto.SealedBox;
+import io.fsp.extension.Announcement;
+import io.fsp.extension.ExtensionCodec;
+import io.fsp.tls.Fingerprint;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * What an evacuation placed, for the collector that comes later (docs/protocol.md §5): the origin and its pinned
+ * certificate, when the relays' retention ends, and every {@code 151} line of the FRET in the order read (transfer,
+ * key, token, relays, directories, files, blocks). UTF-8 text with LF line ends, sealed whole with {@link SealedBox}
+ * to the safe site's {@link RecipientKey}:
+ * <pre>
+ * fsp-evacuation-manifest 1
+ * origin fsp://USER@HOST:PORT/PATH
+ * origin-fingerprint AB:CD:…
+ * created 2026-11-24T08:00:00Z
+ * retain-until 2026-12-01T08:00:00Z
+ * state complete|partial|running
+ * FSP … / KEY … / TOKEN … / RELAY … / DIR … / FILE … / BLK …   (one announcement a line)
+ * end NUMBER-OF-BLK-LINES
+ * </pre>
+ * Reading is as strict as the control channel: the header exactly so, each announcement by {@link ExtensionCodec}
+ * (the wire's grammar and limits), in the order the server sends them, the {@code end} count matching, the sealed
+ * file at most {@link #MAX_SEALED_BYTES}. A sealed box proves who may open it, not who sealed it: the collector
+ * compares {@link #originFingerprint} with what it trusts.
+ *
+ * @param created when the evacuation's FRET was sent (whole seconds)
+ * @param retainUntil until when the relays keep the blocks (whole seconds; never later than they do)
+ */
+public record EvacuationManifest(FspUrl origin, Fingerprint originFingerprint, Instant created, Instant retainUntil,
+                                 State state, List<Announcement> announcements) {
+    /** HPKE's info: a box sealed for another purpose does not open as a manifest. */
+    public static final String PURPOSE = "evacuation manifest";
+    /** The largest sealed manifest read: about 7 million BLK lines, 6 TiB at the default block size. */
+    public static final long MAX_SEALED_BYTES = 1L << 30;
+    static final String FIRST_LINE = "fsp-evacuation-manifest 1";
+
+    /** How the evacuation stood when the manifest was written. */
+    public enum State {
+        /** The server answered 226: every block was placed (on relays, or announced {@code origin}). */
+        COMPLETE,
+        /** Stopped before that: the deadline, or FRET failed. */
+        PARTIAL,
+        /** A checkpoint of an evacuation still going on. */
+        RUNNING;
+
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        static State of(String label) {
+            for (State s : values()) {
+                if (s.label().equals(label)) {
+                    return s;
+                }
+            }
+            throw new IllegalArgumentException("state: '" + shorten(label)
+                    + "' (expected: complete, partial or running)");
+        }
+    }
+
+    /** Why a manifest cannot be used: not sealed to this identity, altered, too large, or not a manifest. */
+    public static final class ManifestException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public ManifestException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    public EvacuationManifest {
+        Objects.requireNonNull(origin, "origin");
+        Objects.requireNonNull(originFingerprint, "originFingerprint");
+        Objects.requireNonNull(state, "state");
+        created = created.truncatedTo(ChronoUnit.SECONDS);
+        retainUntil = retainUntil.truncatedTo(ChronoUnit.SECONDS);
+        announcements = List.copyOf(announcements);
+        checkOrder(announcements);
+    }
+
+    /** The same manifest in another state. */
+    public EvacuationManifest withState(State s) {
+        return new EvacuationManifest(origin, originFingerprint, created, retainUntil, s, announcements);
+    }
+
+    /** The number of BLK lines (the {@code end} line's count). */
+    public long blocks() {
+        return announcements.stream().filter(a -> a instanceof Announcement.Block).count();
+    }
+
+    /** The plain text (what is sealed). */
+    public String toText() {
+        StringBuilder sb = new StringBuilder(FIRST_LINE).append('\n')
+                .append("origin ").append(origin).append('\n')
+                .append("origin-fingerprint ").append(originFingerprint).append('\n')
+                .append("created ").append(created).append('\n')
+                .append("retain-until ").append(retainUntil).append('\n')
+                .append("state ").append(state.label()).append('\n');
+        for (Announcement a : announcements) {
+            sb.append(ExtensionCodec.format(a)).append('\n');
+        }
+        return sb.append("end ").append(blocks()).append('\n').toString();
+    }
+
+    /**
+     * Reads the plain text strictly; an {@link IllegalArgumentException} names the line and what was expected.
+     */
+    public static EvacuationManifest parse(String text) {
+        if (!text.endsWith("\n")) {
+            throw new IllegalArgumentException("manifest: does not end with a line end (expected: LF after the end line)");
+        }
+        String[] lines = text.substring(0, text.length() - 1).split("\n", -1);
+        if (lines.length < 7) {
+            throw new IllegalArgumentException("manifest: " + lines.length + " lines (expected: 6 header lines, the"
+                    + " announcements and the end line)");
+        }
+        try {
+            return parse(lines);
+        } catch (IllegalArgumentException | DateTimeParseException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+
+    private static EvacuationManifest parse(String[] lines) {
+        expect(lines, 0, FIRST_LINE.equals(lines[0]), "'" + FIRST_LINE + "'");
+        FspUrl origin;
+        try {
+            origin = FspUrl.parse(value(lines, 1, "origin"));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("line 2: " + e.getMessage(), e);
+        }
+        expect(lines, 1, lines[1].equals("origin " + origin), "the URL as written: origin " + origin);
+        Fingerprint fingerprint;
+        try {
+            fingerprint = Fingerprint.parse(value(lines, 2, "origin-fingerprint"));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("line 3: " + e.getMessage(), e);
+        }
+        expect(lines, 2, lines[2].equals("origin-fingerprint " + fingerprint), "the fingerprint as AB:CD:… (upper case)");
+        Instant created = instant(lines, 3, "created");
+        Instant retainUntil = instant(lines, 4, "retain-until");
+        State state;
+        try {
+            state = State.of(value(lines, 5, "state"));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("line 6: " + e.getMessage(), e);
+        }
+        List<Announcement> announcements = new ArrayList<>();
+        int last = lines.length - 1;
+        long blocks = 0;
+        for (int i = 6; i < last; i++) {
+            Announcement a;
+            try {
+                a = ExtensionCodec.parse(lines[i]);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("line " + (i + 1) + ": " + e.getMessage(), e);
+            }
+            announcements.add(a);
+            blocks += a instanceof Announcement.Block ? 1 : 0;
+        }
+        expect(lines, last, lines[last].equals("end " + blocks), "'end " + blocks + "', the number of BLK lines");
+        try {
+            return new EvacuationManifest(origin, fingerprint, created, retainUntil, state, announcements);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("announcements: " + e.getMessage(), e);
+        }
+    }
+
+    private static String value(String[] lines, int i, String key) {
+        expect(lines, i, lines[i].startsWith(key + " "), "'" + key + " …'");
+        return lines[i].substring(key.length() + 1);
+    }
+
+    private static Instant instant(String[] lines, int i, String key) {
+        String v = value(lines, i, key);
+        Instant t;
+        try {
+            t = Instant.parse(v);
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException("line " + (i + 1) + ": " + key + " '" + shorten(v)
+                    + "' (expected: UTC time in whole seconds, e.g. 2026-11-24T08:00:00Z)", e);
+        }
+        expect(lines, i, t.truncatedTo(ChronoUnit.SECONDS).toString().equals(v), "UTC time in whole seconds, e.g. 2026-11-24T08:00:00Z");
+        return t;
+    }
+
+    private static void expect(String[] lines, int i, boolean ok, String expected) {
+        if (!ok) {
+            throw new IllegalArgumentException("line " + (i + 1) + ": '" + shorten(lines[i]) + "' (expected: "
+                    + expected + ")");
+        }
+    }
+
+    /**
+     * The order the server announces in: FSP, KEY, TOKEN, then relays, directories, files and blocks; a checkpoint
+     * may end anywhere.
+     */
+    private static void checkOrder(List<Announcement> announcements) {
+        int previous = -1;
+        for (int i = 0; i < announcements.size(); i++) {
+            int rank = rank(announcements.get(i));
+            boolean ok = i < 3 ? rank == i : rank >= 3 && rank >= previous;
+            if (!ok) {
+                throw new IllegalArgumentException("announcement " + (i + 1) + ": " + announcements.get(i).getClass().getSimpleName()
+                        + " (expected: FSP, KEY, TOKEN, then RELAY, DIR, FILE and BLK lines in this order)");
+            }
+            previous = rank;
+        }
+    }
+
+    private static int rank(Announcement a) {
+        if (a instanceof Announcement.Transfer) {
+            return 0;
+        } else if (a instanceof Announcement.Key) {
+            return 1;
+        } else if (a instanceof Announcement.Token) {
+            return 2;
+        } else if (a instanceof Announcement.Relay) {
+            return 3;
+        } else if (a instanceof Announcement.Directory) {
+            return 4;
+        } else if (a instanceof Announcement.File) {
+            return 5;
+        }
+        return 6;
+    }
+
+    private static String shorten(String s) {
+        return s.length() > 80 ? s.substring(0, 80) + "…" : s;
+    }
+
+    /** The manifest sealed to {@code recipient}. */
+    public byte[] seal(RecipientKey recipient) {
+        return SealedBox.seal(toText().getBytes(StandardCharsets.UTF_8), recipient, PURPOSE);
+    }
+
+    /** Opens and reads a sealed manifest; says whether it is not sealed to this identity, altered, or malformed. */
+    public static EvacuationManifest open(byte[] sealed, RecipientKey identity) throws ManifestException {
+        byte[] plain;
+        try {
+            plain = SealedBox.open(sealed, identity, PURPOSE);
+        } catch (SealedBox.SealedBoxException e) {
+            throw new ManifestException(e.getMessage(), e);
+        }
+        String text;
+        try {
+            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(plain)).toString();
+        } catch (CharacterCodingException e) {
+            throw new ManifestException("not UTF-8 text (expected: an evacuation manifest)", e);
+        }
+        try {
+            return parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new ManifestException("not a sound evacuation manifest: " + e.getMessage(), e);
+        }
+    }
+
+    /** Reads the sealed manifest {@code file} (at most {@link #MAX_SEALED_BYTES}) and opens it with {@code identity}. */
+    public static EvacuationManifest read(Path file, RecipientKey identity) throws IOException, ManifestException {
+        if (Files.size(file) > MAX_SEALED_BYTES) {
+            throw new ManifestException(file + ": " + Files.size(file) + " bytes (expected: at most " + MAX_SEALED_BYTES
+                    + ")", null);
+        }
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] sealed = in.readNBytes((int) MAX_SEALED_BYTES + 1);
+            if (sealed.length > MAX_SEALED_BYTES) {
+                throw new ManifestException(file + ": more than " + MAX_SEALED_BYTES + " bytes (expected: at most that)", null);
+            }
+            return open(sealed, identity);
+        }
+    }
+
+    /**
+     * Seals the manifest to {@code recipient} and puts it at {@code file} atomically and durably
+     * ({@link AtomicFileWriter}): a crash leaves the old manifest or the new one.
+     */
+    public void write(Path file, RecipientKey recipient) throws IOException {
+        AtomicFileWriter.write(file, seal(recipient));
+    }
+}

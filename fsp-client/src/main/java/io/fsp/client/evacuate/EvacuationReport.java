@@ -1,0 +1,143 @@
+package io.fsp.client.evacuate;
+
+import io.fsp.client.collect.CollectSummary;
+import io.fsp.client.collect.RecordedTransfer;
+import io.fsp.client.evacuate.EvacuationManifest.State;
+import io.fsp.extension.Announcement;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What an evacuation got out: each file wholly on relays or not, listed in priority order (the files a priority
+ * entry names, entry by entry, then the others in the server's order), with the totals.
+ *
+ * @param announcements what the manifest holds
+ * @param deadlineReached the deadline stopped the evacuation before the 226
+ * @param error why reading the FRET failed, or null
+ */
+public record EvacuationReport(Path manifest, List<Announcement> announcements, List<String> priority, State state,
+                               boolean deadlineReached, double seconds, Instant retainUntil, String error) {
+
+    /** One file of the data set and how much of it is on relays. */
+    public record FileOut(String name, long size, long placed) {
+        public boolean isOut() {
+            return placed == size;
+        }
+    }
+
+    public EvacuationReport {
+        announcements = List.copyOf(announcements);
+        priority = List.copyOf(priority);
+    }
+
+    /** Every 226 came and every file is wholly on relays. */
+    public boolean isComplete() {
+        return state == State.COMPLETE && error == null && unannouncedFiles() == 0 && files().stream().allMatch(FileOut::isOut);
+    }
+
+    /** The announced files in priority order. */
+    public List<FileOut> files() {
+        if (announcements.isEmpty()) {
+            return List.of();
+        }
+        RecordedTransfer recorded = new RecordedTransfer(announcements);
+        Map<Integer, Long> placed = recorded.placedBytes();
+        List<Announcement.File> all = recorded.files();
+        Set<Announcement.File> ordered = new LinkedHashSet<>();
+        for (String entry : priority) {
+            all.stream().filter(f -> matches(entry, f.name())).forEach(ordered::add);
+        }
+        ordered.addAll(all);
+        List<FileOut> out = new ArrayList<>();
+        for (Announcement.File f : ordered) {
+            out.add(new FileOut(f.name(), f.size(), placed.getOrDefault(f.index(), 0L)));
+        }
+        return out;
+    }
+
+    /** The priority entries that name no announced file. */
+    public List<String> unmatchedPriorities() {
+        List<Announcement.File> all = announcements.isEmpty() ? List.of() : new RecordedTransfer(announcements).files();
+        return priority.stream().filter(p -> all.stream().noneMatch(f -> matches(p, f.name()))).toList();
+    }
+
+    /** Files of the data set that were not even announced before the evacuation stopped. */
+    public int unannouncedFiles() {
+        return announcements.isEmpty() ? 0 : new RecordedTransfer(announcements).unrecordedFiles();
+    }
+
+    private static boolean matches(String entry, String name) {
+        return name.equals(entry) || name.startsWith(entry + "/");
+    }
+
+    private long blocks(Class<? extends Announcement.Placement> placement) {
+        return announcements.stream().filter(a -> a instanceof Announcement.Block b && placement.isInstance(b.placement())).count();
+    }
+
+    public String transferId() {
+        return !announcements.isEmpty() && announcements.get(0) instanceof Announcement.Transfer t ? t.id().toString() : null;
+    }
+
+    public String toText() {
+        List<FileOut> files = files();
+        long out = files.stream().filter(FileOut::isOut).count();
+        long bytes = files.stream().mapToLong(FileOut::size).sum();
+        long placed = files.stream().mapToLong(FileOut::placed).sum();
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%s: %d of %d files wholly on relays (%,d of %,d bytes), %d blocks placed,"
+                        + " %d on no relay; %s in %.2f s%n", isComplete() ? "evacuated" : "PARTLY evacuated", out,
+                files.size() + unannouncedFiles(), placed, bytes, blocks(Announcement.Placement.Relays.class),
+                blocks(Announcement.Placement.Origin.class), deadlineReached ? "stopped at the deadline" : "state " + state.label(),
+                seconds));
+        sb.append("  manifest ").append(manifest).append(", blocks kept on the relays until ").append(retainUntil)
+                .append(System.lineSeparator());
+        for (FileOut f : files) {
+            sb.append(f.isOut() ? "  out      " : "  NOT OUT  ").append(f.name());
+            if (!f.isOut()) {
+                sb.append(String.format(Locale.ROOT, " (%,d of %,d bytes on relays)", f.placed(), f.size()));
+            }
+            sb.append(System.lineSeparator());
+        }
+        if (unannouncedFiles() > 0) {
+            sb.append("  NOT OUT  ").append(unannouncedFiles()).append(" more files, not announced before the evacuation stopped")
+                    .append(System.lineSeparator());
+        }
+        for (String p : unmatchedPriorities()) {
+            sb.append("  priority '").append(p).append("' names no file of the data set").append(System.lineSeparator());
+        }
+        if (error != null) {
+            sb.append("  error: ").append(error).append(System.lineSeparator());
+        }
+        return sb.toString().stripTrailing();
+    }
+
+    public String toJson() {
+        List<FileOut> files = files();
+        StringBuilder sb = new StringBuilder("{");
+        sb.append("\"transfer\":").append(CollectSummary.quote(transferId()));
+        sb.append(",\"manifest\":").append(CollectSummary.quote(manifest.toString()));
+        sb.append(",\"state\":").append(CollectSummary.quote(state.label()));
+        sb.append(",\"complete\":").append(isComplete());
+        sb.append(",\"deadline_reached\":").append(deadlineReached);
+        sb.append(String.format(Locale.ROOT, ",\"seconds\":%.3f", seconds));
+        sb.append(",\"retain_until\":").append(CollectSummary.quote(retainUntil.toString()));
+        sb.append(",\"files\":").append(files.size() + unannouncedFiles());
+        sb.append(",\"files_out\":").append(files.stream().filter(FileOut::isOut).count());
+        sb.append(",\"bytes\":").append(files.stream().mapToLong(FileOut::size).sum());
+        sb.append(",\"bytes_out\":").append(files.stream().mapToLong(FileOut::placed).sum());
+        sb.append(",\"blocks_placed\":").append(blocks(Announcement.Placement.Relays.class));
+        sb.append(",\"blocks_on_no_relay\":").append(blocks(Announcement.Placement.Origin.class));
+        sb.append(",\"out\":").append(CollectSummary.quote(files.stream().filter(FileOut::isOut).map(FileOut::name).toList()));
+        sb.append(",\"not_out\":").append(CollectSummary.quote(files.stream().filter(f -> !f.isOut()).map(FileOut::name).toList()));
+        sb.append(",\"unannounced_files\":").append(unannouncedFiles());
+        sb.append(",\"unmatched_priorities\":").append(CollectSummary.quote(unmatchedPriorities()));
+        sb.append(",\"error\":").append(CollectSummary.quote(error));
+        return sb.append('}').toString();
+    }
+}

@@ -1,0 +1,169 @@
+package io.fsp.client.evacuate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.client.control.FspUrl;
+import io.fsp.client.evacuate.EvacuationManifest.ManifestException;
+import io.fsp.client.evacuate.EvacuationManifest.State;
+import io.fsp.crypto.RecipientKey;
+import io.fsp.extension.Announcement;
+import io.fsp.extension.ExtensionCodec;
+import io.fsp.tls.Fingerprint;
+import io.fsp.token.CapabilityToken;
+import io.fsp.token.TokenKey;
+import io.fsp.token.TokenScope;
+import io.fsp.token.TransferId;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class EvacuationManifestTest {
+    private static final RecipientKey SAFE_SITE = RecipientKey.generate("safe site");
+    private static final String DIGEST = "sha256:" + "ab".repeat(32);
+    private static final String FINGERPRINT = "AB:" + "01:".repeat(30) + "CD";
+
+    @TempDir
+    Path dir;
+
+    static List<Announcement> announcements() {
+        TransferId id = TransferId.parse("00112233445566ff");
+        List<String> lines = List.of(
+                "FSP 00112233445566ff kind=directory files=2 directories=1 bytes=5000 blocks=3 block-size=4k replicas=2",
+                "KEY " + java.util.Base64.getEncoder().encodeToString(new byte[32]),
+                "TOKEN " + CapabilityToken.issue(TokenKey.random(), id, Instant.parse("2026-12-01T08:00:00Z"),
+                        TokenScope.ALL).toText(),
+                "RELAY 0 127.0.0.1:7001 " + FINGERPRINT,
+                "RELAY 1 [::1]:7002 " + FINGERPRINT,
+                "DIR sub",
+                "FILE 0 4096 1700000000000 a.bin",
+                "FILE 1 904 -5 sub%2Fb%20%C3%BC.bin",
+                "BLK 1 relay:1,0 1 0 904 " + DIGEST,
+                "BLK 0 relay:0,1 0 0 4096 " + DIGEST);
+        List<Announcement> out = new ArrayList<>();
+        lines.forEach(l -> out.add(ExtensionCodec.parse(l)));
+        return out;
+    }
+
+    static EvacuationManifest manifest(State state) {
+        return new EvacuationManifest(FspUrl.parse("fsp://alice@[::1]:2121/data/my%20set"), Fingerprint.parse(FINGERPRINT),
+                Instant.parse("2026-11-24T08:00:00.750Z"), Instant.parse("2026-12-01T08:00:00Z"), state, announcements());
+    }
+
+    @Test
+    void writesTheAgreedTextAndReadsItBackExactly() {
+        EvacuationManifest m = manifest(State.COMPLETE);
+        String text = m.toText();
+        assertTrue(text.startsWith("fsp-evacuation-manifest 1\norigin fsp://alice@[::1]:2121/data/my%20set\norigin-fingerprint "
+                + FINGERPRINT + "\ncreated 2026-11-24T08:00:00Z\nretain-until 2026-12-01T08:00:00Z\nstate complete\nFSP "), text);
+        assertTrue(text.endsWith("BLK 0 relay:0,1 0 0 4096 " + DIGEST + "\nend 2\n"), text);
+        EvacuationManifest back = EvacuationManifest.parse(text);
+        assertEquals(text, back.toText());
+        assertEquals("/data/my set", back.origin().path());
+        assertEquals(m.announcements().stream().map(ExtensionCodec::format).toList(),
+                back.announcements().stream().map(ExtensionCodec::format).toList());
+        assertEquals(2, back.blocks());
+    }
+
+    @Test
+    void sealedFileOpensOnlyWithTheIdentityAndIsWrittenAtomically() throws Exception {
+        Path file = dir.resolve("m.sealed");
+        manifest(State.RUNNING).write(file, SAFE_SITE);
+        manifest(State.COMPLETE).write(file, SAFE_SITE); // replaces the checkpoint
+        assertEquals(List.of(file), Files.list(dir).toList(), "nothing left beside it");
+        assertEquals(State.COMPLETE, EvacuationManifest.read(file, SAFE_SITE).state());
+        assertTrue(!new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1).contains("a.bin"), "sealed, not clear");
+    }
+
+    @Test
+    void aWrongIdentityIsNamedAsSuch() throws Exception {
+        Path file = dir.resolve("m.sealed");
+        manifest(State.COMPLETE).write(file, SAFE_SITE);
+        ManifestException e = assertThrows(ManifestException.class,
+                () -> EvacuationManifest.read(file, RecipientKey.generate("")));
+        assertTrue(e.getMessage().contains("sealed to another recipient key"), e.getMessage());
+    }
+
+    @Test
+    void anyChangedByteIsDetected() throws Exception {
+        byte[] sealed = manifest(State.COMPLETE).seal(SAFE_SITE);
+        for (int at : new int[] {20, 40, sealed.length / 2, sealed.length - 1}) {
+            byte[] tampered = sealed.clone();
+            tampered[at] ^= 1;
+            ManifestException e = assertThrows(ManifestException.class, () -> EvacuationManifest.open(tampered, SAFE_SITE));
+            assertTrue(e.getMessage().contains("altered or damaged"), at + ": " + e.getMessage());
+        }
+        ManifestException e = assertThrows(ManifestException.class,
+                () -> EvacuationManifest.open("fsp-evacuation-manifest 1\n".getBytes(StandardCharsets.UTF_8), SAFE_SITE));
+        assertTrue(e.getMessage().contains("not a sealed FSP file"), e.getMessage());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "fsp-evacuation-manifest 1|fsp-evacuation-manifest 2|line 1",
+        "origin fsp://alice@[::1]:2121/data/my%20set|origin fsp://alice:pw@[::1]:2121/data|line 2: url: a password",
+        "origin fsp://alice@[::1]:2121/data/my%20set|origin http://alice@h/x|line 2",
+        "origin-fingerprint AB:|origin-fingerprint ab:|line 3",
+        "created 2026-11-24T08:00:00Z|created 2026-11-24T08:00:00.5Z|line 4",
+        "created 2026-11-24T08:00:00Z|created yesterday|line 4",
+        "retain-until 2026-12-01T08:00:00Z|retain-until 2026-12-01|line 5",
+        "state complete|state done|line 6",
+        "state complete|state  complete|line 6",
+        "end 2|end 3|'end 2', the number of BLK lines",
+        "end 2|end 1|'end 2', the number of BLK lines",
+        "BLK 0 relay:0,1 0 0 4096|BLK 0 relay:0,1 0 0 04096|line 16",
+        "DIR sub|KEY none|announcement 6: Key (expected: FSP, KEY, TOKEN, then RELAY, DIR, FILE and BLK lines in this order)",
+        "RELAY 0 127.0.0.1:7001|BLK 5 relay:0 0 0 1 " + "sha256:" + "ab" + "|line 10",
+        "KEY |TOKEN |line 8: TOKEN"})
+    void badHeadersAndLinesAreRefusedNamingTheLine(String from, String to, String expected) {
+        String text = manifest(State.COMPLETE).toText();
+        assertTrue(text.contains(from), from);
+        String bad = text.replaceFirst(java.util.regex.Pattern.quote(from), java.util.regex.Matcher.quoteReplacement(to));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EvacuationManifest.parse(bad));
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+    }
+
+    @Test
+    void aMissingLineEndOrHeaderIsRefused() {
+        String text = manifest(State.COMPLETE).toText();
+        assertThrows(IllegalArgumentException.class, () -> EvacuationManifest.parse(text.substring(0, text.length() - 1)));
+        assertThrows(IllegalArgumentException.class, () -> EvacuationManifest.parse(text.replace("state complete\n", "")));
+        assertThrows(IllegalArgumentException.class, () -> EvacuationManifest.parse(text.replace("\n", "\r\n")));
+    }
+
+    @Test
+    void aCheckpointMayEndAfterAnyAnnouncement() {
+        List<Announcement> all = announcements();
+        for (int n = 0; n <= all.size(); n++) {
+            EvacuationManifest m = new EvacuationManifest(FspUrl.parse("fsp://alice@host/data"), Fingerprint.parse(FINGERPRINT),
+                    Instant.EPOCH, Instant.EPOCH, State.RUNNING, all.subList(0, n));
+            assertEquals(m.toText(), EvacuationManifest.parse(m.toText()).toText());
+        }
+    }
+
+    @Test
+    void aSealedFileLargerThanTheLimitIsRefusedBeforeItIsRead() throws Exception {
+        Path big = dir.resolve("big.sealed");
+        try (RandomAccessFile f = new RandomAccessFile(big.toFile(), "rw")) {
+            f.setLength(EvacuationManifest.MAX_SEALED_BYTES + 1); // sparse: nothing is written
+        }
+        ManifestException e = assertThrows(ManifestException.class, () -> EvacuationManifest.read(big, SAFE_SITE));
+        assertTrue(e.getMessage().contains("expected: at most " + EvacuationManifest.MAX_SEALED_BYTES), e.getMessage());
+    }
+
+    @Test
+    void aBoxSealedForAnotherPurposeDoesNotOpenAsAManifest() {
+        byte[] other = io.fsp.crypto.SealedBox.seal(manifest(State.COMPLETE).toText().getBytes(StandardCharsets.UTF_8),
+                SAFE_SITE, "something else");
+        assertThrows(ManifestException.class, () -> EvacuationManifest.open(other, SAFE_SITE));
+    }
+}

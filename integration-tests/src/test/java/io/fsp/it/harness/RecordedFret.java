@@ -1,0 +1,78 @@
+package io.fsp.it.harness;
+
+import io.fsp.client.control.ControlChannel;
+import io.fsp.client.control.FspUrl;
+import io.fsp.client.control.Reply;
+import io.fsp.client.evacuate.EvacuationManifest;
+import io.fsp.crypto.RecipientKey;
+import io.fsp.extension.Announcement;
+import io.fsp.extension.ExtensionCodec;
+import io.fsp.tls.PinnedTrustManager;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/**
+ * An ordinary FRET on a {@link StripeRig} whose {@code 151} lines are read and kept, nothing fetched: what an
+ * evacuation records, for collecting it later from a manifest. The control connection stays open until
+ * {@link #close}, so that the server does not abort the transfer at the relays meanwhile.
+ */
+public final class RecordedFret implements AutoCloseable {
+    private final StripeRig rig;
+    private final String path;
+    private final ControlChannel control;
+    private final List<Announcement> announcements;
+
+    private RecordedFret(StripeRig rig, String path, ControlChannel control, List<Announcement> announcements) {
+        this.rig = rig;
+        this.path = path;
+        this.control = control;
+        this.announcements = announcements;
+    }
+
+    /** Logs in, sets {@code fspOptions}, sends {@code FRET path} and reads its announcements up to the 226. */
+    public static RecordedFret of(StripeRig rig, String path, String... fspOptions) throws IOException {
+        ControlChannel c = ControlChannel.connect("127.0.0.1", rig.port(),
+                PinnedTrustManager.of(Set.of(rig.server().fingerprint())), Duration.ofSeconds(10));
+        try {
+            c.login(StripeRig.USER, StripeRig.PASSWORD.toCharArray(), false);
+            ControlChannel.expect(c.command("FSPO include-direct=off " + String.join(" ", fspOptions)), 200, "FSPO");
+            ControlChannel.expect(c.command("FRET " + path), 150, "FRET");
+            c.readTimeout(Duration.ofMinutes(1));
+            List<Announcement> lines = new ArrayList<>();
+            for (Reply r = c.read(); r.code() != 226; r = c.read()) {
+                ControlChannel.expect(r, 151, "FRET");
+                lines.add(ExtensionCodec.parse(r.text()));
+            }
+            return new RecordedFret(rig, path, c, lines);
+        } catch (IOException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    public List<Announcement> announcements() {
+        return announcements;
+    }
+
+    /** The manifest of every line read, or of those {@code keep} accepts, sealed to {@code recipient} at {@code file}. */
+    public EvacuationManifest write(Path file, RecipientKey recipient, EvacuationManifest.State state,
+                                    Predicate<Announcement> keep) throws IOException {
+        Instant now = Instant.now();
+        EvacuationManifest m = new EvacuationManifest(new FspUrl(StripeRig.USER, "127.0.0.1", rig.port(), path),
+                rig.server().fingerprint(), now, now.plus(Duration.ofHours(1)), state,
+                announcements.stream().filter(keep).toList());
+        m.write(file, recipient);
+        return m;
+    }
+
+    @Override
+    public void close() {
+        control.close();
+    }
+}
