@@ -1,13 +1,12 @@
 package io.fsp.client.cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static io.fsp.client.cli.FspRun.fsp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.verify.VerificationMode;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,17 +24,6 @@ class GetCommandConfigTest {
 
     @TempDir
     Path dir;
-
-    private record Run(int exit, String out, String err) { }
-
-    private static Run fsp(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cli = new CommandLine(new FspCli()).setExitCodeExceptionMapper(new ExitCodes());
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        return new Run(cli.execute(args), out.toString(), err.toString());
-    }
 
     /** What {@code fsp get ARGS} would collect with, without connecting. */
     private static CollectOptions options(String... args) throws Exception {
@@ -101,21 +89,21 @@ class GetCommandConfigTest {
     })
     void aBadLineIsAUsageErrorNamingFileLineAndKey(String line, String message) throws Exception {
         Path conf = Files.writeString(dir.resolve("client.conf"), "# defaults\n" + line + "\n");
-        Run r = fsp("get", URL, "-o", dir.resolve("out").toString(), "--config", conf.toString(), "--trust", FINGERPRINT);
+        FspRun r = fsp("get", URL, "-o", dir.resolve("out").toString(), "--config", conf.toString(), "--trust", FINGERPRINT);
         assertEquals(ExitCodes.USAGE, r.exit(), r.err());
         assertTrue(r.err().startsWith("fsp get: " + conf + ":" + message), r.err());
     }
 
     @Test
     void aNamedFileThatIsMissingIsAUsageError() {
-        Run r = fsp("get", URL, "-o", dir.resolve("out").toString(), "--config", dir.resolve("nowhere.conf").toString());
+        FspRun r = fsp("get", URL, "-o", dir.resolve("out").toString(), "--config", dir.resolve("nowhere.conf").toString());
         assertEquals(ExitCodes.USAGE, r.exit(), r.err());
         assertTrue(r.err().startsWith("fsp get: " + dir.resolve("nowhere.conf") + ": cannot read"), r.err());
     }
 
     @Test
     void withoutTrustAnywhereTheMessageSaysWhereToPutIt() {
-        Run r = fsp("get", URL, "-o", dir.resolve("out").toString(), "--config", "none");
+        FspRun r = fsp("get", URL, "-o", dir.resolve("out").toString(), "--config", "none");
         assertEquals(ExitCodes.USAGE, r.exit(), r.err());
         assertTrue(r.err().startsWith("fsp get: --trust FINGERPRINT (as fsp-server prints it) or --insecure is needed"),
                 r.err());
