@@ -24,9 +24,10 @@ import java.util.stream.Collectors;
  * replacing only the keys it names. A key the record does not have is an error naming the source and key.
  *
  * <p>Value types: {@code String}, {@code int}, {@code long}, {@code boolean} ({@code true}/{@code false}),
- * {@link Duration} ({@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, or ISO-8601 {@code PT30S}),
- * {@link Path} (relative to the file's directory), {@link ByteSize} ({@code 64K}, {@code 2G}), enums (by name, any case, '-' for '_'), any type with a
- * static {@code parse(String)} method, and {@code List} of those (one value per repeated key).
+ * {@link Duration} ({@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 7d}, or ISO-8601 {@code PT30S}),
+ * {@link Path} (relative to the file's directory), {@link ByteSize} ({@code 64K}, {@code 2G}), enums (by name, any
+ * case, '-' for '_'), any type with a static {@code parse(String)} method ({@code HostPort}, {@code Fingerprint}),
+ * and {@code List} of those (one value per repeated key).
  * {@link Optional} of those marks a setting that may be absent; the value {@code none} clears it.
  */
 public final class ConfigLoader {
