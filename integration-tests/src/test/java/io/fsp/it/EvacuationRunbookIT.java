@@ -95,6 +95,7 @@ class EvacuationRunbookIT {
     }
 
     private static void ok(Runbook.Outcome o) {
+        System.out.println(o); // the operator's view of each step, in the test's report
         assertEquals(0, o.exitCode(), o.toString());
     }
 

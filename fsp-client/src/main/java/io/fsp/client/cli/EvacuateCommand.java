@@ -83,6 +83,13 @@ public final class EvacuateCommand implements Callable<Integer> {
             description = "How long the relays keep the blocks for the collector (default: ${DEFAULT-VALUE}; the server's max-retain caps it).")
     String retain;
 
+    @Option(names = "--block-size", paramLabel = "SIZE", description = "Block size, e.g. 4M (server default: 1M).")
+    String blockSize;
+
+    @Option(names = "--compression", paramLabel = "off|zstd|LEVEL",
+            description = "Compress blocks with zstd before they are sealed (server default: off): less to move, more CPU.")
+    String compression;
+
     @Option(names = "--dry-run", description = "Measure how fast the server places this data set for a few seconds, retaining"
             + " nothing, and say whether --deadline can be met.")
     boolean dryRun;
@@ -164,8 +171,15 @@ public final class EvacuateCommand implements Callable<Integer> {
         Duration stopAfter = deadline == null ? null : duration("--deadline", deadline);
         List<String> first = priorities();
         RecipientKey key = recipient == null ? null : RecipientKey.readPublic(recipient);
+        List<String> fsp = new java.util.ArrayList<>();
+        if (blockSize != null) {
+            fsp.add("block-size=" + blockSize);
+        }
+        if (compression != null) {
+            fsp.add("compression=" + compression);
+        }
         return new Evacuation.Options(origin, PasswordOption.password(settings.passwordFile()), server, manifest, key, replicas, retain, retainFor, first,
-                stopAfter, Duration.ofSeconds(10));
+                stopAfter, fsp, Duration.ofSeconds(10));
     }
 
     /** Digits and a unit, {@code s}, {@code m}, {@code h} or {@code d}, as FSPO retain takes them. */

@@ -58,12 +58,27 @@ public final class Evacuation {
      * @param priority names relative to the origin's path, sent first (FPRI), in this order
      * @param deadline when to stop, counted from the start; null: none
      * @param recipient the safe site's public key (a dry run may have none)
+     * @param fspOptions more FSPO pairs ({@code block-size=4m}, {@code compression=zstd}), checked by the server
      */
     public record Options(FspUrl origin, char[] password, Fingerprint trust, Path manifest, RecipientKey recipient,
                           int replicas, String retain, Duration retainFor, List<String> priority, Duration deadline,
-                          Duration connectTimeout) {
+                          List<String> fspOptions, Duration connectTimeout) {
         public Options {
             priority = List.copyOf(priority);
+            fspOptions = List.copyOf(fspOptions);
+        }
+
+        /** FSPO for the transfer: relays only, {@code replicas}, the other options, and {@code retain=…} unless a dry run. */
+        String fspo(boolean retained) {
+            List<String> pairs = new ArrayList<>();
+            if (retained) {
+                pairs.add("retain=" + retain);
+            }
+            pairs.add("replicas=" + replicas);
+            pairs.add("include-direct=off");
+            pairs.add("use-relays=on");
+            pairs.addAll(fspOptions);
+            return "FSPO " + String.join(" ", pairs);
         }
     }
 
@@ -85,8 +100,7 @@ public final class Evacuation {
         long start = System.nanoTime();
         long deadline = options.deadline() == null ? Long.MAX_VALUE : start + options.deadline().toNanos();
         try (ControlChannel control = connect()) {
-            ControlChannel.expect(control.command("FSPO retain=" + options.retain() + " replicas=" + options.replicas()
-                    + " include-direct=off use-relays=on"), 200, "FSPO retain=" + options.retain());
+            ControlChannel.expect(control.command(options.fspo(true)), 200, options.fspo(true));
             prioritize(control);
             created = Instant.now().truncatedTo(ChronoUnit.SECONDS); // as the manifest holds it
             ControlChannel.expect(control.command("FRET " + options.origin().path()), 150, "FRET " + options.origin().path());
@@ -117,8 +131,7 @@ public final class Evacuation {
     /** A dry run: measures how fast the server places this data set, retaining nothing. */
     public DryRunReport probe() throws IOException, InterruptedException {
         try (ControlChannel control = connect()) {
-            ControlChannel.expect(control.command("FSPO replicas=" + options.replicas() + " include-direct=off use-relays=on"),
-                    200, "FSPO");
+            ControlChannel.expect(control.command(options.fspo(false)), 200, options.fspo(false));
             prioritize(control);
             long fret = System.nanoTime();
             ControlChannel.expect(control.command("FRET " + options.origin().path()), 150, "FRET " + options.origin().path());

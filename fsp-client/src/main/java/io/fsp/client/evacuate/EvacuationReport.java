@@ -7,15 +7,16 @@ import io.fsp.extension.Announcement;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 
 /**
- * What an evacuation got out: each file wholly on relays or not, listed in priority order (the files a priority
- * entry names, entry by entry, then the others in the server's order), with the totals.
+ * What an evacuation got out: each file wholly on relays or not, in priority order (the server's, which puts the files
+ * FPRI named first), with the totals; in text, each priority entry's state and the files that are not out.
  *
  * @param announcements what the manifest holds
  * @param deadlineReached the deadline stopped the evacuation before the 226
@@ -31,6 +32,9 @@ public record EvacuationReport(Path manifest, List<Announcement> announcements, 
         }
     }
 
+    /** Files not out named one by one in the text report; --json names all. */
+    static final int MAX_LISTED = 100;
+
     public EvacuationReport {
         announcements = List.copyOf(announcements);
         priority = List.copyOf(priority);
@@ -41,39 +45,49 @@ public record EvacuationReport(Path manifest, List<Announcement> announcements, 
         return state == State.COMPLETE && error == null && unannouncedFiles() == 0 && files().stream().allMatch(FileOut::isOut);
     }
 
-    /** The announced files in priority order. */
+    /**
+     * The announced files in the server's order, which is the priority order: the server plans the files FPRI named
+     * first (docs/protocol.md §1, FPRI).
+     */
     public List<FileOut> files() {
         if (announcements.isEmpty()) {
             return List.of();
         }
         RecordedTransfer recorded = new RecordedTransfer(announcements);
         Map<Integer, Long> placed = recorded.placedBytes();
-        List<Announcement.File> all = recorded.files();
-        Set<Announcement.File> ordered = new LinkedHashSet<>();
-        for (String entry : priority) {
-            all.stream().filter(f -> matches(entry, f.name())).forEach(ordered::add);
-        }
-        ordered.addAll(all);
         List<FileOut> out = new ArrayList<>();
-        for (Announcement.File f : ordered) {
+        for (Announcement.File f : recorded.files()) {
             out.add(new FileOut(f.name(), f.size(), placed.getOrDefault(f.index(), 0L)));
         }
         return out;
     }
 
+    /** Per priority entry, in order: the files it names (a file, or every file under a directory). */
+    public Map<String, List<FileOut>> byPriority() {
+        NavigableMap<String, FileOut> byName = new TreeMap<>();
+        files().forEach(f -> byName.put(f.name(), f));
+        Map<String, List<FileOut>> named = new LinkedHashMap<>();
+        for (String entry : priority) {
+            List<FileOut> files = new ArrayList<>();
+            FileOut exact = byName.get(entry);
+            if (exact != null) {
+                files.add(exact);
+            }
+            // the names under "entry/" sort together, between "entry/" and "entry0" ('0' follows '/')
+            files.addAll(byName.subMap(entry + "/", true, entry + "0", false).values());
+            named.put(entry, files);
+        }
+        return named;
+    }
+
     /** The priority entries that name no announced file. */
     public List<String> unmatchedPriorities() {
-        List<Announcement.File> all = announcements.isEmpty() ? List.of() : new RecordedTransfer(announcements).files();
-        return priority.stream().filter(p -> all.stream().noneMatch(f -> matches(p, f.name()))).toList();
+        return byPriority().entrySet().stream().filter(e -> e.getValue().isEmpty()).map(Map.Entry::getKey).toList();
     }
 
     /** Files of the data set that were not even announced before the evacuation stopped. */
     public int unannouncedFiles() {
         return announcements.isEmpty() ? 0 : new RecordedTransfer(announcements).unrecordedFiles();
-    }
-
-    private static boolean matches(String entry, String name) {
-        return name.equals(entry) || name.startsWith(entry + "/");
     }
 
     private long blocks(Class<? extends Announcement.Placement> placement) {
@@ -97,12 +111,21 @@ public record EvacuationReport(Path manifest, List<Announcement> announcements, 
                 seconds));
         sb.append("  manifest ").append(manifest).append(", blocks kept on the relays until ").append(retainUntil)
                 .append(System.lineSeparator());
-        for (FileOut f : files) {
-            sb.append(f.isOut() ? "  out      " : "  NOT OUT  ").append(f.name());
-            if (!f.isOut()) {
-                sb.append(String.format(Locale.ROOT, " (%,d of %,d bytes on relays)", f.placed(), f.size()));
+        for (Map.Entry<String, List<FileOut>> e : byPriority().entrySet()) {
+            long entryOut = e.getValue().stream().filter(FileOut::isOut).count();
+            if (!e.getValue().isEmpty()) {
+                sb.append(String.format(Locale.ROOT, "  priority '%s': %s%n", e.getKey(), entryOut == e.getValue().size()
+                        ? (entryOut == 1 ? "out" : "all " + entryOut + " files out")
+                        : entryOut + " of " + e.getValue().size() + " files out"));
             }
-            sb.append(System.lineSeparator());
+        }
+        // every file not out by name (a data set may hold millions of files: the first ones, then a count)
+        List<FileOut> notOut = files.stream().filter(f -> !f.isOut()).toList();
+        for (FileOut f : notOut.subList(0, Math.min(notOut.size(), MAX_LISTED))) {
+            sb.append(String.format(Locale.ROOT, "  NOT OUT  %s (%,d of %,d bytes on relays)%n", f.name(), f.placed(), f.size()));
+        }
+        if (notOut.size() > MAX_LISTED) {
+            sb.append(String.format(Locale.ROOT, "  NOT OUT  %,d more files (--json lists every file)%n", notOut.size() - MAX_LISTED));
         }
         if (unannouncedFiles() > 0) {
             sb.append("  NOT OUT  ").append(unannouncedFiles()).append(" more files, not announced before the evacuation stopped")

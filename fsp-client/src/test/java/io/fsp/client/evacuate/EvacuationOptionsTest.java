@@ -1,0 +1,21 @@
+package io.fsp.client.evacuate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.fsp.client.control.FspUrl;
+import io.fsp.tls.Fingerprint;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class EvacuationOptionsTest {
+    @Test
+    void theEvacuationAsksForRetentionAndTheDryRunDoesNot() {
+        Evacuation.Options o = new Evacuation.Options(FspUrl.parse("fsp://ops@127.0.0.1:2121/data"), new char[0],
+                Fingerprint.parse("AB:" + "01:".repeat(30) + "CD"), Path.of("m"), null, 2, "7d", Duration.ofDays(7), List.of(),
+                null, List.of("block-size=4m", "compression=zstd"), Duration.ofSeconds(10));
+        assertEquals("FSPO retain=7d replicas=2 include-direct=off use-relays=on block-size=4m compression=zstd", o.fspo(true));
+        assertEquals("FSPO replicas=2 include-direct=off use-relays=on block-size=4m compression=zstd", o.fspo(false));
+    }
+}
