@@ -24,9 +24,10 @@ import java.util.stream.Collectors;
  * replacing only the keys it names. A key the record does not have is an error naming the source and key.
  *
  * <p>Value types: {@code String}, {@code int}, {@code long}, {@code boolean} ({@code true}/{@code false}),
- * {@link Duration} ({@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, or ISO-8601 {@code PT30S}),
- * {@link Path} (relative to the file's directory), enums (by name, any case, '-' for '_'), any type with a
- * static {@code parse(String)} method, and {@code List} of those (one value per repeated key).
+ * {@link Duration} ({@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 7d}, or ISO-8601 {@code PT30S}),
+ * {@link Path} (relative to the file's directory), {@link ByteSize} ({@code 64K}, {@code 2G}), enums (by name, any
+ * case, '-' for '_'), any type with a static {@code parse(String)} method ({@code HostPort}, {@code Fingerprint}),
+ * and {@code List} of those (one value per repeated key).
  * {@link Optional} of those marks a setting that may be absent; the value {@code none} clears it.
  */
 public final class ConfigLoader {
@@ -61,13 +62,14 @@ public final class ConfigLoader {
             String key = entry.getKey();
             int index = indexOf(components, key);
             if (index < 0) {
-                throw new ConfigException(source.location(key) + ": unknown key '" + key + "' (expected one of: " + keys(components) + ")");
+                throw new ConfigException(source.options() ? "--" + key + ": not a configuration key"
+                        : source.location(key) + ": unknown key '" + key + "' (expected one of: " + keys(components) + ")");
             }
             RecordComponent component = components[index];
             try {
                 args[index] = convert(component.getGenericType(), entry.getValue(), source);
             } catch (IllegalArgumentException e) {
-                throw new ConfigException(source.location(key) + ": " + key + ": " + e.getMessage(), e);
+                throw new ConfigException(source.describe(key) + ": " + e.getMessage(), e);
             }
         }
         try {
@@ -78,12 +80,29 @@ public final class ConfigLoader {
         } catch (InvocationTargetException e) {
             Throwable cause = e.getCause();
             if (cause instanceof IllegalArgumentException || cause instanceof ConfigException) {
-                throw new ConfigException(source.name() + ": " + cause.getMessage(), cause);
+                throw new ConfigException(invalid(source, cause.getMessage()), cause);
             }
             throw new IllegalStateException("cannot build " + type.getSimpleName(), cause);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("cannot build " + type.getSimpleName(), e);
         }
+    }
+
+    /**
+     * A record's refusal of a value, said where that value was set: a message that starts with a key this source
+     * set ({@code "max-block: 2G (expected: …)"}, or {@code "--max-block 2G: …"}) gets that key's file and line,
+     * or is said as the option; any other names the source.
+     */
+    private static String invalid(ConfigSource source, String message) {
+        for (String key : source.values().keySet()) {
+            for (String prefix : List.of(key, "--" + key)) {
+                if (message.startsWith(prefix) && message.length() > prefix.length()
+                        && (message.charAt(prefix.length()) == ':' || message.charAt(prefix.length()) == ' ')) {
+                    return source.describe(key) + message.substring(prefix.length());
+                }
+            }
+        }
+        return source.name() + ": " + message;
     }
 
     /** The configuration key of a record component: {@code passivePorts} is {@code passive-ports}. */
@@ -190,9 +209,9 @@ public final class ConfigLoader {
         }
     }
 
-    /** {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 1d}, or ISO-8601 ({@code PT30S}). */
+    /** {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 1d} (any case), or ISO-8601 ({@code PT30S}). */
     public static Duration parseDuration(String value) {
-        Matcher m = DURATION.matcher(value.strip());
+        Matcher m = DURATION.matcher(value.strip().toLowerCase(Locale.ROOT));
         if (m.matches()) {
             long n = Long.parseLong(m.group(1));
             return switch (m.group(2)) {
@@ -206,7 +225,7 @@ public final class ConfigLoader {
         try {
             return Duration.parse(value.strip());
         } catch (java.time.format.DateTimeParseException e) {
-            throw new IllegalArgumentException("'" + value + "' (expected: a duration such as 500ms, 30s, 5m, 2h)");
+            throw new IllegalArgumentException("'" + value + "' (expected: a duration such as 500ms, 30s, 5m, 2h, 7d)");
         }
     }
 }

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import picocli.CommandLine;
 
 /**
  * Values for configuration keys from one place: a file ({@code conf/server.conf}) or the command line.
@@ -22,9 +23,10 @@ import java.util.Optional;
  * @param values  each key with its values in order of appearance
  * @param lines   for a file, the line of each key's last occurrence (for error messages)
  * @param baseDir directory against which relative paths are resolved (the file's directory), if any
+ * @param options whether the keys were given as command line options, so that errors name {@code --key}
  */
 public record ConfigSource(String name, Map<String, List<String>> values, Map<String, Integer> lines,
-                           Optional<Path> baseDir) {
+                           Optional<Path> baseDir, boolean options) {
     /** Longest line a configuration file may have; a longer one is surely not configuration. */
     static final int MAX_LINE_LENGTH = 16 * 1024;
     static final long MAX_FILE_SIZE = 1024 * 1024;
@@ -38,7 +40,31 @@ public record ConfigSource(String name, Map<String, List<String>> values, Map<St
 
     /** Values given on the command line (or in code); relative paths stay relative to the working directory. */
     public static ConfigSource of(String name, Map<String, List<String>> values) {
-        return new ConfigSource(name, values, Map.of(), Optional.empty());
+        return new ConfigSource(name, values, Map.of(), Optional.empty(), false);
+    }
+
+    /** Command line options, each {@code --key}; relative paths stay relative to the working directory. */
+    public static ConfigSource commandLine(Map<String, List<String>> values) {
+        return new ConfigSource("command line", values, Map.of(), Optional.empty(), true);
+    }
+
+    /**
+     * The options picocli matched that are keys of {@code settings}, each by its name without {@code --}
+     * ({@code --max-retain 7d} is {@code max-retain = 7d}), with the values as typed; a boolean option gives its
+     * value ({@code --no-verify-blocks} is {@code verify-blocks = false}). Other options (help, {@code --config},
+     * a command's own) are not configuration.
+     */
+    public static ConfigSource options(CommandLine.ParseResult parsed, Class<? extends Record> settings) {
+        List<String> keys = ConfigLoader.keys(settings);
+        Map<String, List<String>> values = new LinkedHashMap<>();
+        for (CommandLine.Model.OptionSpec option : parsed.matchedOptions()) {
+            String key = option.longestName().replaceFirst("^--", "");
+            if (keys.contains(key)) {
+                values.put(key, option.typeInfo().isBoolean() ? List.of(String.valueOf((Object) option.getValue()))
+                        : option.originalStringValues());
+            }
+        }
+        return commandLine(values);
     }
 
     /** An empty source: every setting keeps its value from the layer below. */
@@ -88,12 +114,17 @@ public record ConfigSource(String name, Map<String, List<String>> values, Map<St
             lines.put(key, lineNo);
         }
         Path dir = file.toAbsolutePath().getParent();
-        return new ConfigSource(name, values, lines, Optional.ofNullable(dir));
+        return new ConfigSource(name, values, lines, Optional.ofNullable(dir), false);
     }
 
     /** Where {@code key} was set: {@code "conf/server.conf:12"}, or the source's name. */
     String location(String key) {
         Integer line = lines.get(key);
         return line == null ? name : name + ":" + line;
+    }
+
+    /** {@code key} where it was set, for an error: {@code "conf/relay.conf:12: quota"}, or {@code "--quota"}. */
+    String describe(String key) {
+        return options ? "--" + key : location(key) + ": " + key;
     }
 }

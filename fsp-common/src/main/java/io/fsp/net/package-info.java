@@ -1,2 +1,2 @@
-/** TCP socket options shared by FSP's programs. */
+/** Addresses and TCP socket options shared by FSP's programs. */
 package io.fsp.net;

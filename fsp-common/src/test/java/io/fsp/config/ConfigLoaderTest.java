@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fsp.net.HostPort;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,16 +28,20 @@ class ConfigLoaderTest {
     }
 
     record Settings(String name, int count, long big, boolean on, Duration timeout, Path dir, Mode mode,
-                    List<Port> ports, Optional<String> label) {
+                    List<Port> ports, Optional<String> label, ByteSize size, Optional<HostPort> peer) {
         Settings {
             if (count < 0) {
                 throw new IllegalArgumentException("count: " + count + " (expected: >= 0)");
             }
         }
+
+        Settings withOn() {
+            return new Settings(name, count, big, true, timeout, dir, mode, ports, label, size, peer);
+        }
     }
 
     static final Settings DEFAULTS = new Settings("x", 1, 2, false, Duration.ofSeconds(1), Path.of("d"), Mode.FAST,
-            List.of(), Optional.empty());
+            List.of(), Optional.empty(), new ByteSize(0), Optional.empty());
 
     @TempDir
     Path tmp;
@@ -60,11 +65,13 @@ class ConfigLoaderTest {
                 ports = 21
                 ports = 2121
                 label = tag
+                size = 64K
+                peer = [::1]:7001
                 """);
         Settings s = ConfigLoader.load(DEFAULTS, ConfigSource.read(f));
         assertEquals(new Settings("hello world", 42, 10_000_000_000L, true, Duration.ofMillis(250),
                 tmp.toAbsolutePath().resolve("sub/dir"), Mode.VERY_SAFE, List.of(new Port(21), new Port(2121)),
-                Optional.of("tag")), s);
+                Optional.of("tag"), new ByteSize(64 << 10), Optional.of(new HostPort("::1", 7001))), s);
     }
 
     @Test
@@ -123,5 +130,85 @@ class ConfigLoaderTest {
     @Test
     void keysAreKebabCase() {
         assertEquals("max-connections-per-address", ConfigLoader.keyOf("maxConnectionsPerAddress"));
+    }
+
+    @Test
+    void commandLineErrorsNameTheOption() {
+        ConfigException bad = assertThrows(ConfigException.class,
+                () -> ConfigLoader.load(DEFAULTS, ConfigSource.commandLine(Map.of("size", List.of("2X")))));
+        assertEquals("--size: '2X' (expected: a size such as 1048576, 64K, 512M, 2G)", bad.getMessage());
+        ConfigException invalid = assertThrows(ConfigException.class,
+                () -> ConfigLoader.load(DEFAULTS, ConfigSource.commandLine(Map.of("count", List.of("-1")))));
+        assertEquals("--count: -1 (expected: >= 0)", invalid.getMessage());
+    }
+
+    @Test
+    void recordValidationNamesTheLineOfTheKeyItStartsWith() throws Exception {
+        Path f = file("name = n\n\ncount = -1\n");
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(DEFAULTS, ConfigSource.read(f)));
+        assertEquals(f + ":3: count: -1 (expected: >= 0)", e.getMessage());
+    }
+
+    @Test
+    void sizesAreBinaryMultiplesAndPrintInTheLargestUnitThatDividesThem() {
+        assertEquals(2L << 30, ByteSize.parse("2G").bytes());
+        assertEquals(512L << 20, ByteSize.parse("512MiB").bytes());
+        assertEquals(64 << 10, ByteSize.parse("64k").bytes());
+        assertEquals(1000, ByteSize.parse("1000").bytes());
+        assertEquals(1L << 40, ByteSize.parse("1 TB").bytes());
+        assertEquals("32M", ByteSize.parse("33554432").toString());
+        assertEquals("1000", ByteSize.parse("1000").toString());
+        assertEquals("0", new ByteSize(0).toString());
+        for (String bad : List.of("", "-5", "2X", "1.5G", "9999999999T", "G")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ByteSize.parse(bad), bad);
+            assertTrue(e.getMessage().startsWith("'" + bad + "' (expected: a size"), e.getMessage());
+        }
+    }
+
+    @Test
+    void durationsTakeAnyCase() {
+        assertEquals(Duration.ofMinutes(30), ConfigLoader.parseDuration("30M"));
+        assertEquals(Duration.ofMillis(1500), ConfigLoader.parseDuration("1500ms"));
+        assertEquals(Duration.ofHours(2), ConfigLoader.parseDuration("pt2h"));
+        assertEquals(Duration.ofDays(7), ConfigLoader.parseDuration("7d"));
+    }
+
+    @Test
+    void hostPortsParseAndPrintAsWritten() {
+        assertEquals(new HostPort("::1", 7), HostPort.parse("[::1]:7"));
+        assertEquals("[::1]:7", HostPort.parse("[::1]:7").toString());
+        assertEquals("[::1]:7", HostPort.format(new java.net.InetSocketAddress("::1", 7)));
+        assertEquals(new HostPort("relay.example.org", 7001), HostPort.parse("relay.example.org:7001"));
+        for (String bad : List.of("localhost", ":7", "[::1]7", "::1:7", "h:70000", "h:-1", "h:x")) {
+            assertThrows(IllegalArgumentException.class, () -> HostPort.parse(bad), bad);
+        }
+    }
+
+    @picocli.CommandLine.Command(name = "test")
+    static final class Cli {
+        @picocli.CommandLine.Option(names = "--count")
+        String count;
+        @picocli.CommandLine.Option(names = "--on", negatable = true)
+        Boolean on;
+        @picocli.CommandLine.Option(names = "--ports")
+        List<String> ports;
+        @picocli.CommandLine.Option(names = "--not-a-key")
+        String other;
+    }
+
+    @Test
+    void theOptionsPicocliMatchedAreTheKeysOfTheirNames() {
+        picocli.CommandLine.ParseResult parsed = new picocli.CommandLine(new Cli()).parseArgs("--count", "3", "--no-on",
+                "--ports", "21", "--ports", "2121", "--not-a-key", "x");
+        ConfigSource options = ConfigSource.options(parsed, Settings.class);
+        assertEquals(Map.of("count", List.of("3"), "on", List.of("false"), "ports", List.of("21", "2121")),
+                options.values());
+        Settings s = ConfigLoader.load(DEFAULTS.withOn(), options);
+        assertEquals(3, s.count());
+        assertEquals(false, s.on());
+        assertEquals(List.of(new Port(21), new Port(2121)), s.ports());
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(DEFAULTS, ConfigSource.options(
+                new picocli.CommandLine(new Cli()).parseArgs("--count", "-1"), Settings.class)));
+        assertEquals("--count: -1 (expected: >= 0)", e.getMessage());
     }
 }

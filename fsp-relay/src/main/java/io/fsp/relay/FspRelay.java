@@ -3,6 +3,7 @@ package io.fsp.relay;
 import java.util.function.Supplier;
 import java.util.Optional;
 import io.netty.channel.ChannelHandler;
+import io.fsp.net.HostPort;
 import io.fsp.net.SocketBuffers;
 import io.fsp.metrics.MetricsEndpoint;
 import io.fsp.relay.fault.FaultInjector;
@@ -113,7 +114,7 @@ public final class FspRelay implements AutoCloseable {
                     endpoint);
             log.info("listening on {}, quota {} bytes ({} in memory), ttl {}, max-retain {}, trusting {} server(s),"
                     + " {}{}{}",
-                    CliValues.format(relay.address()), config.store().quotaBytes(), config.store().memoryBytes(), ttl,
+                    HostPort.format(relay.address()), config.store().quotaBytes(), config.store().memoryBytes(), ttl,
                     config.store().maxRetain(),
                     config.trustedServers().size(), !config.verifyBlocks() ? "blocks unchecked"
                             : config.acceptClearBlocks() ? "checking blocks, clear ones accepted" : "checking blocks",

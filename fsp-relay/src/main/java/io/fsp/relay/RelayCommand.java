@@ -1,28 +1,18 @@
 package io.fsp.relay;
 
+import io.fsp.config.ConfigException;
+import io.fsp.config.ConfigSource;
 import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.net.MeridianService;
-import io.fsp.net.SocketBuffers;
-import io.fsp.relay.fault.FaultPlan;
-import io.fsp.relay.net.ConnectionPolicy;
-import io.fsp.relay.net.RateLimits;
-import io.fsp.relay.store.StoreConfig;
-import io.fsp.relay.wire.RelayLimits;
+import io.fsp.net.HostPort;
 import io.fsp.tls.Certificates;
-import io.fsp.tls.Fingerprint;
 import io.fsp.tls.KeyMaterial;
-import io.netty.util.internal.PlatformDependent;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -31,15 +21,23 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code fsp-relay}: the relay daemon. {@code --listen}, {@code --store} and {@code --trust-server} are required
- * for serving and checked in {@link #call()}, since picocli would demand them of the subcommand too.
+ * {@code fsp-relay}: the relay daemon. Settings come from the defaults, then {@code --config FILE}, then the options
+ * given here: every option but {@code --config} is the configuration key of its name ({@code --max-retain} is
+ * {@code max-retain}, a component of {@link RelaySettings}), which {@link ConfigSource#options} reads from what
+ * picocli matched. The option fields below only declare the syntax and the help; an option is added by declaring it here
+ * and adding its component to {@link RelaySettings} (and its line to {@code conf/relay.conf.example}).
+ * {@code listen}, {@code store} and {@code trust-server} are required for serving and checked in {@link #call()},
+ * since picocli would demand them of the subcommand too and they may come from the file.
  */
 @Command(name = "fsp-relay", mixinStandardHelpOptions = true, version = "fsp-relay 0.1.0",
         customSynopsis = {"fsp-relay --listen=HOST:PORT --store=DIR --trust-server=FINGERPRINT... [OPTIONS]",
-                "fsp-relay fingerprint [--state-dir=DIR]"},
+                "fsp-relay --config=FILE [OPTIONS]",
+                "fsp-relay fingerprint [--config=FILE] [--state-dir=DIR]"},
         description = {"Relay daemon: holds encrypted blocks of striped transfers for the servers it trusts,"
                 + " and hands them to clients that present a capability token. A transfer a server opens as"
                 + " retained is kept on disk until it expires (at most --max-retain), across restarts.",
+                "Every option is also a key of the --config file (see conf/relay.conf.example); options given"
+                        + " here override the file.",
                 "Prints 'fsp-relay: listening on HOST:PORT, certificate sha256 FINGERPRINT' once ready."},
         exitCodeOnExecutionException = 4, exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:stopped normally", "1:could not start (address in use, unreadable state)",
@@ -52,6 +50,11 @@ public final class RelayCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "Configuration file: one 'key = value' per line, each key an option of this command"
+                    + " without its '--' (see conf/relay.conf.example); options given here override it.")
+    Path config;
+
     @Option(names = "--listen", paramLabel = "HOST:PORT",
             description = "Address to listen on; port 0 picks a free port (printed at start).")
     String listen;
@@ -60,16 +63,24 @@ public final class RelayCommand implements Callable<Integer> {
             description = "Directory for blocks spilled from memory and for retained transfers (encrypted block"
                     + " bytes, and each retained transfer's metadata); at start the retained transfers found there"
                     + " are restored, everything else the relay left there is deleted.")
-    Path storeDir;
+    String store;
 
-    @Option(names = "--quota", paramLabel = "SIZE", defaultValue = "2G",
-            description = "Most block bytes held at once, memory and disk together (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--trust-server", paramLabel = "FINGERPRINT",
+            description = "SHA-256 certificate fingerprint of a server allowed to push blocks, as the server"
+                    + " prints it at start or with 'fsp-server fingerprint' (repeatable).")
+    List<String> trustServer;
+
+    @Option(names = "--state-dir", paramLabel = "DIR",
+            description = "Where the relay keeps its certificate and key (default: ~/.fsp/relay).")
+    String stateDir;
+
+    @Option(names = "--quota", paramLabel = "SIZE",
+            description = "Most block bytes held at once, memory and disk together (default: 2G).")
     String quota;
 
-    @Option(names = "--socket-buffer", paramLabel = "SIZE", defaultValue = "0",
-            description = "Fix both socket buffers of every connection at SIZE, e.g. 8M, turning off the kernel's"
-                    + " autotuning (capped by net.core.rmem_max / wmem_max; default: ${DEFAULT-VALUE}, autotuning).")
-    String socketBuffer;
+    @Option(names = "--memory", paramLabel = "SIZE",
+            description = "Most block bytes held in memory; the rest spill to --store (default: 256M).")
+    String memory;
 
     @Option(names = "--server-quota", paramLabel = "SIZE",
             description = "Most block bytes the transfers of one trusted server may reserve together, so that one"
@@ -82,66 +93,55 @@ public final class RelayCommand implements Callable<Integer> {
                     + " --server-quota, at least --max-block).")
     String transferSpace;
 
-    @Option(names = "--memory", paramLabel = "SIZE", defaultValue = "256M",
-            description = "Most block bytes held in memory; the rest spill to --store (default: ${DEFAULT-VALUE}).")
-    String memory;
-
-    @Option(names = "--trust-server", paramLabel = "FINGERPRINT",
-            description = "SHA-256 certificate fingerprint of a server allowed to push blocks, as the server"
-                    + " prints it at start or with 'fsp-server fingerprint' (repeatable).")
-    List<String> trustServers = new ArrayList<>();
-
-    @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "1h",
+    @Option(names = "--ttl", paramLabel = "DURATION",
             description = "Drop a transfer nobody touched for this long; retained transfers are kept until their"
-                    + " expiry (default: ${DEFAULT-VALUE}).")
+                    + " expiry (default: 1h).")
     String ttl;
 
-    @Option(names = "--max-retain", paramLabel = "DURATION", defaultValue = "30d",
+    @Option(names = "--max-retain", paramLabel = "DURATION",
             description = "Longest a server may have a transfer retained: kept on disk until its expiry, across"
-                    + " restarts, for a collector that comes later (default: ${DEFAULT-VALUE}).")
+                    + " restarts, for a collector that comes later (default: 30d).")
     String maxRetain;
 
-    @Option(names = "--state-dir", paramLabel = "DIR",
-            description = "Where the relay keeps its certificate and key (default: ~/.fsp/relay).")
-    Path stateDir;
-
-    @Option(names = "--max-block", paramLabel = "SIZE", defaultValue = "32M",
-            description = "Largest block accepted (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--max-block", paramLabel = "SIZE", description = "Largest block accepted (default: 32M).")
     String maxBlock;
 
-    @Option(names = "--max-connections", paramLabel = "N", defaultValue = "1024",
-            description = "Connections served at once (default: ${DEFAULT-VALUE}).")
-    int maxConnections;
+    @Option(names = "--socket-buffer", paramLabel = "SIZE",
+            description = "Fix both socket buffers of every connection at SIZE, e.g. 8M, turning off the kernel's"
+                    + " autotuning (capped by net.core.rmem_max / wmem_max; default: 0, autotuning).")
+    String socketBuffer;
 
-    @Option(names = "--max-unauthenticated-per-address", paramLabel = "N", defaultValue = "16",
+    @Option(names = "--max-connections", paramLabel = "N", description = "Connections served at once (default: 1024).")
+    String maxConnections;
+
+    @Option(names = "--max-unauthenticated-per-address", paramLabel = "N",
             description = "Connections from one IP address that have not yet authenticated (a trusted server's"
-                    + " certificate, or a client's accepted token); more are closed at once (default:"
-                    + " ${DEFAULT-VALUE}).")
-    int maxUnauthenticatedPerAddress;
+                    + " certificate, or a client's accepted token); more are closed at once (default: 16).")
+    String maxUnauthenticatedPerAddress;
 
-    @Option(names = "--auth-timeout", paramLabel = "DURATION", defaultValue = "10s",
+    @Option(names = "--auth-timeout", paramLabel = "DURATION",
             description = "Close a connection that has not authenticated this long after it was accepted"
-                    + " (default: ${DEFAULT-VALUE}).")
+                    + " (default: 10s).")
     String authTimeout;
 
-    @Option(names = "--idle-timeout", paramLabel = "DURATION", defaultValue = "5m",
-            description = "Close an authenticated connection silent for this long (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--idle-timeout", paramLabel = "DURATION",
+            description = "Close an authenticated connection silent for this long (default: 5m).")
     String idleTimeout;
 
-    @Option(names = "--max-refusals", paramLabel = "N", defaultValue = "3",
+    @Option(names = "--max-refusals", paramLabel = "N",
             description = "Close a connection without a trusted server certificate once this many of its requests"
-                    + " were refused (default: ${DEFAULT-VALUE}).")
-    int maxRefusals;
+                    + " were refused (default: 3).")
+    String maxRefusals;
 
-    @Option(names = "--verify-blocks", negatable = true, defaultValue = "true", fallbackValue = "true",
+    @Option(names = "--verify-blocks", negatable = true, fallbackValue = "true",
             description = "Refuse pushed blocks whose wire checksum or header is wrong (default: on;"
                     + " --no-verify-blocks stores any bytes).")
-    boolean verifyBlocks;
+    Boolean verifyBlocks;
 
     @Option(names = "--accept-clear-blocks",
             description = "Also store blocks that are not encrypted (default: refuse them, so the relay never"
                     + " holds plaintext).")
-    boolean acceptClearBlocks;
+    Boolean acceptClearBlocks;
 
     @Option(names = "--metrics", paramLabel = "HOST:PORT",
             description = "Serve Prometheus metrics at http://HOST:PORT/metrics (plain HTTP, no authentication: bind"
@@ -150,19 +150,14 @@ public final class RelayCommand implements Callable<Integer> {
 
     @Option(names = "--rate-limit", paramLabel = "RATE",
             description = "Most bytes per second the relay sends in all (to clients: Netty's global traffic shaping"
-                    + " of every connection), and most it receives in all (from servers), e.g. 50M; binary multiples,"
-                    + " /s may follow (default: 0, none).")
+                    + " of every connection), and most block bytes per second it receives in all (from servers), e.g."
+                    + " 50M (default: 0, none).")
     String rateLimit;
 
     @Option(names = "--rate-limit-per-transfer", paramLabel = "RATE",
             description = "Most block bytes per second one transfer's GETs get, over all its client connections"
-                    + " together, and most its PUTs bring (default: 0, none).")
+                    + " together, and most its PUTs bring, e.g. 10M (default: 0, none).")
     String rateLimitPerTransfer;
-
-    @Option(names = "--fault", paramLabel = "SPEC", hidden = true,
-            description = "Misbehave towards clients, for tests: flip-bit:SEQ, tamper:SEQ, close-after:BYTES, stall,"
-                    + " throttle:BYTES_PER_SECOND, duplicate:SEQ, foreign-block:SEQ (repeatable).")
-    List<String> faults = new ArrayList<>();
 
     @Option(names = "--meridian", paramLabel = "HOST:PORT",
             description = "Join the Meridian overlay on this UDP address, so servers can find the relay by RTT"
@@ -172,7 +167,12 @@ public final class RelayCommand implements Callable<Integer> {
 
     @Option(names = "--meridian-bootstrap", paramLabel = "HOST:PORT",
             description = "Meridian node to join the overlay through (repeatable); implies --meridian.")
-    List<String> meridianBootstrap = new ArrayList<>();
+    List<String> meridianBootstrap;
+
+    @Option(names = "--fault", paramLabel = "SPEC", hidden = true,
+            description = "Misbehave towards clients, for tests: flip-bit:SEQ, tamper:SEQ, close-after:BYTES, stall,"
+                    + " throttle:BYTES_PER_SECOND, duplicate:SEQ, foreign-block:SEQ (repeatable).")
+    List<String> fault;
 
     /** The relay's Meridian node, once started; null without --meridian. */
     volatile MeridianService overlay;
@@ -184,29 +184,23 @@ public final class RelayCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        List<String> missing = new ArrayList<>();
-        if (listen == null) {
-            missing.add("--listen=HOST:PORT");
-        }
-        if (storeDir == null) {
-            missing.add("--store=DIR");
-        }
-        if (trustServers.isEmpty()) {
-            missing.add("--trust-server=FINGERPRINT");
-        }
-        if (!missing.isEmpty()) {
-            err.println("fsp-relay: missing required option" + (missing.size() > 1 ? "s: " : ": ")
-                    + String.join(", ", missing) + " (or: fsp-relay fingerprint [--state-dir=DIR])");
-            err.flush();
-            return EXIT_USAGE;
-        }
-        RelayConfig config;
+        RelaySettings settings;
         try {
-            config = config();
+            settings = RelaySettings.load(Optional.ofNullable(config),
+                    ConfigSource.options(spec.commandLine().getParseResult(), RelaySettings.class));
+        } catch (ConfigException e) {
+            return usage(err, e.getMessage());
+        }
+        List<String> missing = settings.missingForServing();
+        if (!missing.isEmpty()) {
+            return usage(err, "missing required option" + (missing.size() > 1 ? "s: " : ": ") + String.join(", ", missing)
+                    + " (options, or keys of the --config file; or: fsp-relay fingerprint [--state-dir=DIR])");
+        }
+        RelayConfig relayConfig;
+        try {
+            relayConfig = settings.toConfig(identity(settings));
         } catch (IllegalArgumentException e) {
-            err.println("fsp-relay: " + e.getMessage());
-            err.flush();
-            return EXIT_USAGE;
+            return usage(err, e.getMessage());
         } catch (IOException e) {
             err.println(certificateProblem(e));
             err.flush();
@@ -214,23 +208,22 @@ public final class RelayCommand implements Callable<Integer> {
         }
         FspRelay relay;
         try {
-            relay = FspRelay.start(config);
+            relay = FspRelay.start(relayConfig);
         } catch (IOException | RuntimeException e) {
-            err.println("fsp-relay: cannot start on " + listen + ": " + e.getMessage());
+            err.println("fsp-relay: cannot start on " + settings.listen().orElseThrow() + ": " + e.getMessage());
             err.flush();
             return EXIT_FAILURE;
         }
-        if (meridian != null || !meridianBootstrap.isEmpty()) {
+        if (settings.meridian().isPresent() || !settings.meridianBootstrap().isEmpty()) {
             try {
-                overlay = joinOverlay(relay);
+                overlay = joinOverlay(relay, settings);
             } catch (IllegalArgumentException e) {
                 relay.close();
-                err.println("fsp-relay: " + e.getMessage());
-                err.flush();
-                return EXIT_USAGE;
+                return usage(err, e.getMessage());
             } catch (RuntimeException e) {
                 relay.close();
-                err.println("fsp-relay: cannot join the Meridian overlay on " + meridian + ": " + e.getMessage());
+                err.println("fsp-relay: cannot join the Meridian overlay on " + settings.meridian().orElse(null) + ": "
+                        + e.getMessage());
                 err.flush();
                 return EXIT_FAILURE;
             }
@@ -243,12 +236,12 @@ public final class RelayCommand implements Callable<Integer> {
             }
             relay.close();
         }, "fsp-relay-shutdown"));
-        out.println("fsp-relay: listening on " + CliValues.format(relay.address()) + ", certificate sha256 "
+        out.println("fsp-relay: listening on " + HostPort.format(relay.address()) + ", certificate sha256 "
                 + relay.fingerprint());
         if (node != null) {
-            out.println("fsp-relay: meridian node on udp " + CliValues.format(node.address()));
+            out.println("fsp-relay: meridian node on udp " + HostPort.format(node.address()));
         }
-        relay.metricsAddress().ifPresent(a -> out.println("fsp-relay: metrics on http://" + CliValues.format(a)
+        relay.metricsAddress().ifPresent(a -> out.println("fsp-relay: metrics on http://" + HostPort.format(a)
                 + "/metrics"));
         out.flush();
         relay.awaitClose();
@@ -258,72 +251,25 @@ public final class RelayCommand implements Callable<Integer> {
         return 0;
     }
 
-    private MeridianService joinOverlay(FspRelay relay) throws InterruptedException {
-        InetSocketAddress bind = meridian != null ? value("--meridian", meridian, CliValues::hostPort)
-                : new InetSocketAddress(relay.address().getAddress(), relay.address().getPort());
-        List<InetSocketAddress> bootstrap = new ArrayList<>();
-        for (String b : meridianBootstrap) {
-            InetSocketAddress peer = value("--meridian-bootstrap", b, CliValues::hostPort);
-            if (peer.getPort() == 0) {
-                throw new IllegalArgumentException("--meridian-bootstrap " + b + ": port 0 (expected: 1..65535)");
-            }
-            bootstrap.add(peer);
-        }
+    private static int usage(PrintWriter err, String message) {
+        err.println("fsp-relay: " + message);
+        err.flush();
+        return EXIT_USAGE;
+    }
+
+    private static MeridianService joinOverlay(FspRelay relay, RelaySettings settings) throws InterruptedException {
+        InetSocketAddress bind = settings.meridian().map(HostPort::toSocketAddress)
+                .orElseGet(() -> new InetSocketAddress(relay.address().getAddress(), relay.address().getPort()));
+        List<InetSocketAddress> bootstrap = settings.meridianBootstrap().stream().map(HostPort::toSocketAddress).toList();
         return RelayOverlay.join(relay, bind, bootstrap, MeridianConfig.defaults());
     }
 
-    private RelayConfig config() throws IOException {
-        InetSocketAddress address = value("--listen", listen, CliValues::hostPort);
-        long quotaBytes = value("--quota", quota, CliValues::size);
-        long memoryBytes = value("--memory", memory, CliValues::size);
-        long serverQuotaBytes = serverQuota == null ? quotaBytes : value("--server-quota", serverQuota, CliValues::size);
-
-        long maxDirect = PlatformDependent.maxDirectMemory();
-        if (Math.min(memoryBytes, quotaBytes) > maxDirect * 3 / 4) {
-            throw new IllegalArgumentException("--memory " + memory + ": more than 3/4 of the JVM's direct memory ("
-                    + maxDirect + " bytes); lower --memory or raise -XX:MaxDirectMemorySize in FSP_JAVA_OPTS");
-        }
-        long maxBlockBytes = value("--max-block", maxBlock, CliValues::size);
-        if (maxBlockBytes > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("--max-block " + maxBlock + ": (expected: <= 1G)");
-        }
-        RelayLimits limits;
-        try {
-            limits = new RelayLimits((int) maxBlockBytes);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--max-block " + maxBlock + ": " + e.getMessage());
-        }
-        long transferSpaceBytes = transferSpace == null ? StoreConfig.defaultTransferSpace(serverQuotaBytes, maxBlockBytes)
-                : value("--transfer-space", transferSpace, CliValues::size);
-        Duration ttlValue = value("--ttl", ttl, CliValues::duration);
-        Set<Fingerprint> trusted = new HashSet<>();
-        for (String f : trustServers) {
-            trusted.add(value("--trust-server", f, Fingerprint::parse));
-        }
-        FaultPlan plan = FaultPlan.parse(faults);
-        KeyMaterial identity = identity(stateDir);
-        ConnectionPolicy connections = new ConnectionPolicy(maxConnections, maxUnauthenticatedPerAddress,
-                value("--auth-timeout", authTimeout, CliValues::duration),
-                value("--idle-timeout", idleTimeout, CliValues::duration), maxRefusals);
-        Optional<InetSocketAddress> metricsAddress = metrics == null ? Optional.empty()
-                : Optional.of(value("--metrics", metrics, CliValues::hostPort));
-        RateLimits rates = new RateLimits(rateLimit == null ? 0 : value("--rate-limit", rateLimit, CliValues::rate),
-                rateLimitPerTransfer == null ? 0
-                        : value("--rate-limit-per-transfer", rateLimitPerTransfer, CliValues::rate));
-        return new RelayConfig(address, new StoreConfig(storeDir, quotaBytes, memoryBytes, ttlValue, serverQuotaBytes,
-                transferSpaceBytes, value("--max-retain", maxRetain, CliValues::duration)), identity, trusted, limits,
-                connections, verifyBlocks, acceptClearBlocks, plan,
-                Clock.systemUTC(),
-                SocketBuffers.check("--socket-buffer", value("--socket-buffer", socketBuffer, CliValues::size)),
-                metricsAddress, rates);
-    }
-
     /**
-     * The relay's certificate and key from {@code stateDir} (null: {@code ~/.fsp/relay}), generated and written
-     * there on first use; serving and {@code fsp-relay fingerprint} both take it from here.
+     * The relay's certificate and key from its state directory ({@code ~/.fsp/relay} unless set), generated and
+     * written there on first use; serving and {@code fsp-relay fingerprint} both take it from here.
      */
-    static KeyMaterial identity(Path stateDir) throws IOException {
-        Path state = stateDir != null ? stateDir : Path.of(System.getProperty("user.home"), ".fsp", "relay");
+    static KeyMaterial identity(RelaySettings settings) throws IOException {
+        Path state = settings.effectiveStateDir();
         return Certificates.loadOrCreate(state.resolve("relay.crt"), state.resolve("relay.key"), "fsp-relay");
     }
 
@@ -343,9 +289,13 @@ public final class RelayCommand implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
+        @Option(names = "--config", paramLabel = "FILE",
+                description = "Configuration file whose state-dir to use, as serving with it would.")
+        Path config;
+
         @Option(names = "--state-dir", paramLabel = "DIR",
                 description = "Where the relay keeps its certificate and key (default: ~/.fsp/relay).")
-        Path stateDir;
+        String stateDir;
 
         @Override
         public Integer call() {
@@ -353,7 +303,10 @@ public final class RelayCommand implements Callable<Integer> {
             PrintWriter err = spec.commandLine().getErr();
             KeyMaterial identity;
             try {
-                identity = identity(stateDir);
+                identity = identity(RelaySettings.load(Optional.ofNullable(config),
+                        ConfigSource.options(spec.commandLine().getParseResult(), RelaySettings.class)));
+            } catch (ConfigException e) {
+                return usage(err, e.getMessage());
             } catch (IOException e) {
                 err.println(certificateProblem(e));
                 err.flush();
@@ -364,15 +317,6 @@ public final class RelayCommand implements Callable<Integer> {
             err.println("fsp-relay: give it to the server as --relay HOST:PORT=" + identity.fingerprint());
             err.flush();
             return 0;
-        }
-    }
-
-    private static <T> T value(String option, String text, java.util.function.Function<String, T> parser) {
-        try {
-            return parser.apply(text);
-        } catch (IllegalArgumentException e) {
-            String m = e.getMessage();
-            throw new IllegalArgumentException(m.startsWith(option) ? m : option + " " + m);
         }
     }
 

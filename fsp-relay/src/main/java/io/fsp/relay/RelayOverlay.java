@@ -4,6 +4,7 @@ import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.ServiceInfo;
 import io.fsp.meridian.net.MeridianService;
 import io.fsp.meridian.net.ReplyDelay;
+import io.fsp.net.HostPort;
 import java.net.InetSocketAddress;
 import java.util.List;
 
@@ -28,8 +29,8 @@ public final class RelayOverlay {
                                        MeridianConfig config, ReplyDelay delay) throws InterruptedException {
         InetSocketAddress blocks = relay.address();
         if (!blocks.getAddress().isAnyLocalAddress() && !blocks.getAddress().equals(bind.getAddress())) {
-            throw new IllegalArgumentException("--meridian " + CliValues.format(bind) + ": IP differs from --listen "
-                    + CliValues.format(blocks) + " (expected: the same IP; servers connect to the IP the overlay"
+            throw new IllegalArgumentException("--meridian " + HostPort.format(bind) + ": IP differs from --listen "
+                    + HostPort.format(blocks) + " (expected: the same IP; servers connect to the IP the overlay"
                     + " returns, with the advertised port)");
         }
         MeridianService node = MeridianService.start(bind, bootstrap, config, delay);

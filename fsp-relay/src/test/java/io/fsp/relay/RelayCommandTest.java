@@ -137,34 +137,37 @@ class RelayCommandTest {
         Run r = run("--listen", "127.0.0.1:0", "--store", dir.resolve("s").toString(), "--state-dir",
                 dir.resolve("st").toString(), "--trust-server", TRUST, "--meridian", "[::1]:0");
         assertEquals(RelayCommand.EXIT_USAGE, r.exit(), r.err());
-        assertTrue(r.err().startsWith("fsp-relay: --meridian [0:0:0:0:0:0:0:1]:0: IP differs from --listen 127.0.0.1:"),
+        assertTrue(r.err().startsWith("fsp-relay: --meridian [::1]:0: IP differs from --listen 127.0.0.1:"),
                 r.err());
     }
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "--meridian-bootstrap|127.0.0.1|--meridian-bootstrap '127.0.0.1': (expected: HOST:PORT",
-        "--quota|2X|--quota '2X': not a size",
-        "--rate-limit|fast|--rate-limit 'fast': not a size",
-        "--rate-limit-per-transfer|-1M|--rate-limit-per-transfer '-1M': not a size",
-        "--metrics|9464|--metrics '9464': (expected: HOST:PORT",
-        "--memory|-5|--memory '-5': not a size",
-        "--ttl|forever|--ttl 'forever': not a duration",
-        "--listen|localhost|--listen 'localhost': (expected: HOST:PORT",
-        "--listen|127.0.0.1:70000|--listen '127.0.0.1:70000': port 70000 (expected: 0..65535)",
-        "--trust-server|ABCD|--trust-server fingerprint 'ABCD': 2 bytes",
-        "--max-block|2G|--max-block 2G: (expected: <= 1G)",
-        "--max-block|0|--max-block 0: maxBlockBytes: 0 (expected: 1..1073741824)",
+        "--meridian-bootstrap|127.0.0.1|--meridian-bootstrap: '127.0.0.1' (expected: HOST:PORT",
+        "--meridian-bootstrap|127.0.0.1:0|--meridian-bootstrap: 127.0.0.1:0: port 0 (expected: 1..65535)",
+        "--quota|2X|--quota: '2X' (expected: a size such as 1048576, 64K, 512M, 2G)",
+        "--memory|-5|--memory: '-5' (expected: a size",
+        "--ttl|forever|--ttl: 'forever' (expected: a duration such as",
+        "--listen|localhost|--listen: 'localhost' (expected: HOST:PORT",
+        "--listen|127.0.0.1:70000|--listen: '127.0.0.1:70000': port '70000' (expected: 0..65535)",
+        "--trust-server|ABCD|--trust-server: fingerprint 'ABCD': 2 bytes",
+        "--max-block|2G|--max-block: 2G (expected: 1..1G)",
+        "--max-block|0|--max-block: 0 (expected: 1..1G)",
+        "--rate-limit|fast|--rate-limit: 'fast' (expected: a size such as",
+        "--rate-limit-per-transfer|-1M|--rate-limit-per-transfer: '-1M' (expected: a size such as",
+        "--metrics|9464|--metrics: '9464' (expected: HOST:PORT",
         "--socket-buffer|100|--socket-buffer: 100 (expected: 0 for the kernel's autotuning, or 4096..1073741824 bytes)",
         "--socket-buffer|2G|--socket-buffer: 2147483648 (expected: 0 for the kernel's autotuning",
-        "--socket-buffer|big|--socket-buffer 'big': not a size",
+        "--socket-buffer|big|--socket-buffer: 'big' (expected: a size",
         "--server-quota|4G|--server-quota 4294967296: (expected: 1..2147483648, at most --quota)",
         "--transfer-space|0|--transfer-space 0: (expected: 1..2147483648, at most --server-quota)",
         "--auth-timeout|0s|--auth-timeout PT0S: (expected: > 0)",
+        "--max-connections|many|--max-connections: 'many' (expected: an integer)",
         "--max-unauthenticated-per-address|0|--max-unauthenticated-per-address 0: (expected: >= 1)",
         "--max-refusals|0|--max-refusals 0: (expected: >= 1)",
-        "--max-retain|0s|--max-retain PT0S: (expected: > 0)",
-        "--max-retain|a week|--max-retain 'a week': not a duration",
+        "--max-retain|0s|--max-retain: PT0S (expected: > 0)",
+        "--max-retain|a week|--max-retain: 'a week' (expected: a duration",
+        "--fault|wobble|--fault: 'wobble': unknown fault",
     })
     void badOptionValuesAreUsageErrorsThatNameTheOption(String option, String value, String message) {
         java.util.Map<String, String> options = new java.util.LinkedHashMap<>();
@@ -251,16 +254,114 @@ class RelayCommandTest {
         }
     }
 
+    /** Starts the relay with {@code args} in the background; returns it once it listens. */
+    private RelayCommand serve(String... args) throws Exception {
+        RelayCommand command = new RelayCommand();
+        StringWriter err = new StringWriter();
+        CommandLine cmd = new CommandLine(command);
+        cmd.setErr(new PrintWriter(err, true));
+        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> cmd.execute(args));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (command.running == null) {
+            assertTrue(System.nanoTime() < deadline && !exit.isDone(), "relay did not start: " + err);
+            Thread.sleep(20);
+        }
+        return command;
+    }
+
     @Test
-    void sizesAndDurationsParse() {
-        assertEquals(2L << 30, CliValues.size("2G"));
-        assertEquals(512L << 20, CliValues.size("512MiB"));
-        assertEquals(64 * 1024, CliValues.size("64k"));
-        assertEquals(1000, CliValues.size("1000"));
-        assertEquals(Duration.ofMinutes(30), CliValues.duration("30m"));
-        assertEquals(Duration.ofMillis(1500), CliValues.duration("1500ms"));
-        assertEquals(Duration.ofHours(2), CliValues.duration("PT2H"));
-        assertEquals(new InetSocketAddress("::1", 7), CliValues.hostPort("[::1]:7"));
-        assertEquals("[0:0:0:0:0:0:0:1]:7", CliValues.format(new InetSocketAddress("::1", 7)));
+    void configFileSetsEveryKeyRelativeToItselfAndOptionsOverrideIt() throws Exception {
+        Path conf = Files.writeString(dir.resolve("relay.conf"), """
+                # a relay for one server
+                listen = 127.0.0.1:0
+                store = blocks
+                state-dir = state
+                trust-server = %s
+                quota = 64M
+                memory = 8M
+                server-quota = 32M
+                ttl = 5m
+                max-retain = 14d
+                max-refusals = 5
+                verify-blocks = off
+                """.formatted(TRUST));
+        RelayCommand command = serve("--config", conf.toString(), "--quota", "128M", "--verify-blocks",
+                "--idle-timeout", "2m");
+        try {
+            RelayConfig config = command.running.config();
+            assertEquals(dir.resolve("blocks").toAbsolutePath(), config.store().directory(), "relative to the file");
+            assertTrue(Files.exists(dir.resolve("state/relay.crt")), "state-dir relative to the file");
+            assertEquals(128L << 20, config.store().quotaBytes(), "the option overrides the file");
+            assertEquals(8L << 20, config.store().memoryBytes());
+            assertEquals(32L << 20, config.store().serverQuotaBytes());
+            assertEquals(32L << 20, config.store().transferSpaceBytes(), "default: at least max-block");
+            assertEquals(Duration.ofMinutes(5), config.store().ttl());
+            assertEquals(Duration.ofDays(14), config.store().maxRetain());
+            assertEquals(new ConnectionPolicy(1024, 16, Duration.ofSeconds(10), Duration.ofMinutes(2), 5),
+                    config.connections());
+            assertTrue(config.verifyBlocks(), "--verify-blocks overrides verify-blocks = off");
+            assertEquals(Set.of(RelayHarness.SERVER.fingerprint()), config.trustedServers());
+        } finally {
+            command.running.close();
+        }
+        assertEquals(command.running.fingerprint() + "\n", run("fingerprint", "--config", conf.toString()).out(),
+                "fingerprint finds the certificate through the file's state-dir");
+    }
+
+    @Test
+    void anOptionReplacesAllOfTheFilesLinesOfItsKey() throws Exception {
+        String other = "AB:" + "00:".repeat(30) + "CD";
+        Path conf = Files.writeString(dir.resolve("relay.conf"), "trust-server = " + other + "\ntrust-server = "
+                + other.replace("AB", "EF") + "\nlisten = 127.0.0.1:0\nstore = s\nstate-dir = st\n");
+        RelayCommand command = serve("--config", conf.toString(), "--trust-server", TRUST, "--no-verify-blocks");
+        try {
+            assertEquals(Set.of(RelayHarness.SERVER.fingerprint()), command.running.config().trustedServers());
+            assertTrue(!command.running.config().verifyBlocks());
+        } finally {
+            command.running.close();
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "quotas = 2G|3: unknown key 'quotas' (expected one of: listen, store, trust-server, state-dir, quota,",
+        "ttl = forever|3: ttl: 'forever' (expected: a duration such as",
+        "max-block = 2G|3: max-block: 2G (expected: 1..1G)",
+        "max-refusals = 0|3: max-refusals 0: (expected: >= 1)",
+        "trust-server = ABCD|3: trust-server: fingerprint 'ABCD': 2 bytes",
+        "quota 2G|3: 'quota 2G' (expected: key = value)",
+    })
+    void aBadLineInTheConfigFileIsAUsageErrorNamingFileLineAndKey(String line, String message) throws Exception {
+        Path conf = Files.writeString(dir.resolve("relay.conf"), "# relay\nlisten = 127.0.0.1:0\n" + line + "\n");
+        Run r = run("--config", conf.toString(), "--store", dir.resolve("s").toString(), "--state-dir",
+                dir.resolve("st").toString(), "--trust-server", TRUST);
+        assertEquals(RelayCommand.EXIT_USAGE, r.exit(), r.err());
+        assertTrue(r.err().startsWith("fsp-relay: " + conf + ":" + message), r.err());
+        assertEquals("", r.out());
+    }
+
+    @Test
+    void aMissingConfigFileIsAUsageError() {
+        Run r = run("--config", dir.resolve("nowhere.conf").toString());
+        assertEquals(RelayCommand.EXIT_USAGE, r.exit(), r.err());
+        assertTrue(r.err().startsWith("fsp-relay: " + dir.resolve("nowhere.conf") + ": cannot read"), r.err());
+    }
+
+    @Test
+    void requiredKeysMayComeFromTheFile() throws Exception {
+        Path conf = Files.writeString(dir.resolve("relay.conf"), "listen = 127.0.0.1:0\nstore = s\n");
+        Run r = run("--config", conf.toString(), "--state-dir", dir.resolve("st").toString());
+        assertEquals(RelayCommand.EXIT_USAGE, r.exit(), r.err());
+        assertTrue(r.err().startsWith("fsp-relay: missing required option: --trust-server=FINGERPRINT (options, or"
+                + " keys of the --config file"), r.err());
+    }
+
+    /** One name for each setting: every option but --config is a key of RelaySettings, and every key an option. */
+    @Test
+    void everyOptionIsAConfigurationKeyAndEveryKeyAnOption() {
+        java.util.List<String> options = new CommandLine(new RelayCommand()).getCommandSpec().options().stream()
+                .filter(o -> !o.usageHelp() && !o.versionHelp() && !o.longestName().equals("--config"))
+                .map(o -> o.longestName().substring(2)).sorted().toList();
+        assertEquals(io.fsp.config.ConfigLoader.keys(RelaySettings.class).stream().sorted().toList(), options);
     }
 }

@@ -124,7 +124,7 @@ class RelayMetricsTest {
         CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> cmd.execute(
                 "--listen", "127.0.0.1:0", "--store", dir.resolve("store").toString(), "--state-dir",
                 dir.resolve("state").toString(), "--trust-server", RelayHarness.SERVER.fingerprint().toString(),
-                "--metrics", "127.0.0.1:0", "--rate-limit", "10M/s", "--rate-limit-per-transfer", "512k"));
+                "--metrics", "127.0.0.1:0", "--rate-limit", "10M", "--rate-limit-per-transfer", "512k"));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (command.running == null || !out.toString().contains("metrics on")) {
             assertTrue(System.nanoTime() < deadline, "relay did not start: " + out);

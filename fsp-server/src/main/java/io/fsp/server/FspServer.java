@@ -3,6 +3,7 @@ package io.fsp.server;
 import io.fsp.block.stage.Encryptor;
 import io.fsp.crypto.NativeCrypto;
 import io.fsp.metrics.MetricsEndpoint;
+import io.fsp.net.HostPort;
 import io.fsp.server.auth.LoginThrottle;
 import io.fsp.server.auth.PasswordHasher;
 import io.fsp.server.auth.UserAccount;
@@ -121,12 +122,12 @@ public final class FspServer implements AutoCloseable {
         ExecutorService blocking = executor("fsp-blocking-", config.blockingThreads(), BLOCKING_QUEUE);
         ExecutorService logins = executor("fsp-login-", config.loginThreads(), LOGIN_QUEUE);
         StripeContext stripe = new StripeContext(key, config.relay(), !config.fspWithoutTls(),
-                config.maxBlocksPerTransfer(), config.socketBuffer(), config.maxRetain());
+                config.maxBlocksPerTransfer(), config.socketBufferBytes(), config.maxRetain());
         if (config.meridian().isPresent() || config.meridianEntry().isPresent()) {
-            InetSocketAddress bind = config.meridian().map(ListenAddress::toSocketAddress)
+            InetSocketAddress bind = config.meridian().map(HostPort::toSocketAddress)
                     .orElseGet(() -> new InetSocketAddress(config.listen().get(0).toSocketAddress().getAddress(), 0));
             try {
-                stripe.overlay(OverlaySelection.start(bind, config.meridianEntry().map(ListenAddress::toSocketAddress),
+                stripe.overlay(OverlaySelection.start(bind, config.meridianEntry().map(HostPort::toSocketAddress),
                         stripe::relays, Set.copyOf(config.trustRelay()), config.trustOverlayRelays(),
                         config.relaySelectionTimeout()));
             } catch (RuntimeException e) {
@@ -167,7 +168,7 @@ public final class FspServer implements AutoCloseable {
                     .childOption(ChannelOption.RCVBUF_ALLOCATOR,
                             new AdaptiveRecvByteBufAllocator(64, 1024, CONTROL_READ_BUFFER))
                     .childHandler(new FtpServerInitializer(context));
-            for (ListenAddress address : config.listen()) {
+            for (HostPort address : config.listen()) {
                 try {
                     listeners.add(bootstrap.bind(address.toSocketAddress()).sync().channel());
                 } catch (Exception e) {
@@ -187,7 +188,7 @@ public final class FspServer implements AutoCloseable {
         }
         FspServer server = new FspServer(boss, workers, listeners, context, stripe, metrics);
         for (InetSocketAddress a : server.addresses()) {
-            log.info("listening on {} (certificate sha256 {})", ListenAddress.format(a), key.fingerprint());
+            log.info("listening on {} (certificate sha256 {})", HostPort.format(a), key.fingerprint());
         }
         return server;
     }

@@ -3,15 +3,14 @@ package io.fsp.server;
 import io.fsp.config.ConfigException;
 import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
+import io.fsp.net.HostPort;
 import io.fsp.server.auth.PasswordHasher;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -23,7 +22,8 @@ import sun.misc.Signal;
 
 /**
  * {@code fsp-server}: starts the FTP/FTPS server. Settings come from the defaults, then {@code --config
- * FILE}, then the options given here. Once every address accepts connections it prints, per address,
+ * FILE}, then the options given here, each the {@link ServerConfig} key of its name (read by
+ * {@link ConfigSource#options}; the option fields declare the syntax and the help). Once every address accepts connections it prints, per address,
  * {@code fsp-server: listening on 127.0.0.1:2121, certificate sha256 AB:CD:…} on standard output; logs go
  * to standard error.
  */
@@ -79,8 +79,9 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--require-tls-session-reuse", description = "Refuse protected data connections that do not resume the control connection's TLS session (default: off).")
     Boolean requireTlsSessionReuse;
 
-    @Option(names = "--socket-buffer", paramLabel = "BYTES", description = "Fix both socket buffers of data and relay"
-            + " connections at BYTES, turning off the kernel's autotuning (default: 0, autotuning; see conf/server.conf.example).")
+    @Option(names = "--socket-buffer", paramLabel = "SIZE", description = "Fix both socket buffers of data and relay"
+            + " connections at SIZE, e.g. 8M, turning off the kernel's autotuning (default: 0, autotuning; see"
+            + " conf/server.conf.example).")
     String socketBuffer;
 
     @Option(names = "--max-retain", paramLabel = "DURATION", description = "The longest retention an evacuation (FSPO"
@@ -146,7 +147,7 @@ public final class ServerCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         ServerConfig settings;
         try {
-            settings = settingsOptions.settings(options());
+            settings = settingsOptions.settings(spec.commandLine().getParseResult());
         } catch (ConfigException e) {
             err.println("fsp-server: " + e.getMessage());
             return EXIT_USAGE;
@@ -163,17 +164,17 @@ public final class ServerCommand implements Callable<Integer> {
         }
         reloadOnHangup(new ConfigReload(server, settings, settingsOptions.config == null
                 ? "the command line (no --config file)" : settingsOptions.config.toString(),
-                () -> settingsOptions.settings(options())), err);
+                () -> settingsOptions.settings(spec.commandLine().getParseResult())), err);
         Thread hook = new Thread(() -> {
             server.close();
             stop.countDown();
         }, "fsp-server-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         for (var address : server.addresses()) {
-            out.println("fsp-server: listening on " + ListenAddress.format(address)
+            out.println("fsp-server: listening on " + HostPort.format(address)
                     + ", certificate sha256 " + server.fingerprint());
         }
-        server.metricsAddress().ifPresent(a -> out.println("fsp-server: metrics on http://" + ListenAddress.format(a)
+        server.metricsAddress().ifPresent(a -> out.println("fsp-server: metrics on http://" + HostPort.format(a)
                 + "/metrics"));
         out.flush();
         stop.await();
@@ -219,52 +220,13 @@ public final class ServerCommand implements Callable<Integer> {
         @Option(names = "--private-key", paramLabel = "PEM", description = "TLS private key (PEM, unencrypted).")
         String privateKey;
 
-        /** The defaults, overridden by {@code --config FILE}, overridden by these and the other command line options. */
-        ServerConfig settings(Map<String, List<String>> options) throws ConfigException {
-            Map<String, List<String>> commandLine = new LinkedHashMap<>(options);
-            put(commandLine, "state-dir", stateDir);
-            put(commandLine, "certificate", certificate);
-            put(commandLine, "private-key", privateKey);
+        /**
+         * The defaults, overridden by {@code --config FILE}, overridden by the options given: each option of a
+         * {@link ServerConfig} key by its name ({@code --max-retain} is {@code max-retain}), these and the command's.
+         */
+        ServerConfig settings(CommandLine.ParseResult parsed) throws ConfigException {
             ConfigSource file = config == null ? ConfigSource.empty("defaults") : ConfigSource.read(config);
-            return ConfigLoader.load(ServerConfig.defaults(), file, ConfigSource.of("command line", commandLine));
-        }
-    }
-
-    /** The options given on the command line, as configuration keys. */
-    private Map<String, List<String>> options() {
-        Map<String, List<String>> m = new LinkedHashMap<>();
-        put(m, "listen", listen);
-        put(m, "root", root);
-        put(m, "user", user);
-        put(m, "users-file", usersFile);
-        put(m, "allow-plain-login", allowPlainLogin);
-        put(m, "anonymous", anonymous);
-        put(m, "passive-ports", passivePorts);
-        put(m, "announce-address", announceAddress);
-        put(m, "require-tls-session-reuse", requireTlsSessionReuse);
-        put(m, "idle-timeout", idleTimeout);
-        put(m, "login-grace-time", loginGraceTime);
-        put(m, "data-timeout", dataTimeout);
-        put(m, "max-connections", maxConnections);
-        put(m, "max-connections-per-address", maxConnectionsPerAddress);
-        put(m, "login-failure-delay", loginFailureDelay);
-        put(m, "relay", relay);
-        put(m, "fsp-without-tls", fspWithoutTls);
-        put(m, "meridian", meridian);
-        put(m, "meridian-entry", meridianEntry);
-        put(m, "trust-relay", trustRelay);
-        put(m, "trust-overlay-relays", trustOverlayRelays);
-        put(m, "socket-buffer", socketBuffer);
-        put(m, "max-retain", maxRetain);
-        put(m, "metrics", metrics);
-        return m;
-    }
-
-    private static void put(Map<String, List<String>> m, String key, Object value) {
-        if (value instanceof List<?> list) {
-            m.put(key, list.stream().map(String::valueOf).toList());
-        } else if (value != null) {
-            m.put(key, List.of(String.valueOf(value)));
+            return ConfigLoader.load(ServerConfig.defaults(), file, ConfigSource.options(parsed, ServerConfig.class));
         }
     }
 
@@ -316,7 +278,8 @@ public final class ServerCommand implements Callable<Integer> {
             PrintWriter err = spec.commandLine().getErr();
             String fingerprint;
             try {
-                fingerprint = FspServer.loadKey(settingsOptions.settings(Map.of())).fingerprint().toString();
+                fingerprint = FspServer.loadKey(settingsOptions.settings(spec.commandLine().getParseResult()))
+                        .fingerprint().toString();
             } catch (ConfigException e) {
                 err.println("fsp-server: " + e.getMessage());
                 return EXIT_USAGE;

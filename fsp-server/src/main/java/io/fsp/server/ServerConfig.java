@@ -1,5 +1,7 @@
 package io.fsp.server;
 
+import io.fsp.config.ByteSize;
+import io.fsp.net.HostPort;
 import io.fsp.net.SocketBuffers;
 import io.fsp.server.ftp.data.PortRange;
 import io.fsp.server.select.RelayEndpoint;
@@ -16,7 +18,7 @@ import java.util.Optional;
  * {@code conf/server.conf.example} for the meaning of each.
  */
 public record ServerConfig(
-        List<ListenAddress> listen,
+        List<HostPort> listen,
         Optional<Path> root,
         List<String> user,
         Optional<Path> usersFile,
@@ -43,18 +45,18 @@ public record ServerConfig(
         int controlWriteBuffer,
         List<RelayEndpoint> relay,
         boolean fspWithoutTls,
-        Optional<ListenAddress> meridian,
-        Optional<ListenAddress> meridianEntry,
+        Optional<HostPort> meridian,
+        Optional<HostPort> meridianEntry,
         List<Fingerprint> trustRelay,
         boolean trustOverlayRelays,
         Duration relaySelectionTimeout,
         boolean fsyncUploads,
         int maxBlocksPerTransfer,
-        int socketBuffer,
+        ByteSize socketBuffer,
         Duration maxRetain,
         long checksumRate,
         long checksumBurst,
-        Optional<ListenAddress> metrics) {
+        Optional<HostPort> metrics) {
 
     public ServerConfig {
         listen = List.copyOf(listen);
@@ -62,7 +64,7 @@ public record ServerConfig(
         relay = List.copyOf(relay);
         trustRelay = List.copyOf(trustRelay);
         requirePositive("relay-selection-timeout", relaySelectionTimeout);
-        SocketBuffers.check("socket-buffer", socketBuffer);
+        SocketBuffers.check("socket-buffer", socketBuffer.bytes());
         if (listen.isEmpty()) {
             throw new IllegalArgumentException("listen: none (expected: at least one HOST:PORT)");
         }
@@ -103,7 +105,7 @@ public record ServerConfig(
 
     public static ServerConfig defaults() {
         return new ServerConfig(
-                List.of(new ListenAddress("127.0.0.1", 2121)),
+                List.of(new HostPort("127.0.0.1", 2121)),
                 Optional.empty(), List.of(), Optional.empty(),
                 false, false,
                 Optional.empty(), Optional.empty(),
@@ -118,10 +120,15 @@ public record ServerConfig(
                 Optional.empty(), Optional.empty(), List.of(), false, Duration.ofSeconds(5),
                 true,
                 1 << 20,
-                0,
+                new ByteSize(0),
                 Duration.ofDays(30),
                 128L << 20, 16L << 30,
                 Optional.empty());
+    }
+
+    /** The fixed size of data and relay connections' socket buffers, 0 for the kernel's autotuning. */
+    public int socketBufferBytes() {
+        return (int) socketBuffer.bytes();
     }
 
     /** Where the generated certificate and key live: {@code state-dir}, else {@code ~/.fsp/server}. */

@@ -3,6 +3,7 @@ package io.fsp.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fsp.config.ConfigLoader;
 import io.fsp.server.auth.PasswordHasher;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
@@ -17,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -192,5 +194,24 @@ class ServerCommandTest {
         }
         String hash = out.toString().strip();
         assertTrue(PasswordHasher.verify(hash, "s3cret pass"), hash);
+    }
+
+    /** One name for each setting: every option but --config and the log level is a key of ServerConfig. */
+    @Test
+    void everyOptionIsAConfigurationKey() {
+        List<String> options = new CommandLine(new ServerCommand()).getCommandSpec().options().stream()
+                .filter(o -> !o.usageHelp() && !o.versionHelp())
+                .map(o -> o.longestName().substring(2))
+                .filter(name -> !List.of("config", "verbose", "quiet").contains(name)).sorted().toList();
+        assertEquals(List.of(), options.stream().filter(o -> !ConfigLoader.keys(ServerConfig.class).contains(o)).toList(),
+                "options that are not keys");
+    }
+
+    /** Sizes are written as the relay's are: 8M is 8 MiB (it was an error: "expected: an integer"). */
+    @Test
+    void socketBufferTakesASize() {
+        ServerConfig config = ConfigLoader.load(ServerConfig.defaults(),
+                io.fsp.config.ConfigSource.of("test", java.util.Map.of("socket-buffer", List.of("8M"))));
+        assertEquals(8 << 20, config.socketBufferBytes());
     }
 }

@@ -72,8 +72,8 @@ class DistributionIT {
         for (String jar : List.of("fsp-server", "fsp-relay", "fsp-client", "fsp-common")) {
             assertTrue(Files.isRegularFile(home.resolve("lib").resolve(jar + "-0.1.0-SNAPSHOT.jar")), "lib/" + jar);
         }
-        for (String f : List.of("conf/server.conf.example", "conf/users.example", "conf/systemd/fsp-server.service",
-                "conf/systemd/fsp-relay.service", "conf/systemd/fsp-relay.env.example", "README.md")) {
+        for (String f : List.of("conf/server.conf.example", "conf/relay.conf.example", "conf/users.example",
+                "conf/systemd/fsp-server.service", "conf/systemd/fsp-relay.service", "README.md")) {
             assertTrue(Files.isRegularFile(home.resolve(f)), f);
         }
         assertFalse(Files.exists(home.resolve("pom.xml")), "no source tree: the launchers build nothing");
@@ -108,14 +108,20 @@ class DistributionIT {
         }
     }
 
-    /** As the service unit runs it: its own state and store, class-data sharing off. */
+    /**
+     * As the service unit runs it: the archive's example configuration with the lines an operator edits, its own
+     * state and store given as options, class-data sharing off.
+     */
     @Test
     void relayServesFromTheArchive() throws Exception {
         Path state = dir.resolve("serving-state");
         String fingerprint = runFromArchive(Map.of(), "bin/fsp-relay", "fingerprint", "--state-dir", state.toString()).out().strip();
         String server = "AB:" + "00:".repeat(30) + "CD";
-        Process relay = builder(Map.of(), "bin/fsp-relay", "--listen", "127.0.0.1:0", "--state-dir",
-                state.toString(), "--store", dir.resolve("blocks").toString(), "--trust-server", server).redirectErrorStream(true).start();
+        Path conf = dir.resolve("relay.conf");
+        Files.writeString(conf, Files.readString(home.resolve("conf/relay.conf.example"))
+                + "listen = 127.0.0.1:0\ntrust-server = " + server + "\nquota = 1G\n");
+        Process relay = builder(Map.of(), "bin/fsp-relay", "--config", conf.toString(), "--state-dir",
+                state.toString(), "--store", dir.resolve("blocks").toString()).redirectErrorStream(true).start();
         try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(relay.getInputStream(), StandardCharsets.UTF_8))) {
             StringBuilder seen = new StringBuilder();
             Matcher m = null;

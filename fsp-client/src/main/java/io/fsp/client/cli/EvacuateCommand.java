@@ -4,6 +4,7 @@ import io.fsp.client.control.FspUrl;
 import io.fsp.client.evacuate.DryRunReport;
 import io.fsp.client.evacuate.Evacuation;
 import io.fsp.client.evacuate.EvacuationReport;
+import io.fsp.config.ConfigException;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.extension.ExtensionCodec;
 import io.fsp.tls.Fingerprint;
@@ -35,6 +36,8 @@ import picocli.CommandLine.Spec;
                 + " retention (also across restarts), and the manifest - keys, tokens, relays, files, block digests and"
                 + " placements, sealed to the safe site's public key - lets 'fsp collect' fetch it later with the origin"
                 + " gone. Nothing is fetched here. The manifest is rewritten every 5 s while the server stripes.",
+                "--trust and --password-file may come from the client configuration (--config FILE, $FSP_CONFIG or"
+                        + " ~/.config/fsp/client.conf, see conf/client.conf.example); options given here override it.",
                 "Password: $FSP_PASSWORD or --password-file. Exit codes: 0 every block on relays, 1 failure, 2 usage,"
                         + " 4 internal error, 5 partial: the deadline came or some blocks found no relay (the report says"
                         + " which files are out); with --dry-run 0 when the deadline can be met, 5 when not."})
@@ -54,9 +57,12 @@ public final class EvacuateCommand implements Callable<Integer> {
             description = "The safe site's public key ('fsp keygen' printed it; needed unless --dry-run).")
     Path recipient;
 
-    @Option(names = "--trust", required = true, paramLabel = "FINGERPRINT",
+    @Option(names = "--trust", paramLabel = "FINGERPRINT",
             description = "The server's certificate fingerprint (as fsp-server prints it); the manifest records it.")
     String trust;
+
+    @Mixin
+    ClientConfigOption configuration;
 
     @Mixin
     PasswordOption password;
@@ -107,7 +113,7 @@ public final class EvacuateCommand implements Callable<Integer> {
         Evacuation.Options options;
         try {
             options = options();
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | ConfigException e) {
             err.println("fsp evacuate: " + e.getMessage());
             return ExitCodes.USAGE;
         }
@@ -158,7 +164,9 @@ public final class EvacuateCommand implements Callable<Integer> {
         if (replicas < 1 || replicas > 3) {
             throw new IllegalArgumentException("--replicas: " + replicas + " (expected: 1..3)");
         }
-        Fingerprint server = Fingerprint.parse(trust);
+        ClientSettings settings = configuration.settings(spec.commandLine().getParseResult());
+        Fingerprint server = settings.trust().orElseThrow(() -> new IllegalArgumentException("--trust FINGERPRINT (as"
+                + " fsp-server prints it) is needed (or trust = FINGERPRINT in the client configuration)"));
         Duration retainFor = duration("--retain", retain);
         Duration stopAfter = deadline == null ? null : duration("--deadline", deadline);
         List<String> first = priorities();
@@ -170,7 +178,7 @@ public final class EvacuateCommand implements Callable<Integer> {
         if (compression != null) {
             fsp.add("compression=" + compression);
         }
-        return new Evacuation.Options(origin, password.password(), server, manifest, key, replicas, retain, retainFor, first,
+        return new Evacuation.Options(origin, PasswordOption.password(settings.passwordFile()), server, manifest, key, replicas, retain, retainFor, first,
                 stopAfter, fsp, Duration.ofSeconds(10));
     }
 

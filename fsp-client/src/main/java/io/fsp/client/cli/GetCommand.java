@@ -4,9 +4,8 @@ import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.control.FspUrl;
-import io.fsp.client.verify.VerificationMode;
+import io.fsp.config.ConfigException;
 import io.fsp.meridian.net.ProbeResponder;
-import io.fsp.tls.Fingerprint;
 import io.fsp.tls.PinnedTrustManager;
 import java.io.PrintWriter;
 import java.net.DatagramSocket;
@@ -25,11 +24,17 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code fsp get fsp://USER@HOST:PORT/PATH -o DEST}: a striped, verified retrieve of a file or directory. */
+/**
+ * {@code fsp get fsp://USER@HOST:PORT/PATH -o DEST}: a striped, verified retrieve of a file or directory. The options
+ * that are keys of {@link ClientSettings} ({@code --trust}, {@code --streams}, …) are read through
+ * {@link ClientConfigOption}, over the client's configuration file; their fields here declare the syntax and help.
+ */
 @Command(name = "get", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
         description = {"Retrieves a file or a directory with the FSP extension: blocks come from the server's relays"
                 + " (and, with --include-direct, from the server), each verified against the digest sent on the TLS"
                 + " control channel before it counts.",
+                "Defaults for the options below come from --config FILE, $FSP_CONFIG or ~/.config/fsp/client.conf if"
+                        + " present (conf/client.conf.example); options given here override them.",
                 "Password: $FSP_PASSWORD or --password-file. Exit codes: 0 ok, 1 failure, 2 usage, 3 verification"
                         + " failed (rerun to resume), 4 internal error."})
 public final class GetCommand implements Callable<Integer> {
@@ -42,6 +47,9 @@ public final class GetCommand implements Callable<Integer> {
     @Option(names = {"-o", "--output"}, required = true, paramLabel = "DEST",
             description = "Where to put it: the file's new name, or the directory that receives the tree.")
     Path destination;
+
+    @Mixin
+    ClientConfigOption configuration;
 
     @Mixin
     PasswordOption password;
@@ -74,8 +82,9 @@ public final class GetCommand implements Callable<Integer> {
             + "a relay that fails or goes away costs no fetch from the origin.")
     String replicas;
 
-    @Option(names = "--include-direct", description = "Also take blocks straight from the server on a data connection.")
-    boolean includeDirect;
+    @Option(names = "--include-direct", negatable = true,
+            description = "Also take blocks straight from the server on a data connection (default: off).")
+    Boolean includeDirect;
 
     @Option(names = "--no-overlap", description = "Fetch relay blocks only after the server has placed every block "
             + "(default: while striping goes on).")
@@ -85,20 +94,22 @@ public final class GetCommand implements Callable<Integer> {
             + "from the origin instead of once more from the relay that holds it (to measure what relay recovery saves).")
     boolean noRelayRecovery;
 
-    @Option(names = "--page-cache-writes", description = "Write every block through the page cache (default: whole "
-            + "aligned blocks with O_DIRECT, which spares the CPU a copy into the cache and the cache's upkeep).")
-    boolean pageCacheWrites;
+    @Option(names = "--page-cache-writes", negatable = true, description = "Write every block through the page cache"
+            + " (default: whole aligned blocks with O_DIRECT, which spares the CPU a copy into the cache and the cache's"
+            + " upkeep).")
+    Boolean pageCacheWrites;
 
-    @Option(names = "--streams", paramLabel = "N", defaultValue = "4", description = "Parallel fetches per relay (default: ${DEFAULT-VALUE}).")
-    int streams;
+    @Option(names = "--streams", paramLabel = "N", description = "Parallel fetches per relay, 1..64 (default: 4).")
+    String streams;
 
-    @Option(names = "--verify", paramLabel = "fiver|riva|off", defaultValue = "fiver",
+    @Option(names = "--verify", paramLabel = "fiver|riva|off",
             description = "fiver: hash the buffers being written (default); riva: re-read from disk; off: no verification.")
     String verify;
 
-    @Option(names = "--relay-timeout", paramLabel = "SECONDS", defaultValue = "10",
-            description = "A relay silent this long for one block loses it to the next source (default: ${DEFAULT-VALUE}).")
-    int relayTimeout;
+    @Option(names = "--relay-timeout", paramLabel = "SECONDS",
+            description = "A relay silent this long for one block loses it to the next source; seconds, or a duration"
+                    + " such as 1500ms (default: 10).")
+    String relayTimeout;
 
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;
@@ -143,7 +154,7 @@ public final class GetCommand implements Callable<Integer> {
         CollectOptions options;
         try {
             options = options();
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | ConfigException e) {
             err.println("fsp get: " + e.getMessage());
             err.flush();
             return ExitCodes.USAGE;
@@ -183,32 +194,37 @@ public final class GetCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    private CollectOptions options() throws java.io.IOException, InterruptedException {
+    /** What to collect with: the URL, and the settings over the configuration file over the defaults. */
+    CollectOptions options() throws java.io.IOException, InterruptedException {
         FspUrl u = FspUrl.parse(url);
-        if (trust == null && !insecure) {
-            throw new IllegalArgumentException("--trust FINGERPRINT (as fsp-server prints it) or --insecure is needed");
+        ClientSettings settings = configuration.settings(spec.commandLine().getParseResult());
+        if (settings.trust().isEmpty() && !insecure) {
+            throw new IllegalArgumentException("--trust FINGERPRINT (as fsp-server prints it) or --insecure is needed"
+                    + " (or trust = FINGERPRINT in the client configuration, see conf/client.conf.example)");
         }
-        PinnedTrustManager tm = insecure ? PinnedTrustManager.any() : PinnedTrustManager.of(Set.of(Fingerprint.parse(trust)));
-        char[] password = this.password.password();
+        PinnedTrustManager tm = insecure ? PinnedTrustManager.any() : PinnedTrustManager.of(Set.of(settings.trust().get()));
+        char[] password = PasswordOption.password(settings.passwordFile());
         List<String> fsp = new ArrayList<>();
-        add(fsp, "block-size", blockSize);
-        add(fsp, "compression", compression);
-        add(fsp, "cipher", cipher);
-        add(fsp, "checksum", checksum);
-        add(fsp, "digest", digest);
-        add(fsp, "strategy", strategy);
-        add(fsp, "replicas", replicas);
-        addSelection(fsp, u.host(), u.port());
-        return new CollectOptions(u.host(), u.port(), u.user(), password, u.server(), u.path(), destination, tm, fsp, includeDirect, streams, VerificationMode.parse(verify),
-                Duration.ofSeconds(Math.max(1, relayTimeout)), Duration.ofSeconds(10), !noOverlap, !noRelayRecovery, !pageCacheWrites);
+        add(fsp, "block-size", settings.blockSize().map(b -> Long.toString(b.bytes())).orElse(null));
+        add(fsp, "compression", settings.compression().orElse(null));
+        add(fsp, "cipher", settings.cipher().orElse(null));
+        add(fsp, "checksum", settings.checksum().orElse(null));
+        add(fsp, "digest", settings.digest().orElse(null));
+        add(fsp, "strategy", settings.strategy().orElse(null));
+        add(fsp, "replicas", settings.replicas().map(String::valueOf).orElse(null));
+        addSelection(fsp, u.host(), u.port(), settings);
+        return new CollectOptions(u.host(), u.port(), u.user(), password, u.server(), u.path(), destination, tm, fsp,
+                settings.includeDirect(), settings.streams(), settings.verify(), settings.relayTimeout(),
+                Duration.ofSeconds(10), !noOverlap, !noRelayRecovery, !settings.pageCacheWrites());
     }
 
     /**
      * With --relays: starts a probe responder on the address this host uses towards the server (the server
      * takes the IP of the control connection and only the port from here) and asks for relays by RTT.
      */
-    private void addSelection(List<String> fsp, String host, int port) throws java.io.IOException, InterruptedException {
-        if (relays == null && nearSender == null && nearClient == null && meridianEntry == null) {
+    private void addSelection(List<String> fsp, String host, int port, ClientSettings settings)
+            throws java.io.IOException, InterruptedException {
+        if (relays == null && nearSender == null && nearClient == null && !matched("--meridian-entry")) {
             return;
         }
         if (relays == null || nearSender == null || nearClient == null) {
@@ -220,7 +236,7 @@ public final class GetCommand implements Callable<Integer> {
         add(fsp, "near-sender", nearSender);
         add(fsp, "near-client", nearClient);
         add(fsp, "relays", String.valueOf(relays));
-        add(fsp, "meridian-entry", meridianEntry);
+        add(fsp, "meridian-entry", settings.meridianEntry().map(String::valueOf).orElse(null));
         InetAddress local;
         try (DatagramSocket route = new DatagramSocket()) {
             route.connect(InetAddress.getByName(host), port); // picks the source address; sends nothing
@@ -228,6 +244,10 @@ public final class GetCommand implements Callable<Integer> {
         }
         probe = ProbeResponder.start(new InetSocketAddress(local, 0));
         fsp.add("client-probe=" + probe.address().getPort());
+    }
+
+    private boolean matched(String option) {
+        return spec.commandLine().getParseResult().hasMatchedOption(option);
     }
 
     private static void add(List<String> pairs, String key, String value) {

@@ -1,12 +1,11 @@
 package io.fsp.client.cli;
 
+import static io.fsp.client.cli.FspRun.fsp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.crypto.RecipientKey;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,25 +13,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import picocli.CommandLine;
 
 /** What {@code fsp evacuate} and {@code fsp collect} refuse before they connect anywhere. */
 class EvacuateCommandTest {
     private static final String FP = "AB:" + "01:".repeat(30) + "CD";
 
-    private record Run(int exit, String out, String err) { }
-
     @TempDir
     Path dir;
-
-    private static Run fsp(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cli = new CommandLine(new FspCli()).setExitCodeExceptionMapper(new ExitCodes());
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        return new Run(cli.execute(args), out.toString(), err.toString());
-    }
 
     @Test
     void durationsAreDigitsAndAUnit() {
@@ -50,8 +37,25 @@ class EvacuateCommandTest {
     }
 
     @Test
+    void trustAndPasswordFileMayComeFromTheClientConfiguration() throws Exception {
+        Files.writeString(dir.resolve("password"), "s3cret\n");
+        Path conf = Files.writeString(dir.resolve("client.conf"), "trust = " + FP + "\npassword-file = password\n");
+        FspRun r = fsp("evacuate", "fsp://alice@127.0.0.1:1/data", "--config", conf.toString(), "--dry-run");
+        assertEquals(ExitCodes.FAILURE, r.exit(), "past the options, to the connection: " + r.err());
+        assertTrue(r.err().startsWith("fsp evacuate --dry-run: "), r.err());
+        FspRun none = fsp("evacuate", "fsp://alice@127.0.0.1:1/data", "--config", "none", "--dry-run");
+        assertEquals(ExitCodes.USAGE, none.exit(), none.err());
+        assertTrue(none.err().startsWith("fsp evacuate: --trust FINGERPRINT (as fsp-server prints it) is needed (or"
+                + " trust = FINGERPRINT in the client configuration)"), none.err());
+        FspRun bad = fsp("evacuate", "fsp://alice@127.0.0.1:1/data", "--config", conf.toString(), "--dry-run",
+                "--replicas", "4");
+        assertEquals(ExitCodes.USAGE, bad.exit(), bad.err());
+        assertTrue(bad.err().startsWith("fsp evacuate: --replicas: 4 (expected: 1..3)"), bad.err());
+    }
+
+    @Test
     void anEvacuationNeedsAManifestAndARecipient() {
-        Run r = fsp("evacuate", "fsp://alice@127.0.0.1:1/data", "--trust", FP);
+        FspRun r = fsp("evacuate", "fsp://alice@127.0.0.1:1/data", "--trust", FP);
         assertEquals(ExitCodes.USAGE, r.exit(), r.err());
         assertTrue(r.err().contains("--manifest FILE and --recipient PUBLIC-KEY-FILE are needed"), r.err());
     }
@@ -62,21 +66,21 @@ class EvacuateCommandTest {
         RecipientKey.generate("").writePublic(pub, false);
         Path priority = dir.resolve("priority");
         Files.writeString(priority, "# most precious first\nsub/a.bin\n\n../etc/passwd\n");
-        Run r = fsp("evacuate", "fsp://alice@127.0.0.1:1/data", "--trust", FP, "--manifest", dir.resolve("m").toString(),
+        FspRun r = fsp("evacuate", "fsp://alice@127.0.0.1:1/data", "--trust", FP, "--manifest", dir.resolve("m").toString(),
                 "--recipient", pub.toString(), "--priority", priority.toString());
         assertEquals(ExitCodes.USAGE, r.exit(), r.err());
         assertTrue(r.err().contains("line 4: name: '../etc/passwd' (expected: no . or .. segments)"), r.err());
-        Run withPassword = fsp("evacuate", "fsp://alice:secret@127.0.0.1:1/data", "--trust", FP, "--dry-run");
+        FspRun withPassword = fsp("evacuate", "fsp://alice:secret@127.0.0.1:1/data", "--trust", FP, "--dry-run");
         assertEquals(ExitCodes.USAGE, withPassword.exit(), withPassword.err());
         assertTrue(withPassword.err().contains("a password in the URL"), withPassword.err());
     }
 
     @Test
     void collectRefusesVerificationOffAndAMissingIdentity() throws Exception {
-        Run off = fsp("collect", dir.resolve("m").toString(), "-o", dir.resolve("bag").toString(), "--identity",
+        FspRun off = fsp("collect", dir.resolve("m").toString(), "-o", dir.resolve("bag").toString(), "--identity",
                 dir.resolve("identity").toString(), "--verify", "off");
         assertEquals(ExitCodes.USAGE, off.exit(), off.err());
-        Run missing = fsp("collect", dir.resolve("m").toString(), "-o", dir.resolve("bag").toString(), "--identity",
+        FspRun missing = fsp("collect", dir.resolve("m").toString(), "-o", dir.resolve("bag").toString(), "--identity",
                 dir.resolve("identity").toString());
         assertEquals(ExitCodes.FAILURE, missing.exit(), missing.err());
         assertTrue(missing.err().contains("identity"), missing.err());

@@ -1,39 +1,26 @@
 package io.fsp.client.cli;
 
+import static io.fsp.client.cli.FspRun.fsp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.crypto.RecipientKey;
 import io.fsp.crypto.SealedBox;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class KeygenCommandTest {
-    private record Run(int exit, String out, String err) { }
-
     @TempDir
     Path dir;
-
-    private static Run fsp(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cli = new CommandLine(new FspCli()).setExitCodeExceptionMapper(new ExitCodes());
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        return new Run(cli.execute(args), out.toString(), err.toString());
-    }
 
     @Test
     void writesAnOwnerOnlyIdentityAndPrintsThePublicKeyThatSealsToIt() throws Exception {
         Path keys = dir.resolve("safe-site");
-        Run run = fsp("keygen", "-o", keys.toString(), "--comment", "vault B");
+        FspRun run = fsp("keygen", "-o", keys.toString(), "--comment", "vault B");
         assertEquals(0, run.exit(), run.err());
         String printed = run.out().strip();
         assertTrue(printed.startsWith("fsp-x25519 ") && printed.endsWith(" vault B"), printed);
@@ -50,7 +37,7 @@ class KeygenCommandTest {
     void keepsAnExistingKeyUnlessForced() throws Exception {
         assertEquals(0, fsp("keygen", "-o", dir.toString()).exit());
         String first = Files.readString(dir.resolve("identity"));
-        Run again = fsp("keygen", "-o", dir.toString());
+        FspRun again = fsp("keygen", "-o", dir.toString());
         assertEquals(ExitCodes.FAILURE, again.exit());
         assertTrue(again.err().contains("exists; keeping it"), again.err());
         assertEquals(first, Files.readString(dir.resolve("identity")));

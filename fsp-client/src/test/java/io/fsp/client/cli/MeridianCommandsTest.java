@@ -1,33 +1,19 @@
 package io.fsp.client.cli;
 
+import static io.fsp.client.cli.FspRun.fsp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.net.MeridianService;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import picocli.CommandLine;
 
 @Timeout(30)
 class MeridianCommandsTest {
-    private record Run(int exit, String out, String err) { }
-
-    private static Run fsp(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cli = new CommandLine(new FspCli());
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        int exit = cli.execute(args);
-        return new Run(exit, out.toString(), err.toString());
-    }
-
     @Test
     void nodesShowsTheRingsOfAnEntryNode() throws Exception {
         MeridianConfig fast = MeridianConfig.builder().gossipInitialInterval(Duration.ofMillis(50)).build();
@@ -38,7 +24,7 @@ class MeridianCommandsTest {
             while (a.rings().join().isEmpty() && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
-            Run run = fsp("nodes", "127.0.0.1:" + a.address().getPort());
+            FspRun run = fsp("nodes", "127.0.0.1:" + a.address().getPort());
             assertEquals(0, run.exit(), run.err());
             assertTrue(run.out().contains("knows 1 nodes"), run.out());
             assertTrue(run.out().contains("127.0.0.1:" + b.address().getPort()), run.out());
@@ -50,7 +36,7 @@ class MeridianCommandsTest {
     void nodesRejectsBadAddressAndReportsSilence() {
         assertEquals(2, fsp("nodes", "no-port").exit());
         assertEquals(2, fsp("nodes", "127.0.0.1:70000").exit());
-        Run silent = fsp("nodes", "--timeout-ms", "300", "127.0.0.1:9");
+        FspRun silent = fsp("nodes", "--timeout-ms", "300", "127.0.0.1:9");
         assertEquals(1, silent.exit());
         assertTrue(silent.err().contains("no answer from"), silent.err());
     }

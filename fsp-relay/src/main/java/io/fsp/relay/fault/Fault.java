@@ -95,7 +95,7 @@ public sealed interface Fault {
                 default -> throw new IllegalArgumentException("unknown fault");
             };
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--fault " + spec + ": " + e.getMessage() + " (expected: flip-bit:SEQ, flip-bit-once:SEQ, flip-bit-once-every:N,"
+            throw new IllegalArgumentException("'" + spec + "': " + e.getMessage() + " (expected: flip-bit:SEQ, flip-bit-once:SEQ, flip-bit-once-every:N,"
                     + " tamper:SEQ, close-after:BYTES, stall, throttle:BYTES_PER_SECOND, duplicate:SEQ or foreign-block:SEQ)");
         }
     }

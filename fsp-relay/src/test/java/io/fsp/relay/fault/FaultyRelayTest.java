@@ -211,7 +211,7 @@ class FaultyRelayTest {
                         "foreign-block:0")));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> FaultPlan.parse(List.of("flip-bit")));
-        assertTrue(e.getMessage().startsWith("--fault flip-bit: missing number"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("'flip-bit': missing number"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> FaultPlan.parse(List.of("melt")));
         assertThrows(IllegalArgumentException.class, () -> FaultPlan.parse(List.of("throttle:0")));
     }

@@ -31,7 +31,7 @@ public final class ActiveDataConnection implements DataConnection {
     public Future<Channel> connect() {
         Promise<Channel> result = session.channel().eventLoop().newPromise();
         int timeout = (int) Math.min(Integer.MAX_VALUE, session.server().config().dataConnectTimeout().toMillis());
-        connecting = SocketBuffers.apply(new Bootstrap(), session.server().config().socketBuffer())
+        connecting = SocketBuffers.apply(new Bootstrap(), session.server().config().socketBufferBytes())
                 .group(session.channel().eventLoop())
                 .channel(NioSocketChannel.class)
                 .option(ChannelOption.AUTO_READ, false)

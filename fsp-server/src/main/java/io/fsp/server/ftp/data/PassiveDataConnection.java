@@ -49,7 +49,7 @@ public final class PassiveDataConnection implements DataConnection {
         InetSocketAddress bound = (InetSocketAddress) jdk.getLocalAddress();
         Promise<Channel> accepted = loop.newPromise();
         NioServerSocketChannel server = new NioServerSocketChannel(jdk);
-        SocketBuffers.applyToAccepted(new ServerBootstrap(), session.server().config().socketBuffer())
+        SocketBuffers.applyToAccepted(new ServerBootstrap(), session.server().config().socketBufferBytes())
                 .group(loop, loop)
                 .channelFactory(() -> server)
                 .childOption(ChannelOption.AUTO_READ, false)

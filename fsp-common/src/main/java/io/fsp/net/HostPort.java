@@ -1,21 +1,25 @@
-package io.fsp.server;
+package io.fsp.net;
 
 import io.netty.util.NetUtil;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
-/** A host and port to listen on, written {@code 127.0.0.1:2121}, {@code [::1]:0} or {@code localhost:21}. */
-public record ListenAddress(String host, int port) {
-    public ListenAddress {
+/**
+ * A host and port as configured, written {@code 127.0.0.1:2121}, {@code [::1]:0} or {@code localhost:21}: an
+ * address to listen on (port 0: any free port) or a peer's. The host stays as written until
+ * {@link #toSocketAddress()} resolves it.
+ */
+public record HostPort(String host, int port) {
+    public HostPort {
         if (host.isEmpty()) {
-            throw new IllegalArgumentException("listen host: empty (expected: an address such as 127.0.0.1 or [::1])");
+            throw new IllegalArgumentException("host: empty (expected: an address such as 127.0.0.1 or [::1])");
         }
         if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("listen port: " + port + " (expected: 0..65535, 0 for any free port)");
+            throw new IllegalArgumentException("port: " + port + " (expected: 0..65535, 0 for any free port)");
         }
     }
 
-    public static ListenAddress parse(String text) {
+    public static HostPort parse(String text) {
         String s = text.strip();
         String host;
         String port;
@@ -34,13 +38,22 @@ public record ListenAddress(String host, int port) {
             host = s.substring(0, colon);
             port = s.substring(colon + 1);
         }
+        int number;
         try {
-            return new ListenAddress(host, Integer.parseInt(port));
+            number = Integer.parseInt(port);
         } catch (NumberFormatException e) {
+            number = -1;
+        }
+        if (number < 0 || number > 65535) {
             throw new IllegalArgumentException("'" + text + "': port '" + port + "' (expected: 0..65535)");
         }
+        if (host.isEmpty()) {
+            throw new IllegalArgumentException("'" + text + "': no host (expected: HOST:PORT, IPv6 as [::1]:PORT)");
+        }
+        return new HostPort(host, number);
     }
 
+    /** The address, its host name resolved (unresolved if that fails). */
     public InetSocketAddress toSocketAddress() {
         return new InetSocketAddress(host, port);
     }
@@ -48,6 +61,9 @@ public record ListenAddress(String host, int port) {
     /** {@code 127.0.0.1:40123} or {@code [::1]:40123}: the address as printed and as clients write it. */
     public static String format(InetSocketAddress address) {
         InetAddress ip = address.getAddress();
+        if (ip == null) {
+            return new HostPort(address.getHostString(), address.getPort()).toString();
+        }
         String host = NetUtil.toAddressString(ip);
         return (ip instanceof java.net.Inet6Address ? "[" + host + "]" : host) + ":" + address.getPort();
     }
