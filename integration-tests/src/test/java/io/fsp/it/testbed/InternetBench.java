@@ -28,12 +28,15 @@ import org.knowm.xchart.style.Styler;
  * <li>(b) the same file fetched with {@code --wanted} relays chosen by MCQ, chosen at random (a server per round
  *     with that static list) and from a static list (one relay of each group), interleaved in {@code --rounds}
  *     rounds; each {@code fsp get} timed from outside: "total" is the whole process, "send" fsp get's own
- *     striped_seconds (FRET until the server had placed every block, the relay selection included); medians.</li>
+ *     striped_seconds (FRET until the server had placed every block, the relay selection included); medians.
+ *     Beside them on the same links ({@code --peers yes}): curl from vsftpd and globus-url-copy -p 4 from GridFTP,
+ *     both in the server's namespace, timed the same way.</li>
  * </ol>
  *
  * <p>Arguments: {@code [--per-group 4] [--near-ms 40] [--min-ms 150] [--max-ms 250] [--seed 1] [--rate 100]
- * [--queue-ms 50] [--size-mib 64] [--rounds 5] [--wanted 3] [--pings 10] [--overlay-wait 180] [--home DIR]
- * [--out DIR]}.
+ * [--end-rate MBIT] [--queue-ms 50] [--size-mib 64] [--rounds 5] [--wanted 3] [--pings 10] [--overlay-wait 180]
+ * [--peers yes|no] [--home DIR] [--out DIR]}. {@code --rate} shapes every relay, {@code --end-rate} the server and the client
+ * (default: {@code --rate}).
  */
 public final class InternetBench {
     private static final Pattern STRIPED = Pattern.compile("\"striped_seconds\":(-?[0-9.]+)");
@@ -41,6 +44,10 @@ public final class InternetBench {
     private static final int SELECTING = 2121;
     private static final int STATIC = 2122;
     private static final int RANDOM = 2130;
+    private static final int VSFTPD = 2100;
+    private static final int GRIDFTP = 2811;
+    private static final String CURL = "vsftpd + curl";
+    private static final String GRIDFTP_P4 = "GridFTP -p 4";
 
     private InternetBench() {
     }
@@ -57,9 +64,10 @@ public final class InternetBench {
     public static void main(String[] args) throws Exception {
         Map<String, String> o = new LinkedHashMap<>(Map.ofEntries(Map.entry("--per-group", "4"),
                 Map.entry("--near-ms", "40"), Map.entry("--min-ms", "150"), Map.entry("--max-ms", "250"),
-                Map.entry("--seed", "1"), Map.entry("--rate", "100"), Map.entry("--queue-ms", "50"),
+                Map.entry("--seed", "1"), Map.entry("--rate", "100"), Map.entry("--end-rate", ""),
+                Map.entry("--queue-ms", "50"),
                 Map.entry("--size-mib", "64"), Map.entry("--rounds", "5"), Map.entry("--wanted", "3"),
-                Map.entry("--pings", "10"), Map.entry("--overlay-wait", "180"),
+                Map.entry("--pings", "10"), Map.entry("--overlay-wait", "180"), Map.entry("--peers", "yes"),
                 Map.entry("--home", Path.of("..").toAbsolutePath().normalize().toString()),
                 Map.entry("--out", Path.of("target", "testbed-wan").toAbsolutePath().toString())));
         for (int i = 0; i < args.length; i += 2) {
@@ -77,10 +85,12 @@ public final class InternetBench {
         double nearMs = Double.parseDouble(o.get("--near-ms"));
         long seed = Long.parseLong(o.get("--seed"));
         double rate = Double.parseDouble(o.get("--rate"));
+        double endRate = o.get("--end-rate").isEmpty() ? rate : Double.parseDouble(o.get("--end-rate"));
         long bytes = Long.parseLong(o.get("--size-mib")) << 20;
         int rounds = Integer.parseInt(o.get("--rounds"));
         int wanted = Integer.parseInt(o.get("--wanted"));
         int pings = Integer.parseInt(o.get("--pings"));
+        boolean peers = o.get("--peers").equals("yes");
         Path out = Path.of(o.get("--out"));
         InternetLocations at = InternetLocations.planetLab(perGroup, nearMs, Double.parseDouble(o.get("--min-ms")),
                 Double.parseDouble(o.get("--max-ms")), seed);
@@ -92,9 +102,10 @@ public final class InternetBench {
         Query compared = queries.get(0);
         String startLoad = load();
         System.out.printf(Locale.ROOT, "# Internet-like testbed: server, client and %d relays on the delay line at"
-                + " PlanetLab locations, tbf %.0f Mbit/s (queue %s ms) on every namespace, the namespaces' own TCP limits"
-                + " (Linux defaults); relays in a Meridian overlay over UDP; launchers of %s%n# machine: %d cores,"
-                + " load average at start %s%n%n", 3 * perGroup, rate, o.get("--queue-ms"), o.get("--home"),
+                + " PlanetLab locations, tbf %.0f Mbit/s on every relay and %.0f Mbit/s on the server and the client"
+                + " (queue %s ms), the namespaces' own TCP limits (Linux defaults); relays in a Meridian overlay over"
+                + " UDP; launchers of %s%n# machine: %d cores, load average at start %s%n%n", 3 * perGroup, rate,
+                endRate, o.get("--queue-ms"), o.get("--home"),
                 Runtime.getRuntime().availableProcessors(), startLoad);
         Path work = Files.createTempDirectory("bench-inet");
         String classPath = System.getProperty("java.class.path");
@@ -102,6 +113,10 @@ public final class InternetBench {
         try (InternetTestbed testbed = InternetTestbed.start(WanRig.Programs.launchers(Path.of(o.get("--home"))),
                 classPath, work, at, rate, Double.parseDouble(o.get("--queue-ms")), null, null)) {
             WanRig rig = testbed.rig;
+            if (endRate != rate) {
+                rig.line.shape(WanRig.SERVER, endRate, Double.parseDouble(o.get("--queue-ms")));
+                rig.line.shape(WanRig.CLIENT, endRate, Double.parseDouble(o.get("--queue-ms")));
+            }
             Path source = rig.dataFile("big.bin", bytes);
             Path small = rig.dataFile("small.bin", 4L << 20);
             testbed.startSelectingServer(SELECTING);
@@ -143,11 +158,13 @@ public final class InternetBench {
                     + " relays within both bounds by ping (median of %d), i.e. what a perfect answer could hold.%n%n",
                     wanted, pings);
             System.out.println("| query | near-sender ms | near-client ms | satisfying (ping) | chosen | from overlay "
-                    + "| RTT to server / client ms (ping) | satisfied | identical | note |");
-            System.out.println("|---|---:|---:|---|---|---:|---|---|---|---|");
+                    + "| found | RTT to server / client ms (ping) | bounds held | identical | note |");
+            System.out.println("|---|---:|---:|---|---|---:|---|---|---|---|---|");
             Path dest = work.resolve("received.bin");
             int asked = 0;
             int held = 0;
+            int found = 0;
+            int possible = 0;
             for (Query q : queries) {
                 List<Integer> satisfying = new ArrayList<>();
                 for (int i = 0; i < rig.relays(); i++) {
@@ -156,8 +173,8 @@ public final class InternetBench {
                     }
                 }
                 if (satisfying.isEmpty()) {
-                    System.out.printf(Locale.ROOT, "| %s | %s | %s | none | – | – | – | – | – | not asked: no relay to"
-                            + " find |%n", q.name, ms(q.nearSenderMs), ms(q.nearClientMs));
+                    System.out.printf(Locale.ROOT, "| %s | %s | %s | none | – | – | – | – | – | – | not asked: no relay"
+                            + " to find |%n", q.name, ms(q.nearSenderMs), ms(q.nearClientMs));
                     continue;
                 }
                 int logAt = rig.serverLog(SELECTING).length();
@@ -165,41 +182,50 @@ public final class InternetBench {
                 boolean identical = Files.mismatch(small, dest) == -1;
                 List<InternetTestbed.Choice> choices = testbed.choices(rig.serverLog(SELECTING).substring(logAt));
                 if (choices.isEmpty()) {
-                    System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | no selection logged | – | – | – | %s | |%n",
+                    System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | no selection logged | – | – | – | – | %s | |%n",
                             q.name, ms(q.nearSenderMs), ms(q.nearClientMs), names(testbed, satisfying),
                             identical ? "yes" : "NO");
                     continue;
                 }
                 InternetTestbed.Choice c = choices.get(0);
-                boolean ok = c.satisfied(rtts) && !c.relays().isEmpty();
+                boolean ok = c.satisfied(rtts);
                 asked++;
                 held += ok ? 1 : 0;
-                System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %d | %s | %s | %s | %s |%n", q.name,
-                        ms(q.nearSenderMs), ms(q.nearClientMs), names(testbed, satisfying), names(testbed, c.relays()),
-                        c.fromOverlay(), relayRtts(testbed, c.relays(), rtts), ok ? "yes" : "NO",
+                found += c.relays().size();
+                possible += Math.min(wanted, satisfying.size());
+                System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %d | %d of %d | %s | %s | %s | %s |%n",
+                        q.name, ms(q.nearSenderMs), ms(q.nearClientMs), names(testbed, satisfying),
+                        names(testbed, c.relays()), c.fromOverlay(), c.relays().size(),
+                        Math.min(wanted, satisfying.size()), c.relays().isEmpty() ? "–"
+                        : relayRtts(testbed, c.relays(), rtts), c.relays().isEmpty() ? "–" : ok ? "yes" : "NO",
                         identical ? "yes" : "NO", c.note());
             }
 
-            // (b) send and total with MCQ-chosen, random and static relays
-            List<String> variants = List.of("mcq", "random", "static");
+            // (b) send and total with MCQ-chosen, random and static relays, and the peers straight from the server
+            List<String> variants = new ArrayList<>(List.of("mcq", "random", "static"));
+            if (peers) {
+                rig.startVsftpd(VSFTPD);
+                rig.startGridftp(GRIDFTP);
+                variants.addAll(List.of(CURL, GRIDFTP_P4));
+            }
             for (String variant : variants) { // warm-up, not counted: the JVM's CDS archive, relay connections
-                rig.get(port(variant, 0), "small.bin", dest, variant.equals("mcq") ? mcqOptions(compared, wanted)
-                        : new String[0]);
+                fetch(rig, variant, 0, "small.bin", dest, compared, wanted);
             }
             List<Timed> runs = new ArrayList<>();
             for (int round = 0; round < rounds; round++) {
                 for (int k = 0; k < variants.size(); k++) {
                     String variant = variants.get((round + k) % variants.size());
                     int port = port(variant, round);
-                    int logAt = rig.serverLog(port).length();
-                    WanRig.Run run = rig.get(port, "big.bin", dest, variant.equals("mcq") ? mcqOptions(compared, wanted)
-                            : new String[0]);
+                    int logAt = variant.startsWith("vsftpd") || variant.startsWith("GridFTP") ? 0
+                            : rig.serverLog(port).length();
+                    WanRig.Run run = fetch(rig, variant, round, "big.bin", dest, compared, wanted);
                     boolean identical = Files.mismatch(source, dest) == -1;
                     Matcher m = STRIPED.matcher(run.output());
                     double send = m.find() ? Double.parseDouble(m.group(1)) : -1;
                     Matcher s = SOURCES.matcher(run.output());
-                    String sources = s.find() ? s.group(1).replace("\"", "") : "?";
-                    List<Integer> relays = variant.equals("static") ? fixed : randoms.get(round);
+                    String sources = s.find() ? s.group(1).replace("\"", "") : "–";
+                    List<Integer> relays = variant.equals("static") ? fixed : variant.equals("random")
+                            ? randoms.get(round) : List.of();
                     String satisfied = "";
                     if (variant.equals("mcq")) {
                         List<InternetTestbed.Choice> choices = testbed.choices(rig.serverLog(port).substring(logAt));
@@ -210,14 +236,16 @@ public final class InternetBench {
                             satisfied));
                 }
             }
-            System.out.printf(Locale.ROOT, "%n## (b) Send and total: MCQ-chosen vs random vs static relays%n%n%d MiB,"
+            System.out.printf(Locale.ROOT, "%n## (b) Send and total: MCQ-chosen vs random vs static relays%s%n%n%d MiB,"
                     + " %d relays per transfer, %d rounds, the variants interleaved (order rotated each round), after one"
                     + " untimed warm-up get per server. MCQ: query \"%s\" (near-sender %s ms, near-client %s ms);"
                     + " random: %d relays drawn per round (a server with that static list each); static: %s (one per"
                     + " group). total: wall time of the whole `fsp get` process (/usr/bin/time); send: its JSON"
-                    + " striped_seconds (FRET until the server had placed every block; MCQ's selection included).%n%n",
-                    bytes >> 20, wanted, rounds, compared.name, ms(compared.nearSenderMs), ms(compared.nearClientMs),
-                    wanted, names(testbed, fixed));
+                    + " striped_seconds (FRET until the server had placed every block; MCQ's selection included).%s%n%n",
+                    peers ? ", beside vsftpd and GridFTP" : "", bytes >> 20, wanted, rounds, compared.name, ms(compared.nearSenderMs), ms(compared.nearClientMs),
+                    wanted, names(testbed, fixed), peers ? " Beside them, straight from the server's namespace over the"
+                    + " same links: curl from vsftpd (plain FTP, sendfile) and globus-url-copy -p 4 from an anonymous"
+                    + " GridFTP server, timed the same way (no send phase: \"–\")." : "");
             System.out.println("| variant | runs | send median s | send min–max s | total median s | total min–max s"
                     + " | goodput (total) Mbit/s | relays (per run) | MCQ bounds held | identical |");
             System.out.println("|---|---:|---:|---|---:|---|---:|---|---|---|");
@@ -226,9 +254,12 @@ public final class InternetBench {
                 List<Timed> v = runs.stream().filter(t -> t.variant.equals(variant)).toList();
                 double[] send = v.stream().mapToDouble(Timed::sendS).sorted().toArray();
                 double[] total = v.stream().mapToDouble(Timed::totalS).sorted().toArray();
-                medians.put(variant, new double[] {median(send), median(total)});
-                System.out.printf(Locale.ROOT, "| %s | %d | %.2f | %.2f–%.2f | %.2f | %.2f–%.2f | %.1f | %s | %s | %s |%n",
-                        variant, v.size(), median(send), send[0], send[send.length - 1], median(total), total[0],
+                boolean striped = send[0] >= 0;
+                medians.put(variant, new double[] {striped ? median(send) : 0, median(total)});
+                System.out.printf(Locale.ROOT, "| %s | %d | %s | %s | %.2f | %.2f–%.2f | %.1f | %s | %s | %s |%n",
+                        variant, v.size(), striped ? String.format(Locale.ROOT, "%.2f", median(send)) : "–",
+                        striped ? String.format(Locale.ROOT, "%.2f–%.2f", send[0], send[send.length - 1]) : "–",
+                        median(total), total[0],
                         total[total.length - 1], bytes * 8 / median(total) / 1e6,
                         String.join("; ", v.stream().map(t -> names(testbed, t.relays)).toList()),
                         variant.equals("mcq") ? v.stream().filter(t -> t.satisfied.equals("yes")).count() + " of "
@@ -238,11 +269,13 @@ public final class InternetBench {
             System.out.println("| round | variant | relays | send s | total s | blocks by source | identical |");
             System.out.println("|---:|---|---|---:|---:|---|---|");
             for (Timed t : runs) {
-                System.out.printf(Locale.ROOT, "| %d | %s | %s | %.2f | %.2f | %s | %s |%n", t.round, t.variant,
-                        names(testbed, t.relays), t.sendS, t.totalS, t.sources, t.identical ? "yes" : "NO");
+                System.out.printf(Locale.ROOT, "| %d | %s | %s | %s | %.2f | %s | %s |%n", t.round, t.variant,
+                        t.relays.isEmpty() && t.sendS < 0 ? "direct" : names(testbed, t.relays), t.sendS < 0 ? "–"
+                        : String.format(Locale.ROOT, "%.2f", t.sendS), t.totalS, t.sources, t.identical ? "yes" : "NO");
             }
-            System.out.printf(Locale.ROOT, "%n</details>%n%nMCQ queries in (a): %d of %d held their bounds by ping."
-                    + " Load average at the end: %s; forwarder: %s%n", held, asked, load(),
+            System.out.printf(Locale.ROOT, "%n</details>%n%nMCQ queries in (a): %d of %d held their bounds by ping;"
+                    + " they found %d of the %d relays a perfect answer would hold. Load average at the end: %s;"
+                    + " forwarder: %s%n", held, asked, found, possible, load(),
                     rig.line.forwarderStats().strip().replace('\n', ' '));
             Files.createDirectories(out);
             Path png = out.resolve("testbed-wan.png");
@@ -314,7 +347,20 @@ public final class InternetBench {
         return switch (variant) {
             case "mcq" -> SELECTING;
             case "static" -> STATIC;
+            case CURL -> VSFTPD;
+            case GRIDFTP_P4 -> GRIDFTP;
             default -> RANDOM + round;
+        };
+    }
+
+    /** One timed fetch of {@code remote} by the variant's client from its server. */
+    private static WanRig.Run fetch(WanRig rig, String variant, int round, String remote, Path dest, Query mcq,
+                                    int wanted) throws java.io.IOException, InterruptedException {
+        return switch (variant) {
+            case CURL -> rig.curlAnonymous(VSFTPD, remote, dest);
+            case GRIDFTP_P4 -> rig.globusUrlCopy(GRIDFTP, 4, remote, dest);
+            case "mcq" -> rig.get(SELECTING, remote, dest, mcqOptions(mcq, wanted));
+            default -> rig.get(port(variant, round), remote, dest);
         };
     }
 
@@ -349,7 +395,7 @@ public final class InternetBench {
         CategoryChart chart = new CategoryChartBuilder().width(900).height(500)
                 .title(String.format(Locale.ROOT, "Internet-like testbed: %d MiB, median seconds", bytes >> 20))
                 .xAxisTitle("relays").yAxisTitle("seconds").build();
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setSeriesColors(new Color[] {new Color(0x1f4e79), new Color(0x70ad47)});
         List<String> names = new ArrayList<>(medians.keySet());
@@ -360,8 +406,8 @@ public final class InternetBench {
 
     private static void usage(String problem) {
         System.err.println("bench-testbed --wan: " + problem + "\nusage: bin/bench-testbed --wan [--per-group 4]"
-                + " [--near-ms 40] [--min-ms 150] [--max-ms 250] [--seed 1] [--rate 100] [--queue-ms 50]"
-                + " [--size-mib 64] [--rounds 5] [--wanted 3] [--pings 10] [--overlay-wait 180] [--home DIR]"
+                + " [--near-ms 40] [--min-ms 150] [--max-ms 250] [--seed 1] [--rate 100] [--end-rate MBIT] [--queue-ms 50]"
+                + " [--size-mib 64] [--rounds 5] [--wanted 3] [--pings 10] [--overlay-wait 180] [--peers yes|no] [--home DIR]"
                 + " [--out DIR]");
         System.exit(2);
     }

@@ -210,6 +210,74 @@ final class WanRig implements AutoCloseable {
     }
 
     /**
+     * Starts vsftpd in the server's namespace on {@code port}, serving the data directory to anonymous users (plain
+     * FTP, passive mode, sendfile), as {@code bin/bench-testbed} runs it beside FSP.
+     */
+    Process startVsftpd(int port) throws IOException, InterruptedException {
+        Path empty = work.resolve("vsftpd-empty");
+        Files.createDirectories(empty);
+        String address = line.address(SERVER);
+        Path conf = work.resolve("vsftpd.conf");
+        Files.writeString(conf, String.join("\n", "listen=YES", "listen_address=" + address, "listen_port=" + port,
+                "background=NO", "anonymous_enable=YES", "anon_root=" + work.resolve("data"), "no_anon_password=YES",
+                "local_enable=NO", "write_enable=NO", "pasv_enable=YES", "pasv_address=" + address,
+                "pasv_min_port=50200", "pasv_max_port=50299", "secure_chroot_dir=" + empty, "seccomp_sandbox=NO",
+                "use_sendfile=YES") + "\n");
+        readableByAll();
+        Process p = launch(SERVER, "vsftpd", List.of("/usr/sbin/vsftpd", conf.toString()));
+        awaitPort(p, "vsftpd", port);
+        return p;
+    }
+
+    /** Starts a GridFTP server in the server's namespace on {@code port}, anonymous, as {@code bin/bench-testbed} does. */
+    Process startGridftp(int port) throws IOException, InterruptedException {
+        Path conf = work.resolve("gridftp.conf");
+        Files.writeString(conf, "");
+        readableByAll();
+        String address = line.address(SERVER);
+        Process p = launch(SERVER, "gridftp", List.of("globus-gridftp-server", "-c", conf.toString(), "-aa",
+                "-anonymous-user", "nobody", "-control-interface", address, "-data-interface", address, "-p",
+                Integer.toString(port), "-d", "ERROR,WARN"));
+        awaitPort(p, "gridftp", port);
+        return p;
+    }
+
+    /** curl over plain FTP from an anonymous server (vsftpd) on {@code port}, timed like {@link #get}. */
+    Run curlAnonymous(int port, String remote, Path dest) throws IOException, InterruptedException {
+        Files.deleteIfExists(dest);
+        return timed(CLIENT, List.of("curl", "-sS", "-o", dest.toString(),
+                "ftp://" + line.address(SERVER) + ":" + port + "/" + remote), 600);
+    }
+
+    /** globus-url-copy with {@code streams} parallel streams from the GridFTP server on {@code port}, timed. */
+    Run globusUrlCopy(int port, int streams, String remote, Path dest) throws IOException, InterruptedException {
+        Files.deleteIfExists(dest);
+        return timed(CLIENT, List.of("globus-url-copy", "-p", Integer.toString(streams), "ftp://"
+                + line.address(SERVER) + ":" + port + work.resolve("data").resolve(remote), "file://" + dest), 600);
+    }
+
+    /** The anonymous servers read the data directory as other users: the work directory is private (0700). */
+    private void readableByAll() throws IOException, InterruptedException {
+        Testbed.run("chmod", "755", work.toString());
+        Testbed.run("chmod", "-R", "a+rX", work.resolve("data").toString());
+    }
+
+    /** Waits until a TCP port in the server's namespace accepts a connection from the client's. */
+    private void awaitPort(Process p, String name, int port) throws IOException, InterruptedException {
+        for (int i = 0; i < 300; i++) {
+            if (Testbed.runs("ip", "netns", "exec", line.namespace(CLIENT), "bash", "-c",
+                    "exec 3<>/dev/tcp/" + line.address(SERVER) + "/" + port)) {
+                return;
+            }
+            if (!p.isAlive()) {
+                break;
+            }
+            Thread.sleep(200);
+        }
+        throw new IOException(name + " did not start:\n" + Files.readString(work.resolve(name + ".log")));
+    }
+
+    /**
      * CPU seconds (user + system) a process and its descendants have used so far (a launcher may run the JVM as
      * its child); processes gone count 0.
      */
