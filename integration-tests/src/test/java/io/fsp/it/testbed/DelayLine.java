@@ -116,6 +116,7 @@ public final class DelayLine implements AutoCloseable {
         for (int i = 0; i < names.size(); i++) {
             hosts.append(address(i)).append(' ').append(names.get(i)).append('\n');
         }
+        String hostname = Testbed.output(List.of("hostname"), 10).strip(); // one UTS name for every namespace
         for (int i = 0; i < names.size(); i++) {
             String ns = prefix + names.get(i);
             Testbed.run("ip", "netns", "add", ns);
@@ -123,7 +124,8 @@ public final class DelayLine implements AutoCloseable {
             Testbed.run("ip", "-n", ns, "link", "set", "lo", "up");
             Path etc = Path.of("/etc/netns", ns);
             Files.createDirectories(etc);
-            Files.writeString(etc.resolve("hosts"), hosts);
+            // GridFTP resolves its own name: in each namespace the machine's name is that namespace's address
+            Files.writeString(etc.resolve("hosts"), hosts + address(i) + " " + hostname + "\n");
             Files.writeString(etc.resolve("resolv.conf"), "nameserver 127.0.0.1\n");
         }
         double[][] calibration = new double[names.size()][names.size()];

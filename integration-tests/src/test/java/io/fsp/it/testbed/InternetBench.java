@@ -242,10 +242,11 @@ public final class InternetBench {
                     + " random: %d relays drawn per round (a server with that static list each); static: %s (one per"
                     + " group). total: wall time of the whole `fsp get` process (/usr/bin/time); send: its JSON"
                     + " striped_seconds (FRET until the server had placed every block; MCQ's selection included).%s%n%n",
-                    peers ? ", beside vsftpd and GridFTP" : "", bytes >> 20, wanted, rounds, compared.name, ms(compared.nearSenderMs), ms(compared.nearClientMs),
-                    wanted, names(testbed, fixed), peers ? " Beside them, straight from the server's namespace over the"
-                    + " same links: curl from vsftpd (plain FTP, sendfile) and globus-url-copy -p 4 from an anonymous"
-                    + " GridFTP server, timed the same way (no send phase: \"–\")." : "");
+                    peers ? ", beside vsftpd and GridFTP" : "", bytes >> 20, wanted, rounds, compared.name,
+                    ms(compared.nearSenderMs), ms(compared.nearClientMs), wanted, names(testbed, fixed), peers
+                    ? " Beside them, straight from the server's namespace over the same links: curl from vsftpd"
+                    + " (plain FTP, sendfile) and globus-url-copy -p 4 from an anonymous GridFTP server, timed the"
+                    + " same way (no send phase: \"–\")." : "");
             System.out.println("| variant | runs | send median s | send min–max s | total median s | total min–max s"
                     + " | goodput (total) Mbit/s | relays (per run) | MCQ bounds held | identical |");
             System.out.println("|---|---:|---:|---|---:|---|---:|---|---|---|");
@@ -255,13 +256,15 @@ public final class InternetBench {
                 double[] send = v.stream().mapToDouble(Timed::sendS).sorted().toArray();
                 double[] total = v.stream().mapToDouble(Timed::totalS).sorted().toArray();
                 boolean striped = send[0] >= 0;
-                medians.put(variant, new double[] {striped ? median(send) : 0, median(total)});
+                double sendMedian = TestbedReport.median(send);
+                double totalMedian = TestbedReport.median(total);
+                medians.put(variant, new double[] {striped ? sendMedian : 0, totalMedian});
                 System.out.printf(Locale.ROOT, "| %s | %d | %s | %s | %.2f | %.2f–%.2f | %.1f | %s | %s | %s |%n",
-                        variant, v.size(), striped ? String.format(Locale.ROOT, "%.2f", median(send)) : "–",
+                        variant, v.size(), striped ? String.format(Locale.ROOT, "%.2f", sendMedian) : "–",
                         striped ? String.format(Locale.ROOT, "%.2f–%.2f", send[0], send[send.length - 1]) : "–",
-                        median(total), total[0],
-                        total[total.length - 1], bytes * 8 / median(total) / 1e6,
-                        String.join("; ", v.stream().map(t -> names(testbed, t.relays)).toList()),
+                        totalMedian, total[0], total[total.length - 1], TestbedReport.mbit(bytes, totalMedian),
+                        striped ? String.join("; ", v.stream().map(t -> names(testbed, t.relays)).toList())
+                        : "direct from the server",
                         variant.equals("mcq") ? v.stream().filter(t -> t.satisfied.equals("yes")).count() + " of "
                                 + v.size() : "–", v.stream().allMatch(Timed::identical) ? "all" : "NO");
             }
@@ -335,7 +338,7 @@ public final class InternetBench {
         long within = errors.stream().filter(e -> e <= 10).count();
         return String.format(Locale.ROOT, "Ring RTTs the relays measured themselves (smoothed probes, %d member"
                 + " entries) against the matrix: median error %.1f %%, %d within 10 %%, worst %s.", sorted.length,
-                median(sorted), within, worst);
+                TestbedReport.median(sorted), within, worst);
     }
 
     private static String[] mcqOptions(Query q, int wanted) {
@@ -377,11 +380,6 @@ public final class InternetBench {
         return v == Math.rint(v) ? Long.toString((long) v) : String.format(Locale.ROOT, "%.1f", v);
     }
 
-    private static double median(double[] sorted) {
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-    }
-
     private static String load() {
         try {
             String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
@@ -394,7 +392,7 @@ public final class InternetBench {
     private static void plot(Map<String, double[]> medians, long bytes, Path png) throws java.io.IOException {
         CategoryChart chart = new CategoryChartBuilder().width(900).height(500)
                 .title(String.format(Locale.ROOT, "Internet-like testbed: %d MiB, median seconds", bytes >> 20))
-                .xAxisTitle("relays").yAxisTitle("seconds").build();
+                .xAxisTitle("").yAxisTitle("seconds").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setSeriesColors(new Color[] {new Color(0x1f4e79), new Color(0x70ad47)});

@@ -16,12 +16,18 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code bin/bench-testbed --wan} in short: a server, a client and six relays on the delay line at PlanetLab
  * locations ({@link InternetLocations}: two relays near the server, two near the client, two elsewhere), 100
  * Mbit/s each; the relays join a Meridian overlay over UDP, the server selects relays by MCQ through it for a
- * client that asks for two within 40 ms of the server and 1.5 × RTT(server, client) of itself. The relays it
- * chose satisfy both bounds by ping, every one came from the overlay, and the striped get through them arrives
+ * client that asks for two within 60 ms of the server and 1.5 × RTT(server, client) of itself (only the two near the
+ * server are). The relays it chose satisfy both bounds by ping, every one came from the overlay, and the striped get through them arrives
  * byte-identical. Needs root and TAP devices; skipped otherwise.
  */
 class InternetIT {
-    private static final double NEAR_SENDER_MS = 40;
+    /** Relays "near" an end are within this of it ({@link InternetLocations}): 18 and 26 ms from the server here. */
+    private static final double NEAR_MS = 40;
+    /**
+     * The bound asked towards the server: above NEAR_MS so that a ping slowed by the loaded machine does not fail a
+     * relay the overlay rightly chose, below the 92 ms of the nearest relay outside the server's group.
+     */
+    private static final double NEAR_SENDER_MS = 60;
     private static final long BYTES = 8L << 20;
 
     @TempDir
@@ -45,7 +51,7 @@ class InternetIT {
             classPath = System.getProperty("java.class.path");
         }
         classPath = Path.of("target", "test-classes").toAbsolutePath() + java.io.File.pathSeparator + classPath;
-        InternetLocations at = InternetLocations.planetLab(2, NEAR_SENDER_MS, 150, 250, 1);
+        InternetLocations at = InternetLocations.planetLab(2, NEAR_MS, 150, 250, 1);
         double nearClientMs = Math.round(1.5 * at.serverClientMs());
         String prefix;
         long started = System.nanoTime();
@@ -59,7 +65,7 @@ class InternetIT {
             Path dest = work.resolve("received.bin");
             WanRig.Run run = testbed.rig.get(2121, "one.bin", dest, "--relays", "2", "--near-sender",
                     Long.toString((long) NEAR_SENDER_MS), "--near-client", Long.toString((long) nearClientMs));
-            double[][] rtts = testbed.pingRtts(5);
+            double[][] rtts = testbed.pingRtts(10);
             List<InternetTestbed.Choice> choices = testbed.choices(testbed.rig.serverLog(2121));
             System.out.printf(Locale.ROOT, "internet: locations %s, overlay %s after %.1f s (ready %.1f s); get %.2f s;"
                     + " choices %s; relay RTTs to server/client by ping %s%n",
