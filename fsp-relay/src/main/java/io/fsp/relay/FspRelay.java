@@ -5,6 +5,7 @@ import java.util.Optional;
 import io.netty.channel.ChannelHandler;
 import io.fsp.net.HostPort;
 import io.fsp.net.SocketBuffers;
+import io.fsp.metrics.MetricsEndpoint;
 import io.fsp.relay.fault.FaultInjector;
 import io.fsp.relay.net.BlockCheck;
 import io.fsp.relay.net.RelayServerInitializer;
@@ -50,9 +51,14 @@ public final class FspRelay implements AutoCloseable {
     private final BlockStore store;
     private final Channel listener;
     private final RelayServerInitializer sessions;
+    private final RelayMetrics metrics;
+    private final MetricsEndpoint endpoint;
 
     private FspRelay(RelayConfig config, EventLoopGroup boss, EventLoopGroup workers, ExecutorService disk,
-                     ExecutorService verifier, BlockStore store, Channel listener, RelayServerInitializer sessions) {
+                     ExecutorService verifier, BlockStore store, Channel listener, RelayServerInitializer sessions,
+                     RelayMetrics metrics, MetricsEndpoint endpoint) {
+        this.metrics = metrics;
+        this.endpoint = endpoint;
         this.config = config;
         this.boss = boss;
         this.workers = workers;
@@ -71,17 +77,22 @@ public final class FspRelay implements AutoCloseable {
                 NioIoHandler.newFactory());
         EventLoopGroup workers = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("fsp-relay-io", true),
                 NioIoHandler.newFactory());
+        Channel listener = null;
+        RelayServerInitializer sessions = null;
         try {
             BlockStore store = new BlockStore(config.store(), disk, config.clock(), PooledByteBufAllocator.DEFAULT);
+            RelayServerInitializer[] open = new RelayServerInitializer[1];
+            RelayMetrics metrics = new RelayMetrics(store, () -> open[0] == null ? 0 : open[0].connections());
             // Faults (tests only) are a handler of their own, in the pipeline only when asked for.
             Optional<Supplier<ChannelHandler>> faults = config.faults().isEmpty() ? Optional.empty()
                     : Optional.of(() -> new FaultInjector(config.faults(), store, RelayServerInitializer.SSL));
-            RelayServerInitializer sessions = new RelayServerInitializer(ssl, store, config.limits(), config.clock(), faults,
+            sessions = new RelayServerInitializer(ssl, store, config.limits(), config.clock(), faults,
                     config.connections(),
                     config.verifyBlocks()
                             ? BlockCheck.of(config.limits().maxBlockBytes(), verifier, config.acceptClearBlocks())
-                            : BlockCheck.NONE);
-            Channel listener = SocketBuffers.applyToAccepted(new ServerBootstrap(), config.socketBuffer())
+                            : BlockCheck.NONE, metrics, config.rates(), workers);
+            open[0] = sessions;
+            listener = SocketBuffers.applyToAccepted(new ServerBootstrap(), config.socketBuffer())
                     .group(boss, workers).channel(NioServerSocketChannel.class)
                     .childOption(ChannelOption.AUTO_READ, false)
                     .childOption(ChannelOption.TCP_NODELAY, true)
@@ -92,21 +103,32 @@ public final class FspRelay implements AutoCloseable {
             long period = Math.max(100, Math.min(ttl.toMillis() / 4, MAX_EXPIRY_PERIOD.toMillis()));
             workers.next().scheduleAtFixedRate(() -> {
                 try {
-                    store.expire();
+                    metrics.expired(store.expire());
                 } catch (RuntimeException e) {
                     log.warn("expiring transfers failed: {}", e.toString(), e);
                 }
             }, period, period, TimeUnit.MILLISECONDS);
-            FspRelay relay = new FspRelay(config, boss, workers, disk, verifier, store, listener, sessions);
+            MetricsEndpoint endpoint = config.metrics().isEmpty() ? null
+                    : MetricsEndpoint.start(config.metrics().get(), metrics.registry());
+            FspRelay relay = new FspRelay(config, boss, workers, disk, verifier, store, listener, sessions, metrics,
+                    endpoint);
             log.info("listening on {}, quota {} bytes ({} in memory), ttl {}, max-retain {}, trusting {} server(s),"
-                    + " {}{}",
+                    + " {}{}{}",
                     HostPort.format(relay.address()), config.store().quotaBytes(), config.store().memoryBytes(), ttl,
                     config.store().maxRetain(),
                     config.trustedServers().size(), !config.verifyBlocks() ? "blocks unchecked"
                             : config.acceptClearBlocks() ? "checking blocks, clear ones accepted" : "checking blocks",
+                    config.rates().any() ? ", capped at " + config.rates().total() + " bytes/s in all and "
+                            + config.rates().perTransfer() + " per transfer (0: none)" : "",
                     config.faults().isEmpty() ? "" : ", FAULTS " + config.faults());
             return relay;
         } catch (IOException | RuntimeException e) {
+            if (listener != null) {
+                listener.close();
+            }
+            if (sessions != null) {
+                sessions.release();
+            }
             shutdown(boss, workers);
             disk.shutdownNow();
             verifier.shutdownNow();
@@ -135,6 +157,16 @@ public final class FspRelay implements AutoCloseable {
         return config;
     }
 
+    /** What the relay counts (served by {@code --metrics}). */
+    public RelayMetrics metrics() {
+        return metrics;
+    }
+
+    /** Where the metrics endpoint listens; empty without {@code --metrics}. */
+    public Optional<InetSocketAddress> metricsAddress() {
+        return Optional.ofNullable(endpoint).map(MetricsEndpoint::address);
+    }
+
     /** Completes when the listening socket closes. */
     public void awaitClose() throws InterruptedException {
         listener.closeFuture().await();
@@ -146,6 +178,10 @@ public final class FspRelay implements AutoCloseable {
             return; // a test's finally block and a shutdown hook may both close it
         }
         listener.close().syncUninterruptibly();
+        if (endpoint != null) {
+            endpoint.close();
+        }
+        sessions.release();
         shutdown(boss, workers);
         store.clear();
         verifier.shutdown();

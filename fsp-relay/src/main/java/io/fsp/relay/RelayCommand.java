@@ -143,6 +143,22 @@ public final class RelayCommand implements Callable<Integer> {
                     + " holds plaintext).")
     Boolean acceptClearBlocks;
 
+    @Option(names = "--metrics", paramLabel = "HOST:PORT",
+            description = "Serve Prometheus metrics at http://HOST:PORT/metrics (plain HTTP, no authentication: bind"
+                    + " it where only the scraper reaches, e.g. 127.0.0.1:9464; default: none).")
+    String metrics;
+
+    @Option(names = "--rate-limit", paramLabel = "RATE",
+            description = "Most bytes per second the relay sends in all (to clients: Netty's global traffic shaping"
+                    + " of every connection), and most block bytes per second it receives in all (from servers), e.g."
+                    + " 50M (default: 0, none).")
+    String rateLimit;
+
+    @Option(names = "--rate-limit-per-transfer", paramLabel = "RATE",
+            description = "Most block bytes per second one transfer's GETs get, over all its client connections"
+                    + " together, and most its PUTs bring, e.g. 10M (default: 0, none).")
+    String rateLimitPerTransfer;
+
     @Option(names = "--meridian", paramLabel = "HOST:PORT",
             description = "Join the Meridian overlay on this UDP address, so servers can find the relay by RTT"
                     + " (default with --meridian-bootstrap: the --listen address and port). Same IP as --listen;"
@@ -225,6 +241,8 @@ public final class RelayCommand implements Callable<Integer> {
         if (node != null) {
             out.println("fsp-relay: meridian node on udp " + HostPort.format(node.address()));
         }
+        relay.metricsAddress().ifPresent(a -> out.println("fsp-relay: metrics on http://" + HostPort.format(a)
+                + "/metrics"));
         out.flush();
         relay.awaitClose();
         if (node != null) {

@@ -3,12 +3,14 @@ package io.fsp.relay;
 import io.fsp.net.SocketBuffers;
 import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.net.ConnectionPolicy;
+import io.fsp.relay.net.RateLimits;
 import io.fsp.relay.store.StoreConfig;
 import io.fsp.relay.wire.RelayLimits;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.KeyMaterial;
 import java.net.InetSocketAddress;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -25,11 +27,22 @@ import java.util.Set;
  * @param faults misbehaviour towards clients, for tests; {@link FaultPlan#NONE} in production
  * @param socketBuffer a fixed size for both socket buffers of every connection, 0 to leave them to the kernel's
  *                     autotuning ({@link SocketBuffers})
+ * @param metrics where to serve the Prometheus endpoint ({@code --metrics}); empty: nowhere
+ * @param rates bandwidth caps ({@code --rate-limit}, {@code --rate-limit-per-transfer})
  */
 public record RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMaterial identity,
                           Set<Fingerprint> trustedServers, RelayLimits limits, ConnectionPolicy connections,
                           boolean verifyBlocks, boolean acceptClearBlocks, FaultPlan faults, Clock clock,
-                          int socketBuffer) {
+                          int socketBuffer, Optional<InetSocketAddress> metrics, RateLimits rates) {
+    /** No metrics endpoint, no caps. */
+    public RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMaterial identity,
+                       Set<Fingerprint> trustedServers, RelayLimits limits, ConnectionPolicy connections,
+                       boolean verifyBlocks, boolean acceptClearBlocks, FaultPlan faults, Clock clock,
+                       int socketBuffer) {
+        this(listen, store, identity, trustedServers, limits, connections, verifyBlocks, acceptClearBlocks, faults,
+                clock, socketBuffer, Optional.empty(), RateLimits.NONE);
+    }
+
     /** Socket buffers left to the kernel. */
     public RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMaterial identity,
                        Set<Fingerprint> trustedServers, RelayLimits limits, ConnectionPolicy connections,
@@ -49,6 +62,16 @@ public record RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMateri
 
     public RelayConfig withFaults(FaultPlan plan) {
         return new RelayConfig(listen, store, identity, trustedServers, limits, connections, verifyBlocks,
-                acceptClearBlocks, plan, clock, socketBuffer);
+                acceptClearBlocks, plan, clock, socketBuffer, metrics, rates);
+    }
+
+    public RelayConfig withMetrics(InetSocketAddress address) {
+        return new RelayConfig(listen, store, identity, trustedServers, limits, connections, verifyBlocks,
+                acceptClearBlocks, faults, clock, socketBuffer, Optional.of(address), rates);
+    }
+
+    public RelayConfig withRates(RateLimits caps) {
+        return new RelayConfig(listen, store, identity, trustedServers, limits, connections, verifyBlocks,
+                acceptClearBlocks, faults, clock, socketBuffer, metrics, caps);
     }
 }

@@ -8,6 +8,7 @@ import io.fsp.net.SocketBuffers;
 import io.fsp.relay.fault.Fault;
 import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.net.ConnectionPolicy;
+import io.fsp.relay.net.RateLimits;
 import io.fsp.relay.store.StoreConfig;
 import io.fsp.relay.wire.RelayLimits;
 import io.fsp.tls.Fingerprint;
@@ -36,6 +37,9 @@ import java.util.Set;
  * @param transferSpace empty: an eighth of the server quota, at least {@code max-block}
  * @param socketBuffer 0: the kernel's autotuning
  * @param meridian empty: no Meridian node, unless {@code meridian-bootstrap} is given (then the listen address)
+ * @param metrics where to serve Prometheus metrics (empty: nowhere, no port opened)
+ * @param rateLimit bytes per second the relay sends in all, and block bytes it receives in all (0: no cap)
+ * @param rateLimitPerTransfer block bytes per second of one transfer, each direction (0: no cap)
  * @param fault misbehaviour towards clients, for tests and demonstrations
  */
 public record RelaySettings(
@@ -60,6 +64,9 @@ public record RelaySettings(
         boolean acceptClearBlocks,
         Optional<HostPort> meridian,
         List<HostPort> meridianBootstrap,
+        Optional<HostPort> metrics,
+        ByteSize rateLimit,
+        ByteSize rateLimitPerTransfer,
         List<Fault> fault) {
     private static final ByteSize LARGEST_BLOCK = new ByteSize(1 << 30);
 
@@ -88,7 +95,7 @@ public record RelaySettings(
                 new ByteSize(0), ConnectionPolicy.DEFAULT.maxConnections(),
                 ConnectionPolicy.DEFAULT.maxUnauthenticatedPerAddress(), ConnectionPolicy.DEFAULT.authTimeout(),
                 ConnectionPolicy.DEFAULT.idleTimeout(), ConnectionPolicy.DEFAULT.maxRefusals(), true, false,
-                Optional.empty(), List.of(), List.of());
+                Optional.empty(), List.of(), Optional.empty(), new ByteSize(0), new ByteSize(0), List.of());
     }
 
     /** The defaults, then {@code file} if given, then the options on the command line. */
@@ -141,7 +148,8 @@ public record RelaySettings(
         return new RelayConfig(listen.orElseThrow().toSocketAddress(), storeConfig, identity, trusted,
                 new RelayLimits((int) maxBlock.bytes()),
                 connections(maxConnections, maxUnauthenticatedPerAddress, authTimeout, idleTimeout, maxRefusals),
-                verifyBlocks, acceptClearBlocks, new FaultPlan(fault), Clock.systemUTC(), (int) socketBuffer.bytes());
+                verifyBlocks, acceptClearBlocks, new FaultPlan(fault), Clock.systemUTC(), (int) socketBuffer.bytes(),
+                metrics.map(HostPort::toSocketAddress), new RateLimits(rateLimit.bytes(), rateLimitPerTransfer.bytes()));
     }
 
     private static ConnectionPolicy connections(int maxConnections, int maxUnauthenticatedPerAddress,

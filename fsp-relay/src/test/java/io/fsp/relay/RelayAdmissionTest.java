@@ -109,6 +109,9 @@ class RelayAdmissionTest {
                     }
                 }
                 awaitConnections(6);
+                String metrics = metrics();
+                assertTrue(metrics.contains(
+                        "\nfsp_relay_connections_refused_total{limit=\"max-unauthenticated-per-address\"} 3.0\n"), metrics);
                 // Peers from other addresses, and authenticated ones, are not affected.
                 assertServed(server, client, t);
                 try (RelayConnection another = h.client()) {
@@ -178,7 +181,19 @@ class RelayAdmissionTest {
             }
             assertTrue(server.isOpen());
             assertServed(server, client, t);
+            String metrics = metrics();
+            assertTrue(metrics.contains("\nfsp_relay_errors_total{code=\"TOKEN_FORGED\"} 3.0\n"), metrics);
+            assertTrue(metrics.contains("\nfsp_relay_errors_total{code=\"TOO_MANY_REFUSALS\"} 1.0\n"), metrics);
+            assertTrue(metrics.contains("\nfsp_relay_errors_total{code=\"UNKNOWN_TRANSFER\"} 4.0\n"), metrics);
         }
+    }
+
+    /** What a scrape of the relay's metrics would show. */
+    private String metrics() throws java.io.IOException {
+        java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+        io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter.create().write(text,
+                h.relay.metrics().registry().scrape());
+        return text.toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @Test

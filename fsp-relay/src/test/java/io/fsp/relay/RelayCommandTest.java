@@ -123,6 +123,9 @@ class RelayCommandTest {
             assertEquals(256L << 20, command.running.config().store().transferSpaceBytes());
             assertEquals(Duration.ofDays(30), command.running.config().store().maxRetain());
             assertEquals(command.running.fingerprint(), info.fingerprint());
+            // Off unless asked for: no metrics port, no caps.
+            assertEquals(Optional.empty(), command.running.metricsAddress());
+            assertEquals(io.fsp.relay.net.RateLimits.NONE, command.running.config().rates());
         } finally {
             command.running.close();
         }
@@ -150,6 +153,9 @@ class RelayCommandTest {
         "--trust-server|ABCD|--trust-server: fingerprint 'ABCD': 2 bytes",
         "--max-block|2G|--max-block: 2G (expected: 1..1G)",
         "--max-block|0|--max-block: 0 (expected: 1..1G)",
+        "--rate-limit|fast|--rate-limit: 'fast' (expected: a size such as",
+        "--rate-limit-per-transfer|-1M|--rate-limit-per-transfer: '-1M' (expected: a size such as",
+        "--metrics|9464|--metrics: '9464' (expected: HOST:PORT",
         "--socket-buffer|100|--socket-buffer: 100 (expected: 0 for the kernel's autotuning, or 4096..1073741824 bytes)",
         "--socket-buffer|2G|--socket-buffer: 2147483648 (expected: 0 for the kernel's autotuning",
         "--socket-buffer|big|--socket-buffer: 'big' (expected: a size",

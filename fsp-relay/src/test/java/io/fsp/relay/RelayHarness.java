@@ -35,6 +35,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSocket;
@@ -76,19 +77,28 @@ public final class RelayHarness implements AutoCloseable {
 
     public RelayHarness(StoreConfig store, FaultPlan faults, RelayConnectionConfig connectionConfig,
                         ConnectionPolicy policy, boolean verifyBlocks) throws Exception {
-        this(store, faults, connectionConfig, policy, verifyBlocks, new MutableClock(Instant.now()));
+        this(store, faults, connectionConfig, policy, verifyBlocks, new MutableClock(Instant.now()), c -> c);
+    }
+
+    /** As the others, with the relay's configuration changed by {@code adjust} (metrics, caps). */
+    public RelayHarness(Path store, long quota, long memory, UnaryOperator<RelayConfig> adjust) throws Exception {
+        this(new StoreConfig(store, quota, memory, Duration.ofMinutes(10), quota, Math.max(1, quota / 2),
+                StoreConfig.DEFAULT_MAX_RETAIN), FaultPlan.NONE,
+                RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(30)), POLICY, false,
+                new MutableClock(Instant.now()), adjust);
     }
 
     private RelayHarness(StoreConfig store, FaultPlan faults, RelayConnectionConfig connectionConfig,
-                         ConnectionPolicy policy, boolean verifyBlocks, MutableClock clock) throws Exception {
+                         ConnectionPolicy policy, boolean verifyBlocks, MutableClock clock,
+                         UnaryOperator<RelayConfig> adjust) throws Exception {
         this.connectionConfig = connectionConfig;
         this.faults = faults;
         this.policy = policy;
         this.verifyBlocks = verifyBlocks;
         this.clock = clock;
-        relay = FspRelay.start(new RelayConfig(new InetSocketAddress("127.0.0.1", 0), store, RELAY,
+        relay = FspRelay.start(adjust.apply(new RelayConfig(new InetSocketAddress("127.0.0.1", 0), store, RELAY,
                 Set.of(SERVER.fingerprint(), SECOND_SERVER.fingerprint()), RelayLimits.DEFAULT, policy, verifyBlocks,
-                false, faults, clock));
+                false, faults, clock)));
     }
 
     /** Connects with the trusted server's certificate. */
@@ -169,7 +179,7 @@ public final class RelayHarness implements AutoCloseable {
     public RelayHarness restart(Duration after) throws Exception {
         close();
         clock.advance(after);
-        return new RelayHarness(relay.config().store(), faults, connectionConfig, policy, verifyBlocks, clock);
+        return new RelayHarness(relay.config().store(), faults, connectionConfig, policy, verifyBlocks, clock, c -> c);
     }
 
     @Override

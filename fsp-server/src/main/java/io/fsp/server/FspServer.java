@@ -2,6 +2,7 @@ package io.fsp.server;
 
 import io.fsp.block.stage.Encryptor;
 import io.fsp.crypto.NativeCrypto;
+import io.fsp.metrics.MetricsEndpoint;
 import io.fsp.net.HostPort;
 import io.fsp.server.auth.LoginThrottle;
 import io.fsp.server.auth.PasswordHasher;
@@ -81,9 +82,11 @@ public final class FspServer implements AutoCloseable {
     private final List<Channel> listeners;
     private final FtpServerContext context;
     private final StripeContext stripe;
+    private final MetricsEndpoint metrics;
 
     private FspServer(EventLoopGroup bossGroup, EventLoopGroup workerGroup, List<Channel> listeners,
-                      FtpServerContext context, StripeContext stripe) {
+                      FtpServerContext context, StripeContext stripe, MetricsEndpoint metrics) {
+        this.metrics = metrics;
         this.stripe = stripe;
         this.bossGroup = bossGroup;
         this.workerGroup = workerGroup;
@@ -147,6 +150,7 @@ public final class FspServer implements AutoCloseable {
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         EventLoopGroup workers = new MultiThreadIoEventLoopGroup(config.ioThreads(), NioIoHandler.newFactory());
         List<Channel> listeners = new ArrayList<>();
+        MetricsEndpoint metrics = null;
         try {
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(boss, workers)
@@ -171,6 +175,9 @@ public final class FspServer implements AutoCloseable {
                     throw new IOException("--listen " + address + ": cannot bind (" + e.getMessage() + ")", e);
                 }
             }
+            if (config.metrics().isPresent()) {
+                metrics = MetricsEndpoint.start(config.metrics().get().toSocketAddress(), context.metrics().registry());
+            }
         } catch (IOException | RuntimeException e) {
             listeners.forEach(Channel::close);
             boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -179,7 +186,7 @@ public final class FspServer implements AutoCloseable {
             stripe.close();
             throw e;
         }
-        FspServer server = new FspServer(boss, workers, listeners, context, stripe);
+        FspServer server = new FspServer(boss, workers, listeners, context, stripe, metrics);
         for (InetSocketAddress a : server.addresses()) {
             log.info("listening on {} (certificate sha256 {})", HostPort.format(a), key.fingerprint());
         }
@@ -282,6 +289,11 @@ public final class FspServer implements AutoCloseable {
         stripe.relays(relays);
     }
 
+    /** Where the metrics endpoint listens; empty without the {@code metrics} setting. */
+    public Optional<InetSocketAddress> metricsAddress() {
+        return Optional.ofNullable(metrics).map(MetricsEndpoint::address);
+    }
+
     /** The shared state of the running server (configuration, users, command registry). */
     public FtpServerContext context() {
         return context;
@@ -291,6 +303,9 @@ public final class FspServer implements AutoCloseable {
     @Override
     public void close() {
         listeners.forEach(Channel::close);
+        if (metrics != null) {
+            metrics.close();
+        }
         bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         shutdownNow(context.blocking(), context.logins());

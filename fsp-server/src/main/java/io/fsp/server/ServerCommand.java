@@ -88,6 +88,11 @@ public final class ServerCommand implements Callable<Integer> {
             + " retain) may ask relays for, e.g. 7d (default: 30d).")
     String maxRetain;
 
+    @Option(names = "--metrics", paramLabel = "HOST:PORT", description = "Serve Prometheus metrics at"
+            + " http://HOST:PORT/metrics (plain HTTP, no authentication: bind it where only the scraper reaches, e.g."
+            + " 127.0.0.1:9463; default: none).")
+    String metrics;
+
     @Option(names = "--idle-timeout", paramLabel = "DURATION", description = "Close control connections idle this long, e.g. 300s (default: 5m).")
     String idleTimeout;
 
@@ -169,6 +174,8 @@ public final class ServerCommand implements Callable<Integer> {
             out.println("fsp-server: listening on " + HostPort.format(address)
                     + ", certificate sha256 " + server.fingerprint());
         }
+        server.metricsAddress().ifPresent(a -> out.println("fsp-server: metrics on http://" + HostPort.format(a)
+                + "/metrics"));
         out.flush();
         stop.await();
         try {

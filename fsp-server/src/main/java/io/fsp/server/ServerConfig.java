@@ -55,7 +55,8 @@ public record ServerConfig(
         ByteSize socketBuffer,
         Duration maxRetain,
         long checksumRate,
-        long checksumBurst) {
+        long checksumBurst,
+        Optional<HostPort> metrics) {
 
     public ServerConfig {
         listen = List.copyOf(listen);
@@ -121,7 +122,8 @@ public record ServerConfig(
                 1 << 20,
                 new ByteSize(0),
                 Duration.ofDays(30),
-                128L << 20, 16L << 30);
+                128L << 20, 16L << 30,
+                Optional.empty());
     }
 
     /** The fixed size of data and relay connections' socket buffers, 0 for the kernel's autotuning. */

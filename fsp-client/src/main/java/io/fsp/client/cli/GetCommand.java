@@ -114,6 +114,11 @@ public final class GetCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;
 
+    @Option(names = "--progress-json", description = "Print progress for scripts on standard output: each second one"
+            + " line {\"event\":\"progress\",\"seconds\":S,\"bytes_done\":N,\"bytes_total\":N,\"bytes_per_s\":R}"
+            + " (the last second's rate), before the summary; no status line.")
+    boolean progressJson;
+
     @Option(names = "--relays", paramLabel = "N",
             description = "Ask the server for N relays chosen by RTT over the Meridian overlay (with --near-sender and"
                     + " --near-client); the client answers the overlay's probes meanwhile.")
@@ -156,7 +161,8 @@ public final class GetCommand implements Callable<Integer> {
         }
         Collector collector = new Collector(options);
         CollectSummary summary;
-        ProgressView progress = !json && System.console() != null ? new ProgressView(collector, out) : null;
+        ProgressView progress = progressJson ? new ProgressView(collector, out, true)
+                : !json && System.console() != null ? new ProgressView(collector, out) : null;
         try {
             summary = collector.run();
         } catch (io.fsp.client.collect.NotEnoughSpaceException e) {

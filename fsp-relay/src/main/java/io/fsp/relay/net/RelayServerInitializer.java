@@ -1,5 +1,6 @@
 package io.fsp.relay.net;
 
+import io.fsp.relay.RelayMetrics;
 import io.fsp.relay.store.BlockStore;
 import io.fsp.relay.wire.RelayFrameDecoder;
 import io.fsp.relay.wire.RelayFrameEncoder;
@@ -8,6 +9,8 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.handler.traffic.GlobalTrafficShapingHandler;
+import java.util.concurrent.ScheduledExecutorService;
 import java.net.InetAddress;
 import java.time.Clock;
 import io.netty.channel.ChannelHandler;
@@ -22,15 +25,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The pipeline of a relay connection: {@code ssl → idle → decoder → encoder → [extra] → session}. The TLS context asks for
- * a client certificate but does not require one: a peer that presents a pinned one is a server, a peer
- * that presents none is a client, and a peer that presents an unknown one fails the handshake.
+ * The pipeline of a relay connection: {@code [shaper] → ssl → idle → decoder → encoder → [extra] → session}. The TLS
+ * context asks for a client certificate but does not require one: a peer that presents a pinned one is a server, a
+ * peer that presents none is a client, and a peer that presents an unknown one fails the handshake.
  *
  * <p>Admission ({@link ConnectionPolicy}): at most {@code maxConnections} in all, and at most {@code
  * maxUnauthenticatedPerAddress} from one IP address that have not yet authenticated; a connection beyond
  * either is closed as soon as it is accepted, before any TLS work.
+ *
+ * <p>Caps ({@link RateLimits}): with a total cap, one {@link GlobalTrafficShapingHandler} shared by every connection
+ * delays what the relay writes (TLS records, as they go on the wire), and its writability tells the session to
+ * serve nothing more meanwhile; the rest of the caps is {@link Pacing}'s.
  */
 public final class RelayServerInitializer extends ChannelInitializer<SocketChannel> {
+    public static final String SHAPER = "shaper";
     public static final String SSL = "ssl";
     public static final String IDLE = "idle";
     public static final String DECODER = "decoder";
@@ -41,6 +49,8 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
     private static final RelayFrameEncoder ENCODER_INSTANCE = new RelayFrameEncoder();
     /** Refusals at accept are logged at most this often, with their count: a flood must not fill the log. */
     private static final long REFUSAL_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** How often the total cap's shaper measures: a quarter second keeps bursts within a quarter second's worth. */
+    private static final long SHAPER_CHECK_MILLIS = 250;
 
     private final SslContext ssl;
     private final BlockStore store;
@@ -50,6 +60,9 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
     private final ConnectionPolicy policy;
     private final BlockCheck blockCheck;
     private final ReadBudget readBudget;
+    private final RelayMetrics metrics;
+    private final Pacing pacing;
+    private final GlobalTrafficShapingHandler shaper;
     private final AtomicInteger connections = new AtomicInteger();
     private final ConcurrentHashMap<InetAddress, Integer> unauthenticated = new ConcurrentHashMap<>();
     private final AtomicLong refusedSinceLog = new AtomicLong();
@@ -58,10 +71,16 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
     /**
      * @param extra a handler for each connection between the frame codec and the session, if any (a relay started
      *              with faults for tests injects them there)
+     * @param timers runs the total cap's shaper (its traffic counter)
      */
     public RelayServerInitializer(SslContext ssl, BlockStore store, RelayLimits limits, Clock clock,
                                   Optional<Supplier<ChannelHandler>> extra, ConnectionPolicy policy,
-                                  BlockCheck blockCheck) {
+                                  BlockCheck blockCheck, RelayMetrics metrics, RateLimits rates,
+                                  ScheduledExecutorService timers) {
+        this.metrics = metrics;
+        this.pacing = new Pacing(rates);
+        // Writes only: the relay reads a connection when it asks to (Pacing caps what it receives).
+        this.shaper = rates.total() > 0 ? new GlobalTrafficShapingHandler(timers, rates.total(), 0, SHAPER_CHECK_MILLIS) : null;
         this.ssl = ssl;
         this.store = store;
         this.limits = limits;
@@ -77,13 +96,13 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
     protected void initChannel(SocketChannel ch) {
         if (connections.incrementAndGet() > policy.maxConnections()) {
             connections.decrementAndGet();
-            refused(ch, policy.maxConnections() + " connections open (relay option --max-connections)");
+            refused(ch, "max-connections", policy.maxConnections() + " connections open (relay option --max-connections)");
             return;
         }
         ch.closeFuture().addListener(f -> connections.decrementAndGet());
         InetAddress address = ch.remoteAddress().getAddress();
         if (!takeUnauthenticatedSlot(address)) {
-            refused(ch, policy.maxUnauthenticatedPerAddress() + " from that address not authenticated yet (relay"
+            refused(ch, "max-unauthenticated-per-address", policy.maxUnauthenticatedPerAddress() + " from that address not authenticated yet (relay"
                     + " option --max-unauthenticated-per-address)");
             return;
         }
@@ -95,16 +114,21 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
             }
         };
         ch.closeFuture().addListener(f -> giveBack.run());
+        if (shaper != null) {
+            ch.pipeline().addLast(SHAPER, shaper);
+        }
         ch.pipeline()
                 .addLast(SSL, ssl.newHandler(ch.alloc()))
                 .addLast(IDLE, new IdleStateHandler(0, 0, policy.idleTimeout().toMillis(), TimeUnit.MILLISECONDS))
                 .addLast(DECODER, new RelayFrameDecoder(limits, false)) // large frames once a server said HELLO
                 .addLast(ENCODER, ENCODER_INSTANCE);
         extra.ifPresent(handler -> ch.pipeline().addLast(EXTRA, handler.get()));
-        ch.pipeline().addLast(SESSION, new RelaySessionHandler(store, clock, blockCheck, readBudget, policy, giveBack));
+        ch.pipeline().addLast(SESSION, new RelaySessionHandler(store, clock, blockCheck, readBudget, policy, giveBack,
+                metrics, pacing));
     }
 
-    private void refused(SocketChannel ch, String why) {
+    private void refused(SocketChannel ch, String limit, String why) {
+        metrics.refused(limit); // before the peer can see the close
         ch.close();
         long count = refusedSinceLog.incrementAndGet();
         long now = System.nanoTime();
@@ -132,5 +156,12 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
     /** Connections open now. */
     public int connections() {
         return connections.get();
+    }
+
+    /** Stops the total cap's traffic counter (the relay is closing). */
+    public void release() {
+        if (shaper != null) {
+            shaper.release();
+        }
     }
 }

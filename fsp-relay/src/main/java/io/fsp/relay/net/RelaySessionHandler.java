@@ -1,5 +1,6 @@
 package io.fsp.relay.net;
 
+import io.fsp.relay.RelayMetrics;
 import io.fsp.relay.store.BlockStore;
 import io.fsp.relay.store.StoreException;
 import io.fsp.relay.wire.RelayErrorCode;
@@ -56,6 +57,8 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private final ReadBudget readBudget;
     private final ConnectionPolicy policy;
     private final Runnable onAuthenticated;
+    private final RelayMetrics metrics;
+    private final Pacing pacing;
     private final ArrayDeque<RelayMessage> inbox = new ArrayDeque<>();
     private final Map<TransferId, CapabilityToken> tokens = new HashMap<>();
     private ChannelHandlerContext ctx;
@@ -70,9 +73,14 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private int refusals;
     private ScheduledFuture<?> authDeadline;
 
-    /** @param onAuthenticated runs once, when the peer has shown its credentials */
-    public RelaySessionHandler(BlockStore store, Clock clock, BlockCheck blockCheck, ReadBudget readBudget,
-                               ConnectionPolicy policy, Runnable onAuthenticated) {
+    /**
+     * @param onAuthenticated runs once, when the peer has shown its credentials
+     * @param pacing holds back GETs' blocks and PUTs' OKs to the relay's caps
+     */
+    RelaySessionHandler(BlockStore store, Clock clock, BlockCheck blockCheck, ReadBudget readBudget,
+                        ConnectionPolicy policy, Runnable onAuthenticated, RelayMetrics metrics, Pacing pacing) {
+        this.metrics = metrics;
+        this.pacing = pacing;
         this.readBudget = readBudget;
         this.policy = policy;
         this.onAuthenticated = onAuthenticated;
@@ -334,6 +342,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
                 log.info("{} transfer {} opened{}, expires {}, space {} bytes, {} reserved", session, o.transferId(),
                         o.retained() ? " retained" : "", o.expiresAt(), o.space(),
                         store.status(o.transferId()).map(BlockStore.TransferStatus::reservation).orElse(0L));
+                metrics.opened();
                 reply(new RelayMessage.Ok(o.id()));
             }
             case ALREADY_OPEN -> reply(new RelayMessage.Ok(o.id()));
@@ -365,6 +374,8 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         long seq = p.seq();
         int msgId = p.id();
         ByteBuf bytes = p.content();
+        int size = bytes.readableBytes();
+        long arrived = System.nanoTime();
         // Checked, then handed to the store; until it answers, this connection reads nothing more.
         CompletableFuture<Void> stored = blockCheck.verify(id, seq, bytes).handle((ok, error) -> {
             if (error != null) {
@@ -372,7 +383,10 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
                 return CompletableFuture.<Void>failedFuture(error);
             }
             return store.put(id, seq, bytes);
-        }).thenCompose(f -> f);
+        }).thenCompose(f -> f).thenCompose(v -> {
+            metrics.stored(size, System.nanoTime() - arrived);
+            return pacing.afterReceiving(id, size, ctx.executor());
+        });
         await(stored, (ok, error) -> {
             if (error == null) {
                 reply(new RelayMessage.Ok(msgId));
@@ -388,6 +402,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         }
         if (store.abort(a.transferId())) {
             log.info("{} transfer {} aborted by the server", session, a.transferId());
+            metrics.aborted();
             reply(new RelayMessage.Ok(a.id()));
         } else {
             refuse(a.id(), RelayErrorCode.UNKNOWN_TRANSFER, "transfer " + a.transferId() + " is not open here");
@@ -456,11 +471,12 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         long seq = g.seq();
+        long arrived = System.nanoTime();
         // A spilled block is read into fresh memory: take it from the shared budget until it is written.
         long budget = store.held(g.transferId(), seq).filter(BlockStore.HeldBlock::onDisk)
                 .map(BlockStore.HeldBlock::size).orElse(0);
-        CompletableFuture<Optional<ByteBuf>> read = readBudget.acquire(budget).thenCompose(granted ->
-                store.get(g.transferId(), seq));
+        CompletableFuture<Optional<ByteBuf>> read = pacing.beforeSending(g.transferId(),
+                readBudget.acquire(budget).thenCompose(granted -> store.get(g.transferId(), seq)), ctx.executor());
         Runnable giveBack = () -> readBudget.release(budget);
         await(read, (block, error) -> {
             if (error != null || block.isEmpty()) {
@@ -472,9 +488,12 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
                 reply(new RelayMessage.NotFound(g.id(), g.transferId(), seq));
             } else {
                 ByteBuf bytes = block.get();
+                int size = bytes.readableBytes();
                 ctx.writeAndFlush(new RelayMessage.Block(g.id(), g.transferId(), seq, bytes)).addListener(w -> {
                     giveBack.run();
-                    if (!w.isSuccess()) {
+                    if (w.isSuccess()) {
+                        metrics.served(size, System.nanoTime() - arrived);
+                    } else {
                         ctx.fireExceptionCaught(w.cause());
                     }
                 });
@@ -489,7 +508,9 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             }
         }
         try {
-            reply(new RelayMessage.Confirmed(c.id(), store.confirm(c.transferId(), c.seqs())));
+            int freed = store.confirm(c.transferId(), c.seqs());
+            metrics.confirmed(freed);
+            reply(new RelayMessage.Confirmed(c.id(), freed));
         } catch (StoreException e) {
             refuse(c.id(), e);
         }
@@ -516,6 +537,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void refuse(int msgId, RelayErrorCode code, String text) {
+        metrics.error(code);
         reply(new RelayMessage.Error(msgId, code, text));
         // A trusted server's refusals are its own affair; anyone else probing (tokens, blocks) is cut off.
         if (role != RelayRole.SERVER && ++refusals >= policy.maxRefusals()) {
@@ -542,6 +564,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         closing = true;
+        metrics.error(error.code());
         inbox.forEach(ReferenceCountUtil::release);
         inbox.clear();
         ctx.writeAndFlush(error).addListener(ChannelFutureListener.CLOSE);

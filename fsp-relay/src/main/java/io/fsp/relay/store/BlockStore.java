@@ -497,6 +497,16 @@ public final class BlockStore {
         return memoryUsed;
     }
 
+    /** Transfers open now, retained ones included. */
+    public synchronized int openTransfers() {
+        return transfers.size();
+    }
+
+    /** Retained transfers open now. */
+    public synchronized int retainedTransfers() {
+        return (int) transfers.values().stream().filter(t -> t.retained).count();
+    }
+
     /** Puts waiting for space. */
     public synchronized int waiting() {
         return transfers.values().stream().mapToInt(t -> t.waiters.size()).sum();

@@ -58,6 +58,7 @@ public final class FtpControlHandler extends ChannelInboundHandlerAdapter {
         String refused = server.connectionLimits().tryAcquire(peer.getAddress());
         if (refused != null) {
             log.info("{} refused: {}", session, refused);
+            server.metrics().connectionRefused();
             closing = true;
             ctx.writeAndFlush(Replies.serviceNotAvailable(refused)).addListener(ChannelFutureListener.CLOSE);
             return;

@@ -1,5 +1,6 @@
 package io.fsp.server.ftp;
 
+import io.fsp.server.ServerMetrics;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandler.Sharable;
@@ -10,16 +11,29 @@ import java.util.List;
 /**
  * Writes {@link FtpReply}s: {@code 200 text} for one line; {@code 211-first}, the middle lines, and
  * {@code 211 last} for several (RFC 959 §4.2). CR and LF inside a line are replaced by spaces, and a
- * middle line that starts with a digit is indented, so no line can be mistaken for a reply's end.
+ * middle line that starts with a digit is indented, so no line can be mistaken for a reply's end. Every reply
+ * passes here, so error replies are counted here.
  */
 @Sharable
 public final class FtpReplyEncoder extends MessageToByteEncoder<FtpReply> {
+    private final ServerMetrics metrics;
+
+    /** Counting nothing. */
     public FtpReplyEncoder() {
+        this(null);
+    }
+
+    /** @param metrics counts the error replies (null: nothing) */
+    public FtpReplyEncoder(ServerMetrics metrics) {
         super(FtpReply.class);
+        this.metrics = metrics;
     }
 
     @Override
     protected void encode(ChannelHandlerContext ctx, FtpReply reply, ByteBuf out) {
+        if (metrics != null) {
+            metrics.reply(reply.code().value());
+        }
         List<String> lines = reply.lines();
         String code = reply.code().toString();
         for (int i = 0; i < lines.size(); i++) {

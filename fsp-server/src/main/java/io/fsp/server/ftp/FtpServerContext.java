@@ -1,6 +1,7 @@
 package io.fsp.server.ftp;
 
 import io.fsp.server.ServerConfig;
+import io.fsp.server.ServerMetrics;
 import io.fsp.server.auth.LoginThrottle;
 import io.fsp.server.auth.UserStore;
 import io.fsp.server.ftp.command.FtpCommands;
@@ -20,6 +21,7 @@ import java.util.concurrent.ExecutorService;
  * @param dataSslContext TLS for data connections that start a new session: sends no session tickets
  * @param blocking runs file-system calls, hashing and upload writes, never on an event loop
  * @param logins   runs password checks (Argon2), on threads of their own so that file work never delays a login
+ * @param metrics  what the server counts
  */
 public record FtpServerContext(
         ServerConfig config,
@@ -33,5 +35,15 @@ public record FtpServerContext(
         ExecutorService logins,
         ConnectionLimits connectionLimits,
         PassivePorts passivePorts,
-        Optional<InetAddress> announceAddress) {
+        Optional<InetAddress> announceAddress,
+        ServerMetrics metrics) {
+
+    /** With metrics of its own, that nobody serves. */
+    public FtpServerContext(ServerConfig config, SslContext sslContext, SslContext dataSslContext, Fingerprint fingerprint,
+                            UserStore users, LoginThrottle loginThrottle, FtpCommands commands, ExecutorService blocking,
+                            ExecutorService logins, ConnectionLimits connectionLimits, PassivePorts passivePorts,
+                            Optional<InetAddress> announceAddress) {
+        this(config, sslContext, dataSslContext, fingerprint, users, loginThrottle, commands, blocking, logins,
+                connectionLimits, passivePorts, announceAddress, new ServerMetrics(connectionLimits::total));
+    }
 }

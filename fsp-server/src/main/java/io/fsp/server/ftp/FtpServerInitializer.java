@@ -18,11 +18,12 @@ public final class FtpServerInitializer extends ChannelInitializer<SocketChannel
     public static final String REPLY = "reply";
     public static final String CONTROL = "control";
 
-    private static final FtpReplyEncoder REPLY_ENCODER = new FtpReplyEncoder();
     private final FtpServerContext server;
+    private final FtpReplyEncoder replyEncoder;
 
     public FtpServerInitializer(FtpServerContext server) {
         this.server = server;
+        this.replyEncoder = new FtpReplyEncoder(server.metrics());
     }
 
     @Override
@@ -30,7 +31,7 @@ public final class FtpServerInitializer extends ChannelInitializer<SocketChannel
         ChannelPipeline p = ch.pipeline();
         p.addLast(IDLE, new IdleStateHandler(0, 0, server.config().idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
         p.addLast(REQUEST, new FtpRequestDecoder(server.config().maxLineLength()));
-        p.addLast(REPLY, REPLY_ENCODER);
+        p.addLast(REPLY, replyEncoder);
         p.addLast(CONTROL, new FtpControlHandler(server));
     }
 }

@@ -130,6 +130,11 @@ public final class Striping {
         return t != null && t.isDead();
     }
 
+    /** Where the blocks went, once striping completed: {@code relay:0}, {@code direct}, … and their counts. */
+    public Map<String, Integer> placed() {
+        return placed;
+    }
+
     /** {@code relay:0=12 relay:1=9 …}: where the blocks went. */
     public String placedSummary() {
         StringBuilder sb = new StringBuilder().append(transfer.plan().count()).append(" blocks placed");

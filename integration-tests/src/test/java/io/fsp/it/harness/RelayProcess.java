@@ -122,6 +122,10 @@ public final class RelayProcess implements AutoCloseable {
         return process.isAlive();
     }
 
+    public long pid() {
+        return process.pid();
+    }
+
     /** Everything the relay printed so far (stdout and stderr). */
     public String output() {
         return output.toString();

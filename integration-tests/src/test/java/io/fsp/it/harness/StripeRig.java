@@ -28,6 +28,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * A striped-transfer setup on 127.0.0.1 with real sockets and TLS: relays (each with its own faults, possibly
@@ -52,6 +53,21 @@ public final class StripeRig implements AutoCloseable {
 
     /** Starts one relay per entry of {@code relayFaults} (an empty array is an honest relay). */
     public static StripeRig start(Path dir, long relayMemoryBytes, Fault[]... relayFaults) throws Exception {
+        return start(dir, relayMemoryBytes, c -> c, Map.of(), relayFaults);
+    }
+
+    /** As {@link #start}, the server and each relay serving metrics on 127.0.0.1 (any port). */
+    public static StripeRig startWithMetrics(Path dir, long relayMemoryBytes, Fault[]... relayFaults) throws Exception {
+        return start(dir, relayMemoryBytes, c -> c.withMetrics(new InetSocketAddress("127.0.0.1", 0)),
+                Map.of("metrics", List.of("127.0.0.1:0")), relayFaults);
+    }
+
+    /**
+     * As {@link #start}, each relay's configuration changed by {@code relayConfig}, the server's settings added to by
+     * {@code serverSettings}.
+     */
+    public static StripeRig start(Path dir, long relayMemoryBytes, UnaryOperator<RelayConfig> relayConfig,
+                                  Map<String, List<String>> serverSettings, Fault[]... relayFaults) throws Exception {
         Path state = dir.resolve("server-state");
         Files.createDirectories(state);
         KeyMaterial key = Certificates.selfSigned("fsp-server");
@@ -60,7 +76,9 @@ public final class StripeRig implements AutoCloseable {
         List<String> specs = new ArrayList<>();
         try {
             for (int i = 0; i < relayFaults.length; i++) {
-                FspRelay r = startRelay(dir.resolve("relay" + i), key.fingerprint(), relayMemoryBytes, relayFaults[i]);
+                RelayConfig config = relayConfig(dir.resolve("relay" + i), key.fingerprint(), relayMemoryBytes,
+                        relayFaults[i]);
+                FspRelay r = FspRelay.start(relayConfig.apply(config));
                 relays.add(r);
                 specs.add("127.0.0.1:" + r.address().getPort() + "=" + r.fingerprint());
             }
@@ -73,6 +91,7 @@ public final class StripeRig implements AutoCloseable {
             settings.put("state-dir", List.of(state.toString()));
             settings.put("relay", specs);
             settings.put("login-failure-delay", List.of("0s"));
+            settings.putAll(serverSettings);
             ServerConfig config = ConfigLoader.load(ServerConfig.defaults(), ConfigSource.of("test", settings));
             return new StripeRig(dir, relays, FspServer.start(config), root);
         } catch (Exception e) {
@@ -87,10 +106,14 @@ public final class StripeRig implements AutoCloseable {
      */
     public static FspRelay startRelay(Path store, Fingerprint server, long memoryBytes, Fault... faults)
             throws java.io.IOException {
-        return FspRelay.start(new RelayConfig(new InetSocketAddress("127.0.0.1", 0),
+        return FspRelay.start(relayConfig(store, server, memoryBytes, faults));
+    }
+
+    private static RelayConfig relayConfig(Path store, Fingerprint server, long memoryBytes, Fault... faults) {
+        return new RelayConfig(new InetSocketAddress("127.0.0.1", 0),
                 new StoreConfig(store, 1L << 30, memoryBytes, Duration.ofMinutes(10)),
                 Certificates.selfSigned("fsp-relay"), Set.of(server), RelayLimits.DEFAULT,
-                io.fsp.relay.net.ConnectionPolicy.DEFAULT, true, true, new FaultPlan(List.of(faults)), Clock.systemUTC()));
+                io.fsp.relay.net.ConnectionPolicy.DEFAULT, true, true, new FaultPlan(List.of(faults)), Clock.systemUTC());
     }
 
     public Path root() {

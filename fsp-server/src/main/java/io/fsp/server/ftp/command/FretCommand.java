@@ -78,6 +78,7 @@ public final class FretCommand extends FspExtensionCommand {
 
     @Override
     public void execute(FtpSession session, FtpRequest request) {
+        long arrived = System.nanoTime();
         Optional<FtpPath> resolved = CommandPaths.required(session, request, this);
         if (resolved.isEmpty()) {
             return;
@@ -103,7 +104,7 @@ public final class FretCommand extends FspExtensionCommand {
         }
         Optional<DataConnection> data = direct;
         List<String> priorities = state(session).takePriorities();
-        session.blocking(path, () -> prepare(session, path, options, priorities), prepared -> start(session, path, prepared, data),
+        session.blocking(path, () -> prepare(session, path, options, priorities), prepared -> start(session, path, prepared, data, arrived),
                 () -> data.ifPresent(DataConnection::close));
     }
 
@@ -200,7 +201,7 @@ public final class FretCommand extends FspExtensionCommand {
         }
     }
 
-    private void start(FtpSession session, FtpPath path, Prepared p, Optional<DataConnection> direct) {
+    private void start(FtpSession session, FtpPath path, Prepared p, Optional<DataConnection> direct, long arrived) {
         StripedTransfer t = p.transfer();
         state(session).remember(t);
         String summary = "FSP transfer " + t.id() + " of " + Replies.quote(path) + ": " + t.files().size() + " files, "
@@ -223,12 +224,13 @@ public final class FretCommand extends FspExtensionCommand {
                 announcements);
         if (direct.isPresent()) {
             DataTransfers.run(session, direct.get(), path, summary,
-                    (ch, tls, transfer) -> striping.start(Optional.of(ch)), ok -> p.release(stripe, striping, ok));
+                    (ch, tls, transfer) -> counted(session, arrived, striping, striping.start(Optional.of(ch))),
+                    ok -> p.release(stripe, striping, ok));
             info.forEach(announcements::announce);
         } else {
             session.reply(new FtpReply(ReplyCode.OPENING_DATA_CONNECTION, summary));
             info.forEach(announcements::announce);
-            striping.start(Optional.empty()).addListener(f -> {
+            counted(session, arrived, striping, striping.start(Optional.empty())).addListener(f -> {
                 p.release(stripe, striping, f.isSuccess());
                 if (f.isSuccess()) {
                     session.reply(new FtpReply(ReplyCode.TRANSFER_COMPLETE, "FSP transfer " + t.id() + " complete: "
@@ -239,5 +241,11 @@ public final class FretCommand extends FspExtensionCommand {
                 }
             });
         }
+    }
+
+    private static <T> io.netty.util.concurrent.Future<T> counted(FtpSession session, long arrived, Striping striping,
+                                                                 io.netty.util.concurrent.Future<T> done) {
+        session.server().metrics().striping(arrived, done, striping::placed);
+        return done;
     }
 }

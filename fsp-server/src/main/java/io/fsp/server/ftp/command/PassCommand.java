@@ -51,6 +51,7 @@ public final class PassCommand implements FtpCommand {
         String password = request.argument();
         session.checkLogin(() -> check(session, account, password), outcome -> {
             InetAddress address = session.peerAddress().getAddress();
+            session.server().metrics().login(outcome != null);
             if (outcome != null) {
                 session.server().loginThrottle().succeeded(address);
                 session.loggedIn(outcome.account(), outcome.root());

@@ -15,8 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sets up a connected data channel for a transfer: {@code [ssl]} → {@code [ascii]} → {@code chunked} →
- * transfer handler. With PROT P the server is the TLS server on the data connection (RFC 4217 §7); its
+ * Sets up a connected data channel for a transfer: {@code metrics} → {@code [ssl]} → {@code [ascii]} →
+ * {@code chunked} → transfer handler. With PROT P the server is the TLS server on the data connection (RFC 4217 §7); its
  * {@code ssl} handler is chosen from the client's first message by {@link DataClientHelloHandler}.
  */
 public final class DataChannelInitializer {
@@ -24,6 +24,7 @@ public final class DataChannelInitializer {
     public static final String ASCII = "ascii";
     public static final String CHUNKED = "chunked";
     public static final String ERRORS = "errors";
+    public static final String METRICS = "metrics";
     private static final Logger log = LoggerFactory.getLogger(DataChannelInitializer.class);
 
     private DataChannelInitializer() {
@@ -38,10 +39,12 @@ public final class DataChannelInitializer {
         ChannelPipeline p = ch.pipeline();
         p.addLast(CHUNKED, new ChunkedWriteHandler());
         if (!session.protectData()) {
+            p.addFirst(METRICS, session.server().metrics().dataBytes());
             return ch.eventLoop().newSucceededFuture(null);
         }
         Promise<Void> installed = ch.eventLoop().newPromise();
         p.addFirst(SSL, new DataClientHelloHandler(session, upload, installed));
+        p.addFirst(METRICS, session.server().metrics().dataBytes()); // the bytes on the wire, TLS records
         ch.read(); // the ClientHello; the TLS handler reads on as it needs
         return installed;
     }

@@ -1,0 +1,5 @@
+/**
+ * The Prometheus scrape endpoint that the server and the relay serve with {@code --metrics HOST:PORT}. What they
+ * count lives in one class per daemon ({@code io.fsp.server.ServerMetrics}, {@code io.fsp.relay.RelayMetrics}).
+ */
+package io.fsp.metrics;
