@@ -89,6 +89,10 @@ class EvacuationRunbookIT {
         ok(collected);
         Map<String, String> expected = TreeDigests.of(archive);
         assertEquals(expected, TreeDigests.of(safe.resolve("archive/data")), collected.toString());
+        // every block collected was confirmed to the relays left, which freed it (relay 0 is gone with its copies)
+        for (int i = 1; i < 3; i++) {
+            assertEquals(List.of(), blockFiles(relays.get(i).store(), 10), "relay " + i + " still holds blocks: " + collected);
+        }
         Runbook.Outcome bag = runbook.run(4, env, dir, 120);
         ok(bag);
         assertTrue(bag.output().contains("bag verified"), bag.toString());
@@ -138,6 +142,21 @@ class EvacuationRunbookIT {
     private RelayProcess restart(int i, Fingerprint server) throws IOException {
         relays.get(i).close();
         return RelayProcess.start(relayDirs.get(i), relayAddresses.get(i), server);
+    }
+
+    /** The block files under a relay's store, once there are none or after {@code seconds}. */
+    private static List<Path> blockFiles(Path store, int seconds) throws Exception {
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        while (true) {
+            List<Path> left;
+            try (java.util.stream.Stream<Path> s = Files.walk(store)) {
+                left = s.filter(p -> p.getFileName().toString().endsWith(".blk")).toList();
+            }
+            if (left.isEmpty() || System.nanoTime() > deadline) {
+                return left;
+            }
+            Thread.sleep(100);
+        }
     }
 
     private static int freePort() throws IOException {

@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
@@ -47,6 +48,8 @@ final class RelaySources implements AutoCloseable {
     }
 
     private final Map<Integer, Source> relays = new TreeMap<>();
+    /** Confirmations sent and not yet answered: closing waits for them (briefly), or the relays keep those blocks. */
+    private final Set<CompletableFuture<?>> confirming = ConcurrentHashMap.newKeySet();
     private final int streams;
     private final Duration relayTimeout;
     private final Duration connectTimeout;
@@ -120,18 +123,37 @@ final class RelaySources implements AutoCloseable {
         });
     }
 
-    /** Tells the relays that held the block that they may free it (best effort: it expires anyway). */
+    /**
+     * Tells every relay that holds the block that it may free it, including a replica's relay whose connection is
+     * still being made (best effort: a relay that cannot be reached keeps the block until it expires).
+     */
     void confirm(TransferId transferId, Announcement a) {
         for (int r : a.holders().isEmpty() ? List.of(a.relay()) : a.holders()) {
             Source relay = relays.get(r);
-            if (relay != null && relay.connection().isDone() && !relay.connection().isCompletedExceptionally()) {
-                relay.connection().join().confirm(transferId, List.of(a.seq())).exceptionally(e -> 0L);
+            if (relay != null) {
+                CompletableFuture<?> c = relay.connection().thenCompose(conn -> conn.confirm(transferId, List.of(a.seq())))
+                        .exceptionally(e -> 0L);
+                confirming.add(c);
+                c.whenComplete((n, e) -> confirming.remove(c));
             }
         }
     }
 
+    /**
+     * Waits up to the relay timeout for the confirmations still on their way, then closes every connection. Without
+     * the wait, the last confirmations of a transfer died with their connection, and a retained transfer's relays
+     * kept those blocks until its retention ran out.
+     */
     @Override
     public void close() {
+        try {
+            CompletableFuture.allOf(confirming.toArray(CompletableFuture[]::new))
+                    .get(relayTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // best effort: unconfirmed blocks expire at the relays
+        }
         for (Source r : relays.values()) {
             r.connection().thenAccept(RelayConnection::close);
         }
