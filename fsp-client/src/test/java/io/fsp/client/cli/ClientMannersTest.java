@@ -89,6 +89,23 @@ class ClientMannersTest {
         assertTrue(help.contains("-q, --quiet") && help.contains("-v, --verbose"), run.out());
     }
 
+    /** README and docs/protocol.md §1 list the codes with the descriptions the help prints. */
+    @Test
+    void theDocumentsListTheExitCodesAsExitCodesDescribesThem() throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md")).replaceAll("\\s+", " ");
+        String protocol = Files.readString(Path.of("..", "docs", "protocol.md")).replaceAll("\\s+", " ");
+        for (String line : List.of(ExitCodes.OK_HELP, ExitCodes.FAILURE_HELP, ExitCodes.USAGE_HELP,
+                ExitCodes.VERIFICATION_FAILED_HELP, ExitCodes.INTERNAL_HELP)) {
+            String item = "* " + line.replaceFirst(":", " ");
+            assertTrue(readme.contains(item), "README lacks '" + item + "'");
+            assertTrue(protocol.contains(item), "docs/protocol.md lacks '" + item + "'");
+        }
+        for (String line : List.of(ExitCodes.PARTIAL_EVACUATE_HELP, ExitCodes.PARTIAL_COLLECT_HELP)) {
+            String text = line.substring(line.indexOf(':') + 1);
+            assertTrue(readme.contains(text), "README lacks '" + text + "'");
+        }
+    }
+
     @Test
     void withoutATerminalAMissingPasswordIsTheClearErrorItWas() throws Exception {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
