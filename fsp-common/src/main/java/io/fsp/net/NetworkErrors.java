@@ -20,7 +20,7 @@ public final class NetworkErrors {
 
     /** {@code e} as "WHERE: what happened" (WHERE e.g. {@link HostPort#toString()}), of the same kind, with {@code e} as its cause. */
     public static IOException at(String where, Throwable e) {
-        String what = where + ": " + what(e);
+        String what = where + ": " + reason(e);
         IOException named;
         if (e instanceof ConnectException) {
             named = new ConnectException(what);
@@ -42,7 +42,7 @@ public final class NetworkErrors {
     }
 
     /** The message without the address the JDK or Netty appended, starting lower case ("connection refused"). */
-    private static String what(Throwable e) {
+    public static String reason(Throwable e) {
         if (e instanceof UnknownHostException) {
             return "unknown host";
         }
