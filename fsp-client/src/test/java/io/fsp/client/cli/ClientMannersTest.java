@@ -47,6 +47,32 @@ class ClientMannersTest {
         assertFalse(run.err().contains("rerun"), "a rerun cannot help where nothing listens: " + run.err());
     }
 
+    /** A server that greets and then drops the connection: an interruption, where a rerun may go through. */
+    @Test
+    void aConnectionDroppedByTheServerKeepsTheResumeHint() throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Thread peer = new Thread(() -> {
+                try (java.net.Socket s = server.accept()) {
+                    s.getOutputStream().write("220 ready\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    int b;
+                    do { // AUTH TLS arrives, read whole (no reset); the connection is dropped instead of answered
+                        b = s.getInputStream().read();
+                    } while (b != '\n' && b != -1);
+                } catch (java.io.IOException ignored) {
+                    // the client's side is what is tested
+                }
+            });
+            peer.start();
+            Path password = Files.writeString(dir.resolve("password"), "pw\n");
+            FspRun run = fsp("get", "fsp://alice@127.0.0.1:" + server.getLocalPort() + "/data", "-o",
+                    dir.resolve("out").toString(), "--config", "none", "--insecure", "--password-file", password.toString());
+            peer.join(10_000);
+            assertEquals(ExitCodes.FAILURE, run.exit(), run.err());
+            assertTrue(run.err().contains("127.0.0.1:" + server.getLocalPort() + ": control connection closed"), run.err());
+            assertTrue(run.err().contains(Rerun.HINT), run.err());
+        }
+    }
+
     @Test
     void anEvacuationToAClosedPortNamesTheAddress() throws Exception {
         int port = closedPort();
