@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * What {@code fsp get} tells its user against a real server and relay: after a certificate that is not the trusted
  * one, a wrong password or a missing path it names the server and does not suggest a rerun (the same command would
- * fail the same way); {@code --verbose} prints the client's milestones, {@code --quiet} nothing but the result.
+ * fail the same way); {@code --verbose} prints the client's milestones, {@code --quiet} nothing but the result; on a
+ * terminal the password is asked for without echo.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ClientMannersIT {
@@ -94,6 +96,35 @@ class ClientMannersIT {
         assertFalse(quiet.contains("logged in"), quiet);
         assertTrue(quiet.contains("verified"), "the final line stays: " + quiet);
         assertEquals(TreeDigests.sha256(rig.root().resolve("small.bin")), TreeDigests.sha256(dir.resolve("quiet.bin")));
+    }
+
+    /**
+     * On a real terminal (a pseudo-terminal from util-linux {@code script}): without --password-file or
+     * $FSP_PASSWORD the password is asked for, not echoed, and the login with it goes through.
+     */
+    @Test
+    void onATerminalThePasswordIsAskedWithoutEcho() throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/script")), "util-linux script is needed for a terminal");
+        List<String> args = new ArrayList<>(List.of("get", "fsp://" + StripeRig.USER + "@" + server() + "/small.bin", "-o",
+                dir.resolve("prompted.bin").toString(), "--config", "none", "--trust", trusted()));
+        String command = FspCommand.process(args).command().stream().map(a -> "'" + a.replace("'", "'\\''") + "'")
+                .collect(java.util.stream.Collectors.joining(" "));
+        ProcessBuilder pb = new ProcessBuilder("/usr/bin/script", "-qec", command, "/dev/null").redirectErrorStream(true);
+        pb.environment().remove("FSP_PASSWORD");
+        Process p = pb.start();
+        StringBuilder seen = new StringBuilder();
+        java.io.InputStream in = p.getInputStream();
+        int c;
+        while (!seen.toString().contains("Password for " + StripeRig.USER + "@127.0.0.1: ") && (c = in.read()) != -1) {
+            seen.append((char) c);
+        }
+        p.getOutputStream().write((StripeRig.PASSWORD + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        p.getOutputStream().flush();
+        seen.append(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "fsp get ended: " + seen);
+        assertEquals(0, p.exitValue(), seen.toString());
+        assertFalse(seen.toString().contains(StripeRig.PASSWORD), "the password was echoed: " + seen);
+        assertEquals(TreeDigests.sha256(rig.root().resolve("small.bin")), TreeDigests.sha256(dir.resolve("prompted.bin")));
     }
 
     private static String runProcess(List<String> args) throws Exception {
