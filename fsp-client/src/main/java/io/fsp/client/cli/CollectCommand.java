@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -35,10 +36,10 @@ import picocli.CommandLine.Spec;
 @Command(name = "collect", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
         description = {"Collects what 'fsp evacuate' placed on relays, from the relays alone (the origin is never asked):"
                 + " each block verified against the manifest's digest once it is on disk, resumed after an interruption"
-                + " by running the same command again; DEST becomes a BagIt bag (RFC 8493) with the files under data/.",
-                "Exit codes: 0 everything collected and verified, 1 failure (manifest, identity, origin), 2 usage,"
-                        + " 3 some block could not be verified from any relay (rerun to resume), 4 internal error,"
-                        + " 5 partial: the manifest does not hold every file whole (they are named)."})
+                + " by running the same command again; DEST becomes a BagIt bag (RFC 8493) with the files under data/."},
+        exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK_HELP, ExitCodes.FAILURE_HELP,
+                ExitCodes.USAGE_HELP, ExitCodes.VERIFICATION_FAILED_HELP, ExitCodes.INTERNAL_HELP,
+                ExitCodes.PARTIAL_COLLECT_HELP})
 public final class CollectCommand implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -73,10 +74,14 @@ public final class CollectCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;
 
+    @Mixin
+    OutputOption output;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        output.apply();
         try {
             return collect(out, err);
         } finally {
@@ -110,7 +115,7 @@ public final class CollectCommand implements Callable<Integer> {
                     + " is not the trusted " + trusted + " (--trust-origin): refused, it was not evacuated from that server");
             return ExitCodes.FAILURE;
         }
-        if (trusted == null) {
+        if (trusted == null && !output.quiet()) {
             err.println("fsp collect: origin " + manifest.origin() + ", certificate " + manifest.originFingerprint()
                     + " (not checked: give --trust-origin to check it)");
         }
@@ -130,13 +135,16 @@ public final class CollectCommand implements Callable<Integer> {
         Collector collector = new Collector(CollectOptions.withoutOrigin(manifest.origin().server(), manifest.origin().path(),
                 payloadDestination(recorded, manifest), streams, mode, Duration.ofSeconds(Math.max(1, relayTimeout)),
                 Duration.ofSeconds(10)), recorded);
-        ProgressView progress = !json && System.console() != null ? new ProgressView(collector, out) : null;
+        ProgressView progress = output.progress(json) ? new ProgressView(collector, out) : null;
         CollectSummary summary;
         try {
             summary = collector.run();
         } catch (IOException e) {
             err.println("fsp collect: " + e.getMessage());
-            err.println("fsp collect: nothing reported complete; rerun the same command to resume (" + collector.journalPath() + ")");
+            String hint = Rerun.hint(e);
+            if (hint != null) {
+                err.println("fsp collect: nothing reported complete; " + hint + " (" + collector.journalPath() + ")");
+            }
             return ExitCodes.FAILURE;
         } finally {
             if (progress != null) {
@@ -152,7 +160,7 @@ public final class CollectCommand implements Callable<Integer> {
             out.println(json ? summary.toJson(",\"unverified_files\":" + CollectSummary.quote(unfinished)
                     + ",\"missing_files\":" + CollectSummary.quote(missing)) : summary.toText());
             err.println("fsp collect: " + summary.error() + "; files not verified: " + String.join(", ", unfinished)
-                    + "; rerun the same command to resume");
+                    + "; " + Rerun.HINT);
             return ExitCodes.VERIFICATION_FAILED;
         }
         String oxum = Bag.write(destination, payload(recorded), summary.transferId(), LocalDate.now(ZoneOffset.UTC));

@@ -38,9 +38,9 @@ import picocli.CommandLine.Spec;
                 + " gone. Nothing is fetched here. The manifest is rewritten every 5 s while the server stripes.",
                 "--trust and --password-file may come from the client configuration (--config FILE, $FSP_CONFIG or"
                         + " ~/.config/fsp/client.conf, see conf/client.conf.example); options given here override it.",
-                "Password: $FSP_PASSWORD or --password-file. Exit codes: 0 every block on relays, 1 failure, 2 usage,"
-                        + " 4 internal error, 5 partial: the deadline came or some blocks found no relay (the report says"
-                        + " which files are out); with --dry-run 0 when the deadline can be met, 5 when not."})
+                "Password: --password-file, else $FSP_PASSWORD, else asked on the terminal."},
+        exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.EVACUATED_HELP, ExitCodes.FAILURE_HELP,
+                ExitCodes.USAGE_HELP, ExitCodes.INTERNAL_HELP, ExitCodes.PARTIAL_EVACUATE_HELP})
 public final class EvacuateCommand implements Callable<Integer> {
     private static final Pattern DURATION = Pattern.compile("([1-9][0-9]{0,8})([smhd])");
 
@@ -66,6 +66,9 @@ public final class EvacuateCommand implements Callable<Integer> {
 
     @Mixin
     PasswordOption password;
+
+    @Mixin
+    OutputOption output;
 
     @Option(names = "--replicas", paramLabel = "N", defaultValue = "2",
             description = "Store each block on N relays, 1..3 (default: ${DEFAULT-VALUE}), so that one lost relay loses nothing.")
@@ -101,6 +104,7 @@ public final class EvacuateCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        output.apply();
         try {
             return evacuate(out, err);
         } finally {
@@ -130,7 +134,7 @@ public final class EvacuateCommand implements Callable<Integer> {
             return report.meetsDeadline() ? ExitCodes.OK : ExitCodes.PARTIAL;
         }
         EvacuationReport report;
-        ProgressView progress = !json && System.console() != null ? new ProgressView(evacuation::bytesPlaced,
+        ProgressView progress = output.progress(json) ? new ProgressView(evacuation::bytesPlaced,
                 evacuation::totalBytes, evacuation::bytesPlacedByRelay, out) : null;
         try {
             report = evacuation.run();
@@ -178,7 +182,7 @@ public final class EvacuateCommand implements Callable<Integer> {
         if (compression != null) {
             fsp.add("compression=" + compression);
         }
-        return new Evacuation.Options(origin, PasswordOption.password(settings.passwordFile()), server, manifest, key, replicas, retain, retainFor, first,
+        return new Evacuation.Options(origin, PasswordOption.password(settings.passwordFile(), origin.user() + "@" + origin.host()), server, manifest, key, replicas, retain, retainFor, first,
                 stopAfter, fsp, Duration.ofSeconds(10));
     }
 

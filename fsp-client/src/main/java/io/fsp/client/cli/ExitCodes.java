@@ -5,17 +5,9 @@ import java.io.IOException;
 import picocli.CommandLine;
 
 /**
- * The exit codes of {@code fsp} (docs/protocol.md §1, "FSP extension" and README):
- * <ul>
- *   <li>0 — done: every block on disk and verified (or written, with {@code --verify off})</li>
- *   <li>1 — failure: connection, login, refused command, missing file; the message says which</li>
- *   <li>2 — usage: bad options or arguments</li>
- *   <li>3 — verification failed: some block could not be verified from any source; rerun to resume</li>
- *   <li>4 — internal error: a bug; the message and log say where</li>
- *   <li>5 — partial ({@code fsp evacuate}, {@code fsp collect}): what is safe is done and named, the rest could not
- *       be: the deadline came, no relay took some blocks, or the manifest does not hold every file whole</li>
- * </ul>
- * One mapper turns what a subcommand throws into these codes.
+ * The exit codes of {@code fsp}, with the one description of each: the commands' help lists them from the
+ * {@code *_HELP} constants here ({@code exitCodeList}), README and docs/protocol.md §1 say the same. One mapper turns
+ * what a subcommand throws into these codes.
  */
 public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
     public static final int OK = 0;
@@ -24,6 +16,21 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
     public static final int VERIFICATION_FAILED = 3;
     public static final int INTERNAL = 4;
     public static final int PARTIAL = 5;
+
+    /** The heading of the list in each command's help. */
+    public static final String HEADING = "%nExit codes:%n";
+    public static final String OK_HELP = "0:done: every block on disk and verified (or written, with --verify off)";
+    public static final String EVACUATED_HELP = "0:done: every block on relays; with --dry-run: the deadline can be met";
+    public static final String FAILURE_HELP = "1:failure: connection, certificate, login, refused command, missing file;"
+            + " the message says which";
+    public static final String USAGE_HELP = "2:usage: bad options or arguments";
+    public static final String VERIFICATION_FAILED_HELP = "3:some block could not be verified from any source; rerun"
+            + " the same command to resume from its journal";
+    public static final String INTERNAL_HELP = "4:internal error: a bug; the message says where";
+    public static final String PARTIAL_EVACUATE_HELP = "5:partial: the deadline came or some blocks found no relay (the"
+            + " report names the files that are out); with --dry-run: the deadline cannot be met";
+    public static final String PARTIAL_COLLECT_HELP = "5:partial: the manifest does not hold every file whole (the"
+            + " missing files are named)";
 
     @Override
     public int getExitCode(Throwable t) {

@@ -35,8 +35,9 @@ import picocli.CommandLine.Spec;
                 + " control channel before it counts.",
                 "Defaults for the options below come from --config FILE, $FSP_CONFIG or ~/.config/fsp/client.conf if"
                         + " present (conf/client.conf.example); options given here override them.",
-                "Password: $FSP_PASSWORD or --password-file. Exit codes: 0 ok, 1 failure, 2 usage, 3 verification"
-                        + " failed (rerun to resume), 4 internal error."})
+                "Password: --password-file, else $FSP_PASSWORD, else asked on the terminal."},
+        exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK_HELP, ExitCodes.FAILURE_HELP,
+                ExitCodes.USAGE_HELP, ExitCodes.VERIFICATION_FAILED_HELP, ExitCodes.INTERNAL_HELP})
 public final class GetCommand implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -53,6 +54,9 @@ public final class GetCommand implements Callable<Integer> {
 
     @Mixin
     PasswordOption password;
+
+    @Mixin
+    OutputOption output;
 
     @Option(names = "--trust", paramLabel = "FINGERPRINT", description = "Accept only the server certificate with this SHA-256 fingerprint (as fsp-server prints it).")
     String trust;
@@ -141,6 +145,7 @@ public final class GetCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        output.apply();
         try {
             return get(out, err);
         } finally {
@@ -162,7 +167,7 @@ public final class GetCommand implements Callable<Integer> {
         Collector collector = new Collector(options);
         CollectSummary summary;
         ProgressView progress = progressJson ? new ProgressView(collector, out, true)
-                : !json && System.console() != null ? new ProgressView(collector, out) : null;
+                : output.progress(json) ? new ProgressView(collector, out) : null;
         try {
             summary = collector.run();
         } catch (io.fsp.client.collect.NotEnoughSpaceException e) {
@@ -177,7 +182,10 @@ public final class GetCommand implements Callable<Integer> {
                 progress.close();
             }
             err.println("fsp get: " + e.getMessage());
-            err.println("fsp get: nothing reported complete; rerun the same command to resume (" + collector.journalPath() + ")");
+            String hint = Rerun.hint(e);
+            if (hint != null) {
+                err.println("fsp get: nothing reported complete; " + hint + " (" + collector.journalPath() + ")");
+            }
             err.flush();
             return ExitCodes.FAILURE;
         }
@@ -187,7 +195,7 @@ public final class GetCommand implements Callable<Integer> {
         out.println(json ? summary.toJson() : summary.toText());
         out.flush();
         if (!summary.complete()) {
-            err.println("fsp get: " + summary.error() + "; rerun the same command to resume");
+            err.println("fsp get: " + summary.error() + "; " + Rerun.HINT);
             err.flush();
             return ExitCodes.VERIFICATION_FAILED;
         }
@@ -203,7 +211,7 @@ public final class GetCommand implements Callable<Integer> {
                     + " (or trust = FINGERPRINT in the client configuration, see conf/client.conf.example)");
         }
         PinnedTrustManager tm = insecure ? PinnedTrustManager.any() : PinnedTrustManager.of(Set.of(settings.trust().get()));
-        char[] password = PasswordOption.password(settings.passwordFile());
+        char[] password = PasswordOption.password(settings.passwordFile(), u.user() + "@" + u.host());
         List<String> fsp = new ArrayList<>();
         add(fsp, "block-size", settings.blockSize().map(b -> Long.toString(b.bytes())).orElse(null));
         add(fsp, "compression", settings.compression().orElse(null));

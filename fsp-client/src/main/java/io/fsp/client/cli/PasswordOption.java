@@ -1,5 +1,6 @@
 package io.fsp.client.cli;
 
+import java.io.Console;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,15 +11,34 @@ import picocli.CommandLine.Option;
 
 /**
  * Where a command that logs in takes the password from: {@code --password-file} (or the client configuration's
- * {@code password-file}, {@link ClientSettings#passwordFile()}), else {@code $FSP_PASSWORD}. The option field
- * declares the syntax; its value is read as a configuration key.
+ * {@code password-file}, {@link ClientSettings#passwordFile()}), else {@code $FSP_PASSWORD}, else a prompt without
+ * echo when there is a terminal. The option field declares the syntax; its value is read as a configuration key.
  */
 final class PasswordOption {
-    @Option(names = "--password-file", paramLabel = "FILE", description = "Read the password from the first line of FILE.")
+    static final String ENVIRONMENT = "FSP_PASSWORD";
+
+    @Option(names = "--password-file", paramLabel = "FILE", description = "Read the password from the first line of FILE"
+            + " (default: $FSP_PASSWORD, else ask on the terminal without echo).")
     Path passwordFile;
 
-    /** The password from {@code file}, else $FSP_PASSWORD; an IllegalArgumentException says what is missing. */
-    static char[] password(Optional<Path> file) throws IOException {
+    /** Reads a password without echoing it; null when the input ended. */
+    interface Prompt {
+        char[] read(String prompt);
+    }
+
+    /** The terminal's prompt ({@link Console#readPassword}: no echo), if this process has a terminal. */
+    static Optional<Prompt> terminal() {
+        Console console = System.console();
+        return console == null ? Optional.empty() : Optional.of(prompt -> console.readPassword("%s", prompt));
+    }
+
+    /** The password for {@code account} (user@host) from the file, $FSP_PASSWORD or the terminal. */
+    static char[] password(Optional<Path> file, String account) throws IOException {
+        return password(file, System.getenv(ENVIRONMENT), terminal(), account);
+    }
+
+    /** The password from {@code file}, else {@code environment}, else {@code prompt}; an IllegalArgumentException says what is missing. */
+    static char[] password(Optional<Path> file, String environment, Optional<Prompt> prompt, String account) throws IOException {
         if (file.isPresent()) {
             List<String> lines = Files.readAllLines(file.get(), StandardCharsets.UTF_8);
             if (lines.isEmpty()) {
@@ -26,10 +46,17 @@ final class PasswordOption {
             }
             return lines.get(0).toCharArray();
         }
-        String env = System.getenv("FSP_PASSWORD");
-        if (env == null) {
-            throw new IllegalArgumentException("no password: set FSP_PASSWORD or give --password-file FILE");
+        if (environment != null) {
+            return environment.toCharArray();
         }
-        return env.toCharArray();
+        if (prompt.isEmpty()) {
+            throw new IllegalArgumentException("no password: set " + ENVIRONMENT + " or give --password-file FILE"
+                    + " (no terminal to ask on)");
+        }
+        char[] typed = prompt.get().read("Password for " + account + ": ");
+        if (typed == null) {
+            throw new IllegalArgumentException("no password: the terminal's input ended");
+        }
+        return typed;
     }
 }

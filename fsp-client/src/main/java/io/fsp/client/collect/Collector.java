@@ -462,7 +462,7 @@ public final class Collector {
         }
         String name = e.getClass().getSimpleName().replace("Exception", "");
         String msg = e.getMessage() == null ? "" : e.getMessage();
-        msg = msg.replaceAll("[0-9a-f]{16}/\\d+", "block").replaceAll("\\b\\d{2,}\\b", "N");
+        msg = msg.replaceAll("[0-9a-f]{16}/\\d+", "block").replaceAll("(?<![.:\\d])\\b\\d{2,}\\b(?![.:]\\d)", "N"); // addresses stay
         return name + (msg.isEmpty() ? "" : ": " + (msg.length() > 120 ? msg.substring(0, 120) : msg));
     }
 }

@@ -1,6 +1,8 @@
 package io.fsp.client.control;
 
 import io.fsp.crypto.NativeCrypto;
+import io.fsp.net.HostPort;
+import io.fsp.net.NetworkErrors;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
@@ -61,10 +63,19 @@ public final class ControlChannel implements Closeable {
             secure.startHandshake();
             c.use(secure);
             return c;
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException e) {
+            plain.close();
+            throw named(new HostPort(host, port).toString(), e);
+        } catch (RuntimeException e) {
             plain.close();
             throw e;
         }
+    }
+
+    /** A failure to connect, greet or secure, naming the server's address (a reply keeps its code). */
+    private static IOException named(String address, IOException e) {
+        return e instanceof ControlException c ? new ControlException(address + ": " + c.getMessage(), c.code(), c)
+                : NetworkErrors.at(address, e);
     }
 
     /** Native TLS (Conscrypt) where it loads, else the JDK's; either way checked by {@code trust} alone. */

@@ -1,5 +1,6 @@
 package io.fsp.relay.client;
 
+import io.fsp.net.NetworkErrors;
 import io.fsp.net.SocketBuffers;
 import io.fsp.relay.wire.RelayErrorCode;
 import io.fsp.relay.wire.RelayFrameDecoder;
@@ -115,7 +116,7 @@ public final class RelayConnection implements AutoCloseable {
         ChannelFuture connecting = bootstrap.connect(relay);
         connecting.addListener(f -> {
             if (!f.isSuccess()) {
-                result.completeExceptionally(new RelayClosedException(relay, "cannot connect: " + f.cause().getMessage(),
+                result.completeExceptionally(new RelayClosedException(relay, "cannot connect: " + NetworkErrors.reason(f.cause()),
                         f.cause()));
                 return;
             }

@@ -1,0 +1,138 @@
+package io.fsp.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.client.cli.ExitCodes;
+import io.fsp.it.harness.FspCommand;
+import io.fsp.it.harness.StripeRig;
+import io.fsp.it.harness.TreeDigests;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What {@code fsp get} tells its user against a real server and relay: after a certificate that is not the trusted
+ * one, a wrong password or a missing path it names the server and does not suggest a rerun (the same command would
+ * fail the same way); {@code --verbose} prints the client's milestones, {@code --quiet} nothing but the result; on a
+ * terminal the password is asked for without echo.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ClientMannersIT {
+    private static final String OTHER_FINGERPRINT = "AB:" + "00:".repeat(30) + "CD";
+
+    @TempDir
+    static Path dir;
+    private static StripeRig rig;
+    private static Path password;
+
+    @BeforeAll
+    static void start() throws Exception {
+        rig = StripeRig.start(dir.resolve("rig"), 64L << 20, new io.fsp.relay.fault.Fault[0]);
+        TreeDigests.random(rig.root().resolve("small.bin"), 300_000, 5);
+        password = Files.writeString(dir.resolve("password"), StripeRig.PASSWORD + "\n");
+    }
+
+    @AfterAll
+    static void stop() {
+        rig.close();
+    }
+
+    private static String server() {
+        return "127.0.0.1:" + rig.port();
+    }
+
+    private static List<String> get(String remote, String dest, String trust, Path passwordFile, String... more) {
+        List<String> args = new ArrayList<>(List.of("get", "fsp://" + StripeRig.USER + "@" + server() + remote, "-o",
+                dir.resolve(dest).toString(), "--config", "none", "--trust", trust, "--password-file", passwordFile.toString()));
+        args.addAll(List.of(more));
+        return args;
+    }
+
+    private static String trusted() {
+        return rig.server().fingerprint().toString();
+    }
+
+    @Test
+    void aCertificateThatIsNotTrustedNamesTheServerAndGivesNoResumeHint() {
+        FspCommand.Result r = FspCommand.run(get("/small.bin", "untrusted.bin", OTHER_FINGERPRINT, password));
+        assertEquals(ExitCodes.FAILURE, r.exit(), r.toString());
+        assertTrue(r.err().contains("fsp get: " + server() + ": "), r.toString());
+        assertFalse(r.err().contains("rerun"), "the same pin fails the same way: " + r);
+    }
+
+    @Test
+    void aWrongPasswordGivesNoResumeHint() throws Exception {
+        Path wrong = Files.writeString(dir.resolve("wrong-password"), "not-it\n");
+        FspCommand.Result r = FspCommand.run(get("/small.bin", "wrong-password.bin", trusted(), wrong));
+        assertEquals(ExitCodes.FAILURE, r.exit(), r.toString());
+        assertTrue(r.err().contains("login as " + StripeRig.USER) && r.err().contains("530"), r.toString());
+        assertFalse(r.err().contains("rerun"), "the same password is refused again: " + r);
+    }
+
+    @Test
+    void aMissingPathGivesNoResumeHint() {
+        FspCommand.Result r = FspCommand.run(get("/no-such.bin", "missing.bin", trusted(), password));
+        assertEquals(ExitCodes.FAILURE, r.exit(), r.toString());
+        assertTrue(r.err().contains("FRET /no-such.bin"), r.toString());
+        assertFalse(r.err().contains("rerun"), "the path is missing again on a rerun: " + r);
+    }
+
+    /** As a process: slf4j-simple reads the log level when the first logger is made, once per JVM. */
+    @Test
+    void verbosePrintsTheMilestonesAndQuietOnlyTheResult() throws Exception {
+        String verbose = runProcess(get("/small.bin", "verbose.bin", trusted(), password, "--verbose"));
+        assertTrue(verbose.contains("logged in") && verbose.contains("FRET answered 150"), verbose);
+        String quiet = runProcess(get("/small.bin", "quiet.bin", trusted(), password, "--quiet"));
+        assertFalse(quiet.contains("logged in"), quiet);
+        assertTrue(quiet.contains("verified"), "the final line stays: " + quiet);
+        assertEquals(TreeDigests.sha256(rig.root().resolve("small.bin")), TreeDigests.sha256(dir.resolve("quiet.bin")));
+    }
+
+    /**
+     * On a real terminal (a pseudo-terminal from util-linux {@code script}): without --password-file or
+     * $FSP_PASSWORD the password is asked for, not echoed, and the login with it goes through.
+     */
+    @Test
+    void onATerminalThePasswordIsAskedWithoutEcho() throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/script")), "util-linux script is needed for a terminal");
+        List<String> args = new ArrayList<>(List.of("get", "fsp://" + StripeRig.USER + "@" + server() + "/small.bin", "-o",
+                dir.resolve("prompted.bin").toString(), "--config", "none", "--trust", trusted()));
+        String command = FspCommand.process(args).command().stream().map(a -> "'" + a.replace("'", "'\\''") + "'")
+                .collect(java.util.stream.Collectors.joining(" "));
+        ProcessBuilder pb = new ProcessBuilder("/usr/bin/script", "-qec", command, "/dev/null").redirectErrorStream(true);
+        pb.environment().remove("FSP_PASSWORD");
+        Process p = pb.start();
+        StringBuilder seen = new StringBuilder();
+        java.io.InputStream in = p.getInputStream();
+        int c;
+        while (!seen.toString().contains("Password for " + StripeRig.USER + "@127.0.0.1: ") && (c = in.read()) != -1) {
+            seen.append((char) c);
+        }
+        p.getOutputStream().write((StripeRig.PASSWORD + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        p.getOutputStream().flush();
+        seen.append(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "fsp get ended: " + seen);
+        assertEquals(0, p.exitValue(), seen.toString());
+        assertFalse(seen.toString().contains(StripeRig.PASSWORD), "the password was echoed: " + seen);
+        assertEquals(TreeDigests.sha256(rig.root().resolve("small.bin")), TreeDigests.sha256(dir.resolve("prompted.bin")));
+    }
+
+    private static String runProcess(List<String> args) throws Exception {
+        Path log = Files.createTempFile(dir, "fsp", ".log");
+        Process p = FspCommand.process(args).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "fsp get ended");
+        String output = Files.readString(log);
+        assertEquals(0, p.exitValue(), output);
+        return output;
+    }
+}
