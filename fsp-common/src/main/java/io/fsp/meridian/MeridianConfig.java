@@ -26,7 +26,7 @@ import java.util.Objects;
  * @param gossipInterval        gossip period after that
  * @param replacementInterval   period of member re-probing and primary re-selection
  * @param probeTimeout          a probe without answer after this long counts as lost
- * @param rttSmoothing          weight of a new sample in the smoothed member RTT (EWMA)
+ * @param rttSmoothing          weight of a new sample in the smoothed member RTT (EWMA) when it is higher; a lower one is taken at once
  * @param probeCacheTtl         a measurement younger than this is reused instead of probing again
  * @param maxHops               most nodes a query visits (a query's own hop limit is capped by this)
  * @param maxProbesPerHop       most probes one node spends (itself and via members) on one query

@@ -73,6 +73,20 @@ class RingsTest {
     }
 
     @Test
+    void aLowerSampleIsTakenAtOnceAndMovesTheMemberIn() {
+        Rings rings = new Rings(config);
+        rings.offer(peer(1), 140, 0); // measured while the peer was busy starting
+        assertEquals(8, rings.member(peer(1)).ring());
+        rings.offer(peer(1), 2, 1);
+        assertEquals(2, rings.member(peer(1)).rttMs(), 1e-9, "not 0.7 * 140 + 0.3 * 2 = 98.6");
+        assertEquals(2, rings.member(peer(1)).ring());
+        rings.offer(peer(1), 12, 2); // a rise is smoothed: 0.7 * 2 + 0.3 * 12 = 5
+        assertEquals(5, rings.member(peer(1)).rttMs(), 1e-9);
+        assertEquals(3, rings.member(peer(1)).ring());
+        assertEquals(1, rings.size());
+    }
+
+    @Test
     void dropsMemberAfterTwoLostProbesInARow() {
         Rings rings = new Rings(config);
         rings.offer(peer(1), 10, 0);
