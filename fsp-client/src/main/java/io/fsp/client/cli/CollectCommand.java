@@ -79,15 +79,7 @@ public final class CollectCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        output.apply();
-        try {
-            return collect(out, err);
-        } finally {
-            out.flush();
-            err.flush();
-        }
+        return output.run(spec, this::collect);
     }
 
     private int collect(PrintWriter out, PrintWriter err) throws Exception {

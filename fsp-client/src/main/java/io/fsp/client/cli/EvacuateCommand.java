@@ -102,15 +102,7 @@ public final class EvacuateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        output.apply();
-        try {
-            return evacuate(out, err);
-        } finally {
-            out.flush();
-            err.flush();
-        }
+        return output.run(spec, this::evacuate);
     }
 
     private int evacuate(PrintWriter out, PrintWriter err) throws Exception {

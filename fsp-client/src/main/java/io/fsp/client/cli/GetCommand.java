@@ -143,11 +143,8 @@ public final class GetCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        output.apply();
         try {
-            return get(out, err);
+            return output.run(spec, this::get);
         } finally {
             if (probe != null) {
                 probe.close();

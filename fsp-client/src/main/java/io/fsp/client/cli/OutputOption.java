@@ -1,6 +1,8 @@
 package io.fsp.client.cli;
 
+import java.io.PrintWriter;
 import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
 /**
@@ -36,6 +38,24 @@ final class OutputOption {
     void apply() {
         if (verbose()) {
             System.setProperty(CLIENT_LOG_LEVEL, "debug");
+        }
+    }
+
+    /** A subcommand's work, given its output and error streams; returns its exit code. */
+    interface Body {
+        int run(PrintWriter out, PrintWriter err) throws Exception;
+    }
+
+    /** Runs {@code body} with this choice applied, and flushes both of the command's streams however it ends. */
+    int run(CommandSpec spec, Body body) throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        apply();
+        try {
+            return body.run(out, err);
+        } finally {
+            out.flush();
+            err.flush();
         }
     }
 

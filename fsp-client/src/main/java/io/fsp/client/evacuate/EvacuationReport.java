@@ -42,7 +42,7 @@ public record EvacuationReport(Path manifest, List<Announcement> announcements, 
 
     /** Every 226 came and every file is wholly on relays. */
     public boolean isComplete() {
-        return state == State.COMPLETE && error == null && unannouncedFiles() == 0 && files().stream().allMatch(FileOut::isOut);
+        return tally().complete();
     }
 
     /**
@@ -50,44 +50,57 @@ public record EvacuationReport(Path manifest, List<Announcement> announcements, 
      * first (docs/protocol.md §1, FPRI).
      */
     public List<FileOut> files() {
-        if (announcements.isEmpty()) {
-            return List.of();
-        }
-        RecordedTransfer recorded = new RecordedTransfer(announcements);
-        Map<Integer, Long> placed = recorded.placedBytes();
-        List<FileOut> out = new ArrayList<>();
-        for (Announcement.File f : recorded.files()) {
-            out.add(new FileOut(f.name(), f.size(), placed.getOrDefault(f.index(), 0L)));
-        }
-        return out;
+        return tally().files();
     }
 
     /** Per priority entry, in order: the files it names (a file, or every file under a directory). */
     public Map<String, List<FileOut>> byPriority() {
-        NavigableMap<String, FileOut> byName = new TreeMap<>();
-        files().forEach(f -> byName.put(f.name(), f));
-        Map<String, List<FileOut>> named = new LinkedHashMap<>();
-        for (String entry : priority) {
-            List<FileOut> files = new ArrayList<>();
-            FileOut exact = byName.get(entry);
-            if (exact != null) {
-                files.add(exact);
-            }
-            // the names under "entry/" sort together, between "entry/" and "entry0" ('0' follows '/')
-            files.addAll(byName.subMap(entry + "/", true, entry + "0", false).values());
-            named.put(entry, files);
-        }
-        return named;
+        return tally().byPriority();
     }
 
     /** The priority entries that name no announced file. */
     public List<String> unmatchedPriorities() {
-        return byPriority().entrySet().stream().filter(e -> e.getValue().isEmpty()).map(Map.Entry::getKey).toList();
+        return tally().unmatchedPriorities();
     }
 
     /** Files of the data set that were not even announced before the evacuation stopped. */
     public int unannouncedFiles() {
-        return announcements.isEmpty() ? 0 : new RecordedTransfer(announcements).unrecordedFiles();
+        return tally().unannounced();
+    }
+
+    /** What the report says, from one pass over the announcements (a manifest may hold millions of lines). */
+    private record Tally(List<FileOut> files, int unannounced, Map<String, List<FileOut>> byPriority, boolean complete) {
+        List<String> unmatchedPriorities() {
+            return byPriority.entrySet().stream().filter(e -> e.getValue().isEmpty()).map(Map.Entry::getKey).toList();
+        }
+    }
+
+    private Tally tally() {
+        List<FileOut> files = new ArrayList<>();
+        int unannounced = 0;
+        if (!announcements.isEmpty()) {
+            RecordedTransfer recorded = new RecordedTransfer(announcements);
+            Map<Integer, Long> placed = recorded.placedBytes();
+            for (Announcement.File f : recorded.files()) {
+                files.add(new FileOut(f.name(), f.size(), placed.getOrDefault(f.index(), 0L)));
+            }
+            unannounced = recorded.unrecordedFiles();
+        }
+        NavigableMap<String, FileOut> byName = new TreeMap<>();
+        files.forEach(f -> byName.put(f.name(), f));
+        Map<String, List<FileOut>> named = new LinkedHashMap<>();
+        for (String entry : priority) {
+            List<FileOut> entryFiles = new ArrayList<>();
+            FileOut exact = byName.get(entry);
+            if (exact != null) {
+                entryFiles.add(exact);
+            }
+            // the names under "entry/" sort together, between "entry/" and "entry0" ('0' follows '/')
+            entryFiles.addAll(byName.subMap(entry + "/", true, entry + "0", false).values());
+            named.put(entry, entryFiles);
+        }
+        boolean complete = state == State.COMPLETE && error == null && unannounced == 0 && files.stream().allMatch(FileOut::isOut);
+        return new Tally(List.copyOf(files), unannounced, named, complete);
     }
 
     private long blocks(Class<? extends Announcement.Placement> placement) {
@@ -99,19 +112,20 @@ public record EvacuationReport(Path manifest, List<Announcement> announcements, 
     }
 
     public String toText() {
-        List<FileOut> files = files();
+        Tally tally = tally();
+        List<FileOut> files = tally.files();
         long out = files.stream().filter(FileOut::isOut).count();
         long bytes = files.stream().mapToLong(FileOut::size).sum();
         long placed = files.stream().mapToLong(FileOut::placed).sum();
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "%s: %d of %d files wholly on relays (%,d of %,d bytes), %d blocks placed,"
-                        + " %d on no relay; %s in %.2f s%n", isComplete() ? "evacuated" : "PARTLY evacuated", out,
-                files.size() + unannouncedFiles(), placed, bytes, blocks(Announcement.Placement.Relays.class),
+                        + " %d on no relay; %s in %.2f s%n", tally.complete() ? "evacuated" : "PARTLY evacuated", out,
+                files.size() + tally.unannounced(), placed, bytes, blocks(Announcement.Placement.Relays.class),
                 blocks(Announcement.Placement.Origin.class), deadlineReached ? "stopped at the deadline" : "state " + state.label(),
                 seconds));
         sb.append("  manifest ").append(manifest).append(", blocks kept on the relays until ").append(retainUntil)
                 .append(System.lineSeparator());
-        for (Map.Entry<String, List<FileOut>> e : byPriority().entrySet()) {
+        for (Map.Entry<String, List<FileOut>> e : tally.byPriority().entrySet()) {
             long entryOut = e.getValue().stream().filter(FileOut::isOut).count();
             if (!e.getValue().isEmpty()) {
                 sb.append(String.format(Locale.ROOT, "  priority '%s': %s%n", e.getKey(), entryOut == e.getValue().size()
@@ -127,11 +141,11 @@ public record EvacuationReport(Path manifest, List<Announcement> announcements, 
         if (notOut.size() > MAX_LISTED) {
             sb.append(String.format(Locale.ROOT, "  NOT OUT  %,d more files (--json lists every file)%n", notOut.size() - MAX_LISTED));
         }
-        if (unannouncedFiles() > 0) {
-            sb.append("  NOT OUT  ").append(unannouncedFiles()).append(" more files, not announced before the evacuation stopped")
+        if (tally.unannounced() > 0) {
+            sb.append("  NOT OUT  ").append(tally.unannounced()).append(" more files, not announced before the evacuation stopped")
                     .append(System.lineSeparator());
         }
-        for (String p : unmatchedPriorities()) {
+        for (String p : tally.unmatchedPriorities()) {
             sb.append("  priority '").append(p).append("' names no file of the data set").append(System.lineSeparator());
         }
         if (error != null) {
@@ -141,16 +155,17 @@ public record EvacuationReport(Path manifest, List<Announcement> announcements, 
     }
 
     public String toJson() {
-        List<FileOut> files = files();
+        Tally tally = tally();
+        List<FileOut> files = tally.files();
         StringBuilder sb = new StringBuilder("{");
         sb.append("\"transfer\":").append(CollectSummary.quote(transferId()));
         sb.append(",\"manifest\":").append(CollectSummary.quote(manifest.toString()));
         sb.append(",\"state\":").append(CollectSummary.quote(state.label()));
-        sb.append(",\"complete\":").append(isComplete());
+        sb.append(",\"complete\":").append(tally.complete());
         sb.append(",\"deadline_reached\":").append(deadlineReached);
         sb.append(String.format(Locale.ROOT, ",\"seconds\":%.3f", seconds));
         sb.append(",\"retain_until\":").append(CollectSummary.quote(retainUntil.toString()));
-        sb.append(",\"files\":").append(files.size() + unannouncedFiles());
+        sb.append(",\"files\":").append(files.size() + tally.unannounced());
         sb.append(",\"files_out\":").append(files.stream().filter(FileOut::isOut).count());
         sb.append(",\"bytes\":").append(files.stream().mapToLong(FileOut::size).sum());
         sb.append(",\"bytes_out\":").append(files.stream().mapToLong(FileOut::placed).sum());
@@ -158,8 +173,8 @@ public record EvacuationReport(Path manifest, List<Announcement> announcements, 
         sb.append(",\"blocks_on_no_relay\":").append(blocks(Announcement.Placement.Origin.class));
         sb.append(",\"out\":").append(CollectSummary.quote(files.stream().filter(FileOut::isOut).map(FileOut::name).toList()));
         sb.append(",\"not_out\":").append(CollectSummary.quote(files.stream().filter(f -> !f.isOut()).map(FileOut::name).toList()));
-        sb.append(",\"unannounced_files\":").append(unannouncedFiles());
-        sb.append(",\"unmatched_priorities\":").append(CollectSummary.quote(unmatchedPriorities()));
+        sb.append(",\"unannounced_files\":").append(tally.unannounced());
+        sb.append(",\"unmatched_priorities\":").append(CollectSummary.quote(tally.unmatchedPriorities()));
         sb.append(",\"error\":").append(CollectSummary.quote(error));
         return sb.append('}').toString();
     }
