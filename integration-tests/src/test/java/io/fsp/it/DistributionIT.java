@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -77,6 +79,28 @@ class DistributionIT {
             assertTrue(Files.isRegularFile(home.resolve(f)), f);
         }
         assertFalse(Files.exists(home.resolve("pom.xml")), "no source tree: the launchers build nothing");
+    }
+
+    /**
+     * Signed jars cost every new process their signature checks and stay out of its class-data archive
+     * (build/UnsignJars.java): the signed libraries (Bouncy Castle, ACCP, Conscrypt) are shipped without them.
+     */
+    @Test
+    void librariesCarryNoSignatures() throws IOException {
+        Pattern signature = Pattern.compile("META-INF/[^/]+\\.(SF|RSA|DSA|EC)|META-INF/SIG-[^/]+");
+        List<String> jars = new ArrayList<>();
+        try (Stream<Path> lib = Files.list(home.resolve("lib"))) {
+            for (Path jar : lib.filter(p -> p.toString().endsWith(".jar")).toList()) {
+                jars.add(jar.getFileName().toString());
+                try (ZipFile z = new ZipFile(jar.toFile())) {
+                    List<String> signatures = z.stream().map(ZipEntry::getName)
+                            .filter(n -> signature.matcher(n).matches()).toList();
+                    assertEquals(List.of(), signatures, jar.getFileName() + ": signature files");
+                }
+            }
+        }
+        assertTrue(jars.stream().anyMatch(j -> j.startsWith("bcprov-")), "Bouncy Castle (signed upstream) in lib/: " + jars);
+        assertTrue(jars.stream().anyMatch(j -> j.startsWith("conscrypt-")), "Conscrypt (signed upstream) in lib/: " + jars);
     }
 
     @Test
