@@ -109,6 +109,30 @@ class BlockStoreTest {
         assertEquals(0, fileCount());
     }
 
+    /**
+     * A block the frame decoder gathered (a slice of a buffer holding the frame's prefix too) is held as it is; a
+     * slice of a larger received buffer is copied, so that the store does not keep the rest of it alive.
+     */
+    @Test
+    void aGatheredBlockIsHeldWithoutACopyButASliceOfALargerBufferIsCopied() throws Exception {
+        store(1 << 20, 1 << 20);
+        byte[] b = bytes(1000, 3);
+        ByteBuf gathered = Unpooled.directBuffer(20 + b.length).writeZero(20).writeBytes(b);
+        ByteBuf received = Unpooled.directBuffer(20 + b.length + 4096).writeZero(20).writeBytes(b).writeZero(4096);
+
+        store.put(transfer, 0, gathered.retainedSlice(20, b.length)).get(5, TimeUnit.SECONDS);
+        store.put(transfer, 1, received.retainedSlice(20, b.length)).get(5, TimeUnit.SECONDS);
+        gathered.release();
+        received.release();
+
+        assertEquals(1, gathered.refCnt(), "the gathered frame's buffer is what the store holds");
+        assertEquals(0, received.refCnt(), "the larger buffer was copied from and let go");
+        assertArrayEquals(b, read(0));
+        assertArrayEquals(b, read(1));
+        store.confirm(transfer, List.of(0L));
+        assertEquals(0, gathered.refCnt(), "freed with its block");
+    }
+
     @Test
     void blocksBeyondTheMemoryBudgetSpillToDiskAsExactlyTheirBytes() throws Exception {
         store(1 << 20, 1500);
