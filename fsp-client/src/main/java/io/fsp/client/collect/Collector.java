@@ -16,6 +16,7 @@ import io.fsp.client.verify.FiverVerifier;
 import io.fsp.client.verify.HashAlgorithm;
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.client.verify.VerifierConfig;
+import io.fsp.client.write.DestinationTree;
 import io.fsp.crypto.NativeCrypto;
 import io.fsp.crypto.TransferKey;
 import io.fsp.extension.ExtensionCodec;
@@ -106,12 +107,22 @@ public final class Collector {
      * connection fields are not used, their {@code server} and {@code remotePath} name the journal.
      */
     public Collector(CollectOptions options, RecordedTransfer recorded) {
+        this(options, recorded, null);
+    }
+
+    /**
+     * A collector of a recorded transfer whose files go into {@code tree} (a server collecting into a user's
+     * root, relative to directory handles: {@code fsp transfer}): a directory's entries in the tree's root, a single
+     * file by the last segment of the options' destination, beside which the journal lies (where the tree's user
+     * cannot reach it).
+     */
+    public Collector(CollectOptions options, RecordedTransfer recorded, DestinationTree tree) {
         this.options = options;
         this.recorded = recorded;
         this.collected = recorded == null ? null : recorded.wholeFiles();
         this.conditions = new TransferConditions(options.relayRecovery(), options.relayTimeout().toMillis());
         this.manifest = new ResumeManifest(options);
-        this.files = new DestinationFiles(options.destination(), options.directWrites());
+        this.files = new DestinationFiles(options.destination(), options.directWrites(), tree);
         this.relays = new RelaySources(options.streams(), options.relayTimeout(), options.connectTimeout());
         this.origin = new OriginFetcher(limits, options.connectTimeout(), options.relayTimeout().multipliedBy(3));
     }

@@ -1,5 +1,6 @@
 package io.fsp.client.collect;
 
+import io.fsp.client.write.DestinationTree;
 import io.fsp.client.write.PositionalWriter;
 import java.io.IOException;
 import java.nio.file.FileStore;
@@ -31,11 +32,22 @@ final class DestinationFiles implements AutoCloseable {
     private final Map<Integer, RemoteFile> files = new TreeMap<>();
     private final Map<Integer, Long> bytesIn = new ConcurrentHashMap<>();
     private final List<String> notRenamed = Collections.synchronizedList(new ArrayList<>());
+    /** Where the files go when not by path beside this process (a server's user root); null: by path. */
+    private final DestinationTree tree;
     private PositionalWriter writer;
 
     DestinationFiles(Path destination, boolean directWrites) {
+        this(destination, directWrites, null);
+    }
+
+    /**
+     * @param tree where the files go (a directory's entries in it, a single file by the destination's name);
+     *             null: the destination's path
+     */
+    DestinationFiles(Path destination, boolean directWrites, DestinationTree tree) {
         this.destination = destination;
         this.directWrites = directWrites;
+        this.tree = tree;
     }
 
     /** The transfer is a directory (its entries go under the destination), not a single file. */
@@ -76,7 +88,8 @@ final class DestinationFiles implements AutoCloseable {
     /** The writer, made on first use (the destination's root is known once the transfer's kind is). */
     PositionalWriter writer() throws IOException {
         if (writer == null) {
-            writer = new PositionalWriter(directory ? destination : parentOf(destination), directWrites);
+            writer = tree != null ? new PositionalWriter(tree, directWrites)
+                    : new PositionalWriter(directory ? destination : parentOf(destination), directWrites);
         }
         return writer;
     }

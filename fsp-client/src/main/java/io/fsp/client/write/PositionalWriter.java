@@ -5,12 +5,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -31,7 +27,7 @@ public final class PositionalWriter implements Closeable {
     /** Longest single segment accepted, in UTF-8 bytes (Linux NAME_MAX). */
     public static final int MAX_SEGMENT_BYTES = 255;
 
-    private final Path root;
+    private final DestinationTree tree;
     private final boolean directWrites;
     private final ConcurrentHashMap<String, FileChannel> open = new ConcurrentHashMap<>();
     /** O_DIRECT channels of the open files, for aligned writes. */
@@ -56,23 +52,29 @@ public final class PositionalWriter implements Closeable {
      *     without {@code O_DIRECT}, are written through the page cache as usual)
      */
     public PositionalWriter(Path root, boolean directWrites) throws IOException {
-        Files.createDirectories(root);
-        this.root = root.toRealPath();
+        this(new PathTree(root), directWrites);
+    }
+
+    /** Writes into {@code tree}, which opens every file and directory (by path, or relative to directory handles). */
+    public PositionalWriter(DestinationTree tree, boolean directWrites) {
+        this.tree = tree;
         this.directWrites = directWrites;
     }
 
     public Path root() {
-        return root;
+        return tree.root();
     }
 
     /**
-     * Resolves a relative name ({@code a/b/c.bin}, '/'-separated) to a path under the root.
+     * Resolves a relative name ({@code a/b/c.bin}, '/'-separated) to a path under the root, for reading back
+     * what was written (RIVA, resumed blocks); writing goes through the {@link DestinationTree}.
      *
      * @throws UnsafePathException for absolute names, {@code .} or {@code ..} segments, empty segments,
      *     NUL, backslashes, over-long names, or a symbolic link on the way
      */
     public Path resolve(String relativePath) throws UnsafePathException {
         List<String> segments = segments(relativePath);
+        Path root = tree.root();
         Path p = root;
         for (String segment : segments) {
             p = p.resolve(segment);
@@ -86,6 +88,11 @@ public final class PositionalWriter implements Closeable {
             throw new UnsafePathException(relativePath, "leaves the destination (expected: a relative path under it)");
         }
         return normal;
+    }
+
+    /** {@code relativePath} checked ({@link #segments}): the name the tree is given. */
+    private static String checked(String relativePath) throws UnsafePathException {
+        return String.join("/", segments(relativePath));
     }
 
     private static List<String> segments(String relativePath) throws UnsafePathException {
@@ -123,16 +130,21 @@ public final class PositionalWriter implements Closeable {
      * ({@link #prepareTemporaryFile}), else its own.
      */
     public Path location(String relativePath) throws UnsafePathException {
-        Path file = resolve(relativePath);
-        return temporary.contains(relativePath) ? temporaryName(file) : file;
+        return resolve(stored(relativePath));
+    }
+
+    /** The relative name the bytes of {@code relativePath} are stored under now (temporary or own). */
+    private String stored(String relativePath) throws UnsafePathException {
+        String name = checked(relativePath);
+        return temporary.contains(relativePath) ? temporaryName(name) : name;
     }
 
     /**
      * {@code .NAME.fsp-part} beside the file; a name too long for that (file names have at most 255 bytes) is
      * replaced by a digest of it.
      */
-    static Path temporaryName(Path file) {
-        String name = file.getFileName().toString();
+    static String temporaryName(String file) {
+        String name = DestinationTree.last(file);
         String part = "." + name + ".fsp-part";
         if (part.getBytes(StandardCharsets.UTF_8).length > MAX_SEGMENT_BYTES) {
             try {
@@ -142,7 +154,7 @@ public final class PositionalWriter implements Closeable {
                 throw new IllegalStateException("every Java runtime has SHA-256", e);
             }
         }
-        return file.resolveSibling(part);
+        return DestinationTree.child(DestinationTree.parent(file), part);
     }
 
     /**
@@ -152,8 +164,8 @@ public final class PositionalWriter implements Closeable {
      * temporary file, the file is written where it is (an earlier run wrote blocks of it there).
      */
     public void prepareTemporaryFile(String relativePath, long size, boolean earlierRunWroteInPlace) throws IOException {
-        Path file = resolve(relativePath);
-        if (size > 0 && (Files.exists(temporaryName(file), LinkOption.NOFOLLOW_LINKS) || !earlierRunWroteInPlace)) {
+        String file = checked(relativePath);
+        if (size > 0 && (tree.exists(temporaryName(file)) || !earlierRunWroteInPlace)) {
             temporary.add(relativePath);
         }
         prepareFile(relativePath, size);
@@ -167,28 +179,20 @@ public final class PositionalWriter implements Closeable {
         if (!temporary.contains(relativePath)) {
             return;
         }
-        Path file = resolve(relativePath);
+        String file = checked(relativePath);
         channel(relativePath).force(false);
         closeFile(relativePath);
-        Files.move(temporaryName(file), file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        tree.replace(temporaryName(file), file);
         temporary.remove(relativePath);
         entryNotDurable.remove(relativePath);
-        syncDirectories(file.getParent());
+        syncDirectories(DestinationTree.parent(file));
     }
 
     /** Creates a (possibly empty) directory and its parents under the root. */
-    public Path createDirectory(String relativePath) throws IOException {
-        Path dir = resolve(relativePath);
-        createParents(relativePath, dir.getParent());
-        try {
-            Files.createDirectory(dir);
-            syncDirectories(dir.getParent());
-        } catch (FileAlreadyExistsException e) {
-            if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-                throw new UnsafePathException(relativePath, "exists and is not a directory");
-            }
-        }
-        return dir;
+    public void createDirectory(String relativePath) throws IOException {
+        String dir = checked(relativePath);
+        tree.createDirectories(dir);
+        syncDirectories(DestinationTree.parent(dir));
     }
 
     /**
@@ -236,7 +240,7 @@ public final class PositionalWriter implements Closeable {
         }
         int a = alignment;
         if (a == 0) {
-            a = alignment = (int) Math.max(512, Files.getFileStore(root).getBlockSize());
+            a = alignment = (int) Math.max(512, Files.getFileStore(tree.root()).getBlockSize());
         }
         return offset % a == 0 && data.remaining() % a == 0 && data.alignmentOffset(data.position(), a) == 0;
     }
@@ -251,8 +255,7 @@ public final class PositionalWriter implements Closeable {
             d = direct.get(relativePath);
             if (d == null) {
                 try {
-                    d = FileChannel.open(location(relativePath), StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS,
-                            com.sun.nio.file.ExtendedOpenOption.DIRECT);
+                    d = tree.openDirect(stored(relativePath));
                 } catch (IOException | UnsupportedOperationException e) {
                     directUnsupported = true; // e.g. tmpfs: every write goes through the page cache
                     return null;
@@ -279,15 +282,16 @@ public final class PositionalWriter implements Closeable {
         // A new file's name lives in its directory: without syncing that too, a power loss could
         // lose the whole file even though its data was synced.
         if (entryNotDurable.remove(relativePath)) {
-            syncDirectories(resolve(relativePath).getParent());
+            syncDirectories(DestinationTree.parent(checked(relativePath)));
         }
     }
 
     /** fsyncs {@code dir} and every directory above it up to the root. */
-    private void syncDirectories(Path dir) throws IOException {
-        for (Path d = dir; d != null && d.startsWith(root); d = d.getParent()) {
-            try (FileChannel ch = FileChannel.open(d, StandardOpenOption.READ)) {
-                ch.force(true);
+    private void syncDirectories(String dir) throws IOException {
+        for (String d = dir; ; d = DestinationTree.parent(d)) {
+            tree.sync(d);
+            if (d.isEmpty()) {
+                return;
             }
         }
     }
@@ -295,36 +299,24 @@ public final class PositionalWriter implements Closeable {
     /** The open channel of a file under the root, opening (and creating) it on first use. */
     public FileChannel channel(String relativePath) throws IOException {
         if (closed) {
-            throw new IOException("writer for " + root + " is closed");
+            throw new IOException("writer for " + tree.root() + " is closed");
         }
         FileChannel ch = open.get(relativePath);
         if (ch != null) {
             return ch;
         }
-        Path file = location(relativePath);
-        createParents(relativePath, file.getParent());
+        String file = stored(relativePath);
+        tree.createDirectories(DestinationTree.parent(file));
         synchronized (open) {
             ch = open.get(relativePath);
             if (ch == null) {
-                if (Files.notExists(file, LinkOption.NOFOLLOW_LINKS)) {
+                if (!tree.exists(file)) {
                     entryNotDurable.add(relativePath);
                 }
-                // NOFOLLOW_LINKS: a symbolic link planted at the final name is refused, not followed.
-                ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                        StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+                ch = tree.openFile(file);
                 open.put(relativePath, ch);
             }
             return ch;
-        }
-    }
-
-    private void createParents(String relativePath, Path parent) throws IOException {
-        if (!parent.equals(root)) {
-            Files.createDirectories(parent);
-            // Re-check after creation: a link could have been planted between resolve and create.
-            if (!parent.toRealPath().startsWith(root)) {
-                throw new UnsafePathException(relativePath, "leaves the destination (expected: a relative path under it)");
-            }
         }
     }
 

@@ -1,0 +1,93 @@
+package io.fsp.client.write;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * A destination on the client's own disk, reached by path: each segment is looked at before use, a symbolic
+ * link is refused, and a directory made is checked to be still under the root. The one who could swap a link
+ * in between is the client's own user.
+ */
+public final class PathTree implements DestinationTree {
+    private final Path root;
+
+    /** Uses {@code root}, creating it if it is missing. */
+    public PathTree(Path root) throws IOException {
+        Files.createDirectories(root);
+        this.root = root.toRealPath();
+    }
+
+    @Override
+    public Path root() {
+        return root;
+    }
+
+    private Path resolve(String name) throws UnsafePathException {
+        Path p = root;
+        if (!name.isEmpty()) {
+            for (String segment : name.split("/")) {
+                p = p.resolve(segment);
+                if (Files.isSymbolicLink(p)) {
+                    throw new UnsafePathException(name, "goes through a symbolic link (expected: plain directories and files)");
+                }
+            }
+        }
+        if (!p.normalize().startsWith(root)) {
+            throw new UnsafePathException(name, "leaves the destination (expected: a relative path under it)");
+        }
+        return p;
+    }
+
+    @Override
+    public FileChannel openFile(String name) throws IOException {
+        // NOFOLLOW_LINKS: a symbolic link planted at the final name is refused, not followed.
+        return FileChannel.open(resolve(name), StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS);
+    }
+
+    @Override
+    public FileChannel openDirect(String name) throws IOException {
+        return FileChannel.open(resolve(name), StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS,
+                com.sun.nio.file.ExtendedOpenOption.DIRECT);
+    }
+
+    @Override
+    public boolean exists(String name) throws IOException {
+        return Files.exists(resolve(name), LinkOption.NOFOLLOW_LINKS);
+    }
+
+    @Override
+    public void createDirectories(String name) throws IOException {
+        if (name.isEmpty()) {
+            return;
+        }
+        Path dir = resolve(name);
+        try {
+            Files.createDirectories(dir);
+        } catch (FileAlreadyExistsException e) {
+            throw new UnsafePathException(name, "exists and is not a directory");
+        }
+        // Re-check after creation: a link could have been planted between resolve and create.
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) || !dir.toRealPath().startsWith(root)) {
+            throw new UnsafePathException(name, "leaves the destination (expected: a relative path under it)");
+        }
+    }
+
+    @Override
+    public void replace(String from, String to) throws IOException {
+        Files.move(resolve(from), resolve(to), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    @Override
+    public void sync(String name) throws IOException {
+        try (FileChannel ch = FileChannel.open(resolve(name), StandardOpenOption.READ)) {
+            ch.force(true);
+        }
+    }
+}
