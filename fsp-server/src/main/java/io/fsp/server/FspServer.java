@@ -11,6 +11,7 @@ import io.fsp.server.auth.UserStore;
 import io.fsp.server.ftp.ConnectionLimits;
 import io.fsp.server.ftp.FtpServerContext;
 import io.fsp.server.ftp.FtpServerInitializer;
+import io.fsp.server.ftp.command.FcolCommand;
 import io.fsp.server.ftp.command.FgetCommand;
 import io.fsp.server.ftp.command.FhavCommand;
 import io.fsp.server.ftp.command.FpriCommand;
@@ -141,7 +142,8 @@ public final class FspServer implements AutoCloseable {
                 .register(new FhavCommand(stripe))
                 .register(new FpriCommand(stripe))
                 .register(new FretCommand(stripe))
-                .register(new FgetCommand(stripe));
+                .register(new FgetCommand(stripe))
+                .register(new FcolCommand(stripe));
         FtpServerContext context = new FtpServerContext(config, ssl, SslContexts.serverWithoutSessionTickets(key),
                 key.fingerprint(), users,
                 new LoginThrottle(config.loginFailureDelay()), commands, blocking, logins,

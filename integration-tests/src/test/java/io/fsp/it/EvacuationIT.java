@@ -139,7 +139,7 @@ class EvacuationIT {
                 Files.createDirectories(rig.root().resolve("tree").resolve(name).getParent());
                 TreeDigests.random(rig.root().resolve("tree").resolve(name), 10_000, name.length()); // 3 blocks each
             }
-            assertTrue(c.command("FEAT").lines().stream().anyMatch(l -> l.strip().equals("FSP FSPO;FRET;FGET;FHAV;FPRI")),
+            assertTrue(c.command("FEAT").lines().stream().anyMatch(l -> l.strip().equals("FSP FSPO;FRET;FGET;FHAV;FPRI;FCOL")),
                     "FEAT lists FPRI");
             for (String bad : List.of("FPRI", "FPRI %2Fa.txt", "FPRI b%2F..%2Fa.txt", "FPRI c d.txt", "FPRI b/x.txt",
                     "FPRI " + "x".repeat(4097))) {

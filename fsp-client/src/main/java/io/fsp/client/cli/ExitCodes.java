@@ -20,6 +20,9 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
     /** The heading of the list in each command's help. */
     public static final String HEADING = "%nExit codes:%n";
     public static final String OK_HELP = "0:done: every block on disk and verified (or written, with --verify off)";
+    public static final String TRANSFERRED_HELP = "0:done: the destination server verified every file on its disk";
+    public static final String TRANSFER_UNVERIFIED_HELP = "3:the destination server could not verify every block (a relay"
+            + " failed or lied); run the same command again";
     public static final String EVACUATED_HELP = "0:done: every block on relays; with --dry-run: the deadline can be met";
     public static final String FAILURE_HELP = "1:failure: connection, certificate, login, refused command, missing file;"
             + " the message says which";

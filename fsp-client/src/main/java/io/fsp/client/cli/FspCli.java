@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 /** {@code fsp}: the FSP command line. Subcommands are added as they are built. */
 @Command(name = "fsp", mixinStandardHelpOptions = true, version = "fsp 0.1.0",
         description = "Fast Send Protocol client.",
-        subcommands = {GetCommand.class, EvacuateCommand.class, CollectCommand.class, KeygenCommand.class, NodesCommand.class, DemoCommand.class})
+        subcommands = {GetCommand.class, EvacuateCommand.class, CollectCommand.class, TransferCommand.class, KeygenCommand.class, NodesCommand.class, DemoCommand.class})
 public final class FspCli implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

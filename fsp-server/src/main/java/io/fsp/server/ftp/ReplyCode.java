@@ -2,6 +2,8 @@ package io.fsp.server.ftp;
 
 /** The FTP reply codes this server sends (RFC 959 §4.2, RFC 2228, RFC 2428, RFC 3659, RFC 4217). */
 public enum ReplyCode {
+    /** GridFTP's performance marker (GFD.20 §3.7): a preliminary reply with the bytes moved so far; FCOL sends it. */
+    PERF_MARKER(112),
     OPENING_DATA_CONNECTION(150),
     /** FSP extension: a preliminary line announcing part of a striped transfer (docs/protocol.md §1, "FSP extension"). */
     FSP_ANNOUNCEMENT(151),

@@ -34,7 +34,7 @@ public final class FspoCommand extends FspExtensionCommand {
 
     @Override
     public List<String> features(FtpSession session) {
-        return !stripe.requireTls() || session.isSecure() ? List.of("FSP FSPO;FRET;FGET;FHAV;FPRI") : List.of();
+        return !stripe.requireTls() || session.isSecure() ? List.of("FSP FSPO;FRET;FGET;FHAV;FPRI;FCOL") : List.of();
     }
 
     @Override

@@ -59,8 +59,15 @@ public final class DataTransfers {
     /** As above; {@code upload} when the client sends the data (STOR, APPE, STOU). */
     public static void run(FtpSession session, DataConnection connection, FtpPath about, String preliminary,
                            boolean upload, Body body, Cleanup cleanup) {
+        run(session, connection, about, preliminary, upload, body, cleanup,
+                bytes -> new FtpReply(ReplyCode.TRANSFER_COMPLETE, "Transfer complete (" + bytes + " bytes)"));
+    }
+
+    /** As above, answering success with {@code completed}'s reply for the body's count (FCOL's summary). */
+    public static void run(FtpSession session, DataConnection connection, FtpPath about, String preliminary,
+                           boolean upload, Body body, Cleanup cleanup, java.util.function.LongFunction<FtpReply> completed) {
         Transfer transfer = new Transfer(session, about.toString());
-        Ending ending = new Ending(session, transfer, about, cleanup);
+        Ending ending = new Ending(session, transfer, about, cleanup, completed);
         session.transfer(transfer);
         session.reply(new FtpReply(ReplyCode.OPENING_DATA_CONNECTION, preliminary));
         Future<Channel> connecting = connection.connect();
@@ -127,19 +134,22 @@ public final class DataTransfers {
         private final Transfer transfer;
         private final FtpPath about;
         private final Cleanup cleanup;
+        private final java.util.function.LongFunction<FtpReply> completed;
         private boolean ended;
 
-        Ending(FtpSession session, Transfer transfer, FtpPath about, Cleanup cleanup) {
+        Ending(FtpSession session, Transfer transfer, FtpPath about, Cleanup cleanup,
+               java.util.function.LongFunction<FtpReply> completed) {
             this.session = session;
             this.transfer = transfer;
             this.about = about;
             this.cleanup = cleanup;
+            this.completed = completed;
         }
 
         void succeed(long bytes, boolean tls) {
             end(true, () -> {
                 logSummary(session, transfer, bytes, tls);
-                return new FtpReply(ReplyCode.TRANSFER_COMPLETE, "Transfer complete (" + bytes + " bytes)");
+                return completed.apply(bytes);
             });
         }
 

@@ -1,0 +1,121 @@
+package io.fsp.server.collect;
+
+import io.fsp.client.collect.RecordedTransfer;
+import io.fsp.extension.Announcement;
+import io.fsp.extension.ExtensionCodec;
+import io.fsp.extension.ExtensionLimits;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads the announcement stream FCOL receives on its data connection (docs/protocol.md §1, "FCOL"): another
+ * server's FRET announcements as the controlling client read them, one per line (without {@code 151 }), each
+ * ended by LF (a CR before it is allowed). Bytes arrive in any pieces; each complete line is checked by
+ * {@link ExtensionCodec} at once, so nothing larger than one line is held unparsed. Limits: the stream's bytes,
+ * a line's length, and the transfer's blocks (the FSP line's count); anything over them, a line that is not
+ * strict UTF-8 or not an announcement, or a stream that ends inside a line is refused with an
+ * {@link IllegalArgumentException} naming the line.
+ */
+public final class AnnouncementStream {
+    /** Longest line: an announcement and its CR. */
+    static final int MAX_LINE_BYTES = ExtensionLimits.MAX_LINE_LENGTH + 1;
+
+    private final long maxBytes;
+    private final long maxBlocks;
+    private final List<Announcement> announcements = new ArrayList<>();
+    private final byte[] line = new byte[MAX_LINE_BYTES];
+    private int lineLength;
+    private long bytes;
+    private long lines;
+    private boolean ended;
+
+    /**
+     * @param maxBytes  the longest stream accepted
+     * @param maxBlocks the most blocks the FSP line may announce (the server's {@code max-blocks-per-transfer})
+     */
+    public AnnouncementStream(long maxBytes, long maxBlocks) {
+        this.maxBytes = maxBytes;
+        this.maxBlocks = maxBlocks;
+    }
+
+    /** Takes the next bytes of the stream (from the buffer's position to its limit, which it consumes). */
+    public void feed(ByteBuffer data) {
+        if (ended) {
+            throw new IllegalStateException("the stream has ended");
+        }
+        bytes += data.remaining();
+        if (bytes > maxBytes) {
+            throw new IllegalArgumentException("announcement stream: more than " + maxBytes + " bytes (expected: <= "
+                    + maxBytes + ")");
+        }
+        while (data.hasRemaining()) {
+            byte b = data.get();
+            if (b == '\n') {
+                line();
+            } else if (lineLength == MAX_LINE_BYTES) {
+                throw new IllegalArgumentException("announcement line " + (lines + 1) + ": more than " + MAX_LINE_BYTES
+                        + " bytes (expected: <= " + ExtensionLimits.MAX_LINE_LENGTH + " characters and LF)");
+            } else {
+                line[lineLength++] = b;
+            }
+        }
+    }
+
+    /** The stream has ended: the transfer it announced, its first line the FSP line. */
+    public RecordedTransfer end() {
+        ended = true;
+        if (lineLength > 0) {
+            throw new IllegalArgumentException("announcement line " + (lines + 1) + ": the stream ended inside it"
+                    + " (expected: every line ended by LF)");
+        }
+        if (announcements.isEmpty()) {
+            throw new IllegalArgumentException("announcement stream: empty (expected: the FRET announcements of a transfer,"
+                    + " the FSP line first)");
+        }
+        return new RecordedTransfer(announcements);
+    }
+
+    /** Bytes taken so far. */
+    public long bytes() {
+        return bytes;
+    }
+
+    private void line() {
+        lines++;
+        int length = lineLength > 0 && line[lineLength - 1] == '\r' ? lineLength - 1 : lineLength;
+        lineLength = 0;
+        String text;
+        try {
+            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(line, 0, length)).toString();
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException("announcement line " + lines + ": not UTF-8 (expected: an announcement)");
+        }
+        Announcement a;
+        try {
+            a = ExtensionCodec.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("announcement line " + lines + ": " + e.getMessage(), e);
+        }
+        boolean first = announcements.isEmpty();
+        if (first != a instanceof Announcement.Transfer) {
+            throw new IllegalArgumentException("announcement line " + lines + ": " + (first ? "not an FSP line (expected: the"
+                    + " FSP line first)" : "a second FSP line (expected: one transfer per stream)"));
+        }
+        if (a instanceof Announcement.Transfer t && t.blocks() > maxBlocks) {
+            throw new IllegalArgumentException("announcement line 1: blocks: " + t.blocks() + " (expected: <= " + maxBlocks
+                    + ", this server's max-blocks-per-transfer)");
+        }
+        if (a instanceof Announcement.Block && ++blockLines > maxBlocks) {
+            throw new IllegalArgumentException("announcement line " + lines + ": more BLK lines than " + maxBlocks
+                    + " (expected: one per block)");
+        }
+        announcements.add(a);
+    }
+
+    private long blockLines;
+}

@@ -1,0 +1,154 @@
+package io.fsp.server.ftp.command;
+
+import io.fsp.client.collect.CollectSummary;
+import io.fsp.client.collect.RecordedTransfer;
+import io.fsp.client.control.ControlException;
+import io.fsp.client.write.UnsafePathException;
+import io.fsp.server.collect.AnnouncementReceiver;
+import io.fsp.server.collect.AnnouncementStream;
+import io.fsp.server.collect.CollectionSlots;
+import io.fsp.server.collect.ServerCollection;
+import io.fsp.server.fs.FtpPath;
+import io.fsp.server.ftp.FtpReply;
+import io.fsp.server.ftp.FtpReplyException;
+import io.fsp.server.ftp.FtpRequest;
+import io.fsp.server.ftp.FtpSession;
+import io.fsp.server.ftp.Replies;
+import io.fsp.server.ftp.ReplyCode;
+import io.fsp.server.ftp.data.DataConnection;
+import io.fsp.server.ftp.data.DataTransfers;
+import io.fsp.server.ftp.data.LocalFileException;
+import io.fsp.server.stripe.StripeContext;
+import io.fsp.token.TransferId;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code FCOL <path>} — FSP extension (docs/protocol.md §1, "FCOL"): the receiving end of a third-party transfer
+ * ({@code fsp transfer}, paper 004 §3.6). The client sends, on a data connection prepared as for STOR, the
+ * announcements another server gave it for a FRET (its key, token, relays and digests: hence TLS on both
+ * channels); once that stream ends this server collects the transfer from those relays into {@code <path>} in the
+ * user's root and checks every block on its disk against its digest. Replies {@code 150}, then {@code 112} perf
+ * markers every second with the bytes verified so far, then {@code 226} with the summary once every file is
+ * verified, or a 4xx/5xx naming what failed.
+ */
+public final class FcolCommand extends FspExtensionCommand {
+    private static final Logger log = LoggerFactory.getLogger(FcolCommand.class);
+    /** The longest announcement stream: at about 100 bytes a BLK line, half a million blocks. */
+    static final long MAX_STREAM_BYTES = 64L << 20;
+    static final int MAX_PER_SERVER = 4;
+    static final int MAX_PER_USER = 2;
+    private static final long MARKER_SECONDS = 1;
+
+    /** Collections running on this server (one command object per server). */
+    private final CollectionSlots slots = new CollectionSlots(MAX_PER_SERVER, MAX_PER_USER);
+
+    public FcolCommand(StripeContext stripe) {
+        super(stripe);
+    }
+
+    @Override
+    public String verb() {
+        return "FCOL";
+    }
+
+    @Override
+    public String syntax() {
+        return "FCOL <path>";
+    }
+
+    @Override
+    public void execute(FtpSession session, FtpRequest request) {
+        Optional<FtpPath> resolved = CommandPaths.required(session, request, this);
+        if (resolved.isEmpty() || !CommandPaths.writable(session)) {
+            return;
+        }
+        FtpPath path = resolved.get();
+        Optional<DataConnection> connection = session.takeDataConnection();
+        if (connection.isEmpty()) {
+            session.reply(Replies.noDataConnection());
+            return;
+        }
+        String user = session.user().orElseThrow().name();
+        String busy = slots.tryTake(user);
+        if (busy != null) {
+            connection.get().close();
+            session.reply(new FtpReply(ReplyCode.FILE_BUSY, "FCOL: " + busy + "; try again later"));
+            return;
+        }
+        String[] summary = new String[1]; // the 226 text, set before the collection's future succeeds
+        Path work = session.server().config().effectiveStateDir().resolve("fcol").resolve(TransferId.random().toString());
+        DataTransfers.run(session, connection.get(), path, "Ready for the announcements of a transfer into "
+                + Replies.quote(path), true, (ch, tls, transfer) -> {
+                    Promise<RecordedTransfer> received = ch.eventLoop().newPromise();
+                    Promise<Long> collected = ch.eventLoop().newPromise();
+                    ch.pipeline().addLast("announcements", new AnnouncementReceiver(
+                            new AnnouncementStream(MAX_STREAM_BYTES, stripe.maxBlocksPerTransfer()), received));
+                    received.addListener(f -> {
+                        if (!f.isSuccess()) {
+                            collected.tryFailure(f.cause() instanceof IllegalArgumentException e
+                                    ? new FtpReplyException(ReplyCode.SYNTAX_ERROR_IN_ARGUMENTS, "FCOL: " + e.getMessage())
+                                    : f.cause());
+                            return;
+                        }
+                        ServerCollection collection = new ServerCollection(session.root(), path,
+                                (RecordedTransfer) f.getNow(), work);
+                        Thread runner = new Thread(() -> collect(session, path, collection, collected, summary), "fsp-fcol");
+                        runner.setDaemon(true);
+                        ScheduledFuture<?> markers = session.channel().eventLoop().scheduleAtFixedRate(() -> {
+                            if (transfer.isAborted() || !session.channel().isActive()) {
+                                runner.interrupt();
+                            } else if (!collected.isDone()) {
+                                session.reply(perfMarker(collection.bytesDone()));
+                            }
+                        }, MARKER_SECONDS, MARKER_SECONDS, TimeUnit.SECONDS);
+                        collected.addListener(c -> markers.cancel(false));
+                        runner.start();
+                    });
+                    return collected;
+                }, ok -> slots.release(user), bytes -> new FtpReply(ReplyCode.TRANSFER_COMPLETE, summary[0]));
+    }
+
+    private static void collect(FtpSession session, FtpPath path, ServerCollection collection, Promise<Long> collected,
+                                String[] summary) {
+        try {
+            CollectSummary s = collection.run();
+            if (!s.complete()) {
+                collected.tryFailure(new FtpReplyException(ReplyCode.LOCAL_ERROR, "FCOL: " + s.error()
+                        + "; nothing of the transfer is reported verified"));
+                return;
+            }
+            summary[0] = (String.format(Locale.ROOT, "FCOL complete: %d files, %d bytes, %d blocks verified on disk"
+                    + " (%s) in %.1f s", s.files(), s.bytes(), s.blocks(), s.verifyMode(), s.seconds()));
+            collected.trySuccess(s.bytes());
+        } catch (FtpReplyException e) {
+            collected.tryFailure(e);
+        } catch (ControlException | UnsafePathException e) {
+            collected.tryFailure(new FtpReplyException(e instanceof UnsafePathException ? ReplyCode.FILE_NAME_NOT_ALLOWED
+                    : ReplyCode.SYNTAX_ERROR_IN_ARGUMENTS, "FCOL: " + e.getMessage()));
+        } catch (IOException e) {
+            collected.tryFailure(new LocalFileException(e));
+        } catch (InterruptedException e) {
+            collected.tryFailure(new java.util.concurrent.CancellationException("aborted"));
+        } catch (RuntimeException e) {
+            log.warn("{} FCOL {} failed", session, path, e);
+            collected.tryFailure(e);
+        }
+    }
+
+    /** GridFTP's perf marker (GFD.20 §3.7), one stripe: the bytes verified on this server's disk so far. */
+    static FtpReply perfMarker(long bytes) {
+        long now = System.currentTimeMillis();
+        return new FtpReply(ReplyCode.PERF_MARKER, List.of("Perf Marker",
+                String.format(Locale.ROOT, " Timestamp: %d.%d", now / 1000, (now % 1000) / 100),
+                " Stripe Index: 0", " Stripe Bytes Transferred: " + bytes, " Total Stripe Count: 1", "End."));
+    }
+}
