@@ -1,0 +1,67 @@
+package io.fsp.server.collect;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.client.collect.RecordedTransfer;
+import io.fsp.extension.Announcement;
+import io.fsp.extension.ExtensionLimits;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class AnnouncementStreamTest {
+    private static final String FSP = "FSP 0123456789abcdef kind=file files=1 directories=0 bytes=10 blocks=1 block-size=1m";
+    private static final String BLK = "BLK 0 relay:0 0 0 10 sha256:" + "ab".repeat(32);
+
+    private static void feed(AnnouncementStream s, String text, int piece) {
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < b.length; i += piece) {
+            s.feed(ByteBuffer.wrap(b, i, Math.min(piece, b.length - i)));
+        }
+    }
+
+    @Test
+    void readsLinesInAnyPiecesWithLfOrCrLf() {
+        for (int piece : new int[] {1, 3, 1000}) {
+            AnnouncementStream s = new AnnouncementStream(1 << 20, 10);
+            feed(s, FSP + "\r\nKEY none\nFILE 0 10 0 a.bin\n" + BLK + "\n", piece);
+            RecordedTransfer t = s.end();
+            assertEquals(4, t.announcements().size());
+            assertTrue(t.announcements().get(3) instanceof Announcement.Block);
+        }
+    }
+
+    @Test
+    void refusesWhatIsOverItsLimitsOrMalformed() {
+        assertRefused(new AnnouncementStream(100, 10), FSP + "\n" + "KEY none\n".repeat(20), "more than 100 bytes");
+        assertRefused(new AnnouncementStream(1 << 20, 10), FSP + "\nDIR " + "a".repeat(ExtensionLimits.MAX_LINE_LENGTH + 2),
+                "announcement line 2: more than");
+        assertRefused(new AnnouncementStream(1 << 20, 0), FSP + "\n", "blocks: 1 (expected: <= 0");
+        assertRefused(new AnnouncementStream(1 << 20, 10), "KEY none\n", "line 1: not an FSP line");
+        assertRefused(new AnnouncementStream(1 << 20, 10), FSP + "\n" + FSP + "\n", "line 2: a second FSP line");
+        assertRefused(new AnnouncementStream(1 << 20, 10), FSP + "\nBLK x\n", "announcement line 2: ");
+        AnnouncementStream invalid = new AnnouncementStream(1 << 20, 10);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> invalid.feed(ByteBuffer.wrap(new byte[] {'D', 'I', 'R', ' ', (byte) 0xC3, '\n'})));
+        assertTrue(e.getMessage().contains("not UTF-8"), e.getMessage());
+        AnnouncementStream cut = new AnnouncementStream(1 << 20, 10);
+        feed(cut, FSP, 7);
+        e = assertThrows(IllegalArgumentException.class, cut::end);
+        assertTrue(e.getMessage().contains("ended inside it"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> new AnnouncementStream(100, 10).end());
+        assertTrue(e.getMessage().contains("empty"), e.getMessage());
+        AnnouncementStream twice = new AnnouncementStream(1 << 20, 1);
+        feed(twice, FSP + "\n" + BLK + "\n", 5);
+        assertThrows(IllegalArgumentException.class, () -> feed(twice, BLK + "\n", 5), "one BLK line per block");
+    }
+
+    private static void assertRefused(AnnouncementStream s, String text, String expected) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> {
+            feed(s, text, 16);
+            s.end();
+        });
+        assertTrue(e.getMessage().contains(expected) && e.getMessage().contains("expected"), e.getMessage());
+    }
+}

@@ -1,0 +1,221 @@
+package io.fsp.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.client.control.ControlChannel;
+import io.fsp.client.control.Reply;
+import io.fsp.it.harness.FspCommand;
+import io.fsp.it.harness.RelayProcess;
+import io.fsp.it.harness.ServerProcess;
+import io.fsp.it.harness.TreeDigests;
+import io.fsp.tls.Certificates;
+import io.fsp.tls.Fingerprint;
+import io.fsp.tls.KeyMaterial;
+import io.fsp.tls.PinnedTrustManager;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code fsp transfer} (docs/protocol.md §1, "FCOL"): two real server processes, A with three relay processes and B
+ * without any; B collects A's tree from A's relays into bob's root byte for byte, the client seeing only
+ * announcements and B's markers. A destination that leads out of bob's root and a tampered announcement stream
+ * are refused, with nothing reported verified.
+ */
+@Timeout(300)
+class TransferIT {
+    private static final String ALICE = "alice";
+    private static final String ALICE_PASSWORD = "source-secret";
+    private static final String BOB = "bob";
+    private static final String BOB_PASSWORD = "destination-secret";
+
+    @TempDir
+    Path dir;
+
+    private final List<RelayProcess> relays = new ArrayList<>();
+    private ServerProcess a;
+    private ServerProcess b;
+    private Path rootA;
+    private Path rootB;
+
+    @BeforeEach
+    void start() throws Exception {
+        rootA = Files.createDirectories(dir.resolve("site-a"));
+        rootB = Files.createDirectories(dir.resolve("site-b"));
+        Path stateA = Files.createDirectories(dir.resolve("state-a"));
+        KeyMaterial key = Certificates.selfSigned("fsp-server");
+        Certificates.write(key, stateA.resolve("server-cert.pem"), stateA.resolve("server-key.pem"));
+        List<String> args = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--root", rootA.toString(), "--user", ALICE,
+                "--state-dir", stateA.toString(), "--login-failure-delay", "0s"));
+        for (int i = 0; i < 3; i++) {
+            RelayProcess r = RelayProcess.start(dir.resolve("relay" + i), key.fingerprint());
+            relays.add(r);
+            args.addAll(List.of("--relay", "127.0.0.1:" + r.address().getPort() + "=" + r.fingerprint()));
+        }
+        a = ServerProcess.start(rootA, args, 1, Map.of("FSP_PASSWORD_ALICE", ALICE_PASSWORD));
+        b = ServerProcess.start(rootB, List.of("--listen", "127.0.0.1:0", "--root", rootB.toString(), "--user", BOB,
+                "--state-dir", dir.resolve("state-b").toString(), "--login-failure-delay", "0s"), 1,
+                Map.of("FSP_PASSWORD_BOB", BOB_PASSWORD));
+    }
+
+    @AfterEach
+    void stop() {
+        for (AutoCloseable c : new AutoCloseable[] {b, a}) {
+            try {
+                if (c != null) {
+                    c.close();
+                }
+            } catch (Exception ignored) {
+                // stopping anyway
+            }
+        }
+        relays.forEach(RelayProcess::close);
+    }
+
+    @Test
+    void bCollectsATreeFromAsRelaysByteForByte() throws Exception {
+        Random random = new Random(5);
+        for (int i = 0; i < 40; i++) {
+            Path f = rootA.resolve("set/docs/d" + (i % 4) + "/f" + i + ".txt");
+            Files.createDirectories(f.getParent());
+            TreeDigests.random(f, random.nextInt(30_000), i);
+        }
+        Files.createDirectories(rootA.resolve("set/empty"));
+        TreeDigests.random(rootA.resolve("set/big.bin"), 12 * 1024 * 1024 + 5, 77);
+
+        Result missingParent = transfer("/set", "/incoming/set");
+        assertEquals(1, missingParent.exit(), "the destination's parent must exist, as for STOR: " + missingParent);
+        assertTrue(missingParent.err().contains("550"), missingParent.toString());
+
+        Result r = transfer("/set", "/incoming", "--replicas", "2", "--block-size", "256k", "--json");
+        assertEquals(0, r.exit(), r.toString());
+        assertEquals(TreeDigests.of(rootA.resolve("set")), TreeDigests.of(rootB.resolve("incoming")),
+                "byte-identical in bob's root");
+        assertTrue(Files.isDirectory(rootB.resolve("incoming/empty")), "empty directories too");
+        assertTrue(r.out().contains("\"verified\":true") && r.out().contains("\"files\":41"), r.out());
+        assertTrue(r.out().contains("verified on disk (fiver)"), "B's 226 is reported: " + r.out());
+        try (Stream<Path> left = Files.walk(rootB)) {
+            assertEquals(List.of(), left.filter(p -> p.getFileName().toString().contains("fsp-")).toList(),
+                    "no temporary or journal file in bob's root");
+        }
+        try (Stream<Path> work = Files.list(dir.resolve("state-b/fcol"))) {
+            assertEquals(0, work.count(), "the collection's journal is gone from B's state directory");
+        }
+        assertTrue(b.awaitNoOpenFilesUnder(rootB, Duration.ofSeconds(10)).isEmpty(), "B holds no file open");
+
+        Result single = transfer("/set/big.bin", "/big-copy.bin");
+        assertEquals(0, single.exit(), single.toString());
+        assertEquals(TreeDigests.sha256(rootA.resolve("set/big.bin")), TreeDigests.sha256(rootB.resolve("big-copy.bin")),
+                "a single file takes the destination's name");
+    }
+
+    @Test
+    void aDestinationThatLeadsOutOfBobsRootIsRefused() throws Exception {
+        TreeDigests.random(rootA.resolve("secret.bin"), 300_000, 3);
+        Path outside = Files.createDirectories(dir.resolve("outside"));
+        Files.createSymbolicLink(rootB.resolve("link"), outside);
+        Result viaLink = transfer("/secret.bin", "/link/secret.bin");
+        assertEquals(1, viaLink.exit(), viaLink.toString());
+        assertTrue(viaLink.err().contains("550"), viaLink.toString());
+        Result intoLink = transfer("/secret.bin", "/link");
+        assertEquals(1, intoLink.exit(), intoLink.toString());
+        Result climbing = transfer("/secret.bin", "/../../outside/secret.bin");
+        assertEquals(1, climbing.exit(), "/.. stays at bob's root, where there is no directory outside: " + climbing);
+        try (Stream<Path> s = Files.list(outside)) {
+            assertEquals(0, s.count(), "nothing written outside bob's root");
+        }
+        Result ok = transfer("/secret.bin", "/../secret.bin");
+        assertEquals(0, ok.exit(), ok.toString());
+        assertTrue(Files.exists(rootB.resolve("secret.bin")), "/../secret.bin is bob's /secret.bin");
+    }
+
+    /** A relay-held block whose announced digest was altered on the way: B reports failure, nothing verified. */
+    @Test
+    void aTamperedAnnouncementStreamIsReportedAndNothingIsVerified() throws Exception {
+        TreeDigests.random(rootA.resolve("data.bin"), 2 * 1024 * 1024, 9);
+        try (ControlChannel source = login(a, ALICE, ALICE_PASSWORD, false);
+             ControlChannel dest = login(b, BOB, BOB_PASSWORD, true)) {
+            ControlChannel.expect(source.command("FSPO use-relays=on include-direct=off block-size=256k"), 200, "FSPO");
+            source.send("FRET /data.bin");
+            ControlChannel.expect(source.read(), 150, "FRET");
+            List<String> lines = new ArrayList<>();
+            for (Reply r = source.read(); r.code() != 226; r = source.read()) {
+                assertEquals(151, r.code(), r.toString());
+                lines.add(r.text());
+            }
+            int blk = lines.indexOf(lines.stream().filter(l -> l.startsWith("BLK ")).findFirst().orElseThrow());
+            String line = lines.get(blk);
+            char last = line.charAt(line.length() - 1);
+            lines.set(blk, line.substring(0, line.length() - 1) + (last == '0' ? '1' : '0'));
+
+            int port = dest.epsv();
+            ControlChannel.expect(dest.command("FCOL /data.bin"), 150, "FCOL");
+            try (Socket data = dest.secureData(dest.openData(port, Duration.ofSeconds(10)))) {
+                OutputStream out = data.getOutputStream();
+                out.write((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8));
+                out.flush();
+            }
+            dest.readTimeout(Duration.ofMinutes(2));
+            Reply r = dest.read();
+            while (r.code() == 112) {
+                r = dest.read();
+            }
+            assertEquals(451, r.code(), r.toString());
+            assertTrue(r.text().contains("could not be verified") && r.text().contains("nothing"), r.text());
+            assertFalse(Files.exists(rootB.resolve("data.bin")), "no file under its name");
+
+            // the stream itself malformed: refused with the line named, the session serves on
+            port = dest.epsv();
+            ControlChannel.expect(dest.command("FCOL /x.bin"), 150, "FCOL");
+            try (Socket data = dest.secureData(dest.openData(port, Duration.ofSeconds(10)))) {
+                data.getOutputStream().write("KEY none\n".getBytes(StandardCharsets.UTF_8));
+            }
+            r = dest.read();
+            assertEquals(501, r.code(), r.toString());
+            assertTrue(r.text().contains("announcement line 1") && r.text().contains("FSP line first"), r.text());
+            assertEquals(200, dest.command("NOOP").code());
+        }
+    }
+
+    private static ControlChannel login(ServerProcess server, String user, String password, boolean protect) throws Exception {
+        ControlChannel c = ControlChannel.connect("127.0.0.1", server.port(),
+                PinnedTrustManager.of(Set.of(Fingerprint.parse(server.certificateFingerprint()))), Duration.ofSeconds(10));
+        c.login(user, password.toCharArray(), protect);
+        return c;
+    }
+
+    private record Result(int exit, String out, String err) {
+    }
+
+    private Result transfer(String from, String to, String... more) throws Exception {
+        List<String> args = new ArrayList<>(List.of("transfer", "fsp://" + ALICE + "@127.0.0.1:" + a.port() + from,
+                "fsp://" + BOB + "@127.0.0.1:" + b.port() + to, "--trust", a.certificateFingerprint(), "--trust",
+                b.certificateFingerprint()));
+        args.addAll(List.of(more));
+        Path out = dir.resolve("transfer.out");
+        Path err = dir.resolve("transfer.err");
+        ProcessBuilder pb = FspCommand.process(args).redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().put("FSP_PASSWORD", ALICE_PASSWORD);
+        pb.environment().put("FSP_DEST_PASSWORD", BOB_PASSWORD);
+        Process p = pb.start();
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "fsp transfer did not end");
+        return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+    }
+}
