@@ -29,6 +29,9 @@ public interface DestinationTree {
     /** Renames {@code from} to {@code to} (in the same directory), replacing what {@code to} was, as rename(2). */
     void replace(String from, String to) throws IOException;
 
+    /** Removes the file {@code name} (a link itself, never what it names) if there is one. */
+    void deleteIfExists(String name) throws IOException;
+
     /** Writes directory {@code name}'s entries to stable storage. */
     void sync(String name) throws IOException;
 

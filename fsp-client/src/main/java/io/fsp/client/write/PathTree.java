@@ -85,6 +85,11 @@ public final class PathTree implements DestinationTree {
     }
 
     @Override
+    public void deleteIfExists(String name) throws IOException {
+        Files.deleteIfExists(resolve(name));
+    }
+
+    @Override
     public void sync(String name) throws IOException {
         try (FileChannel ch = FileChannel.open(resolve(name), StandardOpenOption.READ)) {
             ch.force(true);

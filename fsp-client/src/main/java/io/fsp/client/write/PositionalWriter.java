@@ -143,7 +143,7 @@ public final class PositionalWriter implements Closeable {
      * {@code .NAME.fsp-part} beside the file; a name too long for that (file names have at most 255 bytes) is
      * replaced by a digest of it.
      */
-    static String temporaryName(String file) {
+    public static String temporaryName(String file) {
         String name = DestinationTree.last(file);
         String part = "." + name + ".fsp-part";
         if (part.getBytes(StandardCharsets.UTF_8).length > MAX_SEGMENT_BYTES) {

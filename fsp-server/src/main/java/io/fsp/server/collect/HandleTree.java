@@ -91,6 +91,15 @@ public final class HandleTree implements DestinationTree, AutoCloseable {
     }
 
     @Override
+    public void deleteIfExists(String name) throws IOException {
+        try (Walk w = walk(DestinationTree.parent(name))) {
+            w.dir().deleteIfExists(DestinationTree.last(name));
+        } catch (NoSuchFileException e) {
+            // its directory is gone: so is the file
+        }
+    }
+
+    @Override
     public void sync(String name) throws IOException {
         try (Walk w = walk(name)) {
             w.dir().sync();

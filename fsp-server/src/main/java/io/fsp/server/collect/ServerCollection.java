@@ -5,6 +5,7 @@ import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.collect.RecordedTransfer;
 import io.fsp.client.verify.VerificationMode;
+import io.fsp.client.write.PositionalWriter;
 import io.fsp.server.fs.DirectoryHandle;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.fs.NotRegularFileException;
@@ -19,6 +20,8 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One FCOL collection (docs/protocol.md §1, "FCOL"): this server collects another server's transfer from that
@@ -28,6 +31,7 @@ import java.util.stream.Stream;
  * and is removed at the end: a collection that failed is run again from the start.
  */
 public final class ServerCollection {
+    private static final Logger log = LoggerFactory.getLogger(ServerCollection.class);
     private static final Duration RELAY_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
@@ -77,7 +81,15 @@ public final class ServerCollection {
             CollectOptions options = CollectOptions.withoutOrigin("fcol", destination.toString(), journalPlace,
                     streams(), VerificationMode.FIVER, RELAY_TIMEOUT, CONNECT_TIMEOUT).withDirectWrites(false);
             collector = new Collector(options, recorded, tree);
-            return collector.run();
+            CollectSummary summary = null;
+            try {
+                summary = collector.run();
+                return summary;
+            } finally {
+                if (summary == null || !summary.complete()) {
+                    removeTemporaryFiles(tree, directory);
+                }
+            }
         } finally {
             deleteWork();
         }
@@ -121,6 +133,21 @@ public final class ServerCollection {
         } catch (IOException | RuntimeException e) {
             staging.close();
             throw e;
+        }
+    }
+
+    /**
+     * A failed collection is not resumed (its journal goes): the unfinished files' temporary names would only take
+     * the user's space. Files already complete keep their names; they were verified.
+     */
+    private void removeTemporaryFiles(HandleTree tree, boolean directory) {
+        for (String name : collector.unfinishedFiles()) {
+            String local = directory ? name : destination.name();
+            try {
+                tree.deleteIfExists(PositionalWriter.temporaryName(local));
+            } catch (IOException | RuntimeException e) {
+                log.info("FCOL {}: temporary file of {} left: {}", destination, local, e.toString());
+            }
         }
     }
 
