@@ -193,6 +193,27 @@ class TransferIT {
             assertEquals(501, r.code(), r.toString());
             assertTrue(r.text().contains("announcement line 1") && r.text().contains("FSP line first"), r.text());
             assertEquals(200, dest.command("NOOP").code());
+
+            // blocks that only the origin holds (no relays): B cannot fetch them, and says so before writing anything
+            ControlChannel.expect(source.command("FSPO use-relays=off"), 200, "FSPO");
+            source.send("FRET /data.bin");
+            ControlChannel.expect(source.read(), 150, "FRET");
+            lines.clear();
+            for (r = source.read(); r.code() != 226; r = source.read()) {
+                lines.add(r.text());
+            }
+            assertTrue(lines.stream().anyMatch(l -> l.startsWith("BLK ") && l.contains(" origin ")), lines.toString());
+            port = dest.epsv();
+            ControlChannel.expect(dest.command("FCOL /data.bin"), 150, "FCOL");
+            try (Socket data = dest.secureData(dest.openData(port, Duration.ofSeconds(10)))) {
+                data.getOutputStream().write((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8));
+            }
+            r = dest.read();
+            assertEquals(550, r.code(), r.toString());
+            assertTrue(r.text().contains("1 of 1 files are not wholly on relays (data.bin)"), r.text());
+            try (Stream<Path> left = Files.list(rootB)) {
+                assertEquals(List.of(), left.toList(), "nothing written");
+            }
         }
     }
 

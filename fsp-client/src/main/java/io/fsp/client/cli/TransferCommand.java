@@ -63,9 +63,6 @@ public final class TransferCommand implements Callable<Integer> {
             description = "The destination account's password on the first line.")
     Path destPasswordFile;
 
-    @Option(names = "--relays", paramLabel = "N", description = "Ask the source for N relays (FSPO relays=N).")
-    Integer relays;
-
     @Option(names = "--replicas", paramLabel = "N", description = "Store each block on N relays, 1..3 (FSPO replicas=N).")
     Integer replicas;
 
@@ -127,9 +124,6 @@ public final class TransferCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--replicas: " + replicas + " (expected: 1..3)");
         }
         List<String> fsp = new ArrayList<>();
-        if (relays != null) {
-            fsp.add("relays=" + relays);
-        }
         if (replicas != null) {
             fsp.add("replicas=" + replicas);
         }

@@ -84,11 +84,12 @@ class ClientMannersTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"get", "evacuate", "collect"})
+    @ValueSource(strings = {"get", "evacuate", "collect", "transfer"})
     void quietAndVerboseExcludeEachOther(String command) {
         List<String> args = new ArrayList<>(List.of(command, "--quiet", "--verbose", "x"));
         args.addAll(switch (command) {
             case "evacuate" -> List.of("--dry-run");
+            case "transfer" -> List.of("y", "--trust", "AB:" + "00:".repeat(30) + "CD");
             case "collect" -> List.of("-o", dir.resolve("out").toString(), "--identity", dir.resolve("id").toString());
             default -> List.of("-o", dir.resolve("out").toString());
         });
@@ -98,13 +99,20 @@ class ClientMannersTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"get", "evacuate", "collect"})
+    @ValueSource(strings = {"get", "evacuate", "collect", "transfer"})
     void theHelpListsTheExitCodesFromExitCodes(String command) {
         FspRun run = fsp(command, "--help");
         assertEquals(ExitCodes.OK, run.exit());
         String help = run.out().replaceAll("\\s+", " ");
         List<String> expected = new ArrayList<>(List.of(ExitCodes.FAILURE_HELP, ExitCodes.USAGE_HELP, ExitCodes.INTERNAL_HELP));
-        expected.add(command.equals("evacuate") ? ExitCodes.PARTIAL_EVACUATE_HELP : ExitCodes.VERIFICATION_FAILED_HELP);
+        expected.add(switch (command) {
+            case "evacuate" -> ExitCodes.PARTIAL_EVACUATE_HELP;
+            case "transfer" -> ExitCodes.TRANSFER_UNVERIFIED_HELP;
+            default -> ExitCodes.VERIFICATION_FAILED_HELP;
+        });
+        if (command.equals("transfer")) {
+            expected.add(ExitCodes.TRANSFERRED_HELP);
+        }
         if (command.equals("collect")) {
             expected.add(ExitCodes.PARTIAL_COLLECT_HELP);
         }
@@ -126,9 +134,14 @@ class ClientMannersTest {
             assertTrue(readme.contains(item), "README lacks '" + item + "'");
             assertTrue(protocol.contains(item), "docs/protocol.md lacks '" + item + "'");
         }
-        for (String line : List.of(ExitCodes.PARTIAL_EVACUATE_HELP, ExitCodes.PARTIAL_COLLECT_HELP)) {
+        for (String line : List.of(ExitCodes.PARTIAL_EVACUATE_HELP, ExitCodes.PARTIAL_COLLECT_HELP,
+                ExitCodes.TRANSFERRED_HELP, ExitCodes.TRANSFER_UNVERIFIED_HELP)) {
             String text = line.substring(line.indexOf(':') + 1);
             assertTrue(readme.contains(text), "README lacks '" + text + "'");
+        }
+        for (String line : List.of(ExitCodes.TRANSFERRED_HELP, ExitCodes.TRANSFER_UNVERIFIED_HELP)) {
+            String text = line.substring(line.indexOf(':') + 1);
+            assertTrue(protocol.contains(text), "docs/protocol.md lacks '" + text + "'");
         }
     }
 

@@ -106,7 +106,8 @@ public final class FcolCommand extends FspExtensionCommand {
                         ScheduledFuture<?> markers = session.channel().eventLoop().scheduleAtFixedRate(() -> {
                             if (transfer.isAborted() || !session.channel().isActive()) {
                                 runner.interrupt();
-                            } else if (!collected.isDone()) {
+                            } else if (!collected.isDone() && session.channel().isWritable()) {
+                                // a client that does not read its markers gets fewer, not a growing buffer
                                 session.reply(perfMarker(collection.bytesDone()));
                             }
                         }, MARKER_SECONDS, MARKER_SECONDS, TimeUnit.SECONDS);
