@@ -165,6 +165,13 @@ class TransferIT {
             char last = line.charAt(line.length() - 1);
             lines.set(blk, line.substring(0, line.length() - 1) + (last == '0' ? '1' : '0'));
 
+            // keys and tokens never cross a clear data connection
+            ControlChannel.expect(dest.command("PROT C"), 200, "PROT C");
+            dest.epsv();
+            Reply clear = dest.command("FCOL /data.bin");
+            assertEquals(534, clear.code(), clear.toString());
+            ControlChannel.expect(dest.command("PROT P"), 200, "PROT P");
+
             int port = dest.epsv();
             ControlChannel.expect(dest.command("FCOL /data.bin"), 150, "FCOL");
             try (Socket data = dest.secureData(dest.openData(port, Duration.ofSeconds(10)))) {

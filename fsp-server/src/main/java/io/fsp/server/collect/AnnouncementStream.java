@@ -31,6 +31,7 @@ public final class AnnouncementStream {
     private int lineLength;
     private long bytes;
     private long lines;
+    private long blockLines;
     private boolean ended;
 
     /**
@@ -116,6 +117,4 @@ public final class AnnouncementStream {
         }
         announcements.add(a);
     }
-
-    private long blockLines;
 }

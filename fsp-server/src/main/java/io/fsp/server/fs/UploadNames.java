@@ -6,11 +6,12 @@ import java.util.regex.Pattern;
 
 /**
  * Names of files being uploaded. STOR writes {@code .NAME.fsp-part-RANDOM} beside the target and renames
- * it into place only when the transfer completed, so a partial upload never looks complete. Listings hide
- * these names.
+ * it into place only when the transfer completed, so a partial upload never looks complete. FCOL's collector
+ * writes {@code .NAME.fsp-part} likewise. Listings hide these names.
  */
 public final class UploadNames {
-    private static final Pattern PARTIAL = Pattern.compile("\\..*\\.fsp-part-[0-9a-f]{12}");
+    /** STOR's partial names, and FCOL's ({@code .NAME.fsp-part}, the collector's writer's, without a random part). */
+    private static final Pattern PARTIAL = Pattern.compile("\\..*\\.fsp-part(-[0-9a-f]{12})?");
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private UploadNames() {

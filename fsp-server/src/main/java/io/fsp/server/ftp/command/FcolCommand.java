@@ -42,8 +42,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class FcolCommand extends FspExtensionCommand {
     private static final Logger log = LoggerFactory.getLogger(FcolCommand.class);
-    /** The longest announcement stream: at about 100 bytes a BLK line, half a million blocks. */
-    static final long MAX_STREAM_BYTES = 64L << 20;
+    /**
+     * The longest announcement stream: at about 110 bytes a BLK line, 150 000 blocks (150 GB at the default block
+     * size, 2.4 TB at 16 MiB), held parsed while the collection runs, a few times its text in memory.
+     */
+    static final long MAX_STREAM_BYTES = 16L << 20;
     static final int MAX_PER_SERVER = 4;
     static final int MAX_PER_USER = 2;
     private static final long MARKER_SECONDS = 1;
@@ -75,6 +78,12 @@ public final class FcolCommand extends FspExtensionCommand {
         Optional<DataConnection> connection = session.takeDataConnection();
         if (connection.isEmpty()) {
             session.reply(Replies.noDataConnection());
+            return;
+        }
+        if (stripe.requireTls() && !session.protectData()) {
+            connection.get().close();
+            session.reply(new FtpReply(ReplyCode.SECURITY_POLICY_REFUSED, "FCOL needs PROT P: the announcements carry the"
+                    + " transfer's key and token"));
             return;
         }
         String user = session.user().orElseThrow().name();
