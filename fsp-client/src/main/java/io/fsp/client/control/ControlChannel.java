@@ -55,7 +55,7 @@ public final class ControlChannel implements Closeable {
 
     /**
      * Connects, reads the greeting and switches to TLS ({@code AUTH TLS}) checked by {@code trust}. AUTH TLS goes
-     * out with the connection's first segment, not a round trip after the greeting (RFC 959 lets a client send
+     * out as soon as the connection is open, not a round trip later after the greeting (RFC 959 lets a client send
      * before a reply); nothing else is sent in clear. The TLS context is made meanwhile.
      */
     public static ControlChannel connect(String host, int port, X509TrustManager trust, Duration timeout) throws IOException {
