@@ -175,23 +175,32 @@ public final class Collector {
         collectAnnounced();
     }
 
-    /** Logs in, sets the options, sends FRET and collects; then what no relay delivered comes from the origin. */
+    /**
+     * Logs in, sets the options, sends FRET and collects; then what no relay delivered comes from the origin. The
+     * commands up to FRET go out together, without waiting for replies (at 100 ms a round trip each): their replies
+     * are checked in order as they come back, and FRET waits on the server's side for the data connection.
+     */
     private void retrieve() throws IOException, InterruptedException {
         try (ControlChannel control = ControlChannel.connect(options.host(), options.port(), options.trust(),
                 options.connectTimeout())) {
             milestone("control connection secured");
             control.login(options.user(), options.password(), false);
-            milestone("logged in");
             if (!options.fspOptions().isEmpty() || options.includeDirect()) {
                 List<String> pairs = new ArrayList<>(options.fspOptions());
                 pairs.add("include-direct=" + (options.includeDirect() ? "on" : "off"));
                 pairs.add("streams=" + options.streams());
-                ControlChannel.expect(control.command("FSPO " + String.join(" ", pairs)), 200, "FSPO");
+                control.pipeline("FSPO " + String.join(" ", pairs), 200, "FSPO");
             }
             manifest.claimHeld(control);
+            fretNanos = System.nanoTime();
+            if (options.includeDirect()) {
+                control.write("EPSV");
+            }
+            control.send("FRET " + options.remotePath());
             Socket directSocket = null;
             if (options.includeDirect()) {
-                directSocket = control.openData(control.epsv(), options.connectTimeout());
+                directSocket = control.openData(ControlChannel.epsvPort(control.read()), options.connectTimeout());
+                milestone("logged in, data connection open");
             }
             try {
                 retrieve(control, directSocket);
@@ -204,10 +213,8 @@ public final class Collector {
         }
     }
 
-    /** FRET: reads the announcements and starts each block's fetch; returns once every block is done or waits for the origin. */
+    /** FRET sent: reads the announcements and starts each block's fetch; returns once every block is done or waits for the origin. */
     private void retrieve(ControlChannel control, Socket directSocket) throws IOException, InterruptedException {
-        fretNanos = System.nanoTime();
-        control.send("FRET " + options.remotePath());
         Reply r = control.read();
         milestone("FRET answered " + r.code());
         if (r.code() != 150) {

@@ -3,11 +3,13 @@ package io.fsp.client.control;
 import io.fsp.crypto.NativeCrypto;
 import io.fsp.net.HostPort;
 import io.fsp.net.NetworkErrors;
+import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.channels.SocketChannel;
@@ -15,9 +17,13 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.Provider;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
@@ -36,6 +42,8 @@ public final class ControlChannel implements Closeable {
     private static final Pattern EPSV = Pattern.compile("\\(\\|\\|\\|(\\d{1,5})\\|\\)");
 
     private final String host;
+    /** Pipelined commands whose replies are not read yet, in order. */
+    private final Queue<Expected> unanswered = new ArrayDeque<>();
     private SSLContext tls;
     private Socket socket;
     private InputStream in;
@@ -45,19 +53,24 @@ public final class ControlChannel implements Closeable {
         this.host = host;
     }
 
-    /** Connects, reads the greeting and switches to TLS ({@code AUTH TLS}) checked by {@code trust}. */
+    /**
+     * Connects, reads the greeting and switches to TLS ({@code AUTH TLS}) checked by {@code trust}. AUTH TLS goes
+     * out as soon as the connection is open, not a round trip later after the greeting (RFC 959 lets a client send
+     * before a reply); nothing else is sent in clear. The TLS context is made meanwhile.
+     */
     public static ControlChannel connect(String host, int port, X509TrustManager trust, Duration timeout) throws IOException {
         ControlChannel c = new ControlChannel(host);
+        CompletableFuture<SSLContext> tls = CompletableFuture.supplyAsync(() -> context(trust));
         Socket plain = new Socket();
         try {
             plain.connect(new InetSocketAddress(host, port), (int) timeout.toMillis());
             plain.setSoTimeout((int) timeout.toMillis());
             plain.setTcpNoDelay(true);
             c.use(plain);
+            c.send("AUTH TLS");
             c.expect(c.read(), 220, "greeting");
-            c.expect(c.command("AUTH TLS"), 234, "AUTH TLS");
-            // Only now: the round trips above went on while the native TLS library was still loading.
-            c.tls = context(trust);
+            c.expect(c.read(), 234, "AUTH TLS");
+            c.tls = joined(tls);
             SSLSocket secure = (SSLSocket) c.tls.getSocketFactory().createSocket(plain, host, port, true);
             secure.setUseClientMode(true);
             secure.startHandshake();
@@ -72,6 +85,17 @@ public final class ControlChannel implements Closeable {
         }
     }
 
+    private static SSLContext joined(CompletableFuture<SSLContext> context) throws IOException {
+        try {
+            return context.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof UncheckedIOException u) {
+                throw u.getCause();
+            }
+            throw e;
+        }
+    }
+
     /** A failure to connect, greet or secure, naming the server's address (a reply keeps its code). */
     private static IOException named(String address, IOException e) {
         return e instanceof ControlException c ? new ControlException(address + ": " + c.getMessage(), c.code(), c)
@@ -79,21 +103,21 @@ public final class ControlChannel implements Closeable {
     }
 
     /** Native TLS (Conscrypt) where it loads, else the JDK's; either way checked by {@code trust} alone. */
-    private static SSLContext context(X509TrustManager trust) throws IOException {
+    private static SSLContext context(X509TrustManager trust) {
         try {
             Optional<Provider> nativeTls = NativeCrypto.tls();
             SSLContext ctx = nativeTls.isPresent() ? SSLContext.getInstance("TLS", nativeTls.get()) : SSLContext.getInstance("TLS");
             ctx.init(null, new TrustManager[] {trust}, null);
             return ctx;
         } catch (GeneralSecurityException e) {
-            throw new IOException("TLS is not available: " + e.getMessage(), e);
+            throw new UncheckedIOException(new IOException("TLS is not available: " + e.getMessage(), e));
         }
     }
 
     private void use(Socket s) throws IOException {
         socket = s;
         in = new java.io.BufferedInputStream(s.getInputStream());
-        out = s.getOutputStream();
+        out = new BufferedOutputStream(s.getOutputStream(), 4096);
     }
 
     /** How long a read may wait for the server; 0 waits for ever (while blocks are being placed). */
@@ -101,15 +125,26 @@ public final class ControlChannel implements Closeable {
         socket.setSoTimeout((int) d.toMillis());
     }
 
-    /** USER, PASS; then PBSZ 0 and PROT (P when {@code protectData}, else C) for data connections. */
+    /**
+     * USER, PASS; then PBSZ 0 and PROT (P when {@code protectData}, else C) for data connections. Sent without
+     * waiting for the replies ({@link #pipeline}): they are checked before any later reply is read.
+     */
     public void login(String user, char[] password, boolean protectData) throws IOException {
-        Reply r = command("USER " + user);
-        if (r.code() == 331) {
-            r = command("PASS " + new String(password));
-        }
-        expect(r, 230, "login as " + user);
-        expect(command("PBSZ 0"), 200, "PBSZ");
-        expect(command(protectData ? "PROT P" : "PROT C"), 200, "PROT");
+        pipeline("USER " + user, 331, "login as " + user);
+        pipeline("PASS " + new String(password), 230, "login as " + user);
+        pipeline("PBSZ 0", 200, "PBSZ");
+        pipeline(protectData ? "PROT P" : "PROT C", 200, "PROT");
+    }
+
+    /**
+     * Sends {@code line} without waiting for its reply (RFC 959 §4.2 lets a client send the next command first; the
+     * server answers in order): the reply must have {@code code}, which is checked, in order, before the reply to
+     * any later command is read; a {@link ControlException} naming {@code what} otherwise. Only for commands whose
+     * failure makes every later one pointless. Nothing is written before a read or {@link #send} flushes it.
+     */
+    public void pipeline(String line, int code, String what) throws IOException {
+        write(line);
+        unanswered.add(new Expected(code, what));
     }
 
     /** Sends a command and returns the first reply to it (preliminary or final). */
@@ -118,16 +153,37 @@ public final class ControlChannel implements Closeable {
         return read();
     }
 
+    /** Sends a command (and any written before it); its reply is read with {@link #read}. */
     public void send(String line) throws IOException {
+        write(line);
+        out.flush();
+    }
+
+    /** Writes a command, without sending it yet: the next {@link #send} or {@link #read} does. */
+    public void write(String line) throws IOException {
         if (line.indexOf('\r') >= 0 || line.indexOf('\n') >= 0) {
             throw new IllegalArgumentException("command contains CR or LF (expected: one line)");
         }
         out.write((line + "\r\n").getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Reads the next reply not yet checked: first those of {@linkplain #pipeline pipelined} commands, each checked,
+     * then the one returned.
+     */
+    public Reply read() throws IOException {
         out.flush();
+        while (!unanswered.isEmpty()) {
+            Expected e = unanswered.peek();
+            Reply r = readReply();
+            unanswered.remove();
+            expect(r, e.code(), e.what());
+        }
+        return readReply();
     }
 
     /** Reads one complete reply (all lines of a multi-line reply). */
-    public Reply read() throws IOException {
+    private Reply readReply() throws IOException {
         String first = readLine();
         if (first.length() < 3 || !Character.isDigit(first.charAt(0)) || !Character.isDigit(first.charAt(1))
                 || !Character.isDigit(first.charAt(2))) {
@@ -183,7 +239,12 @@ public final class ControlChannel implements Closeable {
 
     /** EPSV (RFC 2428): the port of the server's passive data listener. */
     public int epsv() throws IOException {
-        Reply r = expect(command("EPSV"), 229, "EPSV");
+        return epsvPort(command("EPSV"));
+    }
+
+    /** The port named by the reply to an EPSV. */
+    public static int epsvPort(Reply reply) throws ControlException {
+        Reply r = expect(reply, 229, "EPSV");
         Matcher m = EPSV.matcher(r.text());
         if (!m.find()) {
             throw new ControlException("EPSV: reply '" + abbreviate(r.text()) + "' (expected: (|||PORT|))");
@@ -216,6 +277,7 @@ public final class ControlChannel implements Closeable {
     public void close() {
         try {
             if (socket != null && !socket.isClosed()) {
+                unanswered.clear(); // a failure ends the conversation: their replies no longer matter
                 socket.setSoTimeout(2000);
                 send("QUIT");
                 read();
@@ -231,6 +293,9 @@ public final class ControlChannel implements Closeable {
                 // nothing left to do
             }
         }
+    }
+
+    private record Expected(int code, String what) {
     }
 
     static String abbreviate(String s) {

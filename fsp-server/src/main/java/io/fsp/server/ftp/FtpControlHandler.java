@@ -123,7 +123,9 @@ public final class FtpControlHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void readIfRoom(ChannelHandlerContext ctx) {
-        boolean room = queue.size() < MAX_QUEUED && !closing && ctx.channel().isWritable();
+        FtpRequestDecoder decoder = ctx.pipeline().get(FtpRequestDecoder.class);
+        boolean room = queue.size() < MAX_QUEUED && !closing && ctx.channel().isWritable()
+                && (decoder == null || !decoder.heldAtAuth());
         ctx.channel().config().setAutoRead(room);
     }
 
@@ -165,6 +167,26 @@ public final class FtpControlHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void dispatch(FtpRequest request) {
+        if (!request.verb().equals("AUTH")) {
+            execute(request);
+            return;
+        }
+        boolean wasSecure = session.isSecure();
+        try {
+            execute(request);
+        } finally {
+            FtpRequestDecoder decoder = ctx.pipeline().get(FtpRequestDecoder.class);
+            int clear = decoder == null ? 0 : decoder.authAnswered(!wasSecure && session.isSecure());
+            if (clear > 0) {
+                // Sent before the handshake, so anyone on the path could have written it: never a command.
+                log.warn("{} sent {} bytes in clear after AUTH TLS, before the TLS handshake; closing", session, clear);
+                closing();
+                ctx.close();
+            }
+        }
+    }
+
+    private void execute(FtpRequest request) {
         log.debug("{} > {}", session, request);
         unansweredCommands++;
         FtpCommand command = server.commands().find(request.verb()).orElse(null);

@@ -1,6 +1,7 @@
 package io.fsp.server.ftp;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.nio.ByteBuffer;
@@ -18,6 +19,10 @@ import java.util.List;
  * in order. A too-long line is answered once and the rest of it is discarded without being buffered.
  *
  * <p>Telnet commands (RFC 854) that clients put before ABOR ({@code IAC IP IAC DM}) are removed.
+ *
+ * <p>Nothing after an {@code AUTH} line is decoded until that command is answered ({@link #authAnswered}):
+ * once it has switched the connection to TLS, what came behind it in clear was sent before the handshake and must
+ * never count as a command of the secured session (the STARTTLS command injection of CVE-2011-0411).
  */
 public final class FtpRequestDecoder extends ByteToMessageDecoder {
     private static final int MAX_VERB_LENGTH = 16;
@@ -30,6 +35,9 @@ public final class FtpRequestDecoder extends ByteToMessageDecoder {
             .onMalformedInput(CodingErrorAction.REPORT)
             .onUnmappableCharacter(CodingErrorAction.REPORT);
     private State state = State.READ_LINE;
+    /** An AUTH line was passed on and is not answered yet: what follows it stays undecoded. */
+    private boolean heldAtAuth;
+    private ChannelHandlerContext ctx;
 
     /** @param maxLineLength longest accepted line in bytes, without its CRLF */
     public FtpRequestDecoder(int maxLineLength) {
@@ -40,8 +48,47 @@ public final class FtpRequestDecoder extends ByteToMessageDecoder {
     }
 
     @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /** Whether decoding waits for an AUTH command's answer (reading should stop meanwhile). */
+    boolean heldAtAuth() {
+        return heldAtAuth;
+    }
+
+    /**
+     * The AUTH command that stopped decoding is answered. If it started TLS, returns how many bytes were already
+     * buffered behind it in clear and drops them (the caller must not go on with a peer that sent any); otherwise
+     * decoding goes on with them and this returns 0.
+     */
+    int authAnswered(boolean tlsStarted) {
+        heldAtAuth = false;
+        ByteBuf buffered = internalBuffer();
+        if (tlsStarted) {
+            int clear = buffered.readableBytes();
+            buffered.skipBytes(clear);
+            state = State.READ_LINE;
+            return clear;
+        }
+        if (buffered.isReadable()) {
+            // Answered later than read (it waited behind another command): decode what waited, in a task of its own.
+            ctx.executor().execute(() -> {
+                if (!ctx.isRemoved()) {
+                    try {
+                        channelRead(ctx, Unpooled.EMPTY_BUFFER);
+                    } catch (Exception e) {
+                        ctx.fireExceptionCaught(e);
+                    }
+                }
+            });
+        }
+        return 0;
+    }
+
+    @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        while (in.isReadable()) {
+        while (in.isReadable() && !heldAtAuth) {
             // Look no further than a maximal line plus its CRLF.
             int searchLength = Math.min(in.readableBytes(), maxLineLength + 2);
             int eol = in.indexOf(in.readerIndex(), in.readerIndex() + searchLength, (byte) '\n');
@@ -76,7 +123,9 @@ public final class FtpRequestDecoder extends ByteToMessageDecoder {
             byte[] line = new byte[length];
             in.readBytes(line);
             in.readerIndex(eol + 1);
-            out.add(parse(line));
+            FtpRequestLine request = parse(line);
+            heldAtAuth = request instanceof FtpRequest r && r.verb().equals("AUTH");
+            out.add(request);
         }
     }
 

@@ -125,6 +125,27 @@ class FtpControlHandlerTest {
     }
 
     @Test
+    void closesWhenCommandsFollowAuthTlsInClear() throws Exception {
+        start(Map.of());
+        FtpSession session = ch.pipeline().get(FtpControlHandler.class).session();
+        // One segment: anyone on the path can append to the clear text before the handshake (CVE-2011-0411).
+        List<String> r = send("AUTH TLS\r\nUSER injected\r\nPASS x\r\nPWD");
+        assertTrue(r.get(0).startsWith("234 "), r.toString());
+        assertFalse(ch.isOpen(), "commands sent in clear behind AUTH TLS must end the connection");
+        assertTrue(session.pendingUser().isEmpty(), "the injected USER was executed");
+    }
+
+    @Test
+    void goesOnWithCommandsBehindARefusedAuth() throws Exception {
+        start(PLAIN);
+        List<String> r = send("AUTH KERBEROS\r\nNOOP\r\nPWD\r\n");
+        assertEquals(3, r.size(), r.toString());
+        assertTrue(r.get(0).startsWith("504 "), r.toString());
+        assertTrue(r.get(1).startsWith("200 "), r.toString());
+        assertTrue(r.get(2).startsWith("530 "), r.toString());
+    }
+
+    @Test
     void answersWrongPasswordWith530AndClosesAfterTooManyFailures() throws Exception {
         start(PLAIN);
         for (int i = 0; i < 2; i++) {
