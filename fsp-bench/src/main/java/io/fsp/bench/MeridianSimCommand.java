@@ -98,6 +98,10 @@ public final class MeridianSimCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     int minMembers;
 
+    @Option(names = "--explain", description = "After each report, why the queries that missed did (where the nearest "
+            + "good answer was lost on the query's path).")
+    boolean explain;
+
     @Option(names = "--max-solutions", defaultValue = "10",
             description = "Tight queries have 1..this many satisfying members (default: ${DEFAULT-VALUE}).")
     int maxSolutions;
@@ -151,13 +155,17 @@ public final class MeridianSimCommand implements Callable<Integer> {
         }
         for (LatencyMatrix m : runs) {
             SimReport r;
+            MeridianSimulation simulation = new MeridianSimulation(m, options);
             try {
-                r = new MeridianSimulation(m, options).run();
+                r = simulation.run();
             } catch (IllegalArgumentException e) {
                 err.println("fsp-bench meridian-sim: " + m.name() + ": " + e.getMessage());
                 return 2;
             }
             out.println(json ? r.toJson() : table ? row(r) : r.toText());
+            if (explain) {
+                simulation.misses().forEach((kind, causes) -> out.println("misses, " + kind + ": " + causes));
+            }
             out.flush();
         }
         return 0;

@@ -9,6 +9,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -82,6 +84,24 @@ class MeridianSimulationTest {
         assertTrue(r.closest().within10() >= 0.90, r.toText());
         assertTrue(r.mcq().meanProbes() <= 10 * log2n && r.tight().meanProbes() <= 10 * log2n
                 && r.closest().meanProbes() <= 10 * log2n, r.toText());
+    }
+
+    /**
+     * Every miss gets one cause. On the real matrix closest-node answers are mostly lost before the query comes
+     * near them (no visited node knows them) and MCQ answers also to the per-hop budget (docs/meridian.md).
+     */
+    @Test
+    void everyMissIsTracedToWhereItsAnswerWasLost() {
+        MeridianSimulation sim = new MeridianSimulation(planetLab, SimOptions.defaults().withQueries(300));
+        SimReport r = sim.run();
+        Map<String, Map<MissTracer.Cause, Integer>> misses = sim.missCounts();
+        assertEquals(List.of("closest node", "MCQ", "tight"), List.copyOf(misses.keySet()));
+        int closestMisses = misses.get("closest node").values().stream().mapToInt(Integer::intValue).sum();
+        int mcqMisses = misses.get("MCQ").values().stream().mapToInt(Integer::intValue).sum();
+        assertEquals(Math.round(300 * (1 - r.closest().within10())), closestMisses, r.toText());
+        assertEquals(Math.round(300 * (1 - r.mcq().success())), mcqMisses, r.toText());
+        assertTrue(misses.get("closest node").get(MissTracer.Cause.NEVER_IN_A_VISITED_RING) > 0, misses.toString());
+        assertTrue(misses.get("MCQ").get(MissTracer.Cause.CUT_BY_BUDGET) > 0, misses.toString());
     }
 
     @Test
