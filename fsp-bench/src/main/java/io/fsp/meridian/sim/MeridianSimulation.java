@@ -307,7 +307,9 @@ public final class MeridianSimulation {
         // other bound, shape x lambda, can reach minutes: it then says "anywhere" for that target, which
         // the caller clamps to the largest bound a query carries without changing which members satisfy.
         double lambda = scale[Math.min(members.length, 1 + draw.nextInt(options.maxSolutions())) - 1];
-        return Double.isInfinite(lambda) ? null : new double[] {shape[0] * lambda, shape[1] * lambda};
+        // A bound rests on the RTT of the member that set lambda, and shape x (rtt / shape) may round below it:
+        // scored with the 1e-6 ms tolerance that member satisfies, yet the node, exact, would not take it.
+        return Double.isInfinite(lambda) ? null : new double[] {shape[0] * lambda + 1e-9, shape[1] * lambda + 1e-9};
     }
 
     private boolean satisfies(int node, int[] ts, double[] bounds) {

@@ -102,6 +102,8 @@ class MeridianSimulationTest {
         assertEquals(Math.round(300 * (1 - r.mcq().success())), mcqMisses, r.toText());
         assertTrue(misses.get("closest node").get(MissTracer.Cause.NEVER_IN_A_VISITED_RING) > 0, misses.toString());
         assertTrue(misses.get("MCQ").get(MissTracer.Cause.CUT_BY_BUDGET) > 0, misses.toString());
+        // Tight bounds rest on a member's RTT; rounded below it, that member satisfied the scorer but not the node.
+        assertEquals(0, misses.get("tight").get(MissTracer.Cause.ASKED), misses.toString());
     }
 
     @Test
