@@ -93,6 +93,15 @@ public final class MeridianSimCommand implements Callable<Integer> {
             description = "Most probes one node spends on one query (default: ${DEFAULT-VALUE}).")
     int maxProbesPerHop;
 
+    @Option(names = "--min-members", defaultValue = "64", paramLabel = "N",
+            description = "While a node has fewer members, a full ring takes more secondaries; 0 = k + l per ring at most "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int minMembers;
+
+    @Option(names = "--explain", description = "After each report, why the queries that missed did (where the nearest "
+            + "good answer was lost on the query's path).")
+    boolean explain;
+
     @Option(names = "--max-solutions", defaultValue = "10",
             description = "Tight queries have 1..this many satisfying members (default: ${DEFAULT-VALUE}).")
     int maxSolutions;
@@ -106,7 +115,7 @@ public final class MeridianSimCommand implements Callable<Integer> {
             int entries = Math.min(255, Math.max(160, ringCount * (primary + secondary)));
             MeridianConfig config = MeridianConfig.builder().primaryPerRing(primary).secondaryPerRing(secondary)
                     .ringBase(ringBase).rings(ringCount)
-                    .beta(beta).boundSlackMs(boundSlack).maxProbesPerHop(maxProbesPerHop).replacement(replacement).querySecondaries(!primariesOnly)
+                    .beta(beta).boundSlackMs(boundSlack).maxProbesPerHop(maxProbesPerHop).minMembers(minMembers).replacement(replacement).querySecondaries(!primariesOnly)
                     .wire(new WireLimits(8192, entries, Math.max(16, primary + secondary))).build();
             options = SimOptions.defaults().withConfig(config).withQueries(queries).withSeed(seed)
                     .withMaxSolutions(maxSolutions);
@@ -146,13 +155,17 @@ public final class MeridianSimCommand implements Callable<Integer> {
         }
         for (LatencyMatrix m : runs) {
             SimReport r;
+            MeridianSimulation simulation = new MeridianSimulation(m, options);
             try {
-                r = new MeridianSimulation(m, options).run();
+                r = simulation.run();
             } catch (IllegalArgumentException e) {
                 err.println("fsp-bench meridian-sim: " + m.name() + ": " + e.getMessage());
                 return 2;
             }
             out.println(json ? r.toJson() : table ? row(r) : r.toText());
+            if (explain) {
+                simulation.misses().forEach((kind, causes) -> out.println("misses, " + kind + ": " + causes));
+            }
             out.flush();
         }
         return 0;

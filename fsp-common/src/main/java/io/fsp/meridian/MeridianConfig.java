@@ -12,7 +12,9 @@ import java.util.Objects;
  * k = 8 primary and l = 8 secondary members per ring; rings growing by s = 1.5 from α = 1 ms, 17 of them
  * (the last from α·s^15 ≈ 438 ms), so that the crowded rings of long RTTs are split into more rings of 16;
  * β = 1, which asks every member the triangle inequality allows ([0, 2(d + dc)]) and forwards on any
- * progress; the bounds widened by 1 ms so that sub-millisecond RTTs do not shrink them to nothing.
+ * progress; the bounds widened by 1 ms so that sub-millisecond RTTs do not shrink them to nothing; a crowded ring
+ * takes seats the others leave empty until the node has 64 members, so that a host whose RTTs to most others are one
+ * value does not know only k + l of them.
  * Gossip every 5 s during the first minute and every 30 s after, ring-membership replacement every 60 s.
  *
  * @param primaryPerRing        k
@@ -36,6 +38,7 @@ import java.util.Objects;
  * @param replacement           how primaries are chosen in a full ring
  * @param querySecondaries      whether queries consider secondary members too (not only primaries)
  * @param boundSlackMs          absolute widening of the β-bounds on ring members a query asks (ms)
+ * @param minMembers            while a node has fewer members, a full ring takes more secondaries (seats other rings leave empty)
  * @param wire                  datagram size limits
  */
 public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ringBase, double alphaMs, int rings,
@@ -43,7 +46,7 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
                              Duration gossipInterval, Duration replacementInterval, Duration probeTimeout,
                              double rttSmoothing, Duration probeCacheTtl, int maxHops, int maxProbesPerHop,
                              int gossipProbesPerSecond, int requestProbesPerSecond, Duration queryTimeout, RingReplacement replacement,
-                             boolean querySecondaries, double boundSlackMs, WireLimits wire) {
+                             boolean querySecondaries, double boundSlackMs, int minMembers, WireLimits wire) {
 
     public MeridianConfig {
         range("primaryPerRing", primaryPerRing, 1, 32);
@@ -51,6 +54,7 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
         range("rings", rings, 2, 32);
         range("maxHops", maxHops, 1, 255);
         range("maxProbesPerHop", maxProbesPerHop, 1, 4096);
+        range("minMembers", minMembers, 0, 4096);
         range("gossipProbesPerSecond", gossipProbesPerSecond, 1, 1_000_000);
         range("requestProbesPerSecond", requestProbesPerSecond, 1, 1_000_000);
         if (!(ringBase > 1) || ringBase > 16) {
@@ -93,7 +97,8 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
      * 10 rings (the last from 256 ms), β = 0.5 and the paper's bounds without slack.
      */
     public static MeridianConfig libMeridian() {
-        return builder().primaryPerRing(4).secondaryPerRing(4).ringBase(2).rings(10).beta(0.5).boundSlackMs(0).build();
+        return builder().primaryPerRing(4).secondaryPerRing(4).ringBase(2).rings(10).beta(0.5).boundSlackMs(0)
+                .minMembers(0).build();
     }
 
     public static Builder builder() {
@@ -124,6 +129,7 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
         b.replacement = replacement;
         b.querySecondaries = querySecondaries;
         b.boundSlackMs = boundSlackMs;
+        b.minMembers = minMembers;
         b.wire = wire;
         return b;
     }
@@ -174,6 +180,7 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
         private RingReplacement replacement = RingReplacement.HYPERVOLUME;
         private boolean querySecondaries = true;
         private double boundSlackMs = 1.0;
+        private int minMembers = 64;
         private WireLimits wire = WireLimits.DEFAULT;
 
         public Builder primaryPerRing(int v) { primaryPerRing = v; return this; }
@@ -197,13 +204,14 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
         public Builder replacement(RingReplacement v) { replacement = v; return this; }
         public Builder querySecondaries(boolean v) { querySecondaries = v; return this; }
         public Builder boundSlackMs(double v) { boundSlackMs = v; return this; }
+        public Builder minMembers(int v) { minMembers = v; return this; }
         public Builder wire(WireLimits v) { wire = v; return this; }
 
         public MeridianConfig build() {
             return new MeridianConfig(primaryPerRing, secondaryPerRing, ringBase, alphaMs, rings, beta,
                     gossipInitialInterval, gossipInitialPeriod, gossipInterval, replacementInterval, probeTimeout,
                     rttSmoothing, probeCacheTtl, maxHops, maxProbesPerHop, gossipProbesPerSecond, requestProbesPerSecond, queryTimeout,
-                    replacement, querySecondaries, boundSlackMs, wire);
+                    replacement, querySecondaries, boundSlackMs, minMembers, wire);
         }
     }
 }

@@ -413,9 +413,18 @@ public final class MeridianNode {
         for (int r = 0; r < rings.ringCount(); r++) {
             List<RingMember> ring = rings.ring(r);
             if (ring.size() > config.primaryPerRing()) {
-                diversify(r, ring);
+                diversify(r, seatsOf(ring));
             }
         }
+    }
+
+    /**
+     * The k + l longest-serving members of a ring (primaries first), among which the primaries are chosen: members on
+     * seats other rings lent (minMembers) stay secondary, and k + l is what one measure request may name.
+     */
+    private List<RingMember> seatsOf(List<RingMember> ring) {
+        int seats = config.primaryPerRing() + config.secondaryPerRing();
+        return ring.size() > seats ? ring.subList(0, seats) : ring;
     }
 
     /** Asks each member of a full ring for its RTTs to the others, then keeps the k most diverse. */
@@ -462,7 +471,7 @@ public final class MeridianNode {
         for (int i : Hypervolume.select(latency, config.primaryPerRing())) {
             primaries.add(ring.get(i).peer());
         }
-        List<RingMember> now = rings.ring(ringIndex);
+        List<RingMember> now = seatsOf(rings.ring(ringIndex));
         // Members may have come or gone while we measured: only re-choose if the ring is unchanged.
         if (now.size() == m && now.stream().allMatch(x -> ring.stream().anyMatch(y -> y.peer().equals(x.peer())))) {
             rings.choosePrimaries(ringIndex, primaries);

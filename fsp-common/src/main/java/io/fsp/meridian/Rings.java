@@ -12,7 +12,9 @@ import java.util.Set;
 /**
  * A node's concentric rings (paper 004 §3.1, after Meridian): ring i holds peers whose RTT lies in
  * [α·s^(i−1), α·s^i); ring 0 holds everything below α and the outermost ring everything beyond its
- * inner edge. Each ring keeps at most k primary and l secondary members. Only the owning node's own
+ * inner edge. Each ring keeps at most k primary and l secondary members, and more secondaries while the node has
+ * fewer than {@code minMembers} members: a host whose RTTs to most others are one value (a placeholder of a latency
+ * matrix, a congested uplink) puts them all in one ring, and k + l of them would be all it knows. Only the owning node's own
  * measurements enter here: there is no way to place a peer by an RTT someone else claims.
  * Not thread-safe: a node touches its rings from one thread only.
  */
@@ -48,8 +50,8 @@ public final class Rings {
 
     /**
      * Records an RTT this node measured to {@code peer}. A known member's RTT falls at once to a lower sample and
-     * rises smoothed (EWMA), and the member moves ring if needed; a new peer becomes primary if its ring has room, else secondary,
-     * else it replaces the longest-serving secondary. Returns true if the peer is a member afterwards.
+     * rises smoothed (EWMA), and the member moves ring if needed; a new peer becomes primary if its ring has room, else secondary
+     * (beyond l while the node has fewer than minMembers), else it replaces the longest-serving secondary. Returns true if the peer is a member afterwards.
      */
     public boolean offer(InetSocketAddress peer, double rttMs, long nowNanos) {
         if (!(rttMs >= 0)) {
@@ -81,7 +83,7 @@ public final class Rings {
         RingMember member;
         if (primaries < config.primaryPerRing()) {
             member = new RingMember(peer, rttMs, ring, true, nowNanos);
-        } else if (members.size() - primaries < config.secondaryPerRing()) {
+        } else if (members.size() - primaries < config.secondaryPerRing() || byPeer.size() < config.minMembers()) {
             member = new RingMember(peer, rttMs, ring, false, nowNanos);
         } else {
             RingMember oldest = members.stream().filter(m -> !m.primary())

@@ -50,6 +50,36 @@ class RingsTest {
         assertTrue(rings.contains(peer(8)));
     }
 
+    /**
+     * A host whose RTTs to most others are one placeholder value (the PlanetLab matrix has 31 locations 154 ms from
+     * over 200 others) puts them all in one ring; with k + l seats there it knew 16 members and answered queries
+     * from those alone. Seats its other rings leave empty take more of them, up to minMembers.
+     */
+    @Test
+    void aCrowdedRingTakesSeatsOtherRingsLeaveEmptyUpToMinMembers() {
+        Rings rings = new Rings(MeridianConfig.defaults());
+        for (int i = 0; i < 200; i++) {
+            rings.offer(peer(i), 154, i);
+        }
+        int ring = rings.ringOf(154);
+        assertEquals(64, rings.ring(ring).size());
+        assertEquals(64, rings.size());
+        assertEquals(8, rings.ring(ring).stream().filter(RingMember::primary).count());
+        assertTrue(rings.contains(peer(199)), "beyond minMembers the newest replaces the oldest secondary");
+        assertFalse(rings.contains(peer(8)), "the oldest secondary went");
+        assertTrue(rings.offer(peer(1000), 3, 1000), "another ring still has seats");
+        assertEquals(65, rings.size());
+    }
+
+    @Test
+    void withoutMinMembersARingHoldsKPlusL() {
+        Rings rings = new Rings(config);
+        for (int i = 0; i < 50; i++) {
+            rings.offer(peer(i), 154, i);
+        }
+        assertEquals(8, rings.size());
+    }
+
     @Test
     void removingAPrimaryPromotesASecondary() {
         Rings rings = new Rings(config);

@@ -9,8 +9,12 @@ import io.fsp.meridian.sim.SimReport.ClosestStats;
 import io.fsp.meridian.sim.SimReport.McqStats;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -29,6 +33,9 @@ public final class MeridianSimulation {
     private final int[] members;
     private final int[] targets;
     private final MeridianNode[] nodes;
+    private final int[] memberAt;
+    private final MissTracer tracer;
+    private final Map<String, Map<MissTracer.Cause, Integer>> misses = new LinkedHashMap<>();
 
     public MeridianSimulation(LatencyMatrix matrix, SimOptions options) {
         if (matrix.size() < 10) {
@@ -43,6 +50,27 @@ public final class MeridianSimulation {
         this.targets = Arrays.copyOfRange(order, 0, targetCount);
         this.members = Arrays.copyOfRange(order, targetCount, order.length);
         this.nodes = new MeridianNode[members.length];
+        this.memberAt = new int[matrix.size()];
+        for (int k = 0; k < members.length; k++) {
+            memberAt[members[k]] = k;
+        }
+        this.tracer = new MissTracer(network, options.config(), location -> nodes[memberAt[location]]);
+        network.tap(tracer);
+    }
+
+    /**
+     * Why the queries of the last {@link #run} missed, by kind ("closest node", "MCQ", "tight") and cause:
+     * where the nearest good answer was lost on the query's path.
+     */
+    public Map<String, String> misses() {
+        Map<String, String> text = new LinkedHashMap<>();
+        misses.forEach((kind, counts) -> text.put(kind, MissTracer.toText(counts)));
+        return text;
+    }
+
+    /** {@link #misses()} as counts. */
+    Map<String, Map<MissTracer.Cause, Integer>> missCounts() {
+        return misses;
     }
 
     public SimNetwork network() {
@@ -111,6 +139,8 @@ public final class MeridianSimulation {
         int randomWithin = 0;
         int budgetWithin = 0;
         long hops = 0;
+        Map<MissTracer.Cause, Integer> causes = MissTracer.emptyCounts();
+        misses.put("closest node", causes);
         for (int q = 0; q < n; q++) {
             int target = targets[draw.nextInt(targets.length)];
             int entry = draw.nextInt(members.length);
@@ -122,6 +152,7 @@ public final class MeridianSimulation {
                 }
             }
             long before = network.pings();
+            tracer.start(members[entry]);
             QueryResult result = await(nodes[entry].closest(network.address(target)));
             probes[q] = network.pings() - before;
             hops += result == null ? 0 : result.hops();
@@ -132,6 +163,17 @@ public final class MeridianSimulation {
             }
             quality[q] = best > 0 ? answer / best : answer == 0 ? 1 : Double.POSITIVE_INFINITY;
             within += answer <= best * 1.1 ? 1 : 0;
+            if (answer > best * 1.1) {
+                Set<Integer> good = new HashSet<>();
+                for (int m : members) {
+                    double r = matrix.rtt(m, target);
+                    if (r >= 0 && r <= best * 1.1) {
+                        good.add(m);
+                    }
+                }
+                causes.merge(tracer.classify(good, List.of(new Constraint(network.address(target), 0)),
+                        new int[] {target}), 1, Integer::sum);
+            }
             exact += answer == best ? 1 : 0;
             double rnd = matrix.rtt(members[random.nextInt(members.length)], target);
             randomQuality[q] = rnd / best;
@@ -159,6 +201,8 @@ public final class MeridianSimulation {
         long solutionSizes = 0;
         double randomSuccess = 0;
         int budgetSuccess = 0;
+        Map<MissTracer.Cause, Integer> causes = MissTracer.emptyCounts();
+        misses.put(tight ? "tight" : "MCQ", causes);
         for (int q = 0; q < n; q++) {
             int sender = targets[draw.nextInt(targets.length)];
             int receiver;
@@ -181,6 +225,7 @@ public final class MeridianSimulation {
             solutionSizes += solutions;
             int entry = draw.nextInt(members.length);
             long before = network.pings();
+            tracer.start(members[entry]);
             QueryResult result = await(nodes[entry].query(new MultiConstraintQuery(constraints, options.wanted())));
             probes[q] = network.pings() - before;
             int good = 0;
@@ -196,6 +241,15 @@ public final class MeridianSimulation {
                 }
             }
             success += good > 0 ? 1 : 0;
+            if (good == 0) {
+                Set<Integer> satisfying = new HashSet<>();
+                for (int m : members) {
+                    if (satisfies(m, ts, bounds)) {
+                        satisfying.add(m);
+                    }
+                }
+                causes.merge(tracer.classify(satisfying, constraints, ts), 1, Integer::sum);
+            }
             randomSuccess += solutions / (double) members.length;
             boolean budgetFound = false;
             for (int i = 0; i < Math.max(1, probes[q] / 2); i++) {
@@ -253,7 +307,9 @@ public final class MeridianSimulation {
         // other bound, shape x lambda, can reach minutes: it then says "anywhere" for that target, which
         // the caller clamps to the largest bound a query carries without changing which members satisfy.
         double lambda = scale[Math.min(members.length, 1 + draw.nextInt(options.maxSolutions())) - 1];
-        return Double.isInfinite(lambda) ? null : new double[] {shape[0] * lambda, shape[1] * lambda};
+        // A bound rests on the RTT of the member that set lambda, and shape x (rtt / shape) may round below it:
+        // scored with the 1e-6 ms tolerance that member satisfies, yet the node, exact, would not take it.
+        return Double.isInfinite(lambda) ? null : new double[] {shape[0] * lambda + 1e-9, shape[1] * lambda + 1e-9};
     }
 
     private boolean satisfies(int node, int[] ts, double[] bounds) {

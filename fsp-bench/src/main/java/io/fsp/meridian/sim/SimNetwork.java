@@ -30,6 +30,12 @@ public final class SimNetwork implements MeridianScheduler {
     private long sequence;
     private long pings;
     private long messages;
+    private Tap tap = (from, to, message) -> { };
+
+    /** Sees every message sent to a location of the matrix, delivered or not. */
+    public interface Tap {
+        void sent(int from, int to, MeridianMessage message);
+    }
 
     public SimNetwork(LatencyMatrix matrix) {
         this.matrix = matrix;
@@ -105,6 +111,11 @@ public final class SimNetwork implements MeridianScheduler {
         });
     }
 
+    /** Installs the one {@link Tap} (replacing the previous). */
+    public void tap(Tap t) {
+        tap = t;
+    }
+
     /** The transport of location {@code index}. */
     public MeridianTransport transport(int index) {
         return (to, message) -> {
@@ -116,6 +127,7 @@ public final class SimNetwork implements MeridianScheduler {
             if (dest < 0) {
                 return;
             }
+            tap.sent(index, dest, message);
             double rtt = matrix.rtt(index, dest);
             if (rtt < 0 || hosts.get(dest) == null) {
                 return;

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -49,29 +50,60 @@ class MeridianSimulationTest {
      * FSP's targets on two rough matrices (sub-millisecond site-mates, unknown pairs, outliers; 240 members):
      * MCQ success >= 95 % where a satisfying member exists, tight queries >= 85 %, closest-node answers
      * within 10 % of the best >= 90 %, probes per query a small multiple of log2 N. The paper's parameters
-     * reached 73 to 76 % closest-node answers and 94 % MCQ success on these matrices. The real matrix
-     * (154 ms placeholders, strong triangle-inequality violations) misses two targets on some seeds
-     * (1000 queries, seeds 1-3: MCQ 94.5-95.3 %, closest 87.8-92.9 %; docs/meridian.md): here its floor
-     * is what seed 1 reaches with 200 queries, less a point.
+     * reached 73 to 76 % closest-node answers and 94 % MCQ success on these matrices.
      */
     @Test
-    void defaultsReachTheTargetsOnRoughMatricesAndHoldOnTheRealOne() {
+    void defaultsReachTheTargetsOnRoughMatrices() {
         assertEquals(8, MeridianConfig.defaults().primaryPerRing());
         assertEquals(8, MeridianConfig.defaults().secondaryPerRing());
         assertEquals(WireLimits.DEFAULT, MeridianConfig.defaults().wire());
-        List<LatencyMatrix> matrices = List.of(LatencyMatrix.rough(300, 1), LatencyMatrix.rough(300, 2), planetLab);
-        for (int i = 0; i < matrices.size(); i++) {
-            LatencyMatrix m = matrices.get(i);
-            boolean real = m == planetLab;
-            SimReport r = new MeridianSimulation(m, SimOptions.defaults().withQueries(200).withSeed(real ? 1 : i + 1)).run();
-            double log2n = Math.log(r.members()) / Math.log(2);
-            assertEquals(0, r.mcq().wrong() + r.tight().wrong(), "every hit satisfies its constraints");
-            assertTrue(r.mcq().success() >= (real ? 0.92 : 0.95), r.toText());
-            assertTrue(r.tight().success() >= 0.85, r.toText());
-            assertTrue(r.closest().within10() >= (real ? 0.84 : 0.90), r.toText());
-            assertTrue(r.mcq().meanProbes() <= 10 * log2n && r.tight().meanProbes() <= 10 * log2n
-                    && r.closest().meanProbes() <= 10 * log2n, r.toText());
+        for (long seed = 1; seed <= 2; seed++) {
+            assertTargets(new MeridianSimulation(LatencyMatrix.rough(300, seed),
+                    SimOptions.defaults().withQueries(200).withSeed(seed)).run());
         }
+    }
+
+    /**
+     * The same targets on the real matrix, seeds 1 to 5 (500 queries per kind). Its 31 placeholder hosts, 154 ms
+     * from over 200 others, put every peer in one ring: with k + l seats there they knew 16 members, and before
+     * such a ring could take the seats the others leave empty (minMembers) seeds 1, 3 and 4 missed MCQ success
+     * (94.4-94.8 %) and seed 1 the closest node (85.8 %).
+     */
+    @Test
+    void defaultsReachTheTargetsOnThePlanetLabMatrix() {
+        for (long seed = 1; seed <= 5; seed++) {
+            assertTargets(new MeridianSimulation(planetLab, SimOptions.defaults().withQueries(500).withSeed(seed)).run());
+        }
+    }
+
+    private static void assertTargets(SimReport r) {
+        double log2n = Math.log(r.members()) / Math.log(2);
+        assertEquals(0, r.mcq().wrong() + r.tight().wrong(), "every hit satisfies its constraints");
+        assertTrue(r.mcq().success() >= 0.95, r.toText());
+        assertTrue(r.tight().success() >= 0.85, r.toText());
+        assertTrue(r.closest().within10() >= 0.90, r.toText());
+        assertTrue(r.mcq().meanProbes() <= 10 * log2n && r.tight().meanProbes() <= 10 * log2n
+                && r.closest().meanProbes() <= 10 * log2n, r.toText());
+    }
+
+    /**
+     * Every miss gets one cause. On the real matrix closest-node answers are mostly lost before the query comes
+     * near them (no visited node knows them) and MCQ answers also to the per-hop budget (docs/meridian.md).
+     */
+    @Test
+    void everyMissIsTracedToWhereItsAnswerWasLost() {
+        MeridianSimulation sim = new MeridianSimulation(planetLab, SimOptions.defaults().withQueries(300));
+        SimReport r = sim.run();
+        Map<String, Map<MissTracer.Cause, Integer>> misses = sim.missCounts();
+        assertEquals(List.of("closest node", "MCQ", "tight"), List.copyOf(misses.keySet()));
+        int closestMisses = misses.get("closest node").values().stream().mapToInt(Integer::intValue).sum();
+        int mcqMisses = misses.get("MCQ").values().stream().mapToInt(Integer::intValue).sum();
+        assertEquals(Math.round(300 * (1 - r.closest().within10())), closestMisses, r.toText());
+        assertEquals(Math.round(300 * (1 - r.mcq().success())), mcqMisses, r.toText());
+        assertTrue(misses.get("closest node").get(MissTracer.Cause.NEVER_IN_A_VISITED_RING) > 0, misses.toString());
+        assertTrue(misses.get("MCQ").get(MissTracer.Cause.CUT_BY_BUDGET) > 0, misses.toString());
+        // Tight bounds rest on a member's RTT; rounded below it, that member satisfied the scorer but not the node.
+        assertEquals(0, misses.get("tight").get(MissTracer.Cause.ASKED), misses.toString());
     }
 
     @Test
