@@ -106,6 +106,30 @@ class EvacuationIT {
     }
 
     /**
+     * A finished evacuation is aborted at the relays that hold none of its blocks (replicas count), so it does not keep
+     * their reservation for the whole retention; the relays that hold its blocks keep it.
+     */
+    @Test
+    void aFinishedEvacuationReleasesTheRelaysThatHoldNoneOfItsBlocks() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, HONEST, HONEST, HONEST)) {
+            TreeDigests.random(rig.root().resolve("one-block.bin"), 10_000, 4);
+            for (int replicas = 1; replicas <= 2; replicas++) {
+                List<String> lines;
+                try (ControlChannel c = control(rig.port(), rig.server().fingerprint(),
+                        "block-size=64k retain=1h replicas=" + replicas)) {
+                    lines = announced(c, "/one-block.bin");
+                }
+                TransferId id = TransferId.parse(word(lines, "FSP", 1));
+                Map<Integer, Long> holding = blocksPerRelay(lines);
+                assertEquals(replicas, holding.size(), lines.toString());
+                awaitEquals(replicas, () -> rig.relays().stream().filter(r -> r.store().status(id).isPresent()).count(),
+                        "relays that keep the evacuation (replicas " + replicas + ")");
+                rig.relays().forEach(r -> r.store().status(id).ifPresent(t -> assertEquals(1, t.blocks(), "a keeping relay holds the block")));
+            }
+        }
+    }
+
+    /**
      * A client that leaves mid-evacuation stops the striping (nothing more is read or pushed) and what was placed
      * stays; a normal transfer left the same way is aborted.
      */

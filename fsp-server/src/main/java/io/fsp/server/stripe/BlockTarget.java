@@ -15,6 +15,7 @@ abstract class BlockTarget {
     private final String label;
     private volatile boolean dead;
     private volatile boolean full;
+    private final java.util.concurrent.atomic.AtomicInteger held = new java.util.concurrent.atomic.AtomicInteger();
 
     BlockTarget(String label) {
         this.label = label;
@@ -49,6 +50,16 @@ abstract class BlockTarget {
 
     boolean isFull() {
         return full;
+    }
+
+    /** A block (or a replica of one) was stored or written here. */
+    void held() {
+        held.incrementAndGet();
+    }
+
+    /** How many blocks this target holds of the transfer, replicas counted. */
+    int heldBlocks() {
+        return held.get();
     }
 
     /** Completes when the target can take another block; fails when it never will. */

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * on the control channel's loop, which is what the command and the data-transfer machinery wait on. The
  * engine's announcements go to the {@link Announcements} given; the transfer is cancelled when the control
  * channel closes. An evacuation ({@link StripeOptions#evacuation()}) is never aborted at the relays: what it
- * placed stays there, retained, for a collector that comes after its client has gone.
+ * placed stays there, retained, for a collector that comes after its client has gone; only relays that got none
+ * of its blocks are released once it is complete.
  */
 public final class Striping {
     private static final Logger log = LoggerFactory.getLogger(Striping.class);
@@ -76,6 +77,8 @@ public final class Striping {
                 // The client collects from the relays over this session; once it is gone, nobody will.
                 if (!relays.isEmpty() && !transfer.options().evacuation()) {
                     control.closeFuture().addListener(f -> abortLater());
+                } else if (transfer.options().evacuation()) {
+                    releaseUnused();
                 }
             } catch (Exception e) {
                 log.warn("{} transfer {} failed: {}", session, transfer.id(), e.toString());
@@ -101,15 +104,30 @@ public final class Striping {
      * per address that have not authenticated. Never for an evacuation, which is meant to outlive its client.
      */
     private void abortAtRelays() {
+        abortAt(relays.keySet(), "blocks");
+    }
+
+    /**
+     * A finished evacuation's relays that hold none of its blocks would keep its reservation, retained, for days:
+     * free it (the collector never asks them for a block).
+     */
+    private void releaseUnused() {
+        List<Integer> unused = relays.keySet().stream().filter(i -> relayTargets.get(i).heldBlocks() == 0).toList();
+        if (!unused.isEmpty()) {
+            abortAt(unused, "reservation at the relays that hold none of its blocks");
+        }
+    }
+
+    private void abortAt(java.util.Collection<Integer> indices, String freed) {
         List<CompletableFuture<Void>> aborts = new ArrayList<>();
-        for (int i : relays.keySet()) {
+        for (int i : indices) {
             RelayEndpoint e = endpoints.get(i);
             aborts.add(stripe.relayConnection(e, c -> c.abortTransfer(transfer.id()))
                     .thenAccept(c -> stripe.release(e, c, true)));
         }
         try {
             CompletableFuture.allOf(aborts.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
-            log.info("{} transfer {}: aborted at {} relays, their blocks freed", session, transfer.id(), aborts.size());
+            log.info("{} transfer {}: aborted at {} relays, its {} freed", session, transfer.id(), aborts.size(), freed);
         } catch (Exception ex) {
             log.info("{} transfer {}: not every relay took the abort ({}); its blocks there expire", session,
                     transfer.id(), ex.toString());

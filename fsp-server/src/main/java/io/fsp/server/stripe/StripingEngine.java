@@ -170,6 +170,7 @@ final class StripingEngine {
             List<BlockTarget> stored = new ArrayList<>();
             for (int i = 0; i < holders.size(); i++) {
                 if (sends.get(i).join()) {
+                    holders.get(i).held();
                     stored.add(holders.get(i));
                 }
             }
