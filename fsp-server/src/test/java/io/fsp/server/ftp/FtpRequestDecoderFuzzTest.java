@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Timeout;
  * Coverage-guided fuzzing of the request decoder against docs/protocol.md §1.1: arbitrary bytes, cut into
  * arbitrary pieces, give exactly one answer per line (a request or a 500/501 for a malformed one) plus one for
  * an over-long line not ended yet, the same answers however the stream is cut, never more than one line
- * buffered, every input buffer released, and requests that read back the same when sent again.
+ * buffered (except behind an {@code AUTH} not answered yet), every input buffer released, and requests that read
+ * back the same when sent again.
  * {@code mvn verify} fuzzes it for a bounded time (the {@code fuzz} execution in this module's pom); plain test
  * runs replay the inputs in {@code FtpRequestDecoderFuzzTestInputs}.
  */
@@ -47,13 +48,16 @@ class FtpRequestDecoderFuzzTest {
         FtpRequestDecoder decoder = new FtpRequestDecoder(LIMIT);
         EmbeddedChannel ch = new EmbeddedChannel(decoder);
         List<ByteBuf> fed = new ArrayList<>();
+        List<Object> answers = new ArrayList<>();
         for (byte[] piece : pieces) {
             ByteBuf buf = Unpooled.wrappedBuffer(piece);
             fed.add(buf);
             ch.writeInbound(buf);
-            assertTrue(decoder.bufferedBytes() <= LIMIT + 1, "buffers at most one line and its CR");
+            // Behind an AUTH not answered yet the decoder holds what came (the handler stops reading meanwhile).
+            assertTrue(decoder.heldAtAuth() || decoder.bufferedBytes() <= LIMIT + 1, "buffers at most one line and its CR");
+            answers.addAll(drain(ch, decoder));
+            assertTrue(decoder.bufferedBytes() <= LIMIT + 1, "buffers at most one line and its CR once AUTH is answered");
         }
-        List<Object> answers = drain(ch);
         ch.finishAndReleaseAll();
         fed.forEach(b -> assertEquals(0, b.refCnt(), "input buffer released"));
 
@@ -70,9 +74,10 @@ class FtpRequestDecoderFuzzTest {
         assertEquals(lineEnds + (pending > LIMIT + 1 ? 1 : 0), answers.size(), "answers");
 
         // The same answers however the stream is cut.
-        EmbeddedChannel once = new EmbeddedChannel(new FtpRequestDecoder(LIMIT));
+        FtpRequestDecoder onceDecoder = new FtpRequestDecoder(LIMIT);
+        EmbeddedChannel once = new EmbeddedChannel(onceDecoder);
         once.writeInbound(Unpooled.wrappedBuffer(stream));
-        assertEquals(answers, drain(once));
+        assertEquals(answers, drain(once, onceDecoder));
         once.finishAndReleaseAll();
 
         // Requests sent again read back the same; malformed lines get one reply line each.
@@ -100,17 +105,28 @@ class FtpRequestDecoderFuzzTest {
             }
         }
         encoder.finishAndReleaseAll();
-        EmbeddedChannel resent = new EmbeddedChannel(new FtpRequestDecoder(LIMIT));
+        FtpRequestDecoder resentDecoder = new FtpRequestDecoder(LIMIT);
+        EmbeddedChannel resent = new EmbeddedChannel(resentDecoder);
         resent.writeInbound(Unpooled.wrappedBuffer(again.toByteArray()));
-        assertEquals(requests, drain(resent));
+        assertEquals(requests, drain(resent, resentDecoder));
         resent.finishAndReleaseAll();
     }
 
-    private static List<Object> drain(EmbeddedChannel ch) {
+    /** What the decoder passed on, each AUTH answered as the control handler does (refused: no TLS here). */
+    private static List<Object> drain(EmbeddedChannel ch, FtpRequestDecoder decoder) {
         List<Object> out = new ArrayList<>();
-        for (Object o; (o = ch.readInbound()) != null; ) {
-            assertTrue(o instanceof FtpRequest || o instanceof MalformedRequest, o.getClass().getName());
-            out.add(o);
+        boolean more = true;
+        while (more) {
+            more = false;
+            for (Object o; (o = ch.readInbound()) != null; ) {
+                assertTrue(o instanceof FtpRequest || o instanceof MalformedRequest, o.getClass().getName());
+                out.add(o);
+            }
+            if (decoder.heldAtAuth()) {
+                assertEquals(0, decoder.authAnswered(false), "nothing dropped when AUTH did not start TLS");
+                ch.runPendingTasks();
+                more = true;
+            }
         }
         return out;
     }
