@@ -195,7 +195,12 @@ public final class ServerCommand implements Callable<Integer> {
      */
     private static void reloadOnHangup(ConfigReload reload, PrintWriter err) {
         try {
-            Signal.handle(new Signal("HUP"), s -> reload.reload());
+            if (Signal.handle(new Signal("HUP"), s -> reload.reload()) == sun.misc.SignalHandler.SIG_IGN) {
+                // Ignored from the start (nohup): the JVM keeps it ignored and the handler never runs.
+                err.println("fsp-server: SIGHUP is ignored in this process (started under nohup?): no configuration"
+                        + " reload on SIGHUP; restart to change relays, or start the server without nohup");
+                err.flush();
+            }
         } catch (IllegalArgumentException e) { // the JVM runs with -Xrs, or the platform has no SIGHUP
             err.println("fsp-server: no configuration reload on SIGHUP (" + e.getMessage() + "); restart to change relays");
             err.flush();

@@ -91,9 +91,9 @@ class ClientMannersIT {
     @Test
     void verbosePrintsTheMilestonesAndQuietOnlyTheResult() throws Exception {
         String verbose = runProcess(get("/small.bin", "verbose.bin", trusted(), password, "--verbose"));
-        assertTrue(verbose.contains("logged in") && verbose.contains("FRET answered 150"), verbose);
+        assertTrue(verbose.contains("control connection secured") && verbose.contains("FRET answered 150"), verbose);
         String quiet = runProcess(get("/small.bin", "quiet.bin", trusted(), password, "--quiet"));
-        assertFalse(quiet.contains("logged in"), quiet);
+        assertFalse(quiet.contains("control connection secured"), quiet);
         assertTrue(quiet.contains("verified"), "the final line stays: " + quiet);
         assertEquals(TreeDigests.sha256(rig.root().resolve("small.bin")), TreeDigests.sha256(dir.resolve("quiet.bin")));
     }

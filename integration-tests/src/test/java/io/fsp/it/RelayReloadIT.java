@@ -1,7 +1,9 @@
 package io.fsp.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.fsp.it.harness.ControlConnection;
 import io.fsp.it.harness.Reply;
@@ -67,6 +69,15 @@ class RelayReloadIT {
             server.close();
         }
         relays.forEach(FspRelay::close);
+    }
+
+    /** Under nohup SIGHUP stays ignored whatever the server installs: it says so at start instead of reloading silently never. */
+    @Test
+    void aServerStartedUnderNohupSaysItCannotReload() throws Exception {
+        assumeFalse(server.output().contains("SIGHUP is ignored"), "these tests run with SIGHUP ignored (under nohup)");
+        server.close();
+        server = ServerProcess.startUnderNohup(dir.resolve("root"), List.of("--config", config.toString()), 1);
+        await(() -> server.output().contains("SIGHUP is ignored in this process"), "the warning");
     }
 
     @Test
@@ -142,6 +153,7 @@ class RelayReloadIT {
 
     /** {@code kill -HUP} to the server, then waits for its {@code count}th log line containing {@code logged}. */
     private void hangUp(String logged, int count) throws Exception {
+        assumeFalse(server.output().contains("SIGHUP is ignored"), "these tests run with SIGHUP ignored (under nohup)");
         Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(server.pid())).inheritIO().start();
         assertEquals(0, kill.waitFor());
         await(() -> server.output().split(java.util.regex.Pattern.quote(logged), -1).length - 1 >= count,

@@ -48,7 +48,17 @@ public final class ServerProcess implements AutoCloseable {
     /** As above, with {@code environment} added to the server process's environment. */
     public static ServerProcess start(Path root, List<String> arguments, int listenCount,
                                       java.util.Map<String, String> environment) throws IOException {
-        List<String> command = new ArrayList<>();
+        return start(root, arguments, listenCount, environment, List.of());
+    }
+
+    /** As {@link #start(Path, List, int)}, started by {@code nohup}: SIGHUP is ignored from the process's start. */
+    public static ServerProcess startUnderNohup(Path root, List<String> arguments, int listenCount) throws IOException {
+        return start(root, arguments, listenCount, java.util.Map.of(), List.of("nohup"));
+    }
+
+    private static ServerProcess start(Path root, List<String> arguments, int listenCount,
+                                       java.util.Map<String, String> environment, List<String> prefix) throws IOException {
+        List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         String javaOptions = System.getProperty("fsp.it.serverJavaOptions", "").trim();
         if (!javaOptions.isEmpty()) {
