@@ -26,6 +26,7 @@ import io.fsp.tls.Certificates;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.KeyMaterial;
 import io.fsp.tls.SslContexts;
+import io.fsp.tls.TlsWarmUp;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
@@ -114,6 +115,7 @@ public final class FspServer implements AutoCloseable {
         PasswordHasher.warmUpInBackground();
         KeyMaterial key = loadKey(config);
         SslContext ssl = SslContexts.server(key);
+        TlsWarmUp.inBackground(ssl);
         UserStore users = users(config);
         if (users.size() == 0) {
             throw new IllegalArgumentException("no users: give --user NAME:PASSWORD, --users-file FILE or --anonymous");
