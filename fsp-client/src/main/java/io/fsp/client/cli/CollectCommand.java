@@ -8,6 +8,7 @@ import io.fsp.client.evacuate.Bag;
 import io.fsp.client.evacuate.EvacuationManifest;
 import io.fsp.client.evacuate.EvacuationManifest.ManifestException;
 import io.fsp.client.verify.VerificationMode;
+import io.fsp.config.ConfigException;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.extension.Announcement;
 import io.fsp.tls.Fingerprint;
@@ -60,16 +61,21 @@ public final class CollectCommand implements Callable<Integer> {
                     + " a manifest; this checks who evacuated).")
     String trustOrigin;
 
-    @Option(names = "--streams", paramLabel = "N", defaultValue = "4", description = "Parallel fetches per relay (default: ${DEFAULT-VALUE}).")
-    int streams;
+    // Options that are keys of ClientSettings are read through ClientConfigOption, over the client's configuration file.
+    @Option(names = "--streams", paramLabel = "N", description = "Parallel fetches per relay, 1..64 (default: 4).")
+    String streams;
 
-    @Option(names = "--verify", paramLabel = "fiver|riva", defaultValue = "fiver",
+    @Option(names = "--verify", paramLabel = "fiver|riva",
             description = "fiver: hash the buffers being written (default); riva: re-read from disk.")
     String verify;
 
-    @Option(names = "--relay-timeout", paramLabel = "SECONDS", defaultValue = "10",
-            description = "A relay silent this long for one block loses it to the next replica (default: ${DEFAULT-VALUE}).")
-    int relayTimeout;
+    @Option(names = "--relay-timeout", paramLabel = "SECONDS",
+            description = "A relay silent this long for one block loses it to the next replica; seconds, or a duration"
+                    + " such as 1500ms (default: 10).")
+    String relayTimeout;
+
+    @Mixin
+    ClientConfigOption configuration;
 
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;
@@ -83,15 +89,15 @@ public final class CollectCommand implements Callable<Integer> {
     }
 
     private int collect(PrintWriter out, PrintWriter err) throws Exception {
-        VerificationMode mode;
+        ClientSettings settings;
         Fingerprint trusted;
         try {
-            mode = VerificationMode.parse(verify);
-            if (mode == VerificationMode.OFF) {
-                throw new IllegalArgumentException("--verify off (expected: fiver or riva: a collection is verified)");
+            settings = configuration.settings(spec.commandLine().getParseResult());
+            if (settings.verify() == VerificationMode.OFF) {
+                throw new IllegalArgumentException("verify: off (expected: fiver or riva: a collection is verified)");
             }
             trusted = trustOrigin == null ? null : Fingerprint.parse(trustOrigin);
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | ConfigException e) {
             err.println("fsp collect: " + e.getMessage());
             return ExitCodes.USAGE;
         }
@@ -125,7 +131,7 @@ public final class CollectCommand implements Callable<Integer> {
         RecordedTransfer recorded = new RecordedTransfer(manifest.announcements());
         Files.createDirectories(destination.resolve(Bag.PAYLOAD));
         Collector collector = new Collector(CollectOptions.withoutOrigin(manifest.origin().server(), manifest.origin().path(),
-                payloadDestination(recorded, manifest), streams, mode, Duration.ofSeconds(Math.max(1, relayTimeout)),
+                payloadDestination(recorded, manifest), settings.streams(), settings.verify(), settings.relayTimeout(),
                 Duration.ofSeconds(10)), recorded);
         ProgressView progress = output.progress(json) ? new ProgressView(collector, out) : null;
         CollectSummary summary;
