@@ -9,13 +9,14 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** Where the engine can place a block: a relay, or the client's own data connection ("direct"). */
 abstract class BlockTarget {
     private final String label;
     private volatile boolean dead;
     private volatile boolean full;
-    private final java.util.concurrent.atomic.AtomicInteger held = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger held = new AtomicInteger();
 
     BlockTarget(String label) {
         this.label = label;

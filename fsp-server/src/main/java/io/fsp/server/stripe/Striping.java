@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -118,7 +119,7 @@ public final class Striping {
         }
     }
 
-    private void abortAt(java.util.Collection<Integer> indices, String freed) {
+    private void abortAt(Collection<Integer> indices, String freed) {
         List<CompletableFuture<Void>> aborts = new ArrayList<>();
         for (int i : indices) {
             RelayEndpoint e = endpoints.get(i);
