@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class TlsWarmUp {
     private static final Logger log = LoggerFactory.getLogger(TlsWarmUp.class);
-    /** Records of 16 KiB: enough calls for the JIT to compile the record layer, about 0.2 s of one core. */
+    /** Records of 16 KiB: enough calls for the JIT to compile the record layer (48 MiB sealed and opened). */
     static final int RECORDS = 3000;
 
     private TlsWarmUp() {
