@@ -9,8 +9,6 @@ import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * A destination inside a user's root, reached only through directory handles: every name is walked from the
@@ -61,7 +59,6 @@ public final class HandleTree implements DestinationTree, AutoCloseable {
             return;
         }
         DirectoryHandle dir = base;
-        List<DirectoryHandle> opened = new ArrayList<>();
         try {
             for (String segment : name.split("/")) {
                 var a = dir.attributes(segment);
@@ -75,11 +72,12 @@ public final class HandleTree implements DestinationTree, AutoCloseable {
                     throw new NotDirectoryException(dir.path().resolve(segment) + " (expected: a directory, found "
                             + (a.get().isSymbolicLink() ? "a symbolic link" : "a file") + ")");
                 }
-                dir = dir.directory(segment);
-                opened.add(dir);
+                dir = step(dir, segment);
             }
         } finally {
-            closeAll(opened);
+            if (dir != base) {
+                dir.close();
+            }
         }
     }
 
@@ -106,42 +104,47 @@ public final class HandleTree implements DestinationTree, AutoCloseable {
         }
     }
 
-    /** The directory {@code name} ({@code ""}: the base), walked from the base's handle; closing closes what was opened. */
+    /**
+     * The directory {@code name} ({@code ""}: the base), walked from the base's handle one segment at a time, each
+     * handle closed once the next is open; closing the walk closes the last unless it is the base.
+     */
     private Walk walk(String name) throws IOException {
-        List<DirectoryHandle> opened = new ArrayList<>();
         DirectoryHandle dir = base;
         try {
             if (!name.isEmpty()) {
                 for (String segment : name.split("/")) {
-                    dir = dir.directory(segment);
-                    opened.add(dir);
+                    dir = step(dir, segment);
                 }
             }
-            return new Walk(dir, opened);
+            return new Walk(dir, dir != base);
         } catch (IOException | RuntimeException e) {
-            closeAll(opened);
+            if (dir != base) {
+                dir.close();
+            }
             throw e;
         }
     }
 
-    private record Walk(DirectoryHandle dir, List<DirectoryHandle> opened) implements AutoCloseable {
-        @Override
-        public void close() throws IOException {
-            closeAll(opened);
-        }
-    }
-
-    private static void closeAll(List<DirectoryHandle> handles) throws IOException {
-        IOException first = null;
-        for (DirectoryHandle h : handles) {
+    /** Opens {@code segment} in {@code dir}, then closes {@code dir} unless it is the base. */
+    private DirectoryHandle step(DirectoryHandle dir, String segment) throws IOException {
+        DirectoryHandle next = dir.directory(segment);
+        if (dir != base) {
             try {
-                h.close();
+                dir.close();
             } catch (IOException e) {
-                first = first == null ? e : first;
+                next.close();
+                throw e;
             }
         }
-        if (first != null) {
-            throw first;
+        return next;
+    }
+
+    private record Walk(DirectoryHandle dir, boolean owned) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            if (owned) {
+                dir.close();
+            }
         }
     }
 
