@@ -88,7 +88,7 @@ public final class ThirdPartyTransfer {
             source.login(a.user(), options.sourcePassword(), false);
             List<String> pairs = new ArrayList<>(List.of("use-relays=on", "include-direct=off"));
             pairs.addAll(options.fspOptions());
-            ControlChannel.expect(source.command("FSPO " + String.join(" ", pairs)), 200, a.server() + ": FSPO");
+            source.pipeline("FSPO " + String.join(" ", pairs), 200, a.server() + ": FSPO"); // checked before FRET's reply
             destination.login(b.user(), options.destinationPassword(), true);
             int port = destination.epsv();
             ControlChannel.expect(destination.command("FCOL " + b.path()), 150, b.server() + ": FCOL " + b.path());
