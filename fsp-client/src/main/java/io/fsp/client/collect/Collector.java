@@ -56,6 +56,12 @@ import org.slf4j.LoggerFactory;
 public final class Collector {
     private static final Logger log = LoggerFactory.getLogger(Collector.class);
 
+    /**
+     * Threads writing blocks: a small file's first write creates it, which the kernel does on the writing thread,
+     * so one thread would make a tree of small files wait for one file creation at a time.
+     */
+    private static final int WRITER_THREADS = 4;
+
     private final CollectOptions options;
     private final BlockLimits limits = BlockLimits.DEFAULT;
 
@@ -362,7 +368,8 @@ public final class Collector {
         journal.verified().forEach(r -> journaled.add(r.path()));
         files.prepareTemporaryFiles(journaled);
         VerifierConfig config = VerifierConfig.defaults().withMode(options.verify()).withAlgorithm(HashAlgorithm.of(digest))
-                .withQueueDepth(Math.max(16, relays.count() * options.streams() * 2)).withHashThreads(2);
+                .withQueueDepth(Math.max(16, relays.count() * options.streams() * 2)).withHashThreads(2)
+                .withWriterThreads(WRITER_THREADS);
         verifier = new FiverVerifier(files.writer(), config, journal, event -> { });
         int threads = Math.max(1, relays.count()) * options.streams() + 1;
         fetchers = Executors.newFixedThreadPool(threads, r -> {

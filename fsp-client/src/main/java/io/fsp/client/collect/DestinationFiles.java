@@ -162,10 +162,13 @@ final class DestinationFiles implements AutoCloseable {
         return abs.getParent() == null ? abs : abs.getParent();
     }
 
+    /** Makes the names of the files and directories written durable (before the transfer is reported complete), then closes them. */
     @Override
     public void close() throws IOException {
         if (writer != null) {
-            writer.close();
+            try (PositionalWriter w = writer) {
+                w.syncNames();
+            }
         }
     }
 }

@@ -10,6 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -55,6 +57,8 @@ public final class FiverVerifier implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FiverVerifier.class);
     /** Flush at the latest when this much written data is not flushed, so dirty data stays bounded. */
     private static final long EAGER_FLUSH_BYTES = 256L << 20;
+    /** Files of one flush group synced at once. */
+    private static final int SYNC_THREADS = 8;
 
     private final PositionalWriter writer;
     private final VerifierConfig config;
@@ -78,6 +82,8 @@ public final class FiverVerifier implements AutoCloseable {
     private boolean draining;
     private final LinkedBlockingQueue<Job> toDecide = new LinkedBlockingQueue<>();
     private final Thread flusher;
+    /** fdatasync of the files of a flush group, several at once. */
+    private final ExecutorService syncers;
     private final Thread decider;
     private final ConcurrentLinkedQueue<Runnable> capacityWaiters = new ConcurrentLinkedQueue<>();
     private final Object idle = new Object();
@@ -133,6 +139,7 @@ public final class FiverVerifier implements AutoCloseable {
                 ? Executors.newFixedThreadPool(config.hashThreads(), threads("fiver-hash")) : null;
         this.riva = config.mode() == VerificationMode.RIVA ? new RivaVerifier() : null;
         this.hasher = ThreadLocal.withInitial(config.algorithm()::newHasher);
+        this.syncers = Executors.newFixedThreadPool(SYNC_THREADS, threads("fiver-sync"));
         this.flusher = threads("fiver-flush").newThread(this::flushLoop);
         this.decider = threads("fiver-verdict").newThread(this::decideLoop);
         this.flusher.start();
@@ -370,16 +377,7 @@ public final class FiverVerifier implements AutoCloseable {
                     byFile.computeIfAbsent(job.block.path(), p -> new ArrayList<>()).add(job);
                 }
             }
-            for (Map.Entry<String, List<Job>> file : byFile.entrySet()) {
-                try {
-                    writer.force(file.getKey());
-                    emit(new VerificationEvent.Flushed(file.getKey()));
-                } catch (IOException | RuntimeException e) {
-                    for (Job job : file.getValue()) {
-                        job.failure = "flush failed: " + e.getMessage();
-                    }
-                }
-            }
+            flush(byFile);
             List<Job> ready = new ArrayList<>(group.size());
             synchronized (flushLock) {
                 for (Job job : group) {
@@ -392,6 +390,49 @@ public final class FiverVerifier implements AutoCloseable {
             toDecide.addAll(ready);
         }
         toDecide.add(STOP);
+    }
+
+    /**
+     * One fdatasync per file of the group, several at once (a file system commits its journal for all of them
+     * together, so a group of small files costs about one commit, not one each), then the names of the files
+     * created meanwhile, one sync per directory.
+     */
+    private void flush(Map<String, List<Job>> byFile) {
+        List<Map.Entry<String, CompletableFuture<Void>>> flushes = new ArrayList<>(byFile.size());
+        for (String file : byFile.keySet()) {
+            // one file (a large one's blocks) is synced on this thread: no hand-off
+            flushes.add(Map.entry(file, CompletableFuture.runAsync(() -> forceData(file),
+                    byFile.size() == 1 ? Runnable::run : syncers)));
+        }
+        List<String> flushed = new ArrayList<>(byFile.size());
+        for (Map.Entry<String, CompletableFuture<Void>> f : flushes) {
+            try {
+                f.getValue().join();
+                flushed.add(f.getKey());
+                emit(new VerificationEvent.Flushed(f.getKey()));
+            } catch (CompletionException e) {
+                failAll(byFile.get(f.getKey()), "flush failed: " + e.getCause().getMessage());
+            }
+        }
+        try {
+            writer.syncEntries(flushed);
+        } catch (IOException | RuntimeException e) {
+            flushed.forEach(file -> failAll(byFile.get(file), "syncing the file's directory failed: " + e.getMessage()));
+        }
+    }
+
+    private void forceData(String file) {
+        try {
+            writer.forceData(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e.getMessage(), e);
+        }
+    }
+
+    private static void failAll(List<Job> jobs, String failure) {
+        for (Job job : jobs) {
+            job.failure = failure;
+        }
     }
 
     /**
@@ -545,6 +586,7 @@ public final class FiverVerifier implements AutoCloseable {
         flusher.join();
         decider.join();
         writers.shutdown();
+        syncers.shutdown();
         if (hashers != null) {
             hashers.shutdown();
         }

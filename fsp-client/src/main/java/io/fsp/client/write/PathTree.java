@@ -8,6 +8,8 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A destination on the client's own disk, reached by path: each segment is looked at before use, a symbolic
@@ -16,6 +18,11 @@ import java.nio.file.StandardOpenOption;
  */
 public final class PathTree implements DestinationTree {
     private final Path root;
+    /**
+     * Directories already looked at segment by segment: a name in one of them needs only its last segment looked
+     * at, so a tree of many files costs one lookup per file, not one per segment.
+     */
+    private final Set<String> checkedDirectories = ConcurrentHashMap.newKeySet();
 
     /** Uses {@code root}, creating it if it is missing. */
     public PathTree(Path root) throws IOException {
@@ -31,12 +38,18 @@ public final class PathTree implements DestinationTree {
     private Path resolve(String name) throws UnsafePathException {
         Path p = root;
         if (!name.isEmpty()) {
-            for (String segment : name.split("/")) {
+            String parent = DestinationTree.parent(name);
+            String[] segments = checkedDirectories.contains(parent) ? new String[] {DestinationTree.last(name)} : name.split("/");
+            if (segments.length == 1) {
+                p = p.resolve(parent);
+            }
+            for (String segment : segments) {
                 p = p.resolve(segment);
                 if (Files.isSymbolicLink(p)) {
                     throw new UnsafePathException(name, "goes through a symbolic link (expected: plain directories and files)");
                 }
             }
+            checkedDirectories.add(parent);
         }
         if (!p.normalize().startsWith(root)) {
             throw new UnsafePathException(name, "leaves the destination (expected: a relative path under it)");

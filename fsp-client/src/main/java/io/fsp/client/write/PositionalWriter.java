@@ -7,7 +7,12 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.FileSystemException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,27 +22,43 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Names come from the network (block headers, manifests), so every name is checked again here even
  * if a parser upstream already did: a relative path of plain segments, resolved one segment at a time,
- * never through a symbolic link, and always ending under the root. Files are opened once and kept
- * open until {@link #closeFile} or {@link #close}; positional writes on one {@link FileChannel} are
- * safe from many threads, so blocks of one file may be written concurrently and in any order.
+ * never through a symbolic link, and always ending under the root. Positional writes on one
+ * {@link FileChannel} are safe from many threads, so blocks of one file may be written concurrently and in
+ * any order.
+ *
+ * <p>Costs follow bytes, not files: a file is created by its first write (an empty one when prepared), each
+ * directory is made once, at most {@code maxOpen} files are open at a time ({@link OpenFiles}), and directory
+ * entries are made durable a directory at a time for a whole group of files ({@link #syncEntries},
+ * {@link #syncNames}), not once per file.
  */
 public final class PositionalWriter implements Closeable {
     /** Longest relative name accepted, in UTF-8 bytes (Linux PATH_MAX). */
     public static final int MAX_PATH_BYTES = 4096;
     /** Longest single segment accepted, in UTF-8 bytes (Linux NAME_MAX). */
     public static final int MAX_SEGMENT_BYTES = 255;
+    /**
+     * Files kept open at most while nobody writes them: far below any descriptor limit (Linux's default soft
+     * limit is 1024), so a tree of any number of files is written with the limits a user has.
+     */
+    public static final int DEFAULT_MAX_OPEN = 128;
 
     private final DestinationTree tree;
     private final boolean directWrites;
-    private final ConcurrentHashMap<String, FileChannel> open = new ConcurrentHashMap<>();
-    /** O_DIRECT channels of the open files, for aligned writes. */
-    private final ConcurrentHashMap<String, FileChannel> direct = new ConcurrentHashMap<>();
+    private final OpenFiles open;
     private volatile int alignment;
     private volatile boolean directUnsupported;
     /** Files written under their temporary name until {@link #complete}. */
     private final Set<String> temporary = ConcurrentHashMap.newKeySet();
+    /** Directories this writer made or found: each is made once, not once per file in it. */
+    private final Set<String> directories = ConcurrentHashMap.newKeySet();
     /** Files created by this writer whose directory entries have not been synced yet. */
     private final Set<String> entryNotDurable = ConcurrentHashMap.newKeySet();
+    /** Directories this writer made whose own entries (in their parents) have not been synced yet. */
+    private final Set<String> directoryNotDurable = ConcurrentHashMap.newKeySet();
+    /** Directories whose entries changed (a file got its name, an empty file was made) and are not synced yet. */
+    private final Set<String> changedDirectories = ConcurrentHashMap.newKeySet();
+    /** Files written to since their last flush. */
+    private final Set<String> unflushed = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     /** Uses {@code root} as the destination, creating it if it is missing. */
@@ -57,8 +78,15 @@ public final class PositionalWriter implements Closeable {
 
     /** Writes into {@code tree}, which opens every file and directory (by path, or relative to directory handles). */
     public PositionalWriter(DestinationTree tree, boolean directWrites) {
+        this(tree, directWrites, DEFAULT_MAX_OPEN);
+    }
+
+    /** @param maxOpen files kept open at most while nobody writes them */
+    public PositionalWriter(DestinationTree tree, boolean directWrites, int maxOpen) {
         this.tree = tree;
         this.directWrites = directWrites;
+        this.open = new OpenFiles(maxOpen);
+        directories.add("");
     }
 
     public Path root() {
@@ -158,41 +186,86 @@ public final class PositionalWriter implements Closeable {
     }
 
     /**
-     * As {@link #prepareFile}, but the bytes go to the file's temporary name ({@link #temporaryName}) until
-     * {@link #complete}, so that an interrupted transfer never leaves something that looks finished under the
-     * final name. A temporary file an earlier run left is continued. With {@code earlierRunWroteInPlace} and no
-     * temporary file, the file is written where it is (an earlier run wrote blocks of it there).
+     * Readies a file whose bytes go to its temporary name ({@link #temporaryName}) until {@link #complete}, so that
+     * an interrupted transfer never leaves something that looks finished under the final name. A temporary file an
+     * earlier run left is continued. With {@code earlierRunWroteInPlace} and no temporary file, the file is written
+     * where it is (an earlier run wrote blocks of it there). Nothing is opened: the file is created by its first
+     * write; an empty file, which no write will ever reach, is created now; content an earlier run left beyond
+     * {@code size} is cut off.
      */
     public void prepareTemporaryFile(String relativePath, long size, boolean earlierRunWroteInPlace) throws IOException {
+        if (size < 0) {
+            throw new IllegalArgumentException("size: " + size + " (expected: >= 0)");
+        }
         String file = checked(relativePath);
         if (size > 0 && (tree.exists(temporaryName(file)) || !earlierRunWroteInPlace)) {
             temporary.add(relativePath);
         }
-        prepareFile(relativePath, size);
+        String stored = stored(relativePath);
+        if (size == 0) {
+            createDirectories(DestinationTree.parent(stored));
+            OpenFiles.Handle h = lease(relativePath);
+            try {
+                h.channel.truncate(0);
+            } finally {
+                open.release(h);
+            }
+            if (entryNotDurable.remove(relativePath)) {
+                changedDirectories.add(DestinationTree.parent(stored));
+            }
+        } else if (tree.exists(stored)) {
+            OpenFiles.Handle h = lease(relativePath);
+            try {
+                if (h.channel.size() > size) {
+                    h.channel.truncate(size);
+                }
+            } finally {
+                open.release(h);
+            }
+        }
     }
 
     /**
      * Every block of a file is in and durable: a file written under its temporary name gets its own, replacing
-     * whatever had it, and the rename is made durable. Nothing to do for a file written in place.
+     * whatever had it. Nothing to do for a file written in place. The new name is made durable with the other
+     * names of its directory by {@link #syncNames}.
      */
     public void complete(String relativePath) throws IOException {
         if (!temporary.contains(relativePath)) {
             return;
         }
         String file = checked(relativePath);
-        channel(relativePath).force(false);
+        if (unflushed.contains(relativePath)) {
+            forceData(relativePath);
+        }
         closeFile(relativePath);
         tree.replace(temporaryName(file), file);
         temporary.remove(relativePath);
         entryNotDurable.remove(relativePath);
-        syncDirectories(DestinationTree.parent(file));
+        changedDirectories.add(DestinationTree.parent(file));
     }
 
-    /** Creates a (possibly empty) directory and its parents under the root. */
+    /** Creates a (possibly empty) directory and its parents under the root; durable by {@link #syncNames}. */
     public void createDirectory(String relativePath) throws IOException {
-        String dir = checked(relativePath);
+        createDirectories(checked(relativePath));
+    }
+
+    /** Makes {@code dir} and its parents, once per writer; the ones made are remembered as not durable yet. */
+    private void createDirectories(String dir) throws IOException {
+        if (directories.contains(dir)) {
+            return;
+        }
+        List<String> missing = new ArrayList<>();
+        for (String d = dir; !directories.contains(d); d = DestinationTree.parent(d)) {
+            if (!tree.exists(d)) {
+                missing.add(d);
+            }
+        }
         tree.createDirectories(dir);
-        syncDirectories(DestinationTree.parent(dir));
+        directoryNotDurable.addAll(missing);
+        for (String d = dir; directories.add(d); d = DestinationTree.parent(d)) {
+            // every directory on the way exists now
+        }
     }
 
     /**
@@ -204,13 +277,17 @@ public final class PositionalWriter implements Closeable {
         if (size < 0) {
             throw new IllegalArgumentException("size: " + size + " (expected: >= 0)");
         }
-        FileChannel ch = channel(relativePath);
-        long current = ch.size();
-        if (current > size) {
-            ch.truncate(size);
-        } else if (current < size) {
-            // Extends sparsely: the byte written lies past every byte that was ever written.
-            writeFully(ch, ByteBuffer.allocate(1), size - 1);
+        OpenFiles.Handle h = lease(relativePath);
+        try {
+            long current = h.channel.size();
+            if (current > size) {
+                h.channel.truncate(size);
+            } else if (current < size) {
+                // Extends sparsely: the byte written lies past every byte that was ever written.
+                writeFully(h.channel, ByteBuffer.allocate(1), size - 1);
+            }
+        } finally {
+            open.release(h);
         }
         if (size == 0) {
             // No block will ever be flushed for an empty file: make its existence durable now.
@@ -223,15 +300,20 @@ public final class PositionalWriter implements Closeable {
         if (offset < 0) {
             throw new IllegalArgumentException("offset: " + offset + " (expected: >= 0)");
         }
-        FileChannel ch = channel(relativePath);
-        if (directWrites && !directUnsupported && aligned(data, offset)) {
-            FileChannel d = directChannel(relativePath);
-            if (d != null) {
-                writeFully(d, data.duplicate(), offset);
-                return;
+        OpenFiles.Handle h = lease(relativePath);
+        try {
+            unflushed.add(relativePath);
+            if (directWrites && !directUnsupported && aligned(data, offset)) {
+                FileChannel d = directChannel(relativePath, h);
+                if (d != null) {
+                    writeFully(d, data.duplicate(), offset);
+                    return;
+                }
             }
+            writeFully(h.channel, data.duplicate(), offset);
+        } finally {
+            open.release(h);
         }
-        writeFully(ch, data.duplicate(), offset);
     }
 
     private boolean aligned(ByteBuffer data, long offset) throws IOException {
@@ -245,24 +327,18 @@ public final class PositionalWriter implements Closeable {
         return offset % a == 0 && data.remaining() % a == 0 && data.alignmentOffset(data.position(), a) == 0;
     }
 
-    /** The O_DIRECT channel of an open file, or null when the file system refuses O_DIRECT. */
-    private FileChannel directChannel(String relativePath) throws IOException {
-        FileChannel d = direct.get(relativePath);
-        if (d != null) {
-            return d;
-        }
-        synchronized (open) {
-            d = direct.get(relativePath);
-            if (d == null) {
+    /** The O_DIRECT channel of a leased file, or null when the file system refuses O_DIRECT. */
+    private FileChannel directChannel(String relativePath, OpenFiles.Handle h) throws IOException {
+        synchronized (h) {
+            if (h.direct == null) {
                 try {
-                    d = tree.openDirect(stored(relativePath));
+                    h.direct = tree.openDirect(stored(relativePath));
                 } catch (IOException | UnsupportedOperationException e) {
                     directUnsupported = true; // e.g. tmpfs: every write goes through the page cache
                     return null;
                 }
-                direct.put(relativePath, d);
             }
-            return d;
+            return h.direct;
         }
     }
 
@@ -275,80 +351,114 @@ public final class PositionalWriter implements Closeable {
 
     /**
      * Makes everything written to the file so far durable (fdatasync: data and the metadata needed to
-     * read it back, such as its length).
+     * read it back, such as its length), and its name ({@link #syncEntries}).
      */
     public void force(String relativePath) throws IOException {
-        channel(relativePath).force(false);
-        // A new file's name lives in its directory: without syncing that too, a power loss could
-        // lose the whole file even though its data was synced.
-        if (entryNotDurable.remove(relativePath)) {
-            syncDirectories(DestinationTree.parent(checked(relativePath)));
+        forceData(relativePath);
+        syncEntries(List.of(relativePath));
+    }
+
+    /**
+     * fdatasync of one file: what was written to it before this call is on disk (a file closed meanwhile is
+     * opened again: the kernel flushes a file, not a descriptor). Its name may not be durable yet.
+     */
+    public void forceData(String relativePath) throws IOException {
+        OpenFiles.Handle h = lease(relativePath);
+        try {
+            unflushed.remove(relativePath);
+            h.channel.force(false);
+        } finally {
+            open.release(h);
         }
     }
 
-    /** fsyncs {@code dir} and every directory above it up to the root. */
-    private void syncDirectories(String dir) throws IOException {
-        for (String d = dir; ; d = DestinationTree.parent(d)) {
+    /**
+     * Makes the names of {@code files} durable where this writer created them: a new file's name lives in its
+     * directory, and without syncing that too a power loss could lose the whole file even though its data was
+     * synced. Each directory is synced once for all of them, and a directory this writer made gets its own entry
+     * synced in its parent the first time.
+     */
+    public void syncEntries(Collection<String> files) throws IOException {
+        Set<String> dirs = new LinkedHashSet<>();
+        for (String f : files) {
+            if (entryNotDurable.remove(f)) {
+                dirs.add(DestinationTree.parent(stored(f)));
+            }
+        }
+        syncDirectories(dirs);
+    }
+
+    /**
+     * Makes every name this writer made or changed durable: the files that got their own names, the empty files
+     * and directories it created. Call before reporting a transfer complete.
+     */
+    public void syncNames() throws IOException {
+        Set<String> dirs = new LinkedHashSet<>(changedDirectories);
+        changedDirectories.removeAll(dirs);
+        for (String f : List.copyOf(entryNotDurable)) {
+            if (entryNotDurable.remove(f)) {
+                dirs.add(DestinationTree.parent(stored(f)));
+            }
+        }
+        for (String d : List.copyOf(directoryNotDurable)) {
+            dirs.add(DestinationTree.parent(d));
+        }
+        syncDirectories(dirs);
+    }
+
+    /** fsyncs each of {@code dirs} once, then the parents of those this writer made, up to the root if need be. */
+    private void syncDirectories(Set<String> dirs) throws IOException {
+        Set<String> synced = new HashSet<>();
+        ArrayDeque<String> todo = new ArrayDeque<>(dirs);
+        while (!todo.isEmpty()) {
+            String d = todo.poll();
+            if (!synced.add(d)) {
+                continue;
+            }
             tree.sync(d);
-            if (d.isEmpty()) {
-                return;
+            changedDirectories.remove(d);
+            if (!d.isEmpty() && directoryNotDurable.remove(d)) {
+                todo.add(DestinationTree.parent(d));
             }
         }
     }
 
-    /** The open channel of a file under the root, opening (and creating) it on first use. */
-    public FileChannel channel(String relativePath) throws IOException {
+    /** The file's channel, opened (and created, with its directories) if it is not open now; release it after use. */
+    private OpenFiles.Handle lease(String relativePath) throws IOException {
         if (closed) {
             throw new IOException("writer for " + tree.root() + " is closed");
         }
-        FileChannel ch = open.get(relativePath);
-        if (ch != null) {
-            return ch;
-        }
         String file = stored(relativePath);
-        tree.createDirectories(DestinationTree.parent(file));
-        synchronized (open) {
-            ch = open.get(relativePath);
-            if (ch == null) {
-                if (!tree.exists(file)) {
-                    entryNotDurable.add(relativePath);
-                }
+        return open.lease(relativePath, () -> {
+            createDirectories(DestinationTree.parent(file));
+            boolean created = !tree.exists(file);
+            FileChannel ch;
+            try {
                 ch = tree.openFile(file);
-                open.put(relativePath, ch);
+            } catch (FileSystemException e) {
+                throw OpenFiles.explained(e, file);
+            }
+            if (created) {
+                entryNotDurable.add(relativePath);
             }
             return ch;
-        }
+        });
     }
 
-    /** Closes one file when all its blocks are in; later writes reopen it. */
+    /** Closes one file (its blocks are all in); a later write opens it again. */
     public void closeFile(String relativePath) throws IOException {
-        FileChannel d = direct.remove(relativePath);
-        if (d != null) {
-            d.close();
-        }
-        FileChannel ch = open.remove(relativePath);
-        if (ch != null) {
-            ch.close();
-        }
+        open.close(relativePath);
     }
 
+    /** Files open now, for tests and diagnostics. */
+    public int openFiles() {
+        return open.size();
+    }
+
+    /** Closes every file. Names made or changed are durable only after {@link #syncNames}. */
     @Override
     public void close() throws IOException {
         closed = true;
-        IOException first = null;
-        for (String name : List.copyOf(open.keySet())) {
-            try {
-                closeFile(name);
-            } catch (IOException e) {
-                if (first == null) {
-                    first = e;
-                } else {
-                    first.addSuppressed(e);
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
+        open.closeAll();
     }
 }

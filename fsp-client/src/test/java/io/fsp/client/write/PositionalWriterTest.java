@@ -147,4 +147,38 @@ class PositionalWriterTest {
         assertEquals(10_000_000, Files.size(dest.resolve("sparse.bin")));
         assertEquals(10, Files.size(dest.resolve("shrunk.bin")));
     }
+
+    @Test
+    void keepsAFewFilesOpenWhateverTheNumberOfFilesWritten() throws Exception {
+        Path dest = tmp.resolve("dest");
+        Map<String, byte[]> tree = new LinkedHashMap<>();
+        Random random = new Random(11);
+        try (PositionalWriter writer = new PositionalWriter(new PathTree(dest), false, 8)) {
+            for (int i = 0; i < 200; i++) {
+                String name = "d" + (i % 5) + "/f" + i;
+                byte[] content = new byte[i % 7 == 0 ? 0 : 1 + random.nextInt(5000)];
+                random.nextBytes(content);
+                tree.put(name, content);
+                writer.prepareTemporaryFile(name, content.length, false);
+                if (content.length > 0) {
+                    writer.write(name, 0, ByteBuffer.wrap(content));
+                }
+                assertTrue(writer.openFiles() <= 8, "open: " + writer.openFiles());
+            }
+            for (Map.Entry<String, byte[]> f : tree.entrySet()) {
+                if (f.getValue().length > 0) {
+                    writer.forceData(f.getKey()); // closed long ago: opened again to be flushed
+                    writer.complete(f.getKey());
+                }
+            }
+            writer.syncNames();
+            assertTrue(writer.openFiles() <= 8, "open: " + writer.openFiles());
+        }
+        for (Map.Entry<String, byte[]> f : tree.entrySet()) {
+            assertArrayEquals(f.getValue(), Files.readAllBytes(dest.resolve(f.getKey())), f.getKey());
+        }
+        try (var all = Files.walk(dest)) {
+            assertEquals(List.of(), all.filter(p -> p.getFileName().toString().endsWith(".fsp-part")).toList());
+        }
+    }
 }
