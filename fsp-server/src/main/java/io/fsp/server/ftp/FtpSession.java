@@ -15,10 +15,13 @@ import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLSession;
@@ -34,7 +37,7 @@ public final class FtpSession {
     private static final Logger log = LoggerFactory.getLogger(FtpSession.class);
     private static final SecureRandom IDS = new SecureRandom();
     /** Replies from other threads queued for the loop before {@link #awaitReplyRoom} waits, at most. */
-    static final int MAX_REPLIES_IN_FLIGHT = 16;
+    static final int MAX_REPLIES_IN_FLIGHT = 128;
     private static final long WAIT_STEP_MILLIS = 200;
     /** How long a last reply may wait for a peer that does not read it before the connection is closed anyway. */
     static final long CLOSE_LINGER_SECONDS = 5;
@@ -63,6 +66,8 @@ public final class FtpSession {
     private WholeFileRead wholeFileRead;
     /** Replies sent from other threads and not yet handed to the channel; see {@link #awaitReplyRoom}. */
     private final AtomicInteger repliesQueued = new AtomicInteger();
+    private final Queue<FtpReply> queuedReplies = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final Object replyRoom = new Object();
 
     FtpSession(FtpServerContext server, ChannelHandlerContext ctx, FtpControlHandler handler) {
@@ -84,16 +89,32 @@ public final class FtpSession {
      */
     public void reply(FtpReply reply) {
         if (!ctx.executor().inEventLoop()) {
+            // Replies from other threads (a striped transfer's announcements) go out together: one task and one
+            // flush, so one TLS record and one write, for as many as came meanwhile.
             repliesQueued.incrementAndGet();
-            ctx.executor().execute(() -> {
-                repliesQueued.decrementAndGet();
-                reply(reply);
-                writabilityChanged();
-            });
+            queuedReplies.add(reply);
+            if (drainScheduled.compareAndSet(false, true)) {
+                ctx.executor().execute(this::drainQueuedReplies);
+            }
             return;
         }
+        send(reply);
+        ctx.flush();
+    }
+
+    private void drainQueuedReplies() {
+        drainScheduled.set(false);
+        for (FtpReply r; (r = queuedReplies.poll()) != null; ) {
+            repliesQueued.decrementAndGet();
+            send(r);
+        }
+        ctx.flush();
+        writabilityChanged();
+    }
+
+    private void send(FtpReply reply) {
         log.debug("{} < {}", this, reply);
-        ctx.writeAndFlush(reply);
+        ctx.write(reply);
         if (!reply.isPreliminary()) {
             handler.commandDone();
         }
