@@ -16,13 +16,13 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
@@ -43,13 +43,59 @@ final class RelaySources implements AutoCloseable {
         void next(BlockLifecycle block, Next next);
     }
 
-    /** A relay: its connection (connected and authorised) and its fetch slots. */
-    private record Source(CompletableFuture<RelayConnection> connection, Semaphore slots) {
+    /** A relay: its connection (connected and authorised), its fetch slots and the confirmations for it. */
+    private record Source(CompletableFuture<RelayConnection> connection, Semaphore slots, Confirmations confirmations) {
+    }
+
+    /**
+     * The confirmations for one relay: one is sent at once when none is on its way, and those that come while one
+     * is are gathered and sent together when it is answered, so a relay is asked one round trip at a time however
+     * many small blocks are done meanwhile.
+     */
+    private static final class Confirmations {
+        private final CompletableFuture<RelayConnection> connection;
+        private List<Long> gathered = new ArrayList<>();
+        /** The confirmation on its way, or null. Guarded by this. */
+        private CompletableFuture<?> onTheWay;
+
+        Confirmations(CompletableFuture<RelayConnection> connection) {
+            this.connection = connection;
+        }
+
+        synchronized void add(TransferId transferId, long seq) {
+            gathered.add(seq);
+            if (onTheWay == null) {
+                sendGathered(transferId);
+            }
+        }
+
+        /** Holding the lock. */
+        private void sendGathered(TransferId transferId) {
+            List<Long> seqs = gathered;
+            gathered = new ArrayList<>();
+            CompletableFuture<?> c = connection.thenCompose(conn -> conn.confirm(transferId, seqs)).exceptionally(e -> 0L);
+            onTheWay = c;
+            c.whenComplete((n, e) -> {
+                synchronized (this) {
+                    onTheWay = null;
+                    if (!gathered.isEmpty()) {
+                        sendGathered(transferId);
+                    }
+                    notifyAll();
+                }
+            });
+        }
+
+        /** Waits until nothing is gathered or on its way, or until {@code deadline} ({@link System#nanoTime}). */
+        synchronized void awaitSent(long deadline) throws InterruptedException {
+            long left;
+            while (onTheWay != null && (left = deadline - System.nanoTime()) > 0) {
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+            }
+        }
     }
 
     private final Map<Integer, Source> relays = new TreeMap<>();
-    /** Confirmations sent and not yet answered: closing waits for them (briefly), or the relays keep those blocks. */
-    private final Set<CompletableFuture<?>> confirming = ConcurrentHashMap.newKeySet();
     private final int streams;
     private final Duration relayTimeout;
     private final Duration connectTimeout;
@@ -77,7 +123,7 @@ final class RelaySources implements AutoCloseable {
         } catch (SSLException e) {
             connection = CompletableFuture.failedFuture(e);
         }
-        relays.put(index, new Source(connection, new Semaphore(streams)));
+        relays.put(index, new Source(connection, new Semaphore(streams), new Confirmations(connection)));
     }
 
     int count() {
@@ -131,10 +177,7 @@ final class RelaySources implements AutoCloseable {
         for (int r : a.holders().isEmpty() ? List.of(a.relay()) : a.holders()) {
             Source relay = relays.get(r);
             if (relay != null) {
-                CompletableFuture<?> c = relay.connection().thenCompose(conn -> conn.confirm(transferId, List.of(a.seq())))
-                        .exceptionally(e -> 0L);
-                confirming.add(c);
-                c.whenComplete((n, e) -> confirming.remove(c));
+                relay.confirmations().add(transferId, a.seq());
             }
         }
     }
@@ -146,13 +189,13 @@ final class RelaySources implements AutoCloseable {
      */
     @Override
     public void close() {
+        long deadline = System.nanoTime() + relayTimeout.toNanos();
         try {
-            CompletableFuture.allOf(confirming.toArray(CompletableFuture[]::new))
-                    .get(relayTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            for (Source r : relays.values()) {
+                r.confirmations().awaitSent(deadline);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            // best effort: unconfirmed blocks expire at the relays
         }
         for (Source r : relays.values()) {
             r.connection().thenAccept(RelayConnection::close);
