@@ -104,7 +104,7 @@ public final class FileSender {
      * Tells {@code sent} the bytes a write reports as written (cumulative progress, on the channel's loop), and once
      * it succeeded whatever it did not report: each byte once.
      */
-    private static final class Progress implements ChannelProgressiveFutureListener {
+    static final class Progress implements ChannelProgressiveFutureListener {
         private final LongConsumer sent;
         private final long length;
         private long counted;
