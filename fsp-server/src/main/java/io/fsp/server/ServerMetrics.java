@@ -8,6 +8,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.FileRegion;
 import io.netty.util.concurrent.Future;
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.core.datapoints.GaugeDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
@@ -15,7 +17,10 @@ import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
+import java.util.function.LongConsumer;
 
 /**
  * Everything the server counts, in one registry that the {@code metrics} setting serves (docs/architecture.md,
@@ -27,6 +32,16 @@ public final class ServerMetrics {
     /** Striped transfers take from milliseconds (a small file) to hours. */
     private static final double[] FRET_SECONDS = {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600,
             1800, 3600, 3 * 3600, 12 * 3600};
+
+    /** Distinct user names labelled in {@code fsp_server_user_sent_bytes}; memory stays bounded however many log in. */
+    public static final int MAX_USER_LABELS = 64;
+    /** The label of every user past the first {@link #MAX_USER_LABELS}: no account name can look like it. */
+    public static final String OTHER_USERS = "(other)";
+    /** The paths of {@code fsp_server_sent_bytes}. */
+    public static final String RELAY = "relay";
+    public static final String DIRECT = "direct";
+    public static final String ORIGIN = "origin";
+    public static final String FTP = "ftp";
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final Counter dataReceived = Counter.builder().name("fsp_server_data_received_bytes")
@@ -57,10 +72,38 @@ public final class ServerMetrics {
             .help("Time from a FRET's arrival to its 226: planning, opening the transfer at the relays, placing every"
                     + " block").unit(Unit.SECONDS).classicOnly().classicUpperBounds(FRET_SECONDS).withoutExemplars()
             .register(registry);
+    private final Counter sent = Counter.builder().name("fsp_server_sent_bytes")
+            .help("Payload bytes the server delivered, by path: relay (sealed blocks stored by a relay, each replica),"
+                    + " direct (sealed blocks written to FRET's data connection), origin (sealed blocks written for"
+                    + " FGET), ftp (RETR file bytes written to the data connection); TLS not counted")
+            .unit(Unit.BYTES).labelNames("path").withoutExemplars().register(registry);
+    private final Counter userSent = Counter.builder().name("fsp_server_user_sent_bytes")
+            .help("fsp_server_sent_bytes by the logged-in user it was sent for; the first " + MAX_USER_LABELS
+                    + " user names get labels of their own, any later one counts under " + OTHER_USERS)
+            .unit(Unit.BYTES).labelNames("user", "path").withoutExemplars().register(registry);
+    private final Gauge ftpOpen = Gauge.builder().name("fsp_server_ftp_transfers_open")
+            .help("FTP data transfers under way (150 sent, final reply not yet), by direction: send (RETR, listings,"
+                    + " FGET), receive (STOR, APPE, STOU, FCOL); FRET's own are fsp_server_striped_transfers_open")
+            .labelNames("direction").withoutExemplars().register(registry);
+    private final int maxUserLabels;
+    /** The user names that have labels of their own: at most {@link #maxUserLabels}, never removed. */
+    private final Set<String> labelledUsers = ConcurrentHashMap.newKeySet();
     private final DataBytes dataBytes = new DataBytes();
 
     /** @param connections the control connections open now */
     public ServerMetrics(IntSupplier connections) {
+        this(connections, MAX_USER_LABELS);
+    }
+
+    /** @param maxUserLabels how many distinct user names get labels of their own (the rest: {@link #OTHER_USERS}) */
+    ServerMetrics(IntSupplier connections, int maxUserLabels) {
+        this.maxUserLabels = maxUserLabels;
+        for (String path : new String[] {RELAY, DIRECT, ORIGIN, FTP}) {
+            sent.labelValues(path);
+        }
+        for (String direction : new String[] {"send", "receive"}) {
+            ftpOpen.labelValues(direction);
+        }
         GaugeWithCallback.builder().name("fsp_server_connections").help("Control connections open now")
                 .callback(c -> c.call(connections.getAsInt())).register(registry);
         for (String result : new String[] {"ok", "failed"}) {
@@ -115,6 +158,63 @@ public final class ServerMetrics {
                 blocks.labelValues(colon < 0 ? target : target.substring(0, colon)).inc(n);
             });
         });
+    }
+
+    /**
+     * Where the bytes of one path for one user are counted: the label lookups done once, each {@link Sent#accept}
+     * two atomic adds. {@code user} is the logged-in account's name (null: nobody logged in, counted as
+     * {@link #OTHER_USERS}).
+     */
+    public Sent sent(String path, String user) {
+        return new Sent(sent.labelValues(path), userSent.labelValues(userLabel(user), path));
+    }
+
+    /** {@code user} if it has, or can still get, a label of its own; else {@link #OTHER_USERS}. */
+    String userLabel(String user) {
+        if (user == null) {
+            return OTHER_USERS;
+        }
+        if (labelledUsers.contains(user)) {
+            return user;
+        }
+        synchronized (labelledUsers) {
+            if (labelledUsers.size() < maxUserLabels) {
+                labelledUsers.add(user);
+                return user;
+            }
+        }
+        return OTHER_USERS;
+    }
+
+    /** Bytes of one path sent for one user; thread-safe. */
+    public static final class Sent implements LongConsumer {
+        private final CounterDataPoint path;
+        private final CounterDataPoint user;
+
+        private Sent(CounterDataPoint path, CounterDataPoint user) {
+            this.path = path;
+            this.user = user;
+        }
+
+        @Override
+        public void accept(long bytes) {
+            if (bytes > 0) {
+                path.inc(bytes);
+                user.inc(bytes);
+            }
+        }
+    }
+
+    /**
+     * An FTP data transfer (not FRET's) sent its 150: it is under way until the transfer runs what this returns,
+     * once, with its final reply.
+     *
+     * @param upload whether the client sends the data
+     */
+    public Runnable ftpTransfer(boolean upload) {
+        GaugeDataPoint open = ftpOpen.labelValues(upload ? "receive" : "send");
+        open.inc();
+        return open::dec;
     }
 
     @Sharable

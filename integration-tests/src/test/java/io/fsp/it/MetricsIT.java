@@ -29,6 +29,7 @@ import io.fsp.token.TransferId;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -44,6 +45,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.commons.net.ftp.FTP;
 import org.apache.commons.net.ftp.FTPSClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -92,6 +94,17 @@ class MetricsIT {
             assertEquals(1, server.get("fsp_server_logins_total{result=\"failed\"}"));
             assertEquals(1, server.get("fsp_server_ftp_errors_total{class=\"5xx\",code=\"530\"}"));
             assertTrue(server.get("fsp_server_data_sent_bytes_total") >= FILE_BYTES, "the direct blocks' bytes");
+            // Sealed block bytes: as the relays acknowledged them, and as written to the direct data connection.
+            double relayBytes = server.get("fsp_server_sent_bytes_total{path=\"relay\"}");
+            double directBytes = server.get("fsp_server_sent_bytes_total{path=\"direct\"}");
+            assertTrue(relayBytes >= FILE_BYTES, "sealed blocks are at least the file's bytes: " + relayBytes);
+            assertEquals(relayBytes, directBytes, "the same blocks, sealed alike, went to the relays and direct");
+            assertEquals(relayBytes, server.get(userSent("relay")), "alice's transfer");
+            assertEquals(directBytes, server.get(userSent("direct")), "alice's transfer");
+            assertEquals(0, server.get("fsp_server_sent_bytes_total{path=\"origin\"}"));
+            assertEquals(0, server.get("fsp_server_sent_bytes_total{path=\"ftp\"}"));
+            assertEquals(0, server.get("fsp_server_ftp_transfers_open{direction=\"send\"}"));
+            assertEquals(0, server.get("fsp_server_ftp_transfers_open{direction=\"receive\"}"));
 
             double stored = 0;
             double served = 0;
@@ -115,6 +128,9 @@ class MetricsIT {
             assertTrue(confirmed > 0 && confirmed <= BLOCKS, "blocks confirmed: " + confirmed);
             assertTrue(putBytes >= FILE_BYTES, "encrypted blocks are at least the file's bytes: " + putBytes);
             assertTrue(getBytes >= putBytes, getBytes + " < " + putBytes);
+            assertEquals(putBytes, relayBytes, "the server counts the block bytes the relays stored");
+
+            retrieveOverFtp(rig);
 
             refusedForgedToken(rig.relays().get(0));
             Scrape first = Scrape.of(rig.relays().get(0).metricsAddress().orElseThrow());
@@ -123,6 +139,48 @@ class MetricsIT {
             // Aborted: the test's transfer, and the striped one once its client's control connection closed.
             assertTrue(first.get("fsp_relay_transfers_total{event=\"aborted\"}") >= 1);
         }
+    }
+
+    private static String userSent(String path) {
+        return "fsp_server_user_sent_bytes_total{path=\"" + path + "\",user=\"" + StripeRig.USER + "\"}";
+    }
+
+    /**
+     * A RETR over FTPS counts the file's bytes under path ftp, for alice; a RETR waiting for its data connection
+     * is an FTP transfer open, until its client goes away.
+     */
+    private static void retrieveOverFtp(StripeRig rig) throws Exception {
+        InetSocketAddress metrics = rig.server().metricsAddress().orElseThrow();
+        FTPSClient ftps = new FTPSClient("TLS", false);
+        ftps.setTrustManager(new ControlConnection.AcceptAnyCertificate());
+        ftps.connect("127.0.0.1", rig.port());
+        try {
+            assertTrue(ftps.login(StripeRig.USER, StripeRig.PASSWORD), ftps::getReplyString);
+            ftps.execPBSZ(0);
+            ftps.execPROT("P");
+            ftps.enterLocalPassiveMode();
+            assertTrue(ftps.setFileType(FTP.BINARY_FILE_TYPE), ftps::getReplyString);
+            ByteArrayOutputStream got = new ByteArrayOutputStream();
+            assertTrue(ftps.retrieveFile("/one.bin", got), ftps::getReplyString);
+            assertEquals(FILE_BYTES, got.size());
+            Scrape after = Scrape.of(metrics);
+            assertEquals(FILE_BYTES, after.get("fsp_server_sent_bytes_total{path=\"ftp\"}"), "each byte once");
+            assertEquals(FILE_BYTES, after.get(userSent("ftp")));
+            assertTrue(after.get("fsp_server_data_sent_bytes_total") >= 2.0 * FILE_BYTES, "direct blocks, RETR");
+            assertEquals(0, after.get("fsp_server_ftp_transfers_open{direction=\"send\"}"));
+
+            assertEquals(227, ftps.sendCommand("PASV"), ftps::getReplyString);
+            assertEquals(150, ftps.sendCommand("RETR", "/one.bin"), ftps::getReplyString); // nobody connects
+            assertEquals(1, Scrape.of(metrics).get("fsp_server_ftp_transfers_open{direction=\"send\"}"));
+        } finally {
+            ftps.disconnect();
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (Scrape.of(metrics).get("fsp_server_ftp_transfers_open{direction=\"send\"}") != 0) {
+            assertTrue(System.nanoTime() < deadline, "the abandoned RETR is still counted as open");
+            Thread.sleep(50);
+        }
+        assertEquals(0, Scrape.of(metrics).get("fsp_server_striped_transfers_open"));
     }
 
     /** A client presents a token for a transfer open at the relay, signed with the wrong key. */

@@ -1,5 +1,6 @@
 package io.fsp.server.ftp;
 
+import io.fsp.server.ServerMetrics;
 import io.fsp.server.auth.UserAccount;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.fs.PathEscapeException;
@@ -377,6 +378,11 @@ public final class FtpSession {
 
     public Optional<UserAccount> user() {
         return Optional.ofNullable(user);
+    }
+
+    /** Where the bytes sent for this session's user on {@code path} are counted ({@link ServerMetrics#sent}). */
+    public ServerMetrics.Sent sent(String path) {
+        return server.metrics().sent(path, user == null ? null : user.name());
     }
 
     /** The logged-in user's root; call only after login. */

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongConsumer;
 
 /** Where the engine can place a block: a relay, or the client's own data connection ("direct"). */
 abstract class BlockTarget {
@@ -77,14 +78,19 @@ abstract class BlockTarget {
         private final RelayConnection connection;
         private final TransferId transfer;
         private final PushWindowTuner window;
+        private final LongConsumer stored;
 
-        /** @param window fits the connection's push window to the rate at which the relay stores blocks */
-        Relay(int index, RelayConnection connection, TransferId transfer, PushWindowTuner window) {
+        /**
+         * @param window fits the connection's push window to the rate at which the relay stores blocks
+         * @param stored told the bytes of each block once the relay acknowledged its store (OK)
+         */
+        Relay(int index, RelayConnection connection, TransferId transfer, PushWindowTuner window, LongConsumer stored) {
             super("relay:" + index);
             this.index = index;
             this.connection = connection;
             this.transfer = transfer;
             this.window = window;
+            this.stored = stored;
         }
 
         /** The relay's index in the transfer's RELAY lines. */
@@ -107,6 +113,7 @@ abstract class BlockTarget {
             window.started(System.nanoTime());
             return connection.putBlock(transfer, seq, block).whenComplete((ok, error) -> {
                 if (error == null) {
+                    stored.accept(bytes);
                     window.acknowledged(bytes, System.nanoTime(), connection.minRoundTripNanos())
                             .ifPresent(connection::pushWindowBytes);
                 }
@@ -123,10 +130,13 @@ abstract class BlockTarget {
     static final class Direct extends BlockTarget {
         private final Channel channel;
         private final List<CompletableFuture<Void>> waiters = new ArrayList<>();
+        private final LongConsumer written;
 
-        Direct(Channel channel) {
+        /** @param written told the bytes of each block once it is written to the socket */
+        Direct(Channel channel, LongConsumer written) {
             super("direct");
             this.channel = channel;
+            this.written = written;
             channel.pipeline().addLast("fsp-writability", new ChannelInboundHandlerAdapter() {
                 @Override
                 public void channelWritabilityChanged(ChannelHandlerContext ctx) {
@@ -176,8 +186,10 @@ abstract class BlockTarget {
         @Override
         CompletableFuture<Void> send(long seq, ByteBuf block) {
             CompletableFuture<Void> f = new CompletableFuture<>();
+            long bytes = block.readableBytes();
             channel.writeAndFlush(block).addListener(w -> {
                 if (w.isSuccess()) {
+                    written.accept(bytes);
                     f.complete(null);
                 } else {
                     f.completeExceptionally(w.cause());

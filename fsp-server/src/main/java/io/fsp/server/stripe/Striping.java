@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +36,8 @@ public final class Striping {
     private final List<RelayEndpoint> endpoints;
     private volatile Map<String, Integer> placed = Map.of();
     private final Map<Integer, BlockTarget.Relay> relayTargets = new java.util.concurrent.ConcurrentHashMap<>();
+    private final LongConsumer relayBytes;
+    private final LongConsumer directBytes;
 
     /**
      * @param control the client's control channel: its loop completes the future, its closing cancels the transfer
@@ -42,9 +45,14 @@ public final class Striping {
      * @param relays the connections the transfer uses, by index into {@code endpoints}
      * @param endpoints the relays asked to take the transfer
      * @param announcements where the blocks' announcements go
+     * @param relayBytes told the bytes of each block (and replica) a relay acknowledged
+     * @param directBytes told the bytes of each block written to the data connection
      */
     public Striping(StripeContext stripe, Channel control, String session, StripedTransfer transfer,
-                    Map<Integer, RelayConnection> relays, List<RelayEndpoint> endpoints, Announcements announcements) {
+                    Map<Integer, RelayConnection> relays, List<RelayEndpoint> endpoints, Announcements announcements,
+                    LongConsumer relayBytes, LongConsumer directBytes) {
+        this.relayBytes = relayBytes;
+        this.directBytes = directBytes;
         this.stripe = stripe;
         this.control = control;
         this.session = session;
@@ -60,11 +68,11 @@ public final class Striping {
         List<BlockTarget> targets = new ArrayList<>();
         relays.forEach((i, c) -> {
             BlockTarget.Relay t = new BlockTarget.Relay(i, c, transfer.id(),
-                    new PushWindowTuner(transfer.options().blockSize(), stripe.maxPushWindow()));
+                    new PushWindowTuner(transfer.options().blockSize(), stripe.maxPushWindow()), relayBytes);
             relayTargets.put(i, t);
             targets.add(t);
         });
-        direct.ifPresent(ch -> targets.add(new BlockTarget.Direct(ch)));
+        direct.ifPresent(ch -> targets.add(new BlockTarget.Direct(ch, directBytes)));
         StripingEngine engine = new StripingEngine(transfer, targets, announcements, stripe.relayConfig().requestTimeout(),
                 stripe.engines());
         control.closeFuture().addListener(f -> engine.cancel());

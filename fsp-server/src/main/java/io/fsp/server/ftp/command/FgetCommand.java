@@ -1,6 +1,7 @@
 package io.fsp.server.ftp.command;
 
 import io.fsp.block.stage.SealedBlock;
+import io.fsp.server.ServerMetrics;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
@@ -84,14 +85,17 @@ public final class FgetCommand extends FspExtensionCommand {
                 "Sending " + seqs.size() + " blocks of FSP transfer " + t.id(),
                 (ch, tls, running) -> {
                     Promise<Long> done = ch.eventLoop().newPromise();
+                    ServerMetrics.Sent sent = session.sent(ServerMetrics.ORIGIN);
                     stripe.engines().execute(() -> {
                         long bytes = 0;
                         try {
                             for (long seq : seqs) {
                                 SealedBlock sealed = t.reseal(seq);
-                                bytes += sealed.block().content().readableBytes();
+                                int n = sealed.block().content().readableBytes();
+                                bytes += n;
                                 // one block in flight at a time keeps memory at one block
                                 ch.writeAndFlush(sealed.block().content()).sync();
+                                sent.accept(n); // written to the socket
                             }
                             done.trySuccess(bytes);
                         } catch (Exception e) {

@@ -3,6 +3,7 @@ package io.fsp.server.ftp.command;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.Manifest;
 import io.fsp.relay.client.RelayConnection;
+import io.fsp.server.ServerMetrics;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpReplyException;
@@ -221,9 +222,9 @@ public final class FretCommand extends FspExtensionCommand {
         info.addAll(p.manifest().files());
         Announcements announcements = new ControlChannelAnnouncements(session);
         Striping striping = new Striping(stripe, session.channel(), session.toString(), t, p.relays(), p.endpoints(),
-                announcements);
+                announcements, session.sent(ServerMetrics.RELAY), session.sent(ServerMetrics.DIRECT));
         if (direct.isPresent()) {
-            DataTransfers.run(session, direct.get(), path, summary,
+            DataTransfers.runStriped(session, direct.get(), path, summary,
                     (ch, tls, transfer) -> counted(session, arrived, striping, striping.start(Optional.of(ch))),
                     ok -> p.release(stripe, striping, ok));
             info.forEach(announcements::announce);

@@ -1,5 +1,6 @@
 package io.fsp.server.ftp.command;
 
+import io.fsp.server.ServerMetrics;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
@@ -68,7 +69,8 @@ public final class RetrCommand implements FtpCommand {
         }, opened -> DataTransfers.run(session, connection.get(), path,
                 "Opening " + (ascii ? "ASCII" : "BINARY") + " mode data connection for " + Replies.quote(path)
                         + " (" + opened.size() + " bytes)",
-                FileSender.file(session, opened.file(), offset, opened.size() - offset, ascii),
+                FileSender.file(session, opened.file(), offset, opened.size() - offset, ascii,
+                        session.sent(ServerMetrics.FTP)),
                 ok -> opened.close()),
                 () -> connection.get().close());
     }

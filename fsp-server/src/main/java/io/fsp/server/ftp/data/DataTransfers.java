@@ -66,9 +66,29 @@ public final class DataTransfers {
     /** As above, answering success with {@code completed}'s reply for the body's count (FCOL's summary). */
     public static void run(FtpSession session, DataConnection connection, FtpPath about, String preliminary,
                            boolean upload, Body body, Cleanup cleanup, java.util.function.LongFunction<FtpReply> completed) {
+        run(session, connection, about, preliminary, upload, true, body, cleanup, completed);
+    }
+
+    /**
+     * As {@link #run(FtpSession, DataConnection, FtpPath, String, Body, Cleanup)} for FRET's data connection (its
+     * direct blocks): the striped transfer is under way as such ({@code fsp_server_striped_transfers_open}), so it
+     * does not count among the FTP data transfers too.
+     */
+    public static void runStriped(FtpSession session, DataConnection connection, FtpPath about, String preliminary,
+                                  Body body, Cleanup cleanup) {
+        run(session, connection, about, preliminary, false, false, body, cleanup,
+                bytes -> new FtpReply(ReplyCode.TRANSFER_COMPLETE, "Transfer complete (" + bytes + " bytes)"));
+    }
+
+    private static void run(FtpSession session, DataConnection connection, FtpPath about, String preliminary,
+                            boolean upload, boolean ftp, Body body, Cleanup cleanup,
+                            java.util.function.LongFunction<FtpReply> completed) {
         Transfer transfer = new Transfer(session, about.toString());
         Ending ending = new Ending(session, transfer, about, cleanup, completed);
         session.transfer(transfer);
+        if (ftp) {
+            transfer.whenFinished(session.server().metrics().ftpTransfer(upload)); // finished exactly once
+        }
         session.reply(new FtpReply(ReplyCode.OPENING_DATA_CONNECTION, preliminary));
         Future<Channel> connecting = connection.connect();
         transfer.connecting(connecting);
