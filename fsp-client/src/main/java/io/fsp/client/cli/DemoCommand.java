@@ -139,12 +139,12 @@ public final class DemoCommand implements Callable<Integer> {
         return (System.nanoTime() - since) / 1e9;
     }
 
-    /** "19-56 MiB", in the unit of the larger end. */
+    /** "19-56 MiB" (rounded, in the unit of the larger end), "28 MiB" when both ends round alike. */
     static String range(long min, long max) {
-        if (max >= 1 << 20) {
-            return String.format(Locale.ROOT, "%d-%d MiB", min >> 20, (max + (1 << 19)) >> 20);
-        }
-        return String.format(Locale.ROOT, "%d-%d KiB", min >> 10, (max + 1023) >> 10);
+        int shift = max >= 1 << 20 ? 20 : 10;
+        long lo = (min + (1L << (shift - 1))) >> shift;
+        long hi = (max + (1L << (shift - 1))) >> shift;
+        return (lo == hi ? Long.toString(hi) : lo + "-" + hi) + (shift == 20 ? " MiB" : " KiB");
     }
 
     /** What the demo shows, for people ({@link #text}) and as JSON ({@link #json}). */

@@ -85,6 +85,13 @@ class DemoCommandTest {
     }
 
     @Test
+    void theLargeFilesSizesAreRounded() {
+        assertEquals("20-59 MiB", DemoCommand.range(20L << 20, 59L << 20));
+        assertEquals("28 MiB", DemoCommand.range(29_130_678L, 29_130_678L));
+        assertEquals("300-900 KiB", DemoCommand.range(300L << 10, 900L << 10));
+    }
+
+    @Test
     void theKnobsAreChecked() {
         FspRun run = fsp("demo", "--small-files", "-1");
 
