@@ -117,9 +117,11 @@ final class DestinationFiles implements AutoCloseable {
      * earlier run wrote blocks of in place ({@code writtenInPlace}, by local name) stays there.
      */
     void prepareTemporaryFiles(Set<String> writtenInPlace) throws IOException {
+        List<PositionalWriter.FileToWrite> all = new ArrayList<>(files.size());
         for (RemoteFile f : files.values()) {
-            writer().prepareTemporaryFile(f.local(), f.size(), writtenInPlace.contains(f.local()));
+            all.add(new PositionalWriter.FileToWrite(f.local(), f.size(), writtenInPlace.contains(f.local())));
         }
+        writer().prepareTemporaryFiles(all);
     }
 
     /** A block of file {@code index} is in: the last one gives the file its name. */

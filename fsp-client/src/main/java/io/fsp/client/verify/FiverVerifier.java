@@ -57,8 +57,11 @@ public final class FiverVerifier implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FiverVerifier.class);
     /** Flush at the latest when this much written data is not flushed, so dirty data stays bounded. */
     private static final long EAGER_FLUSH_BYTES = 256L << 20;
-    /** Files of one flush group synced at once. */
-    private static final int SYNC_THREADS = 8;
+    /**
+     * Files of one flush group synced at once. A file system writes what many fdatasync calls ask for together:
+     * 2,000 small new files took 4-8 s one after another here, 0.5 s eight at a time, 0.17 s 32 at a time.
+     */
+    private static final int SYNC_THREADS = 32;
 
     private final PositionalWriter writer;
     private final VerifierConfig config;
@@ -415,7 +418,7 @@ public final class FiverVerifier implements AutoCloseable {
             }
         }
         try {
-            writer.syncEntries(flushed);
+            writer.syncEntries(flushed, syncers);
         } catch (IOException | RuntimeException e) {
             flushed.forEach(file -> failAll(byFile.get(file), "syncing the file's directory failed: " + e.getMessage()));
         }

@@ -3,6 +3,7 @@ package io.fsp.client.write;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.util.Set;
 
 /**
  * The file system a {@link PositionalWriter} writes into, by names relative to its root that the writer has
@@ -22,6 +23,14 @@ public interface DestinationTree {
 
     /** Whether anything (a link too) has the name {@code name}. */
     boolean exists(String name) throws IOException;
+
+    /**
+     * The names in directory {@code dir} (none if it does not exist), for looking up many names at once; null where
+     * this tree cannot list them, and {@link #exists} is asked name by name.
+     */
+    default Set<String> names(String dir) throws IOException {
+        return null;
+    }
 
     /** Creates directory {@code name} and its parents if missing; an entry there that is not a directory fails. */
     void createDirectories(String name) throws IOException;

@@ -2,12 +2,14 @@ package io.fsp.client.write;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -73,6 +75,19 @@ public final class PathTree implements DestinationTree {
     @Override
     public boolean exists(String name) throws IOException {
         return Files.exists(resolve(name), LinkOption.NOFOLLOW_LINKS);
+    }
+
+    @Override
+    public Set<String> names(String dir) throws IOException {
+        Path p = resolve(dir);
+        if (!Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+            return Set.of();
+        }
+        Set<String> names = new HashSet<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(p)) {
+            entries.forEach(e -> names.add(e.getFileName().toString()));
+        }
+        return names;
     }
 
     @Override

@@ -2,20 +2,25 @@ package io.fsp.client.write;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.FileSystemException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 
 /**
  * Writes blocks at their offsets into files under one destination root.
@@ -194,11 +199,47 @@ public final class PositionalWriter implements Closeable {
      * {@code size} is cut off.
      */
     public void prepareTemporaryFile(String relativePath, long size, boolean earlierRunWroteInPlace) throws IOException {
+        prepareTemporaryFile(new FileToWrite(relativePath, size, earlierRunWroteInPlace), new Listings());
+    }
+
+    /** A file {@link #prepareTemporaryFiles} readies: its name, size, and whether an earlier run wrote blocks of it in place. */
+    public record FileToWrite(String relativePath, long size, boolean earlierRunWroteInPlace) {
+    }
+
+    /**
+     * {@link #prepareTemporaryFile} for many files: whether a file or its temporary name exists is looked up in one
+     * listing of its directory, not asked of the file system file by file.
+     */
+    public void prepareTemporaryFiles(Collection<FileToWrite> files) throws IOException {
+        Listings listings = new Listings();
+        for (FileToWrite f : files) {
+            prepareTemporaryFile(f, listings);
+        }
+    }
+
+    /** The names in each directory, listed once, where the tree can list them. */
+    private final class Listings {
+        private final Map<String, Set<String>> names = new HashMap<>();
+
+        boolean exists(String name) throws IOException {
+            String dir = DestinationTree.parent(name);
+            Set<String> in = names.get(dir);
+            if (in == null && !names.containsKey(dir)) {
+                in = tree.names(dir);
+                names.put(dir, in);
+            }
+            return in == null ? tree.exists(name) : in.contains(DestinationTree.last(name));
+        }
+    }
+
+    private void prepareTemporaryFile(FileToWrite f, Listings listings) throws IOException {
+        String relativePath = f.relativePath();
+        long size = f.size();
         if (size < 0) {
             throw new IllegalArgumentException("size: " + size + " (expected: >= 0)");
         }
         String file = checked(relativePath);
-        if (size > 0 && (tree.exists(temporaryName(file)) || !earlierRunWroteInPlace)) {
+        if (size > 0 && (listings.exists(temporaryName(file)) || !f.earlierRunWroteInPlace())) {
             temporary.add(relativePath);
         }
         String stored = stored(relativePath);
@@ -213,7 +254,7 @@ public final class PositionalWriter implements Closeable {
             if (entryNotDurable.remove(relativePath)) {
                 changedDirectories.add(DestinationTree.parent(stored));
             }
-        } else if (tree.exists(stored)) {
+        } else if (listings.exists(stored)) {
             OpenFiles.Handle h = lease(relativePath);
             try {
                 if (h.channel.size() > size) {
@@ -379,13 +420,18 @@ public final class PositionalWriter implements Closeable {
      * synced in its parent the first time.
      */
     public void syncEntries(Collection<String> files) throws IOException {
+        syncEntries(files, Runnable::run);
+    }
+
+    /** As {@link #syncEntries(Collection)}, the directories synced on {@code pool}, several at once. */
+    public void syncEntries(Collection<String> files, Executor pool) throws IOException {
         Set<String> dirs = new LinkedHashSet<>();
         for (String f : files) {
             if (entryNotDurable.remove(f)) {
                 dirs.add(DestinationTree.parent(stored(f)));
             }
         }
-        syncDirectories(dirs);
+        syncDirectories(dirs, pool);
     }
 
     /**
@@ -393,6 +439,11 @@ public final class PositionalWriter implements Closeable {
      * and directories it created. Call before reporting a transfer complete.
      */
     public void syncNames() throws IOException {
+        syncNames(Runnable::run);
+    }
+
+    /** As {@link #syncNames()}, the directories synced on {@code pool}, several at once. */
+    public void syncNames(Executor pool) throws IOException {
         Set<String> dirs = new LinkedHashSet<>(changedDirectories);
         changedDirectories.removeAll(dirs);
         for (String f : List.copyOf(entryNotDurable)) {
@@ -403,23 +454,42 @@ public final class PositionalWriter implements Closeable {
         for (String d : List.copyOf(directoryNotDurable)) {
             dirs.add(DestinationTree.parent(d));
         }
-        syncDirectories(dirs);
+        syncDirectories(dirs, pool);
     }
 
-    /** fsyncs each of {@code dirs} once, then the parents of those this writer made, up to the root if need be. */
-    private void syncDirectories(Set<String> dirs) throws IOException {
+    /**
+     * fsyncs each of {@code dirs} once (those of one round at once on {@code pool}), then in the next round the
+     * parents of those this writer made, up to the root if need be.
+     */
+    private void syncDirectories(Set<String> dirs, Executor pool) throws IOException {
         Set<String> synced = new HashSet<>();
-        ArrayDeque<String> todo = new ArrayDeque<>(dirs);
-        while (!todo.isEmpty()) {
-            String d = todo.poll();
-            if (!synced.add(d)) {
-                continue;
+        Set<String> round = new LinkedHashSet<>(dirs);
+        while (!round.isEmpty()) {
+            round.removeAll(synced);
+            List<CompletableFuture<Void>> syncs = new ArrayList<>();
+            for (String d : round) {
+                syncs.add(CompletableFuture.runAsync(() -> {
+                    try {
+                        tree.sync(d);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }, pool));
             }
-            tree.sync(d);
-            changedDirectories.remove(d);
-            if (!d.isEmpty() && directoryNotDurable.remove(d)) {
-                todo.add(DestinationTree.parent(d));
+            try {
+                CompletableFuture.allOf(syncs.toArray(CompletableFuture[]::new)).join();
+            } catch (CompletionException e) {
+                throw e.getCause() instanceof UncheckedIOException u ? u.getCause() : new IOException(e.getCause());
             }
+            synced.addAll(round);
+            Set<String> next = new LinkedHashSet<>();
+            for (String d : round) {
+                changedDirectories.remove(d);
+                if (!d.isEmpty() && directoryNotDurable.remove(d)) {
+                    next.add(DestinationTree.parent(d));
+                }
+            }
+            round = next;
         }
     }
 
