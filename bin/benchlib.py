@@ -495,9 +495,11 @@ set bmargin 14
 set rmargin 12
 set pointsize 0
 """
-    for path, (ptitle, _) in zip(data, panels):
+    for path, (ptitle, rows) in zip(data, panels):
         if ptitle:
             script += f'set title "{ptitle}"\n'
+        if len(panels) > 1:  # room for a lone bar's width and for the labels above the tallest
+            script += f"set xrange [-0.6:{len(rows) - 0.4}]\nset offsets 0,0,graph 0.1,0\n"
         script += f"""plot '{path}' using 0:2:5:xtic(1) with boxes lc rgb variable notitle, \\
      '' using 0:2:3:4 with yerrorbars lc rgb "black" notitle, \\
      '' using 0:4:(sprintf("%.2f", $2)) with labels offset 0,0.8 notitle
