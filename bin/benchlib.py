@@ -457,13 +457,14 @@ def load_average():
     return " ".join(open("/proc/loadavg").read().split()[:3])
 
 
-FSP_COLOUR, PEER_COLOUR = 0x3b6ea8, 0xd98c3a  # FSP processes blue, peers orange
+FSP_COLOUR, PEER_COLOUR, FAILED_COLOUR = 0x3b6ea8, 0xd98c3a, 0xc0392b  # FSP blue, peers orange, failed red
 
 
 def bar_chart(png, title, panels, ylabel="seconds"):
     """Bars (median) with min-max whiskers, one panel per (panel title, rows), rows being (name, median, min,
-    max, colour); drawn by gnuplot into png. A single panel without a title is drawn as bench-peers always drew
-    its chart. Nothing is drawn (and an old png is removed) when no panel has rows."""
+    max, colour[, label above the bar: the median's seconds unless given]); drawn by gnuplot into png. A single
+    panel without a title is drawn as bench-peers always drew its chart. Nothing is drawn (and an old png is
+    removed) when no panel has rows."""
     png.unlink(missing_ok=True)
     panels = [(t, rows) for t, rows in panels if rows]
     if not panels:
@@ -471,8 +472,8 @@ def bar_chart(png, title, panels, ylabel="seconds"):
     data = [png.with_name(f"{png.stem}.chart{i}.tsv") for i in range(len(panels))]
     for path, (_, rows) in zip(data, panels):
         with open(path, "w") as f:
-            for name, med, lo, hi, colour in rows:
-                f.write(f"{name}\t{med:.3f}\t{lo:.3f}\t{hi:.3f}\t{colour}\n")
+            for name, med, lo, hi, colour, *label in rows:
+                f.write(f"{name}\t{med:.3f}\t{lo:.3f}\t{hi:.3f}\t{colour}\t{label[0] if label else f'{med:.2f}'}\n")
     cols = 1 if len(panels) == 1 else 2
     rows_n = (len(panels) + cols - 1) // cols
     size = "1400,800" if len(panels) == 1 else f"1600,{620 * rows_n}"
@@ -502,7 +503,7 @@ set pointsize 0
             script += f"set xrange [-0.6:{len(rows) - 0.4}]\nset offsets 0,0,graph 0.1,0\n"
         script += f"""plot '{path}' using 0:2:5:xtic(1) with boxes lc rgb variable notitle, \\
      '' using 0:2:3:4 with yerrorbars lc rgb "black" notitle, \\
-     '' using 0:4:(sprintf("%.2f", $2)) with labels offset 0,0.8 notitle
+     '' using 0:4:6 with labels offset 0,0.8 notitle
 """
     if len(panels) > 1:
         script += "unset multiplot\n"
