@@ -1,0 +1,514 @@
+# benchlib: what the loopback benchmarks bin/bench-peers and bin/bench-scale share. Servers started as their
+# users start them (fsp-server with three fsp-relay daemons, fsp-server without relays, vsftpd, GridFTP), each in
+# its own session and CPU-accounted per role in a cgroup; peak RSS of FSP's daemons; the Debian packages the
+# benchmarks need; the launchers built and their class-data archives made before anything is timed; a bar chart
+# drawn by gnuplot. Imported by the scripts beside it (Python puts a script's directory on sys.path).
+"""Shared pieces of the loopback benchmarks in bin/ (bench-peers, bench-scale)."""
+
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = ROOT / "bin"
+HOST = "127.0.0.1"  # loopback only: no traffic ever leaves this machine
+USER = "bench"
+LISTENING = re.compile(r"listening on (\S+):(\d+), certificate sha256 (\S+)")
+GIB = 1 << 30
+MIB = 1 << 20
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+PROG = Path(sys.argv[0]).name  # the benchmark running: its messages and its cgroups carry its name
+
+
+def log(msg):
+    print(f"{PROG}: {msg}", file=sys.stderr, flush=True)
+
+def die(msg, code=1):
+    log(msg)
+    sys.exit(code)
+
+
+def parse_size(text):
+    m = re.fullmatch(r"(\d+)([KMGT]?)(i?B)?", text.strip(), re.IGNORECASE)
+    if not m or int(m.group(1)) == 0:
+        die(f"--size {text}: not a size (expected e.g. 64M, 512M, 1G)", 2)
+    return int(m.group(1)) << (10 * " KMGT".index(m.group(2).upper() or " "))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def tail(path, lines=15):
+    try:
+        return "\n".join(Path(path).read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+# ---- processes --------------------------------------------------------------------------------------------
+
+class Daemons:
+    """The long-running servers this script started; each in its own session, so Ctrl-C reaches only this
+    script (which then stops them) and killing the session's group also ends the daemon's forked children."""
+
+    def __init__(self):
+        self.procs = []
+
+    def start(self, name, argv, log_path, env=None):
+        out = open(log_path, "wb")
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env,
+                             start_new_session=True)
+        out.close()
+        p.name, p.log = name, log_path
+        self.procs.append(p)
+        return p
+
+    def stop(self, p, timeout=15):
+        if p.poll() is None:
+            try:
+                os.killpg(p.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            try:
+                p.wait(timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        # forked children (vsftpd sessions) may outlive their parent in the group for a moment
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if p in self.procs:
+            self.procs.remove(p)
+
+    def stop_all(self):
+        for p in reversed(list(self.procs)):
+            self.stop(p)
+
+
+def wait_for_line(p, pattern=LISTENING, timeout=600):
+    """Waits for the daemon's 'listening on HOST:PORT, certificate sha256 FP' line (the first launch builds)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        m = pattern.search(Path(p.log).read_text(errors="replace"))
+        if m:
+            return m
+        if p.poll() is not None:
+            break
+        time.sleep(0.05)
+    die(f"{p.name} did not start; {p.log}:\n{tail(p.log)}")
+
+
+def wait_for_port(p, port, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if p.poll() is not None:
+            break
+        try:
+            socket.create_connection((HOST, port), 0.5).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    die(f"{p.name} does not accept connections on {HOST}:{port}; {p.log}:\n{tail(p.log)}")
+
+
+class CpuGroups:
+    """CPU seconds per server role, counted by a cgroup of its own (cgroup v2 cpu.stat, or v1 cpuacct): every
+    thread, and every session process a daemon forks (vsftpd's sessions exit unreaped by the listener, so
+    /proc/PID/stat's cutime would miss them). Without a writable cgroup file system: /proc/PID/stat of the
+    daemons (utime+stime+cutime+cstime), which misses what is not reaped by them."""
+
+    def __init__(self):
+        name = f"fsp-{PROG}-{os.getpid()}"
+        if Path("/sys/fs/cgroup/cgroup.controllers").exists():
+            self.root, self.usage = Path("/sys/fs/cgroup") / name, self._v2_usage
+        elif Path("/sys/fs/cgroup/cpuacct/cpuacct.usage").exists():
+            self.root, self.usage = Path("/sys/fs/cgroup/cpuacct") / name, self._v1_usage
+        else:
+            self.root = None
+        try:
+            if self.root:
+                self.root.mkdir()
+        except OSError as e:
+            log(f"no cgroup for CPU accounting ({e}); reading /proc/PID/stat instead")
+            self.root = None
+        self.pids = {}  # role -> daemon pids (the fallback, and which processes are the daemons themselves)
+        self.ever = {}  # role -> every daemon pid the role had (--profile names the profiles by them)
+
+    @property
+    def method(self):
+        if self.root is None:
+            return "/proc/PID/stat of the daemon (utime+stime and its reaped children's)"
+        return f"a cgroup per server role ({'v2 cpu.stat' if self.usage == self._v2_usage else 'v1 cpuacct.usage'})"
+
+    @staticmethod
+    def _v2_usage(d):
+        return int(re.search(r"usage_usec (\d+)", (d / "cpu.stat").read_text()).group(1)) / 1e6
+
+    @staticmethod
+    def _v1_usage(d):
+        return int((d / "cpuacct.usage").read_text()) / 1e9
+
+    def add(self, role, pid):
+        self.pids.setdefault(role, []).append(pid)
+        self.ever.setdefault(role, []).append(pid)
+        if self.root:
+            d = self.root / role
+            d.mkdir(exist_ok=True)
+            (d / "cgroup.procs").write_text(str(pid))
+
+    def forget(self, role, pid):
+        if pid in self.pids.get(role, []):
+            self.pids[role].remove(pid)
+
+    def seconds(self, role):
+        if self.root:
+            return self.usage(self.root / role)
+        total = 0
+        for pid in self.pids[role]:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15]) / CLK_TCK
+        return total
+
+    def members(self, role):
+        if self.root:
+            return {int(x) for x in (self.root / role / "cgroup.procs").read_text().split()}
+        return {int(k) for pid in self.pids[role] for t in Path(f"/proc/{pid}/task").iterdir()
+                for k in (t / "children").read_text().split()} | set(self.pids[role])
+
+    def settle(self, role, timeout=5):
+        """vsftpd and GridFTP serve each session in forked processes: wait until those have exited, so that
+        all their CPU is counted."""
+        deadline = time.monotonic() + timeout
+        while self.members(role) - set(self.pids[role]) and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    def remove(self):
+        """After the daemons were stopped: end what is left in the groups (only processes this script started
+        and their children), then remove the groups."""
+        if not self.root:
+            return
+        for d in self.root.iterdir():
+            if d.is_dir():
+                for _ in range(50):
+                    left = (d / "cgroup.procs").read_text().split()
+                    if not left:
+                        break
+                    for pid in left:
+                        try:
+                            os.kill(int(pid), signal.SIGKILL)
+                        except ProcessLookupError:
+                            pass
+                    time.sleep(0.1)
+                d.rmdir()
+        self.root.rmdir()
+
+
+def java_pid(p):
+    """The launchers exec java: the PID started is the JVM's once the daemon listens."""
+    comm = Path(f"/proc/{p.pid}/comm").read_text().strip()
+    if comm != "java":
+        die(f"{p.name}: process {p.pid} is {comm!r}, not java (did the launcher change?)")
+    return p.pid
+
+
+
+def reset_peak_rss(pid):
+    """Resets the process's VmHWM to its current RSS (Linux >= 4.0, root), so the next read is this run's peak.
+    False when the process is gone or the kernel refuses."""
+    try:
+        Path(f"/proc/{pid}/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def peak_rss_mib(pid):
+    """The process's peak resident set (VmHWM) in MiB, or None when it is gone."""
+    try:
+        m = re.search(r"^VmHWM:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text(), re.M)
+    except OSError:
+        return None
+    return int(m.group(1)) / 1024 if m else None
+
+
+# ---- the servers ------------------------------------------------------------------------------------------
+
+class Setup:
+    """The servers, all serving DIR/data (their state and logs in DIR/run); ports and certificate fingerprints
+    by role: fsp1 (fsp-server with three relays), fsp2 (without relays), vsftpd, vsftpd-tls, gridftp."""
+
+    def __init__(self, args, daemons):
+        self.args, self.daemons, self.cpu = args, daemons, None
+        self.data = args.dir / "data"
+        self.run = args.dir / "run"
+        self.password = secrets.token_hex(12)
+        self.env = dict(os.environ, FSP_PASSWORD=self.password)
+        self.ports = {}
+        self.fp = {}
+
+    def fsp_server(self, role, state, relays=()):
+        argv = [str(BIN / "fsp-server"), "--listen", f"{HOST}:0", "--root", str(self.data),
+                "--user", f"{USER}:{self.password}", "--state-dir", str(state)]
+        if role == "fsp2":
+            # the curl rows log in as vsftpd's do (anonymous, read-only); one row with a password beside them
+            argv += ["--allow-plain-login", "--anonymous"]
+        for r in relays:
+            argv += ["--relay", r]
+        p = self.daemons.start(role, argv, self.run / f"{role}.log")
+        if role != "fsp1-cert":
+            self.cpu.add(role, p.pid)
+        m = wait_for_line(p)
+        java_pid(p)
+        return p, int(m.group(2)), m.group(3)
+
+    def start_fsp1(self):
+        """fsp-server with three relays: the server's certificate first (one start with a state dir), so that
+        the relays can pin it; then the relays, whose fingerprints the server pins with --relay."""
+        state = self.run / "fsp1-state"
+        p, _, fp = self.fsp_server("fsp1-cert", state)
+        self.daemons.stop(p)
+        relays, specs = [], []
+        for i in range(3):
+            d = self.run / f"relay{i}"
+            d.mkdir(parents=True, exist_ok=True)
+            relays.append(self.daemons.start(f"relay{i}", [
+                str(BIN / "fsp-relay"), "--listen", f"{HOST}:0", "--store", str(d / "store"),
+                "--state-dir", str(d / "state"), "--quota", "8G", "--trust-server", fp], self.run / f"relay{i}.log"))
+            self.cpu.add("relays", relays[-1].pid)  # the three relays' CPU is counted together
+        for r in relays:  # started together, read in turn
+            m = wait_for_line(r)
+            specs.append(f"{m.group(1)}:{m.group(2)}={m.group(3)}")
+        p, port, fp1 = self.fsp_server("fsp1", state, specs)
+        self.fsp1_proc, self.relay_procs = p, relays
+        if fp1 != fp:
+            die(f"fsp1: certificate changed between starts ({fp} then {fp1})")
+        self.ports["fsp1"], self.fp["fsp1"] = port, fp
+        for r in relays:
+            java_pid(r)
+        log(f"fsp-server with relays on {HOST}:{port}; relays {', '.join(s.split('=')[0] for s in specs)}")
+
+    def start_fsp2(self):
+        """The relay-less fsp-server (direct-only fsp get, curl); started again before each 'first minute' RETR."""
+        old = getattr(self, "fsp2_proc", None)
+        if old:
+            self.daemons.stop(old)
+            self.cpu.forget("fsp2", old.pid)
+        p, port, fp = self.fsp_server("fsp2", self.run / "fsp2-state")
+        self.fsp2_proc = p
+        self.ports["fsp2"], self.fp["fsp2"] = port, fp
+        log(f"fsp-server without relays on {HOST}:{port}")
+
+    def start_vsftpd(self, tls):
+        role = "vsftpd-tls" if tls else "vsftpd"
+        port = free_port()
+        Path("/var/run/vsftpd/empty").mkdir(parents=True, exist_ok=True)
+        # anonymous, read-only, sendfile; passive ports: any free one, as fsp-server's default
+        conf = f"""listen=YES
+listen_address={HOST}
+listen_port={port}
+background=NO
+anonymous_enable=YES
+anon_root={self.data}
+no_anon_password=YES
+local_enable=NO
+write_enable=NO
+pasv_enable=YES
+pasv_address={HOST}
+secure_chroot_dir=/var/run/vsftpd/empty
+seccomp_sandbox=NO
+use_sendfile=YES
+"""
+        if tls:
+            cert, key = self.run / "vsftpd-cert.pem", self.run / "vsftpd-key.pem"
+            subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+                            "-out", str(cert), "-days", "2", "-subj", f"/CN={HOST}"],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            # explicit TLS (AUTH TLS) required for login and data, as curl --ssl-reqd asks (PROT P)
+            conf += f"""ssl_enable=YES
+allow_anon_ssl=YES
+force_anon_logins_ssl=YES
+force_anon_data_ssl=YES
+require_ssl_reuse=NO
+rsa_cert_file={cert}
+rsa_private_key_file={key}
+"""
+        path = self.run / f"{role}.conf"
+        path.write_text(conf)
+        p = self.daemons.start(role, ["/usr/sbin/vsftpd", str(path)], self.run / f"{role}.log")
+        self.cpu.add(role, p.pid)
+        wait_for_port(p, port)
+        self.ports[role] = port
+        log(f"{role} on {HOST}:{port}")
+
+    def start_gridftp(self):
+        port = free_port()
+        empty = self.run / "gridftp-empty.conf"
+        empty.write_text("")
+        p = self.daemons.start("gridftp", [
+            "globus-gridftp-server", "-c", str(empty), "-aa", "-anonymous-user", "nobody",
+            "-control-interface", HOST, "-data-interface", HOST, "-p", str(port),
+            "-d", "ERROR,WARN", "-l", str(self.run / "gridftp-server.log")], self.run / "gridftp.log")
+        self.cpu.add("gridftp", p.pid)
+        wait_for_port(p, port)
+        self.ports["gridftp"] = port
+        log(f"globus-gridftp-server on {HOST}:{port}")
+
+
+# ---- before anything is timed ------------------------------------------------------------------------------
+
+def install_missing(need_gridftp, need_vsftpd, extra=()):
+    """apt-get installs what is missing: curl, openssl, gnuplot, cmp always; vsftpd, GridFTP when asked; extra:
+    (command, package) pairs."""
+    need = []
+    for cmd, pkg in [("curl", "curl"), ("openssl", "openssl"), ("gnuplot", "gnuplot-nox"), ("cmp", "diffutils")]:
+        if not shutil.which(cmd):
+            need.append(pkg)
+    if need_vsftpd and not os.access("/usr/sbin/vsftpd", os.X_OK):
+        need.append("vsftpd")
+    if need_gridftp:
+        if not shutil.which("globus-gridftp-server"):
+            need.append("globus-gridftp-server-progs")
+        if not shutil.which("globus-url-copy"):
+            need.append("globus-gass-copy-progs")
+    need += [pkg for cmd, pkg in extra if not shutil.which(cmd)]
+    if need:
+        log(f"installing {' '.join(need)} (apt-get)")
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *need], check=True, env=env,
+                       stdout=subprocess.DEVNULL)
+
+
+def make_source(src, size):
+    if src.exists() and src.stat().st_size == size:
+        return
+    log(f"writing {size} random bytes to {src}")
+    tmp = src.with_suffix(".tmp")
+    with open(tmp, "wb") as f:
+        left = size
+        while left:
+            n = min(left, 8 << 20)
+            f.write(os.urandom(n))
+            left -= n
+    tmp.rename(src)
+
+
+
+def help_text(script):
+    """The script's header comment, up to the first line of code: its --help."""
+    text = ""
+    for line in Path(script).read_text().splitlines(True)[1:]:
+        if not line.startswith("#"):
+            break
+        text += line[2:] if line.startswith("# ") else line[1:]
+    return text
+
+
+def build_launchers(launchers):
+    """Builds what the launchers would build on first use (bin/launch), so no timed run includes a build."""
+    for launcher in launchers:
+        subprocess.run([str(BIN / launcher), "--version"], check=True, stdout=subprocess.DEVNULL)
+
+
+def make_class_data_archives():
+    """bin/launch makes a class-data archive from the first run after a build, which then takes seconds longer;
+    one untimed demo (its own server, relays and client) makes them before anything is timed."""
+    if any(not (ROOT / m / "target" / "cds" / "app.jsa").exists() for m in ("fsp-client", "fsp-server", "fsp-relay")):
+        log("making the launchers' class-data archives (once per build): bin/fsp demo --size-mb 1")
+        subprocess.run([str(BIN / "fsp"), "demo", "--size-mb", "1"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+
+
+def stop_on_signals():
+    """SIGTERM and SIGHUP go through main's finally (every server is stopped), as Ctrl-C does."""
+    def on_signal(signum, _frame):
+        log(f"{signal.Signals(signum).name}: stopping")
+        raise SystemExit(128 + signum)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+
+
+# ---- report -----------------------------------------------------------------------------------------------
+
+def fmt(x, spec=".2f"):
+    return "–" if x is None else format(x, spec)
+
+
+def median_of(runs, key):
+    vals = [r[key] for r in runs if r[key] is not None]
+    return statistics.median(vals) if vals else None
+
+
+def load_average():
+    return " ".join(open("/proc/loadavg").read().split()[:3])
+
+
+FSP_COLOUR, PEER_COLOUR, FAILED_COLOUR = 0x3b6ea8, 0xd98c3a, 0xc0392b  # FSP blue, peers orange, failed red
+
+
+def bar_chart(png, title, panels, ylabel="seconds"):
+    """Bars (median) with min-max whiskers, one panel per (panel title, rows), rows being (name, median, min,
+    max, colour[, label above the bar: the median's seconds unless given]); drawn by gnuplot into png. A single
+    panel without a title is drawn as bench-peers always drew its chart. Nothing is drawn (and an old png is
+    removed) when no panel has rows."""
+    png.unlink(missing_ok=True)
+    panels = [(t, rows) for t, rows in panels if rows]
+    if not panels:
+        return
+    data = [png.with_name(f"{png.stem}.chart{i}.tsv") for i in range(len(panels))]
+    for path, (_, rows) in zip(data, panels):
+        with open(path, "w") as f:
+            for name, med, lo, hi, colour, *label in rows:
+                f.write(f"{name}\t{med:.3f}\t{lo:.3f}\t{hi:.3f}\t{colour}\t{label[0] if label else f'{med:.2f}'}\n")
+    cols = 1 if len(panels) == 1 else 2
+    rows_n = (len(panels) + cols - 1) // cols
+    size = "1400,800" if len(panels) == 1 else f"1600,{620 * rows_n}"
+    script = f"""
+set terminal pngcairo size {size} noenhanced font ",10"
+set output '{png}'
+"""
+    if len(panels) == 1 and not panels[0][0]:
+        script += f'set title "{title}"\n'
+    else:
+        script += f'set multiplot layout {rows_n},{cols} title "{title}"\n'
+    script += f"""set datafile separator "\\t"
+set style fill solid 0.7 border -1
+set boxwidth 0.7
+set grid ytics
+set yrange [0:*]
+set ylabel "{ylabel}"
+set xtics rotate by -35 left nomirror
+set bmargin 14
+set rmargin 12
+set pointsize 0
+"""
+    for path, (ptitle, rows) in zip(data, panels):
+        if ptitle:
+            script += f'set title "{ptitle}"\n'
+        if len(panels) > 1:  # room for a lone bar's width and for the labels above the tallest
+            script += f"set xrange [-0.6:{len(rows) - 0.4}]\nset offsets 0,0,graph 0.1,0\n"
+        script += f"""plot '{path}' using 0:2:5:xtic(1) with boxes lc rgb variable notitle, \\
+     '' using 0:2:3:4 with yerrorbars lc rgb "black" notitle, \\
+     '' using 0:4:6 with labels offset 0,0.8 notitle
+"""
+    if len(panels) > 1:
+        script += "unset multiplot\n"
+    r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
+    for path in data:
+        path.unlink()
+    if r.returncode != 0:
+        log(f"gnuplot failed (no chart): {r.stderr.strip()}")
