@@ -38,6 +38,11 @@ public final class PathTree implements DestinationTree {
     }
 
     private Path resolve(String name) throws UnsafePathException {
+        return resolve(name, true);
+    }
+
+    /** @param checkLast whether the last segment is looked at too (not when it is opened with NOFOLLOW_LINKS) */
+    private Path resolve(String name, boolean checkLast) throws UnsafePathException {
         Path p = root;
         if (!name.isEmpty()) {
             String parent = DestinationTree.parent(name);
@@ -45,9 +50,9 @@ public final class PathTree implements DestinationTree {
             if (segments.length == 1) {
                 p = p.resolve(parent);
             }
-            for (String segment : segments) {
-                p = p.resolve(segment);
-                if (Files.isSymbolicLink(p)) {
+            for (int i = 0; i < segments.length; i++) {
+                p = p.resolve(segments[i]);
+                if ((checkLast || i < segments.length - 1) && Files.isSymbolicLink(p)) {
                     throw new UnsafePathException(name, "goes through a symbolic link (expected: plain directories and files)");
                 }
             }
@@ -62,7 +67,7 @@ public final class PathTree implements DestinationTree {
     @Override
     public FileChannel openFile(String name) throws IOException {
         // NOFOLLOW_LINKS: a symbolic link planted at the final name is refused, not followed.
-        return FileChannel.open(resolve(name), StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE,
+        return FileChannel.open(resolve(name, false), StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE,
                 LinkOption.NOFOLLOW_LINKS);
     }
 

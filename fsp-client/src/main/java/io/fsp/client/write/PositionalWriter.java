@@ -62,6 +62,11 @@ public final class PositionalWriter implements Closeable {
     private final Set<String> directoryNotDurable = ConcurrentHashMap.newKeySet();
     /** Directories whose entries changed (a file got its name, an empty file was made) and are not synced yet. */
     private final Set<String> changedDirectories = ConcurrentHashMap.newKeySet();
+    /**
+     * Whether the files {@link #prepareTemporaryFiles} readied existed then (under the name written to), until each
+     * is first opened: a file's creation is known without asking the file system again.
+     */
+    private final Map<String, Boolean> existedWhenPrepared = new ConcurrentHashMap<>();
     /** Files written to since their last flush. */
     private final Set<String> unflushed = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -254,7 +259,9 @@ public final class PositionalWriter implements Closeable {
             if (entryNotDurable.remove(relativePath)) {
                 changedDirectories.add(DestinationTree.parent(stored));
             }
-        } else if (listings.exists(stored)) {
+        } else if (!listings.exists(stored)) {
+            existedWhenPrepared.put(relativePath, false);
+        } else {
             OpenFiles.Handle h = lease(relativePath);
             try {
                 if (h.channel.size() > size) {
@@ -501,7 +508,8 @@ public final class PositionalWriter implements Closeable {
         String file = stored(relativePath);
         return open.lease(relativePath, () -> {
             createDirectories(DestinationTree.parent(file));
-            boolean created = !tree.exists(file);
+            Boolean existed = existedWhenPrepared.remove(relativePath);
+            boolean created = existed != null ? !existed : !tree.exists(file);
             FileChannel ch;
             try {
                 ch = tree.openFile(file);
