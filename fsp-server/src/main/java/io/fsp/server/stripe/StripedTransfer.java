@@ -191,14 +191,42 @@ public final class StripedTransfer {
         return new SourceFile(name, real, a.fileKey(), a.size(), a.lastModifiedTime().toMillis());
     }
 
+    /** Opens the transfer's files one after another, as the striping engine reads them. */
+    public Sources sources() {
+        return new Sources();
+    }
+
     /**
-     * Opens file {@code index} again from the root's handle, links not followed; fails if its name now
-     * names another file than the one planned.
+     * Opens files of the transfer again from the root's handle, links not followed; a file fails if its name now
+     * names another file than the one planned. The handle of the last file's directory is kept for the next file in
+     * it (a tree's files come directory by directory), so a directory of many small files is walked to once.
      */
-    public FileChannel open(int index) throws IOException {
-        SourceFile f = files.get(index);
-        try (DirectoryHandle dir = root.open(f.real().getParent())) {
+    public final class Sources implements AutoCloseable {
+        private DirectoryHandle dir;
+        private Path dirPath;
+
+        private Sources() {
+        }
+
+        public FileChannel open(int index) throws IOException {
+            SourceFile f = files.get(index);
+            Path parent = f.real().getParent();
+            if (!parent.equals(dirPath)) {
+                close();
+                dir = root.open(parent);
+                dirPath = parent;
+            }
             return dir.readFile(f.real().getFileName().toString(), f.fileKey());
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (dir != null) {
+                DirectoryHandle d = dir;
+                dir = null;
+                dirPath = null;
+                d.close();
+            }
         }
     }
 
@@ -334,7 +362,8 @@ public final class StripedTransfer {
         BlockPlan.Block b = plan.block(seq);
         SourceFile f = files.get(b.file());
         SealedBlock sealed;
-        try (FileChannel ch = open(b.file());
+        try (Sources sources = sources();
+             FileChannel ch = sources.open(b.file());
              BlockPipeline pipeline = pipeline(seq)) {
             ByteBuf data = read(ch, b);
             try {

@@ -77,7 +77,7 @@ final class StripingEngine {
         try {
             FileChannel open = null;
             int openIndex = -1;
-            try {
+            try (StripedTransfer.Sources sources = transfer.sources()) {
                 for (long seq = 0; seq < plan.count(); seq++) {
                     BlockPlan.Block b = plan.block(seq);
                     if (!announce.awaitRoom() || cancelled) {
@@ -92,7 +92,7 @@ final class StripingEngine {
                         if (open != null) {
                             open.close();
                         }
-                        open = transfer.open(b.file());
+                        open = sources.open(b.file());
                         openIndex = b.file();
                     }
                     SourceFile f = transfer.files().get(b.file());

@@ -37,7 +37,8 @@ class StripedTransferTest {
     /** Seals block 0 as the striping engine does and records its digest as announced. */
     private static byte[] sealAndAnnounce(StripedTransfer t) throws IOException {
         BlockPlan.Block b = t.plan().block(0);
-        try (FileChannel ch = t.open(0);
+        try (StripedTransfer.Sources sources = t.sources();
+             FileChannel ch = sources.open(0);
              BlockPipeline pipeline = t.pipeline(0)) {
             ByteBuf data = t.read(ch, b);
             SealedBlock sealed;
@@ -244,15 +245,22 @@ class StripedTransferTest {
         Files.move(root.resolve("d/b"), root.resolve("d/b.old"));
         Files.createSymbolicLink(root.resolve("d/b"), outside);
         assertThrows(IOException.class, () -> t.reseal(1));
-        assertThrows(IOException.class, () -> t.open(1).close());
+        assertThrows(IOException.class, () -> openAndClose(t, 1));
         assertEquals(1, t.plan().block(1).file());
         // The file itself replaced by another one under its name: refused too, the plan was made for the first.
         Files.delete(root.resolve("d/b"));
         Files.move(root.resolve("d/b.old"), root.resolve("d/b"));
         Files.move(root.resolve("d/b/two.txt"), root.resolve("d/b/old.txt"));
         Files.writeString(root.resolve("d/b/two.txt"), "inside 2!!");
-        assertThrows(IOException.class, () -> t.open(1).close());
+        assertThrows(IOException.class, () -> openAndClose(t, 1));
         Files.move(root.resolve("d/b/old.txt"), root.resolve("d/b/two.txt"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        t.open(1).close();
+        openAndClose(t, 1);
+    }
+
+    /** Opens file {@code index} as the striping engine does, from a walk of its own. */
+    private static void openAndClose(StripedTransfer t, int index) throws IOException {
+        try (StripedTransfer.Sources sources = t.sources()) {
+            sources.open(index).close();
+        }
     }
 }
