@@ -114,7 +114,9 @@ public final class PathTree implements DestinationTree {
 
     @Override
     public void replace(String from, String to) throws IOException {
-        Files.move(resolve(from), resolve(to), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        // rename(2) neither follows a link at either name: it moves the link itself, or replaces it
+        Files.move(resolve(from, false), resolve(to, false), StandardCopyOption.ATOMIC_MOVE,
+                StandardCopyOption.REPLACE_EXISTING);
     }
 
     @Override
