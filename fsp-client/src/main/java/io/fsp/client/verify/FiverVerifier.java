@@ -409,9 +409,9 @@ public final class FiverVerifier implements AutoCloseable {
     }
 
     /**
-     * One fdatasync per file of the group, several at once (a file system commits its journal for all of them
-     * together, so a group of small files costs about one commit, not one each), then the names of the files
-     * created meanwhile, one sync per directory.
+     * One fdatasync per file of the group, several at once (the file system and the device serve them together,
+     * so a group of small files costs little more than one of them), then the names of the files created
+     * meanwhile, one sync per directory.
      */
     private void flush(Map<String, List<Job>> byFile) {
         List<Map.Entry<String, CompletableFuture<Void>>> flushes = new ArrayList<>(byFile.size());
