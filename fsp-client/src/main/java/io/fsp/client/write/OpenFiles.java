@@ -140,11 +140,11 @@ final class OpenFiles {
      * A failure to open {@code file}, said plainly when it is the process's descriptor limit: that is a limit of this
      * machine (ulimit -n), not something a rerun would change.
      */
-    static IOException explained(FileSystemException e, String file) {
+    IOException explained(FileSystemException e, String file) {
         String reason = e.getReason();
         if (reason != null && reason.contains("Too many open files")) {
             return new IOException("cannot open " + file + ": this process has as many files and connections open as"
-                    + " its descriptor limit allows (ulimit -n); FSP keeps at most " + PositionalWriter.DEFAULT_MAX_OPEN
+                    + " its descriptor limit allows (ulimit -n); FSP keeps at most " + maxOpen
                     + " destination files open, so raise the limit or use fewer streams", e);
         }
         return e;

@@ -514,7 +514,7 @@ public final class PositionalWriter implements Closeable {
             try {
                 ch = tree.openFile(file);
             } catch (FileSystemException e) {
-                throw OpenFiles.explained(e, file);
+                throw open.explained(e, file);
             }
             if (created) {
                 entryNotDurable.add(relativePath);
