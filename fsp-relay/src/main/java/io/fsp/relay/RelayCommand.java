@@ -119,6 +119,21 @@ public final class RelayCommand implements Callable<Integer> {
                     + " certificate, or a client's accepted token); more are closed at once (default: 16).")
     String maxUnauthenticatedPerAddress;
 
+    @Option(names = "--max-client-connections-per-address", paramLabel = "N",
+            description = "Client connections holding an accepted token from one IP address; one more is refused"
+                    + " and closed (default: 64).")
+    String maxClientConnectionsPerAddress;
+
+    @Option(names = "--max-connections-per-transfer", paramLabel = "N",
+            description = "Client connections holding a token for one transfer; one more is refused and closed"
+                    + " (default: 32).")
+    String maxConnectionsPerTransfer;
+
+    @Option(names = "--server-connections", paramLabel = "N",
+            description = "Of --max-connections, the ones kept for trusted servers: client connections holding"
+                    + " tokens never take them (default: a sixteenth of --max-connections).")
+    String serverConnections;
+
     @Option(names = "--auth-timeout", paramLabel = "DURATION",
             description = "Close a connection that has not authenticated this long after it was accepted"
                     + " (default: 10s).")

@@ -58,7 +58,8 @@ public final class RelayMetrics {
         for (String event : new String[] {"opened", "aborted", "expired"}) {
             transfers.labelValues(event);
         }
-        for (String limit : new String[] {"max-connections", "max-unauthenticated-per-address"}) {
+        for (String limit : new String[] {"max-connections", "max-unauthenticated-per-address",
+                "max-client-connections-per-address", "max-connections-per-transfer", "server-connections"}) {
             refused.labelValues(limit);
         }
     }

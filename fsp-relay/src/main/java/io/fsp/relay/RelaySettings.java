@@ -60,6 +60,9 @@ public record RelaySettings(
         Duration authTimeout,
         Duration idleTimeout,
         int maxRefusals,
+        int maxClientConnectionsPerAddress,
+        int maxConnectionsPerTransfer,
+        Optional<Integer> serverConnections,
         boolean verifyBlocks,
         boolean acceptClearBlocks,
         Optional<HostPort> meridian,
@@ -78,7 +81,8 @@ public record RelaySettings(
             throw new IllegalArgumentException("max-block: " + maxBlock + " (expected: 1.." + LARGEST_BLOCK + ")");
         }
         SocketBuffers.check("socket-buffer", socketBuffer.bytes());
-        connections(maxConnections, maxUnauthenticatedPerAddress, authTimeout, idleTimeout, maxRefusals);
+        connectionPolicy(maxConnections, maxUnauthenticatedPerAddress, authTimeout, idleTimeout, maxRefusals,
+                maxClientConnectionsPerAddress, maxConnectionsPerTransfer, serverConnections);
         requirePositive("ttl", ttl);
         requirePositive("max-retain", maxRetain);
         for (HostPort peer : meridianBootstrap) {
@@ -94,7 +98,9 @@ public record RelaySettings(
                 Duration.ofHours(1), StoreConfig.DEFAULT_MAX_RETAIN, new ByteSize(RelayLimits.DEFAULT_MAX_BLOCK_BYTES),
                 new ByteSize(0), ConnectionPolicy.DEFAULT.maxConnections(),
                 ConnectionPolicy.DEFAULT.maxUnauthenticatedPerAddress(), ConnectionPolicy.DEFAULT.authTimeout(),
-                ConnectionPolicy.DEFAULT.idleTimeout(), ConnectionPolicy.DEFAULT.maxRefusals(), true, false,
+                ConnectionPolicy.DEFAULT.idleTimeout(), ConnectionPolicy.DEFAULT.maxRefusals(),
+                ConnectionPolicy.DEFAULT.maxClientConnectionsPerAddress(),
+                ConnectionPolicy.DEFAULT.maxConnectionsPerTransfer(), Optional.empty(), true, false,
                 Optional.empty(), List.of(), Optional.empty(), new ByteSize(0), new ByteSize(0), List.of());
     }
 
@@ -147,14 +153,18 @@ public record RelaySettings(
         Set<Fingerprint> trusted = new HashSet<>(trustServer);
         return new RelayConfig(listen.orElseThrow().toSocketAddress(), storeConfig, identity, trusted,
                 new RelayLimits((int) maxBlock.bytes()),
-                connections(maxConnections, maxUnauthenticatedPerAddress, authTimeout, idleTimeout, maxRefusals),
+                connectionPolicy(maxConnections, maxUnauthenticatedPerAddress, authTimeout, idleTimeout, maxRefusals,
+                        maxClientConnectionsPerAddress, maxConnectionsPerTransfer, serverConnections),
                 verifyBlocks, acceptClearBlocks, new FaultPlan(fault), Clock.systemUTC(), (int) socketBuffer.bytes(),
                 metrics.map(HostPort::toSocketAddress), new RateLimits(rateLimit.bytes(), rateLimitPerTransfer.bytes()));
     }
 
-    private static ConnectionPolicy connections(int maxConnections, int maxUnauthenticatedPerAddress,
-                                                Duration authTimeout, Duration idleTimeout, int maxRefusals) {
-        return new ConnectionPolicy(maxConnections, maxUnauthenticatedPerAddress, authTimeout, idleTimeout, maxRefusals);
+    private static ConnectionPolicy connectionPolicy(int maxConnections, int maxUnauthenticatedPerAddress,
+            Duration authTimeout, Duration idleTimeout, int maxRefusals, int maxClientConnectionsPerAddress,
+            int maxConnectionsPerTransfer, Optional<Integer> serverConnections) {
+        return new ConnectionPolicy(maxConnections, maxUnauthenticatedPerAddress, authTimeout, idleTimeout, maxRefusals,
+                maxClientConnectionsPerAddress, maxConnectionsPerTransfer,
+                serverConnections.orElse(ConnectionPolicy.defaultServerConnections(maxConnections)));
     }
 
     private static void requirePositive(String key, Duration d) {

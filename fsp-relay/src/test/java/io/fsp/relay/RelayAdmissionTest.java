@@ -64,7 +64,7 @@ class RelayAdmissionTest {
 
     /** A transfer with one block, and a client that holds its token: the well-behaved peers. */
     private RelayHarness.Opened placeOneBlock(RelayConnection server) throws Exception {
-        RelayHarness.Opened t = h.open(server);
+        RelayHarness.Opened t = h.open(server, 1024);
         server.putBlock(t.id(), 0, Unpooled.wrappedBuffer(BLOCK)).get(5, TimeUnit.SECONDS);
         return t;
     }
@@ -185,6 +185,91 @@ class RelayAdmissionTest {
             assertTrue(metrics.contains("\nfsp_relay_errors_total{code=\"TOKEN_FORGED\"} 3.0\n"), metrics);
             assertTrue(metrics.contains("\nfsp_relay_errors_total{code=\"TOO_MANY_REFUSALS\"} 1.0\n"), metrics);
             assertTrue(metrics.contains("\nfsp_relay_errors_total{code=\"UNKNOWN_TRANSFER\"} 4.0\n"), metrics);
+        }
+    }
+
+    /** Authorizes {@code token} on a new client connection, which the caller closes. */
+    private RelayConnection authorized(CapabilityToken token) throws Exception {
+        RelayConnection c = h.client();
+        c.authorize(token).get(5, TimeUnit.SECONDS);
+        return c;
+    }
+
+    /** The next AUTHORIZE of {@code token} is refused TOO_MANY_CONNECTIONS and its connection closed. */
+    private void assertRefusedForConnections(CapabilityToken token) throws Exception {
+        try (RelayConnection c = h.client()) {
+            ExecutionException e = assertThrows(ExecutionException.class, () -> c.authorize(token).get(5, TimeUnit.SECONDS));
+            assertEquals(RelayErrorCode.TOO_MANY_CONNECTIONS, ((RelayRefusedException) e.getCause()).code(),
+                    e.getCause().toString());
+            c.closeFuture().get(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void oneTokenHoldsAtMostItsShareOfConnections() throws Exception {
+        start(RelayHarness.POLICY.withClientConnections(64, 4, 64, 3));
+        List<RelayConnection> held = new ArrayList<>();
+        try (RelayConnection server = h.server()) {
+            RelayHarness.Opened t = placeOneBlock(server);
+            RelayHarness.Opened other = placeOneBlock(server);
+            for (int i = 0; i < 3; i++) {
+                held.add(authorized(t.token()));
+            }
+            assertRefusedForConnections(t.token());
+            assertTrue(metrics().contains("\nfsp_relay_connections_refused_total{limit=\"max-connections-per-transfer\"} 1.0\n"));
+            // Another transfer's client is not affected, and one of the three leaving frees its place.
+            try (RelayConnection client = authorized(other.token())) {
+                assertServed(server, client, other);
+            }
+            held.remove(0).close();
+            awaitConnections(3); // the server and the two left
+            held.add(authorized(t.token()));
+            assertServed(server, held.get(2), t);
+        } finally {
+            for (RelayConnection c : held) {
+                c.close();
+            }
+        }
+    }
+
+    @Test
+    void oneAddressHoldsAtMostItsShareOfClientConnections() throws Exception {
+        start(RelayHarness.POLICY.withClientConnections(64, 4, 2, 32));
+        try (RelayConnection server = h.server()) {
+            RelayHarness.Opened a = placeOneBlock(server);
+            RelayHarness.Opened b = placeOneBlock(server);
+            RelayHarness.Opened c = placeOneBlock(server);
+            try (RelayConnection first = authorized(a.token()); RelayConnection second = authorized(b.token())) {
+                assertRefusedForConnections(c.token()); // a third transfer's token, from the same address
+                assertTrue(metrics().contains(
+                        "\nfsp_relay_connections_refused_total{limit=\"max-client-connections-per-address\"} 1.0\n"));
+                // More tokens on a connection already counted are not more connections.
+                first.authorize(c.token()).get(5, TimeUnit.SECONDS);
+                assertServed(server, first, c);
+            }
+        }
+    }
+
+    @Test
+    void clientsHoldingTokensLeaveTheServersTheirConnections() throws Exception {
+        // 8 connections, 3 kept for servers: five clients with tokens, then a sixth is refused; servers still join.
+        start(RelayHarness.POLICY.withClientConnections(8, 3, 64, 64));
+        List<RelayConnection> held = new ArrayList<>();
+        try (RelayConnection server = h.server()) {
+            RelayHarness.Opened t = placeOneBlock(server);
+            for (int i = 0; i < 5; i++) {
+                held.add(authorized(t.token()));
+            }
+            assertRefusedForConnections(t.token());
+            assertTrue(metrics().contains("\nfsp_relay_connections_refused_total{limit=\"server-connections\"} 1.0\n"));
+            try (RelayConnection secondServer = h.server()) {
+                placeOneBlock(secondServer); // opens a transfer and pushes a block over the 7th connection
+            }
+            assertServed(server, held.get(0), t);
+        } finally {
+            for (RelayConnection c : held) {
+                c.close();
+            }
         }
     }
 

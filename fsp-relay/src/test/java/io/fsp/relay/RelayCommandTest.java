@@ -79,7 +79,7 @@ class RelayCommandTest {
         assertEquals(32L << 20, config.store().serverQuotaBytes());
         assertEquals(4L << 20, config.store().transferSpaceBytes());
         assertEquals(Duration.ofDays(14), config.store().maxRetain());
-        assertEquals(new ConnectionPolicy(1024, 8, Duration.ofSeconds(5), Duration.ofMinutes(2), 5), config.connections());
+        assertEquals(new ConnectionPolicy(1024, 8, Duration.ofSeconds(5), Duration.ofMinutes(2), 5, 64, 32, 64), config.connections());
         assertTrue(Files.exists(dir.resolve("state/relay.crt")));
         assertEquals(printed + "\n", run("fingerprint", "--state-dir", dir.resolve("state").toString()).out(),
                 "fingerprint prints the certificate serving created");
@@ -297,7 +297,7 @@ class RelayCommandTest {
             assertEquals(32L << 20, config.store().transferSpaceBytes(), "default: at least max-block");
             assertEquals(Duration.ofMinutes(5), config.store().ttl());
             assertEquals(Duration.ofDays(14), config.store().maxRetain());
-            assertEquals(new ConnectionPolicy(1024, 16, Duration.ofSeconds(10), Duration.ofMinutes(2), 5),
+            assertEquals(new ConnectionPolicy(1024, 16, Duration.ofSeconds(10), Duration.ofMinutes(2), 5, 64, 32, 64),
                     config.connections());
             assertTrue(config.verifyBlocks(), "--verify-blocks overrides verify-blocks = off");
             assertEquals(Set.of(RelayHarness.SERVER.fingerprint()), config.trustedServers());

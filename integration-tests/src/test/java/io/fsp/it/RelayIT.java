@@ -116,22 +116,15 @@ class RelayIT {
     }
 
     @Test
-    void relayProcessServesByteIdenticalBlocksAndItsStoreHoldsNoPlaintext() throws Exception {
+    void relayProcessServesByteIdenticalBlocksAndDeletesConfirmedOnes() throws Exception {
         try (RelayProcess relay = RelayProcess.start(dir, SERVER.fingerprint(), "--memory", "0", "--quota", "64M");
              RelayConnection server = connect(relay, Optional.of(SERVER));
              RelayConnection client = connect(relay, Optional.empty())) {
             TransferId id = TransferId.random();
             TokenKey key = TokenKey.random();
             List<byte[]> wire = push(server, id, key, 8);
-            List<Path> files;
-            try (Stream<Path> s = Files.walk(relay.store())) {
-                files = s.filter(Files::isRegularFile).toList();
-            }
-            assertEquals(8, files.size());
-            for (Path f : files) {
-                String content = new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1);
-                assertFalse(content.contains("must never reach"), f + " holds plaintext");
-            }
+            // (That no plaintext reaches a relay's disk through the server's own striping: FaultyRelayIT.)
+            assertEquals(8, regularFiles(relay.store()), "memory 0: every block on the relay's disk");
             client.authorize(CapabilityToken.issue(key, id, Instant.now().plusSeconds(600), TokenScope.ALL))
                     .get(10, TimeUnit.SECONDS);
             List<Long> seqs = new ArrayList<>();
@@ -149,6 +142,47 @@ class RelayIT {
                 left = regularFiles(relay.store());
             } while (left > 0 && System.nanoTime() < deadline);
             assertEquals(0, left, "confirmed blocks are deleted from the relay's disk");
+        }
+    }
+
+    @Test
+    void oneTokenHolderCannotTakeTheRelaysConnections() throws Exception {
+        // 24 connections, 8 kept for servers, 4 per transfer: the holder of one token gets 4 of its 40 tries.
+        try (RelayProcess relay = RelayProcess.start(dir, SERVER.fingerprint(), "--max-connections", "24",
+                "--server-connections", "8", "--max-connections-per-transfer", "4");
+             RelayConnection server = connect(relay, Optional.of(SERVER))) {
+            TransferId id = TransferId.random();
+            TokenKey key = TokenKey.random();
+            push(server, id, key, 1);
+            CapabilityToken token = CapabilityToken.issue(key, id, Instant.now().plusSeconds(600), TokenScope.ALL);
+            List<RelayConnection> held = new ArrayList<>();
+            int refused = 0;
+            try {
+                for (int i = 0; i < 40; i++) {
+                    RelayConnection c = connect(relay, Optional.empty());
+                    try {
+                        c.authorize(token).get(10, TimeUnit.SECONDS);
+                        held.add(c);
+                    } catch (ExecutionException e) {
+                        assertEquals(io.fsp.relay.wire.RelayErrorCode.TOO_MANY_CONNECTIONS,
+                                ((io.fsp.relay.client.RelayRefusedException) e.getCause()).code(), e.toString());
+                        c.closeFuture().get(10, TimeUnit.SECONDS); // the relay closed it
+                        refused++;
+                    }
+                }
+                assertEquals(4, held.size(), "connections the token holder kept");
+                assertEquals(36, refused);
+                // The relay's servers still get in and push: a second transfer, its blocks, over new connections.
+                for (int i = 0; i < 3; i++) {
+                    try (RelayConnection another = connect(relay, Optional.of(SERVER))) {
+                        push(another, TransferId.random(), TokenKey.random(), 1);
+                    }
+                }
+            } finally {
+                for (RelayConnection c : held) {
+                    c.close();
+                }
+            }
         }
     }
 

@@ -41,6 +41,11 @@ public enum RelayErrorCode {
     TOO_MANY_REFUSALS(17),
     /** OPEN_TRANSFER of a retained transfer whose expiry lies beyond the relay's {@code --max-retain}. */
     RETENTION_TOO_LONG(18),
+    /**
+     * AUTHORIZE from a client connection beyond the relay's caps on connections holding tokens (per address, per
+     * transfer, or in all, where the rest is kept for servers); the connection closes.
+     */
+    TOO_MANY_CONNECTIONS(19),
     /** An error code this version does not know (from a newer peer). */
     UNKNOWN(0);
 

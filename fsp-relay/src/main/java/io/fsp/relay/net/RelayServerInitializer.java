@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Admission ({@link ConnectionPolicy}): at most {@code maxConnections} in all, and at most {@code
  * maxUnauthenticatedPerAddress} from one IP address that have not yet authenticated; a connection beyond
- * either is closed as soon as it is accepted, before any TLS work.
+ * either is closed as soon as it is accepted, before any TLS work. Once a client's token is accepted, {@link
+ * ClientAdmission} caps it by address, by transfer and in all, below what is kept for servers.
  *
  * <p>Caps ({@link RateLimits}): with a total cap, one {@link GlobalTrafficShapingHandler} shared by every connection
  * delays what the relay writes (TLS records, as they go on the wire), and its writability tells the session to
@@ -65,6 +66,7 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
     private final GlobalTrafficShapingHandler shaper;
     private final AtomicInteger connections = new AtomicInteger();
     private final ConcurrentHashMap<InetAddress, Integer> unauthenticated = new ConcurrentHashMap<>();
+    private final ClientAdmission clients;
     private final AtomicLong refusedSinceLog = new AtomicLong();
     private final AtomicLong lastRefusalLog = new AtomicLong(System.nanoTime() - REFUSAL_LOG_INTERVAL_NANOS);
 
@@ -87,6 +89,7 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
         this.clock = clock;
         this.extra = extra;
         this.policy = policy;
+        this.clients = new ClientAdmission(policy);
         this.blockCheck = blockCheck;
         // Spilled blocks in flight to clients: a few blocks' worth, at least 64 MiB.
         this.readBudget = new ReadBudget(Math.max(64L << 20, 4L * limits.maxBlockBytes()));
@@ -124,7 +127,7 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
                 .addLast(ENCODER, ENCODER_INSTANCE);
         extra.ifPresent(handler -> ch.pipeline().addLast(EXTRA, handler.get()));
         ch.pipeline().addLast(SESSION, new RelaySessionHandler(store, clock, blockCheck, readBudget, policy, giveBack,
-                metrics, pacing));
+                clients, metrics, pacing));
     }
 
     private void refused(SocketChannel ch, String limit, String why) {

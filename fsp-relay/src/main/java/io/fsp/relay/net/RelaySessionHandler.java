@@ -22,6 +22,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.ReferenceCounted;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
@@ -57,12 +58,14 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private final ReadBudget readBudget;
     private final ConnectionPolicy policy;
     private final Runnable onAuthenticated;
+    private final ClientAdmission clients;
     private final RelayMetrics metrics;
     private final Pacing pacing;
     private final ArrayDeque<RelayMessage> inbox = new ArrayDeque<>();
     private final Map<TransferId, CapabilityToken> tokens = new HashMap<>();
     private ChannelHandlerContext ctx;
     private String session = "[?]";
+    private InetAddress peer;
     private RelayRole role;
     /** The certificate fingerprint of a SERVER peer. */
     private Fingerprint server;
@@ -70,15 +73,20 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private boolean busy;
     private boolean closing;
     private boolean authenticated;
+    /** Counted by {@link #clients} (a client whose token was accepted), for the transfers in {@link #tokens}. */
+    private boolean admitted;
     private int refusals;
     private ScheduledFuture<?> authDeadline;
 
     /**
      * @param onAuthenticated runs once, when the peer has shown its credentials
+     * @param clients caps client connections holding tokens, shared by the relay's connections
      * @param pacing holds back GETs' blocks and PUTs' OKs to the relay's caps
      */
     RelaySessionHandler(BlockStore store, Clock clock, BlockCheck blockCheck, ReadBudget readBudget,
-                        ConnectionPolicy policy, Runnable onAuthenticated, RelayMetrics metrics, Pacing pacing) {
+                        ConnectionPolicy policy, Runnable onAuthenticated, ClientAdmission clients,
+                        RelayMetrics metrics, Pacing pacing) {
+        this.clients = clients;
         this.metrics = metrics;
         this.pacing = pacing;
         this.readBudget = readBudget;
@@ -93,8 +101,9 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         String id = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x10000) | 0x10000).substring(1);
-        session = "[" + id + " " + (ctx.channel().remoteAddress() instanceof InetSocketAddress a
-                ? a.getHostString() + ":" + a.getPort() : "?") + "]";
+        InetSocketAddress remote = (InetSocketAddress) ctx.channel().remoteAddress();
+        peer = remote == null ? null : remote.getAddress();
+        session = "[" + id + " " + (remote != null ? remote.getHostString() + ":" + remote.getPort() : "?") + "]";
     }
 
     @Override
@@ -154,6 +163,10 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         closing = true;
+        if (admitted) {
+            admitted = false;
+            clients.release(peer, tokens.keySet());
+        }
         if (authDeadline != null) {
             authDeadline.cancel(false);
         }
@@ -436,6 +449,15 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
                     "tokens: " + tokens.size() + " transfers on one connection (expected: <= "
                             + MAX_TOKENS_PER_CONNECTION + ")");
             return;
+        }
+        if (role != RelayRole.SERVER && !tokens.containsKey(token.transferId())) {
+            ClientAdmission.Refusal refusal = clients.admit(peer, admitted, token.transferId());
+            if (refusal != null) {
+                metrics.refused(refusal.limit());
+                fail(new RelayMessage.Error(a.id(), RelayErrorCode.TOO_MANY_CONNECTIONS, refusal.why()));
+                return;
+            }
+            admitted = true;
         }
         tokens.put(token.transferId(), token);
         authenticated();
