@@ -266,7 +266,17 @@ class RelayIT {
             assertEquals(relay.fingerprint(), restarted.fingerprint());
             assertTrue(restarted.output().contains("restored retained transfer " + id + ": 6 blocks"),
                     restarted.output());
-            Thread.sleep(1500); // longer than the idle TTL: a retained transfer outlives it
+            // An idle transfer opened now expires after the 1 s TTL; once the relay dropped it, the retained one,
+            // idle as long, must still be whole.
+            TransferId idle = TransferId.random();
+            try (RelayConnection server = connect(restarted, Optional.of(SERVER))) {
+                server.openTransfer(idle, TokenKey.random(), expires, 1L << 20).get(10, TimeUnit.SECONDS);
+            }
+            long expiry = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!restarted.output().contains("transfer " + idle + " expired") && System.nanoTime() < expiry) {
+                Thread.sleep(20);
+            }
+            assertTrue(restarted.output().contains("transfer " + idle + " expired"), restarted.output());
             try (RelayConnection client = connect(restarted, Optional.empty());
                  BlockPipeline receiver = BlockPipeline.builder().transferId(id.value())
                          .checksum(ChecksumAlgorithm.CRC32C).encryption(key).build()) {
