@@ -121,11 +121,11 @@ class HostileOverlayIT {
                         if (cookie != MeridianCodec.NO_COOKIE && r.getValue() instanceof Ping) {
                             continue; // a PING carries no cookie
                         }
-                        int before = attacker.bytesIn;
+                        int out = attacker.bytesOut;
+                        int in = attacker.bytesIn;
                         attacker.send(node, r.getValue(), cookie);
                         MeridianMessage answer = attacker.next();
-                        int size = attacker.bytesIn - before;
-                        attacker.countBy(r.getKey(), size);
+                        attacker.countBy(r.getKey(), attacker.bytesOut - out, attacker.bytesIn - in);
                         Class<?> expected = r.getValue() instanceof Ping ? Pong.class : Cookie.class;
                         assertEquals(expected, answer.getClass(), r.getKey() + " without a valid cookie");
                     }
@@ -138,7 +138,7 @@ class HostileOverlayIT {
             assertNull(victim.receive(ByteBuffer.allocate(8192)), "nothing went to the addresses the requests named");
 
             System.out.printf("overlay amplification from an unverified source: %d requests, %d bytes sent, %d bytes"
-                    + " received (%.2fx); by type: %s%n", attacker.datagramsOut, attacker.bytesOut, attacker.bytesIn,
+                    + " received (%.2fx); by type [sent, received]: %s%n", attacker.datagramsOut, attacker.bytesOut, attacker.bytesIn,
                     (double) attacker.bytesIn / attacker.bytesOut, attacker.byType);
             assertTrue(attacker.bytesIn <= attacker.bytesOut, attacker.bytesIn + " bytes back for " + attacker.bytesOut);
 
@@ -227,7 +227,8 @@ class HostileOverlayIT {
         int bytesIn;
         int datagramsOut;
         int pingsAnswered;
-        final Map<String, Integer> byType = new LinkedHashMap<>();
+        /** Bytes sent and received, by request type. */
+        final Map<String, List<Integer>> byType = new LinkedHashMap<>();
 
         RawPeer(String ip) throws IOException {
             socket = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(ip), 0));
@@ -238,8 +239,8 @@ class HostileOverlayIT {
             return (InetSocketAddress) socket.getLocalSocketAddress();
         }
 
-        void countBy(String type, int received) {
-            byType.merge(type + " in", received, Integer::sum);
+        void countBy(String type, int sent, int received) {
+            byType.merge(type, List.of(sent, received), (a, b) -> List.of(a.get(0) + b.get(0), a.get(1) + b.get(1)));
         }
 
         void send(InetSocketAddress to, MeridianMessage message, long cookie) throws IOException {
