@@ -39,6 +39,9 @@ import java.util.Objects;
  * @param querySecondaries      whether queries consider secondary members too (not only primaries)
  * @param boundSlackMs          absolute widening of the β-bounds on ring members a query asks (ms)
  * @param minMembers            while a node has fewer members, a full ring takes more secondaries (seats other rings leave empty)
+ * @param membersPerIp          most ring members sharing one IP address (one host answering from many ports fills no rings)
+ * @param datagramsPerSecondPerIp most datagrams per second (burst: two seconds' worth) a node handles from one IP address;
+ *                              beyond that it drops them unanswered
  * @param wire                  datagram size limits
  */
 public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ringBase, double alphaMs, int rings,
@@ -46,7 +49,8 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
                              Duration gossipInterval, Duration replacementInterval, Duration probeTimeout,
                              double rttSmoothing, Duration probeCacheTtl, int maxHops, int maxProbesPerHop,
                              int gossipProbesPerSecond, int requestProbesPerSecond, Duration queryTimeout, RingReplacement replacement,
-                             boolean querySecondaries, double boundSlackMs, int minMembers, WireLimits wire) {
+                             boolean querySecondaries, double boundSlackMs, int minMembers, int membersPerIp,
+                             int datagramsPerSecondPerIp, WireLimits wire) {
 
     public MeridianConfig {
         range("primaryPerRing", primaryPerRing, 1, 32);
@@ -55,6 +59,8 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
         range("maxHops", maxHops, 1, 255);
         range("maxProbesPerHop", maxProbesPerHop, 1, 4096);
         range("minMembers", minMembers, 0, 4096);
+        range("membersPerIp", membersPerIp, 1, 4096);
+        range("datagramsPerSecondPerIp", datagramsPerSecondPerIp, 1, 1_000_000);
         range("gossipProbesPerSecond", gossipProbesPerSecond, 1, 1_000_000);
         range("requestProbesPerSecond", requestProbesPerSecond, 1, 1_000_000);
         if (!(ringBase > 1) || ringBase > 16) {
@@ -130,6 +136,8 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
         b.querySecondaries = querySecondaries;
         b.boundSlackMs = boundSlackMs;
         b.minMembers = minMembers;
+        b.membersPerIp = membersPerIp;
+        b.datagramsPerSecondPerIp = datagramsPerSecondPerIp;
         b.wire = wire;
         return b;
     }
@@ -181,6 +189,8 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
         private boolean querySecondaries = true;
         private double boundSlackMs = 1.0;
         private int minMembers = 64;
+        private int membersPerIp = 3;
+        private int datagramsPerSecondPerIp = 200;
         private WireLimits wire = WireLimits.DEFAULT;
 
         public Builder primaryPerRing(int v) { primaryPerRing = v; return this; }
@@ -205,13 +215,15 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
         public Builder querySecondaries(boolean v) { querySecondaries = v; return this; }
         public Builder boundSlackMs(double v) { boundSlackMs = v; return this; }
         public Builder minMembers(int v) { minMembers = v; return this; }
+        public Builder membersPerIp(int v) { membersPerIp = v; return this; }
+        public Builder datagramsPerSecondPerIp(int v) { datagramsPerSecondPerIp = v; return this; }
         public Builder wire(WireLimits v) { wire = v; return this; }
 
         public MeridianConfig build() {
             return new MeridianConfig(primaryPerRing, secondaryPerRing, ringBase, alphaMs, rings, beta,
                     gossipInitialInterval, gossipInitialPeriod, gossipInterval, replacementInterval, probeTimeout,
                     rttSmoothing, probeCacheTtl, maxHops, maxProbesPerHop, gossipProbesPerSecond, requestProbesPerSecond, queryTimeout,
-                    replacement, querySecondaries, boundSlackMs, minMembers, wire);
+                    replacement, querySecondaries, boundSlackMs, minMembers, membersPerIp, datagramsPerSecondPerIp, wire);
         }
     }
 }

@@ -763,18 +763,18 @@ public final class MeridianNode {
     }
 
     /**
-     * Sends the answer to the origin, and also back to the node that passed the query on: that node reached
-     * this one, while the path from here to the origin may be lost (an unknown pair of a latency matrix, a
-     * firewall). Each node on the path passes it back once more ({@link #sendBack}), down to the entry node,
-     * which reached the origin's query: the origin gets at most two copies and keeps the first.
+     * Sends the answer back to the node that passed the query here, which passes it back in turn ({@link #sendBack}),
+     * down to the entry node, which sends it to the source of the QUERY it received: the querier. Never to the
+     * {@code origin} written inside the query: an address a datagram names has not shown it wants the answer, the
+     * source of a datagram that passed the cookie check has (docs/protocol.md §4.3). The path back also works
+     * where the direct one may not (an unknown pair of a latency matrix, a firewall).
      */
     private void reply(Query q, int hops, int probes, List<QueryHit> hits) {
         QueryReply reply = new QueryReply(q.queryId(), hops, probes, hits);
-        if (q.origin().equals(self)) {
-            onMessage(self, reply);
+        if (q.origin().equals(self) && ownQueries.containsKey(q.queryId())) {
+            onMessage(self, reply); // this node's own query
         } else {
-            transport.send(q.origin(), reply);
-            sendBack(reply, q.origin());
+            sendBack(reply, self);
         }
     }
 

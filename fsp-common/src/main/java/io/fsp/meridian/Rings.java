@@ -1,5 +1,6 @@
 package io.fsp.meridian;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -15,7 +16,8 @@ import java.util.Set;
  * inner edge. Each ring keeps at most k primary and l secondary members, and more secondaries while the node has
  * fewer than {@code minMembers} members: a host whose RTTs to most others are one value (a placeholder of a latency
  * matrix, a congested uplink) puts them all in one ring, and k + l of them would be all it knows. Only the owning node's own
- * measurements enter here: there is no way to place a peer by an RTT someone else claims.
+ * measurements enter here: there is no way to place a peer by an RTT someone else claims. At most
+ * {@code membersPerIp} members share one IP address: one host answering probes from many ports cannot fill the rings.
  * Not thread-safe: a node touches its rings from one thread only.
  */
 public final class Rings {
@@ -24,6 +26,7 @@ public final class Rings {
 
     private final MeridianConfig config;
     private final Map<InetSocketAddress, RingMember> byPeer = new HashMap<>();
+    private final Map<InetAddress, Integer> perIp = new HashMap<>();
     private final List<List<RingMember>> rings = new ArrayList<>();
 
     public Rings(MeridianConfig config) {
@@ -77,6 +80,9 @@ public final class Rings {
     }
 
     private boolean insert(InetSocketAddress peer, double rttMs, long nowNanos) {
+        if (perIp.getOrDefault(peer.getAddress(), 0) >= config.membersPerIp()) {
+            return false;
+        }
         int ring = ringOf(rttMs);
         List<RingMember> members = rings.get(ring);
         long primaries = members.stream().filter(RingMember::primary).count();
@@ -96,6 +102,7 @@ public final class Rings {
         }
         members.add(member);
         byPeer.put(peer, member);
+        perIp.merge(peer.getAddress(), 1, Integer::sum);
         return true;
     }
 
@@ -119,6 +126,7 @@ public final class Rings {
         if (m == null) {
             return;
         }
+        perIp.computeIfPresent(peer.getAddress(), (ip, n) -> n == 1 ? null : n - 1);
         List<RingMember> members = rings.get(m.ring());
         members.remove(m);
         if (m.primary()) {

@@ -14,8 +14,25 @@ import org.junit.jupiter.params.provider.CsvSource;
 class RingsTest {
     private final MeridianConfig config = MeridianConfig.libMeridian();
 
+    /** Peer {@code i}, each on its own IP address. */
     private static InetSocketAddress peer(int i) {
-        return new InetSocketAddress("127.0.0.1", 10_000 + i);
+        return new InetSocketAddress("10.0." + (i / 250) + "." + (1 + i % 250), 7400);
+    }
+
+    @Test
+    void oneIpAddressHoldsAtMostMembersPerIpSeats() {
+        Rings rings = new Rings(MeridianConfig.defaults());
+        int taken = 0;
+        for (int port = 1; port <= 50; port++) {
+            if (rings.offer(new InetSocketAddress("10.9.9.9", port), port, 0)) {
+                taken++;
+            }
+        }
+        assertEquals(MeridianConfig.defaults().membersPerIp(), taken, "ports of one host beyond the limit are refused");
+        assertTrue(rings.offer(peer(1), 5, 0), "another host still gets a seat");
+        rings.remove(new InetSocketAddress("10.9.9.9", 1));
+        assertTrue(rings.offer(new InetSocketAddress("10.9.9.9", 51), 5, 0), "a freed seat can be taken again");
+        assertFalse(rings.offer(new InetSocketAddress("10.9.9.9", 52), 5, 0));
     }
 
     @ParameterizedTest(name = "{0} ms -> ring {1}")

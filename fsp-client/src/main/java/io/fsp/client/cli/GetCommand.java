@@ -135,7 +135,8 @@ public final class GetCommand implements Callable<Integer> {
     String nearClient;
 
     @Option(names = "--meridian-entry", paramLabel = "IP:PORT",
-            description = "Meridian node the server asks through (default: the server's meridian-entry).")
+            description = "Meridian node the server asks through: the server's meridian-entry (the default) or one of"
+                    + " its relays' addresses; the server refuses any other.")
     String meridianEntry;
 
     /** Answers the overlay's RTT probes while the transfer is being set up (with --relays). */

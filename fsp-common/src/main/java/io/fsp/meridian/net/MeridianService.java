@@ -85,9 +85,9 @@ public final class MeridianService implements AutoCloseable {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try {
             MeridianCodec codec = new MeridianCodec(config.wire());
-            MeridianDatagramHandler handler = new MeridianDatagramHandler(codec, delay);
+            MeridianDatagramHandler handler = new MeridianDatagramHandler(codec, delay, config.datagramsPerSecondPerIp());
             Channel channel = UdpChannels.bind(group, bind, config.wire(), handler);
-            handler.warmUp(channel, codec);
+            handler.warmUp(channel);
             InetSocketAddress self = (InetSocketAddress) channel.localAddress();
             EventLoop loop = channel.eventLoop();
             MeridianScheduler scheduler = new MeridianScheduler() {
@@ -103,7 +103,7 @@ public final class MeridianService implements AutoCloseable {
                 }
             };
             MeridianNode node = new MeridianNode(self, config,
-                    (to, message) -> MeridianDatagramHandler.send(channel, codec, to, message), scheduler,
+                    (to, message) -> handler.send(channel, to, message), scheduler,
                     new Random(new SecureRandom().nextLong()));
             loop.submit(() -> {
                 handler.receiver(node::onMessage);

@@ -1,5 +1,6 @@
 package io.fsp.meridian.net;
 
+import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.wire.MeridianCodec;
 import io.fsp.meridian.wire.WireLimits;
 import io.netty.channel.Channel;
@@ -38,9 +39,10 @@ public final class ProbeResponder implements AutoCloseable {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try {
             MeridianCodec codec = new MeridianCodec(WireLimits.DEFAULT);
-            MeridianDatagramHandler handler = new MeridianDatagramHandler(codec, delay);
+            MeridianDatagramHandler handler = new MeridianDatagramHandler(codec, delay,
+                    MeridianConfig.defaults().datagramsPerSecondPerIp());
             Channel channel = UdpChannels.bind(group, bind, WireLimits.DEFAULT, handler);
-            handler.warmUp(channel, codec);
+            handler.warmUp(channel);
             return new ProbeResponder(group, channel, handler);
         } catch (InterruptedException | RuntimeException e) {
             group.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.MILLISECONDS);

@@ -4,6 +4,7 @@ import io.fsp.meridian.Constraint;
 import io.fsp.meridian.QueryHit;
 import io.fsp.meridian.RingEntry;
 import io.fsp.meridian.ServiceInfo;
+import io.fsp.meridian.wire.MeridianMessage.Cookie;
 import io.fsp.meridian.wire.MeridianMessage.Gossip;
 import io.fsp.meridian.wire.MeridianMessage.MeasureReply;
 import io.fsp.meridian.wire.MeridianMessage.MeasureRequest;
@@ -28,11 +29,13 @@ import java.util.Optional;
 
 /**
  * Encodes and decodes Meridian datagrams (layout in docs/protocol.md §4). Every length is checked
- * against {@link WireLimits} before anything is allocated; trailing bytes are an error.
+ * against {@link WireLimits} before anything is allocated; trailing bytes are an error. A request
+ * ({@link MeridianMessage#isRequest}) carries the sender's cookie for the receiver right after the type.
  */
 public final class MeridianCodec {
     public static final int MAGIC = 0x4D52; // "MR"
-    public static final int VERSION = 1;
+    /** 2: requests carry a cookie, and COOKIE answers those without a valid one. */
+    public static final int VERSION = 2;
     /** Wire value of an unknown or unreachable RTT. */
     static final long RTT_UNKNOWN = 0xFFFF_FFFFL;
 
@@ -47,6 +50,9 @@ public final class MeridianCodec {
     static final int RINGS_REPLY = 9;
     static final int SERVICE_REQUEST = 10;
     static final int SERVICE_REPLY = 11;
+    static final int COOKIE = 12;
+    /** Cookie value of a request sent before the receiver gave one. */
+    public static final long NO_COOKIE = 0;
     static final int FINGERPRINT_BYTES = 32;
 
     private final WireLimits limits;
@@ -61,11 +67,19 @@ public final class MeridianCodec {
 
     // ------------------------------------------------------------------------------------ encode
 
-    /** Encodes {@code message}; fails (without sending anything) if it would exceed the limits. */
+    /** A decoded datagram: the message, and the cookie it carried ({@link #NO_COOKIE} for a message that is no request). */
+    public record Datagram(MeridianMessage message, long cookie) { }
+
+    /** Encodes {@code message}, a request without a cookie; fails (without sending anything) if it would exceed the limits. */
     public ByteBuf encode(MeridianMessage message, ByteBufAllocator alloc) {
+        return encode(message, NO_COOKIE, alloc);
+    }
+
+    /** Encodes {@code message}, a request with {@code cookie} (ignored for other messages). */
+    public ByteBuf encode(MeridianMessage message, long cookie, ByteBufAllocator alloc) {
         ByteBuf out = alloc.buffer(128);
         try {
-            writeMessage(message, out);
+            writeMessage(message, cookie, out);
             if (out.readableBytes() > limits.maxMessageBytes()) {
                 throw new IllegalArgumentException("message length: " + out.readableBytes()
                         + " (expected: <= " + limits.maxMessageBytes() + ")");
@@ -77,28 +91,64 @@ public final class MeridianCodec {
         }
     }
 
-    private void writeMessage(MeridianMessage message, ByteBuf out) {
+    private void writeMessage(MeridianMessage message, long cookie, ByteBuf out) {
         out.writeShort(MAGIC);
         out.writeByte(VERSION);
+        out.writeByte(typeOf(message));
+        if (MeridianMessage.isRequest(message)) {
+            out.writeLong(cookie);
+        }
+        writeBody(message, out);
+    }
+
+    private static int typeOf(MeridianMessage message) {
+        if (message instanceof Ping) {
+            return PING;
+        } else if (message instanceof Pong) {
+            return PONG;
+        } else if (message instanceof Gossip) {
+            return GOSSIP;
+        } else if (message instanceof MeasureRequest) {
+            return MEASURE_REQUEST;
+        } else if (message instanceof MeasureReply) {
+            return MEASURE_REPLY;
+        } else if (message instanceof Query) {
+            return QUERY;
+        } else if (message instanceof QueryReply) {
+            return QUERY_REPLY;
+        } else if (message instanceof RingsRequest) {
+            return RINGS_REQUEST;
+        } else if (message instanceof RingsReply) {
+            return RINGS_REPLY;
+        } else if (message instanceof ServiceRequest) {
+            return SERVICE_REQUEST;
+        } else if (message instanceof ServiceReply) {
+            return SERVICE_REPLY;
+        } else if (message instanceof Cookie) {
+            return COOKIE;
+        }
+        throw new IllegalArgumentException("message: " + message.getClass().getSimpleName());
+    }
+
+    private void writeBody(MeridianMessage message, ByteBuf out) {
         if (message instanceof Ping p) {
-            out.writeByte(PING).writeLong(p.nonce());
+            out.writeLong(p.nonce());
         } else if (message instanceof Pong p) {
-            out.writeByte(PONG).writeLong(p.nonce());
+            out.writeLong(p.nonce());
         } else if (message instanceof Gossip g) {
-            out.writeByte(GOSSIP);
             writeCount(out, g.peers().size(), limits.maxEntries(), "peers");
             g.peers().forEach(a -> writeAddress(out, a));
         } else if (message instanceof MeasureRequest m) {
-            out.writeByte(MEASURE_REQUEST).writeLong(m.requestId());
+            out.writeLong(m.requestId());
             writeCount(out, m.targets().size(), limits.maxTargets(), "targets");
             m.targets().forEach(a -> writeAddress(out, a));
         } else if (message instanceof MeasureReply m) {
-            out.writeByte(MEASURE_REPLY).writeLong(m.requestId());
+            out.writeLong(m.requestId());
             writeCount(out, m.rttMs().size(), limits.maxEntries(), "rtts");
             m.rttMs().forEach(r -> writeRtt(out, r));
             out.writeShort(Math.min(m.probesSent(), 0xFFFF));
         } else if (message instanceof Query q) {
-            out.writeByte(QUERY).writeLong(q.queryId());
+            out.writeLong(q.queryId());
             out.writeByte(q.kind().ordinal());
             out.writeByte(q.hopsTaken()).writeByte(q.hopLimit());
             out.writeShort(q.wanted());
@@ -111,15 +161,15 @@ public final class MeridianCodec {
             }
             writeHits(out, q.hits(), q.constraints().size());
         } else if (message instanceof QueryReply r) {
-            out.writeByte(QUERY_REPLY).writeLong(r.queryId());
+            out.writeLong(r.queryId());
             out.writeByte(r.hops()).writeInt(r.probes());
             int targets = r.hits().isEmpty() ? 0 : r.hits().get(0).rttMs().size();
             writeCount(out, targets, limits.maxTargets(), "targets");
             writeHits(out, r.hits(), targets);
         } else if (message instanceof RingsRequest r) {
-            out.writeByte(RINGS_REQUEST).writeLong(r.requestId());
+            out.writeLong(r.requestId());
         } else if (message instanceof RingsReply r) {
-            out.writeByte(RINGS_REPLY).writeLong(r.requestId());
+            out.writeLong(r.requestId());
             writeCount(out, r.entries().size(), limits.maxEntries(), "entries");
             for (RingEntry e : r.entries()) {
                 out.writeByte(e.ring()).writeByte(e.primary() ? 1 : 0);
@@ -127,15 +177,17 @@ public final class MeridianCodec {
                 writeRtt(out, e.rttMs());
             }
         } else if (message instanceof ServiceRequest r) {
-            out.writeByte(SERVICE_REQUEST).writeLong(r.requestId());
+            out.writeLong(r.requestId());
         } else if (message instanceof ServiceReply r) {
-            out.writeByte(SERVICE_REPLY).writeLong(r.requestId());
+            out.writeLong(r.requestId());
             if (r.service().isEmpty()) {
                 out.writeShort(0).writeByte(0);
             } else {
                 out.writeShort(r.service().get().blockPort()).writeByte(FINGERPRINT_BYTES)
                         .writeBytes(r.service().get().fingerprint().sha256());
             }
+        } else if (message instanceof Cookie c) {
+            out.writeLong(c.cookie());
         } else {
             throw new IllegalArgumentException("message: " + message.getClass().getSimpleName());
         }
@@ -176,8 +228,13 @@ public final class MeridianCodec {
 
     // ------------------------------------------------------------------------------------ decode
 
-    /** Decodes one datagram's bytes; consumes {@code in} fully or throws. */
+    /** Decodes one datagram's message; consumes {@code in} fully or throws. */
     public MeridianMessage decode(ByteBuf in) {
+        return decodeDatagram(in).message();
+    }
+
+    /** Decodes one datagram: its message and, for a request, its cookie; consumes {@code in} fully or throws. */
+    public Datagram decodeDatagram(ByteBuf in) {
         int length = in.readableBytes();
         if (length > limits.maxMessageBytes()) {
             throw new MeridianFormatException("length: " + length + " (expected: <= " + limits.maxMessageBytes() + ")");
@@ -192,6 +249,10 @@ public final class MeridianCodec {
             throw new MeridianFormatException("version: " + version + " (expected: " + VERSION + ")");
         }
         int type = in.readUnsignedByte();
+        long cookie = switch (type) {
+            case GOSSIP, MEASURE_REQUEST, QUERY, RINGS_REQUEST, SERVICE_REQUEST -> readLong(in, "cookie");
+            default -> NO_COOKIE;
+        };
         MeridianMessage message = switch (type) {
             case PING -> new Ping(readLong(in, "nonce"));
             case PONG -> new Pong(readLong(in, "nonce"));
@@ -240,12 +301,13 @@ public final class MeridianCodec {
             }
             case SERVICE_REQUEST -> new ServiceRequest(readLong(in, "requestId"));
             case SERVICE_REPLY -> readServiceReply(in);
-            default -> throw new MeridianFormatException("type: " + type + " (expected: 1..11)");
+            case COOKIE -> new Cookie(readLong(in, "cookie"));
+            default -> throw new MeridianFormatException("type: " + type + " (expected: 1..12)");
         };
         if (in.isReadable()) {
             throw new MeridianFormatException("trailing bytes: " + in.readableBytes() + " (expected: 0)");
         }
-        return message;
+        return new Datagram(message, cookie);
     }
 
     private static ServiceReply readServiceReply(ByteBuf in) {

@@ -9,8 +9,20 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
-/** The closed set of Meridian messages; each is one datagram (docs/protocol.md §4). */
+/**
+ * The closed set of Meridian messages; each is one datagram (docs/protocol.md §4). The requests
+ * ({@link #isRequest}) travel with the sender's return-address cookie ({@link MeridianCodec.Datagram}).
+ */
 public sealed interface MeridianMessage {
+
+    /**
+     * Whether answering this message makes a node send more than its own size back or to others: such a message is
+     * handled only with a valid cookie for its source address (docs/protocol.md §4.3, "Return address").
+     */
+    static boolean isRequest(MeridianMessage m) {
+        return m instanceof Gossip || m instanceof MeasureRequest || m instanceof Query || m instanceof RingsRequest
+                || m instanceof ServiceRequest;
+    }
 
     /** RTT probe; answered at once with a {@link Pong} carrying the same nonce. */
     record Ping(long nonce) implements MeridianMessage { }
@@ -87,6 +99,12 @@ public sealed interface MeridianMessage {
 
     /** Asks a node which block service it offers (a relay's port and certificate fingerprint). */
     record ServiceRequest(long requestId) implements MeridianMessage { }
+
+    /**
+     * The answer to a request without a valid cookie: the value the sender must send its requests to this node with.
+     * Never larger than the request it answers.
+     */
+    record Cookie(long cookie) implements MeridianMessage { }
 
     /** The node's block service, or empty if it offers none. */
     record ServiceReply(long requestId, Optional<ServiceInfo> service) implements MeridianMessage {

@@ -69,7 +69,8 @@ class MeridianLoopbackTest {
                 .gossipInitialInterval(Duration.ofMillis(100)).gossipInitialPeriod(Duration.ofSeconds(30))
                 .gossipInterval(Duration.ofMillis(300)).replacementInterval(Duration.ofSeconds(1))
                 .probeTimeout(Duration.ofMillis(600)).probeCacheTtl(Duration.ofSeconds(1))
-                .queryTimeout(Duration.ofSeconds(10)).build();
+                .queryTimeout(Duration.ofSeconds(10))
+                .membersPerIp(NODES.length).build(); // every node shares 127.0.0.1
         ProbeResponder sender = ProbeResponder.start(ANY_LOOPBACK, delayFrom(SENDER));
         ProbeResponder receiver = ProbeResponder.start(ANY_LOOPBACK, delayFrom(RECEIVER));
         open.add(sender);

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Coverage-guided fuzzing of the Meridian datagram decoder (docs/protocol.md §4): any bytes either decode into
  * a message, consuming the whole datagram, or are refused with a {@link MeridianFormatException} (anything else
- * thrown is a finding); a decoded message encodes again and decodes to an equal message; and decoding
+ * thrown is a finding); a decoded message encodes again, with the cookie it came with, and decodes to an equal
+ * message and cookie; and decoding
  * allocates in proportion to the datagram, not to counts it claims. {@code mvn verify} fuzzes it for a bounded
  * time; plain test runs replay the inputs in {@code MeridianCodecFuzzTestInputs}.
  */
@@ -38,7 +39,7 @@ class MeridianCodecFuzzTest {
         }
         MeridianCodec codec = CODECS[(input[0] & 0xff) % CODECS.length];
         byte[] datagram = Arrays.copyOfRange(input, 1, input.length);
-        MeridianMessage message;
+        MeridianCodec.Datagram message;
         try {
             message = decode(codec, datagram);
         } catch (MeridianFormatException refused) {
@@ -58,20 +59,20 @@ class MeridianCodecFuzzTest {
             return;
         }
 
-        ByteBuf again = codec.encode(message, UnpooledByteBufAllocator.DEFAULT);
+        ByteBuf again = codec.encode(message.message(), message.cookie(), UnpooledByteBufAllocator.DEFAULT);
         try {
             assertTrue(again.readableBytes() <= datagram.length, "encodes no longer than it came");
-            assertEquals(message, codec.decode(again));
+            assertEquals(message, codec.decodeDatagram(again));
         } finally {
             again.release();
         }
     }
 
     /** Decodes the whole datagram or throws. */
-    private static MeridianMessage decode(MeridianCodec codec, byte[] datagram) {
+    private static MeridianCodec.Datagram decode(MeridianCodec codec, byte[] datagram) {
         ByteBuf in = Unpooled.wrappedBuffer(datagram);
         try {
-            MeridianMessage message = codec.decode(in);
+            MeridianCodec.Datagram message = codec.decodeDatagram(in);
             assertEquals(0, in.readableBytes(), "datagram consumed");
             return message;
         } finally {

@@ -8,6 +8,7 @@ import io.fsp.meridian.Constraint;
 import io.fsp.meridian.QueryHit;
 import io.fsp.meridian.RingEntry;
 import io.fsp.meridian.ServiceInfo;
+import io.fsp.meridian.wire.MeridianMessage.Cookie;
 import io.fsp.meridian.wire.MeridianMessage.Gossip;
 import io.fsp.meridian.wire.MeridianMessage.MeasureReply;
 import io.fsp.meridian.wire.MeridianMessage.MeasureRequest;
@@ -56,11 +57,14 @@ class MeridianCodecTest {
                 new RingsReply(3, List.of(new RingEntry(6, true, A, 33.125), new RingEntry(9, false, B, 300))),
                 new ServiceRequest(11),
                 new ServiceReply(11, Optional.empty()),
-                new ServiceReply(11, Optional.of(new ServiceInfo(7443, new Fingerprint(new byte[32])))));
+                new ServiceReply(11, Optional.of(new ServiceInfo(7443, new Fingerprint(new byte[32])))),
+                new Cookie(0x0123_4567_89ab_cdefL));
     }
 
+    private static final long COOKIE = 0x1122_3344_5566_7788L;
+
     private byte[] bytes(MeridianMessage m) {
-        ByteBuf buf = codec.encode(m, ByteBufAllocator.DEFAULT);
+        ByteBuf buf = codec.encode(m, COOKIE, ByteBufAllocator.DEFAULT);
         try {
             return ByteBufUtil.getBytes(buf);
         } finally {
@@ -81,6 +85,24 @@ class MeridianCodecTest {
     @MethodSource("messages")
     void roundTripsEveryMessage(MeridianMessage m) {
         assertEquals(m, decode(bytes(m)));
+        ByteBuf buf = Unpooled.wrappedBuffer(bytes(m));
+        try {
+            assertEquals(MeridianMessage.isRequest(m) ? COOKIE : MeridianCodec.NO_COOKIE, codec.decodeDatagram(buf).cookie(),
+                    "requests carry the cookie, other messages none");
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Test
+    void whatAnUnverifiedSourceGetsBackIsNoLargerThanWhatItSent() {
+        // A request without a valid cookie is answered with a COOKIE only, a PING with a PONG.
+        int cookie = bytes(new Cookie(-1)).length;
+        int smallestRequest = messages().filter(MeridianMessage::isRequest).mapToInt(m -> bytes(m).length).min().orElseThrow();
+        assertEquals(12, cookie);
+        assertEquals(13, smallestRequest, "an empty GOSSIP");
+        assertTrue(cookie <= smallestRequest);
+        assertEquals(bytes(new Ping(1)).length, bytes(new Pong(1)).length);
     }
 
     @ParameterizedTest
@@ -98,16 +120,17 @@ class MeridianCodecTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-            "bad magic      | 4e52010100000000000000 | magic: 0x4e52 (expected: 0x4d52)",
-            "bad version    | 4d52020100000000000000 | version: 2 (expected: 1)",
-            "unknown type   | 4d52016300             | type: 99 (expected: 1..11)",
-            "service without fingerprint | 4d52010b 0000000000000001 1d13 00 | fingerprint length: 0 (expected: 32)",
-            "no service with fingerprint | 4d52010b 0000000000000001 0000 20 | fingerprint length: 32 (expected: 0 when port is 0)",
-            "too many peers | 4d520103ff             | peers: 255 (expected: <= 160)",
-            "too many targets | 4d5201040000000000000001 11 | targets: 17 (expected: <= 16)",
-            "bad family     | 4d52010301 05 7f000001 1cf8 | address family: 5 (expected: 4 or 6)",
-            "port zero      | 4d52010301 04 7f000001 0000 | port: 0 (expected: 1..65535)",
-            "closest with 2 targets | 4d520106 0000000000000001 00 00 08 0001 00000000 04 7f000001 1cf8 02 | constraints: 2 (expected: 1)",
+            "bad magic      | 4e52020100000000000000 | magic: 0x4e52 (expected: 0x4d52)",
+            "old version    | 4d52010100000000000000 | version: 1 (expected: 2)",
+            "unknown type   | 4d52026300             | type: 99 (expected: 1..12)",
+            "service without fingerprint | 4d52020b 0000000000000001 1d13 00 | fingerprint length: 0 (expected: 32)",
+            "no service with fingerprint | 4d52020b 0000000000000001 0000 20 | fingerprint length: 32 (expected: 0 when port is 0)",
+            "request without cookie | 4d520208 00000000 | cookie: truncated, 4 bytes left (expected: >= 8)",
+            "too many peers | 4d520203 0000000000000007 ff | peers: 255 (expected: <= 160)",
+            "too many targets | 4d520204 0000000000000007 0000000000000001 11 | targets: 17 (expected: <= 16)",
+            "bad family     | 4d520203 0000000000000007 01 05 7f000001 1cf8 | address family: 5 (expected: 4 or 6)",
+            "port zero      | 4d520203 0000000000000007 01 04 7f000001 0000 | port: 0 (expected: 1..65535)",
+            "closest with 2 targets | 4d520206 0000000000000007 0000000000000001 00 00 08 0001 00000000 04 7f000001 1cf8 02 | constraints: 2 (expected: 1)",
     })
     void rejectsMalformedWithClearMessage(String name, String hex, String message) {
         byte[] bytes = ByteBufUtil.decodeHexDump(hex.replace(" ", ""));

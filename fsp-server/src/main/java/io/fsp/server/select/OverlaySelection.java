@@ -60,15 +60,53 @@ public final class OverlaySelection implements AutoCloseable {
     }
 
     /**
+     * Whether a client may name {@code entry} as its {@code meridian-entry}: only the configured entry node or a static
+     * relay given by IP address (a relay's node listens on the relay's IP and port unless told otherwise), so that no
+     * client aims the server's datagrams at an address the operator did not choose (docs/protocol.md §4.5).
+     */
+    public static boolean allowsEntry(InetSocketAddress entry, Optional<InetSocketAddress> configured,
+                                      List<RelayEndpoint> staticRelays) {
+        if (configured.filter(entry::equals).isPresent()) {
+            return true;
+        }
+        for (RelayEndpoint relay : staticRelays) {
+            if (relay.port() == entry.getPort() && literal(relay.host()).filter(entry.getAddress()::equals).isPresent()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** As {@link #allowsEntry(InetSocketAddress, Optional, List)} with this server's configured entry. */
+    public boolean allowsEntry(InetSocketAddress entry, List<RelayEndpoint> staticRelays) {
+        return allowsEntry(entry, defaultEntry, staticRelays);
+    }
+
+    /** The address of an IP literal; empty for a host name (never resolved here). */
+    private static Optional<InetAddress> literal(String host) {
+        if (!host.matches("[0-9.]+|[0-9a-fA-F:]*:[0-9a-fA-F:.]*")) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(InetAddress.getByName(host));
+        } catch (java.net.UnknownHostException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
      * Relays for {@code request} from a client whose control connection comes from {@code clientIp};
-     * without an entry node (the client's or the default) the static list.
+     * without an entry node (the client's or the default), or with a client's entry no longer allowed (the relay list
+     * was reloaded since FSPO), the static list.
      */
     public CompletableFuture<RelayChoice> select(SelectionRequest request, InetAddress clientIp, List<RelayEndpoint> staticRelays) {
         Optional<InetSocketAddress> entry = request.entry().or(() -> defaultEntry);
-        if (entry.isEmpty()) {
+        String refused = entry.isEmpty() ? "no meridian entry node (server meridian-entry or client meridian-entry)"
+                : allowsEntry(entry.get(), staticRelays) ? null
+                : "meridian-entry " + entry.get() + " is not this server's entry node or one of its relays";
+        if (refused != null) {
             return CompletableFuture.completedFuture(new RelayChoice(
-                    staticRelays.subList(0, Math.min(request.relays(), staticRelays.size())), 0,
-                    "no meridian entry node (server meridian-entry or client meridian-entry)"));
+                    staticRelays.subList(0, Math.min(request.relays(), staticRelays.size())), 0, refused));
         }
         return selector.select(entry.get(), request.nearSenderMs(), new InetSocketAddress(clientIp, request.clientProbePort()),
                 request.nearClientMs(), request.relays());

@@ -79,7 +79,8 @@ public final class RelaySelector {
         Set<Fingerprint> trusted = new HashSet<>(trustedFingerprints);
         listed.forEach(r -> trusted.add(r.fingerprint()));
         return asker.query(entry, query)
-                .thenCompose(result -> services(result.hits(), trusted))
+                // No more than were asked for: the hits are what overlay nodes say, and each costs a SERVICE_REQUEST.
+                .thenCompose(result -> services(result.hits().subList(0, Math.min(wanted, result.hits().size())), trusted))
                 .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .handle((found, error) -> {
                     if (error != null) {

@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fsp.tls.Fingerprint;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -21,6 +23,23 @@ class SelectionRequestTest {
         assertEquals("near-sender=30 near-client=12.5 relays=3 client-probe=40000 meridian-entry=127.0.0.1:7400",
                 r.describe());
         assertFalse(SelectionRequest.NONE.with("relays", "3").complete(), "bounds and probe port are needed too");
+    }
+
+    @Test
+    void aClientMayNameOnlyTheConfiguredEntryOrOneOfTheRelays() {
+        Fingerprint fp = new Fingerprint(new byte[32]);
+        List<RelayEndpoint> relays = List.of(new RelayEndpoint("10.0.0.5", 7443, fp), new RelayEndpoint("::1", 7444, fp),
+                new RelayEndpoint("relay.example", 7445, fp));
+        Optional<InetSocketAddress> configured = Optional.of(new InetSocketAddress("10.0.0.9", 7400));
+        assertTrue(OverlaySelection.allowsEntry(new InetSocketAddress("10.0.0.9", 7400), configured, relays));
+        assertTrue(OverlaySelection.allowsEntry(new InetSocketAddress("10.0.0.5", 7443), configured, relays));
+        assertTrue(OverlaySelection.allowsEntry(new InetSocketAddress("0:0:0:0:0:0:0:1", 7444), configured, relays));
+        assertFalse(OverlaySelection.allowsEntry(new InetSocketAddress("10.0.0.5", 53), configured, relays), "another port");
+        assertFalse(OverlaySelection.allowsEntry(new InetSocketAddress("10.0.0.6", 7443), configured, relays), "another host");
+        assertFalse(OverlaySelection.allowsEntry(new InetSocketAddress("10.0.0.9", 7400), Optional.empty(), relays),
+                "nothing configured");
+        assertFalse(OverlaySelection.allowsEntry(new InetSocketAddress("127.0.0.1", 7445), configured, relays),
+                "a relay given by name is not resolved for a client");
     }
 
     @ParameterizedTest

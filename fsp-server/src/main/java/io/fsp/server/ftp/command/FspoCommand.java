@@ -3,17 +3,22 @@ package io.fsp.server.ftp.command;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
+import io.fsp.net.HostPort;
+import io.fsp.server.select.OverlaySelection;
 import io.fsp.server.select.SelectionRequest;
 import io.fsp.server.stripe.StripeContext;
 import io.fsp.server.stripe.StripeOptions;
 import io.fsp.server.stripe.StripeSession;
+import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * {@code FSPO [key=value …]} — FSP extension (docs/protocol.md §1, "FSP extension"): sets options of the session's next
  * striped transfers (block size, compression, cipher, checksum, digest, strategy, include-direct, streams,
  * use-relays, replicas, retain, relay selection) and answers {@code 200} with all of them; without arguments it
- * only shows them. All or nothing: one bad pair and nothing changes (501 naming it).
+ * only shows them. All or nothing: one bad pair and nothing changes (501 naming it); so is a {@code meridian-entry}
+ * other than the server's own entry node or one of its relays.
  */
 public final class FspoCommand extends FspExtensionCommand {
     static final int MAX_PAIRS = 16;
@@ -62,6 +67,7 @@ public final class FspoCommand extends FspExtensionCommand {
                     }
                 }
                 options.requireRetainAtMost(stripe.maxRetain());
+                requireAllowedEntry(selection);
             } catch (IllegalArgumentException e) {
                 session.reply(Replies.badArguments(e.getMessage()));
                 return;
@@ -71,5 +77,19 @@ public final class FspoCommand extends FspExtensionCommand {
         }
         session.reply(Replies.ok("FSP " + options.describe()
                 + (selection.equals(SelectionRequest.NONE) ? "" : " " + selection.describe())));
+    }
+
+    /** A client's meridian-entry must be one the operator chose: the server's entry node or one of its relays. */
+    private void requireAllowedEntry(SelectionRequest selection) {
+        if (selection.entry().isEmpty()) {
+            return;
+        }
+        InetSocketAddress entry = selection.entry().get();
+        boolean allowed = stripe.overlay().map(o -> o.allowsEntry(entry, stripe.relays()))
+                .orElseGet(() -> OverlaySelection.allowsEntry(entry, Optional.empty(), stripe.relays()));
+        if (!allowed) {
+            throw new IllegalArgumentException("meridian-entry: " + HostPort.format(entry)
+                    + " (expected: this server's meridian-entry or the address of one of its relays)");
+        }
     }
 }
