@@ -129,6 +129,16 @@ public record OriginSignature(long lines, byte[] signature) {
         }
     }
 
+    /** Whether a key of this algorithm ({@link java.security.Key#getAlgorithm}) can sign: EC, RSA or Ed25519. */
+    public static boolean canSign(String keyAlgorithm) {
+        try {
+            algorithm(keyAlgorithm);
+            return true;
+        } catch (NoSuchAlgorithmException e) {
+            return false;
+        }
+    }
+
     /** The signature scheme of a key: ECDSA and RSA (PKCS #1 v1.5) with SHA-256, or Ed25519. */
     static String algorithm(String keyAlgorithm) throws NoSuchAlgorithmException {
         return switch (keyAlgorithm) {

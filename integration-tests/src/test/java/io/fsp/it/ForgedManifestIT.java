@@ -20,17 +20,26 @@ import io.fsp.it.harness.RecordedFret;
 import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.TreeDigests;
 import io.fsp.relay.fault.Fault;
+import io.fsp.tls.KeyMaterial;
 import io.fsp.tls.PinnedTrustManager;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Date;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -145,6 +154,45 @@ class ForgedManifestIT {
             assertFalse(r.err().contains("WARNING"), r.toString());
             assertEquals(TreeDigests.sha256(genuine), TreeDigests.sha256(bag.resolve("data/data.bin")));
         }
+    }
+
+    /** A server configured with an RSA certificate signs as well; the collect verifies it. */
+    @Test
+    void anOriginWithAnRsaKeySignsItsEvacuations() throws Exception {
+        try (StripeRig origin = StripeRig.start(dir.resolve("origin"), rsa(), 64L << 20, HONEST)) {
+            Path genuine = origin.root().resolve("data.bin");
+            TreeDigests.random(genuine, 300_000, 3);
+            String trusted = origin.server().fingerprint().toString();
+            Path manifest = dir.resolve("carry/evacuation.sealed");
+            Files.createDirectories(manifest.getParent());
+            ProcessBuilder pb = FspCommand.process(List.of("evacuate", "fsp://" + StripeRig.USER + "@127.0.0.1:"
+                    + origin.port() + "/data.bin", "--trust", trusted, "--manifest", manifest.toString(), "--recipient",
+                    recipient.toString(), "--retain", "1h", "--block-size", "64k", "--replicas", "1"))
+                    .redirectOutput(dir.resolve("evacuate.out").toFile()).redirectError(dir.resolve("evacuate.err").toFile());
+            pb.environment().put("FSP_PASSWORD", StripeRig.PASSWORD);
+            Process p = pb.start();
+            assertTrue(p.waitFor(120, TimeUnit.SECONDS), "fsp evacuate did not end");
+            assertEquals(ExitCodes.OK, p.exitValue(), Files.readString(dir.resolve("evacuate.err")));
+            EvacuationManifest m = EvacuationManifest.read(manifest, RecipientKey.readIdentity(identity));
+            assertEquals("RSA", m.originCertificate().getPublicKey().getAlgorithm());
+            origin.server().close();
+            Path bag = dir.resolve("archive");
+            Result r = collect(manifest, bag, "--trust-origin", trusted);
+            assertEquals(ExitCodes.OK, r.exit(), r.toString());
+            assertEquals(TreeDigests.sha256(genuine), TreeDigests.sha256(bag.resolve("data/data.bin")));
+        }
+    }
+
+    private static KeyMaterial rsa() throws Exception {
+        KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
+        g.initialize(2048);
+        KeyPair keys = g.generateKeyPair();
+        X500Name name = new X500Name("CN=fsp-server");
+        Instant now = Instant.now();
+        X509Certificate c = new JcaX509CertificateConverter().getCertificate(new JcaX509v3CertificateBuilder(name,
+                BigInteger.TWO, Date.from(now.minusSeconds(60)), Date.from(now.plusSeconds(3600)), name, keys.getPublic())
+                .build(new JcaContentSignerBuilder("SHA256withRSA").build(keys.getPrivate())));
+        return new KeyMaterial(keys.getPrivate(), List.of(c));
     }
 
     @Test

@@ -10,6 +10,8 @@ import io.fsp.server.stripe.Announcements;
 import java.security.PrivateKey;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A striped transfer's announcements as {@code 151} lines on the session's control channel, formatted by the
@@ -19,6 +21,7 @@ import java.util.concurrent.TimeUnit;
  * that a manifest cut off by a deadline still holds a signed prefix.
  */
 final class ControlChannelAnnouncements implements Announcements {
+    private static final Logger log = LoggerFactory.getLogger(ControlChannelAnnouncements.class);
     /** How often an evacuation's new lines are signed while it stripes. */
     static final long SIGN_EVERY_MILLIS = 1000;
 
@@ -79,6 +82,7 @@ final class ControlChannelAnnouncements implements Announcements {
         private final String path;
         private final OriginSignature.Lines lines = new OriginSignature.Lines();
         private long signed = -1;
+        /** The last signature is out, or signing failed: no more SIG lines. */
         private boolean ended;
         private volatile ScheduledFuture<?> timer;
 
@@ -90,9 +94,6 @@ final class ControlChannelAnnouncements implements Announcements {
         }
 
         synchronized void announce(String line) {
-            if (ended) {
-                return;
-            }
             lines.add(line);
             session.reply(new FtpReply(ReplyCode.FSP_ANNOUNCEMENT, line));
         }
@@ -100,7 +101,15 @@ final class ControlChannelAnnouncements implements Announcements {
         synchronized void signNew() {
             if (!ended && lines.count() != signed) {
                 signed = lines.count();
-                OriginSignature s = OriginSignature.sign(key, user, path, signed, lines.sha256());
+                OriginSignature s;
+                try {
+                    s = OriginSignature.sign(key, user, path, signed, lines.sha256());
+                } catch (RuntimeException e) {
+                    // unsigned lines are worth nothing to a collector, but the striping goes on and ends as it would
+                    log.error("{} evacuation of {}: cannot sign its announcements: {}", session, path, e.toString());
+                    ended = true;
+                    return;
+                }
                 session.reply(new FtpReply(ReplyCode.FSP_ANNOUNCEMENT, s.format()));
             }
         }

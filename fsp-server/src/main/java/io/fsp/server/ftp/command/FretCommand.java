@@ -2,6 +2,7 @@ package io.fsp.server.ftp.command;
 
 import io.fsp.extension.Announcement;
 import io.fsp.extension.Manifest;
+import io.fsp.extension.OriginSignature;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.server.ServerMetrics;
 import io.fsp.server.fs.FtpPath;
@@ -92,6 +93,14 @@ public final class FretCommand extends FspExtensionCommand {
                     ? "FRET with " + retain + " (an evacuation) needs use-relays=on (FSPO use-relays=on)"
                     : "FRET with " + retain + " (an evacuation) needs include-direct=off: nobody collects on a data"
                             + " connection (FSPO include-direct=off)"));
+            return;
+        }
+        String keyAlgorithm = stripe.identity().privateKey().getAlgorithm();
+        if (options.evacuation() && !OriginSignature.canSign(keyAlgorithm)) {
+            // the collector trusts an evacuation only as signed with this server's certificate key
+            session.reply(new FtpReply(ReplyCode.NOT_IMPLEMENTED_FOR_PARAMETER, "FRET with retain (an evacuation)"
+                    + " needs a certificate key that can sign its announcements: this server's is " + keyAlgorithm
+                    + " (expected: EC, RSA or Ed25519)"));
             return;
         }
         Optional<DataConnection> direct = Optional.empty();
