@@ -34,8 +34,9 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code fsp evacuate} (docs/protocol.md §5): asks the origin to stripe a file or tree to its relays and keep it
  * there ({@code FSPO retain=…}), with the files named by {@code priority} first ({@code FPRI}), and reads the
- * FRET's announcements as {@code fsp get} does — but fetches nothing. What it read goes into the sealed
- * {@link EvacuationManifest}, rewritten every {@link #CHECKPOINT} while the server stripes (state running) and at
+ * FRET's announcements as {@code fsp get} does — but fetches nothing. What it read, as far as the server's last
+ * {@code SIG} line signed it ({@link OriginSignature}, checked here with the certificate of the connection), goes
+ * with that signature and certificate into the sealed {@link EvacuationManifest}, rewritten every {@link #CHECKPOINT} while the server stripes (state running) and at
  * the end (complete at the 226, partial when the deadline or a failure stopped it), so that a crash of this process
  * still leaves a manifest of what was placed. At the deadline it writes the manifest and closes the control
  * connection: the server stops striping, and what was placed stays on the relays.
