@@ -269,7 +269,8 @@ public final class ServerCommand implements Callable<Integer> {
     @Command(name = "fingerprint", mixinStandardHelpOptions = true,
             description = {"Prints the SHA-256 fingerprint of the server's TLS certificate (creating the certificate"
                     + " and key in the state directory if they do not exist yet) and exits, without serving.",
-                    "Give it to relays as --trust-server FINGERPRINT and to clients as --trust FINGERPRINT."})
+                    "Give it to relays as --trust-server FINGERPRINT, to clients as --trust FINGERPRINT and to a safe site"
+                            + " that may collect this server's evacuations as fsp collect --trust-origin FINGERPRINT."})
     static final class FingerprintCommand implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;

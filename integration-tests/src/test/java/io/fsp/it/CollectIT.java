@@ -84,7 +84,8 @@ class CollectIT {
     void collectsATreeByteIdenticalIntoAValidBagAndFreesTheRelays() throws Exception {
         try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, HONEST, HONEST, HONEST)) {
             Path tree = tree(rig);
-            try (RecordedFret fret = RecordedFret.of(rig, "/tree", "block-size=64k", "replicas=2")) {
+            // an evacuation: the server signs its lines, and the collect checks them against its certificate
+            try (RecordedFret fret = RecordedFret.of(rig, "/tree", "block-size=64k", "replicas=2", "retain=1h")) {
                 fret.write(manifest, safeSite, State.COMPLETE, a -> true);
                 Result r = collect("--trust-origin", rig.server().fingerprint().toString());
                 assertEquals(ExitCodes.OK, r.exit(), r.toString());
@@ -102,7 +103,7 @@ class CollectIT {
                 }
                 assertEquals(0, rig.relays().stream().mapToLong(x -> x.store().used()).sum(),
                         "every replica confirmed and freed");
-                Result again = collect();
+                Result again = collect("--trust-origin", rig.server().fingerprint().toString());
                 assertEquals(ExitCodes.FAILURE, again.exit(), again.toString());
                 assertTrue(again.err().contains("is a bag already"), again.toString());
                 assertEquals(TreeDigests.of(tree), TreeDigests.of(bag.resolve("data")), "the bag left as it was");
@@ -122,7 +123,7 @@ class CollectIT {
                 killMidway(journal);
                 assertFalse(Files.exists(bag.resolve("data/big.bin")), "nothing under the final name yet");
 
-                Result r = collect();
+                Result r = collect("--no-origin-check");
                 assertEquals(ExitCodes.OK, r.exit(), r.toString());
                 assertEquals(TreeDigests.sha256(file), TreeDigests.sha256(bag.resolve("data/big.bin")));
                 long resumed = count(r.out(), "journal");
@@ -142,7 +143,7 @@ class CollectIT {
             TreeDigests.random(file, 20 * 64 * 1024 + 999, 11);
             try (RecordedFret fret = RecordedFret.of(rig, "/data.bin", "block-size=64k", "strategy=cyclic", "replicas=2")) {
                 fret.write(manifest, safeSite, State.COMPLETE, a -> true);
-                Result r = collect();
+                Result r = collect("--no-origin-check");
                 assertEquals(ExitCodes.OK, r.exit(), r.toString());
                 assertEquals(TreeDigests.sha256(file), TreeDigests.sha256(bag.resolve("data/data.bin")));
                 assertTrue(r.out().contains("\"relay:1: BlockChecksum"), "the bit flip was caught: " + r);
@@ -160,7 +161,7 @@ class CollectIT {
             try (RecordedFret fret = RecordedFret.of(rig, "/tree", "block-size=64k", "replicas=2")) {
                 fret.write(manifest, safeSite, State.COMPLETE, a -> true);
                 rig.relays().get(1).close();
-                Result r = collect();
+                Result r = collect("--no-origin-check");
                 assertEquals(ExitCodes.OK, r.exit(), r.toString());
                 assertEquals(TreeDigests.of(tree), TreeDigests.of(bag.resolve("data")));
                 assertEquals(0, count(r.out(), "relay:1"), r.toString());
@@ -176,7 +177,7 @@ class CollectIT {
             TreeDigests.random(file, 20 * 64 * 1024 + 999, 11);
             try (RecordedFret fret = RecordedFret.of(rig, "/data.bin", "block-size=64k", "strategy=cyclic")) {
                 fret.write(manifest, safeSite, State.COMPLETE, a -> true);
-                Result r = collect();
+                Result r = collect("--no-origin-check");
                 assertEquals(ExitCodes.VERIFICATION_FAILED, r.exit(), r.toString());
                 assertTrue(r.err().contains("files not verified: data.bin"), r.toString());
                 assertTrue(r.err().contains("1 of 21 blocks could not be verified"), r.toString());
@@ -195,20 +196,26 @@ class CollectIT {
                 Path ours = identity;
                 identity = dir.resolve("other/identity");
                 RecipientKey.generate("").writeIdentity(identity, false);
-                Result wrongKey = collect();
+                Result wrongKey = collect("--no-origin-check");
                 identity = ours;
                 assertEquals(ExitCodes.FAILURE, wrongKey.exit(), wrongKey.toString());
                 assertTrue(wrongKey.err().contains("sealed to another recipient key"), wrongKey.toString());
 
                 Result foreign = collect("--trust-origin", "AB:" + "00:".repeat(30) + "CD");
-                assertEquals(ExitCodes.FAILURE, foreign.exit(), foreign.toString());
-                assertTrue(foreign.err().contains("origin-fingerprint " + rig.server().fingerprint() + " is not the trusted"),
+                assertEquals(ExitCodes.UNTRUSTED_ORIGIN, foreign.exit(), foreign.toString());
+                assertTrue(foreign.err().contains("the origin's certificate is " + rig.server().fingerprint() + ", not the trusted"),
                         foreign.toString());
+                Result unsigned = collect("--trust-origin", rig.server().fingerprint().toString());
+                assertEquals(ExitCodes.UNTRUSTED_ORIGIN, unsigned.exit(), unsigned.toString());
+                assertTrue(unsigned.err().contains("the origin did not sign it"), unsigned.toString());
+                Result neither = collect();
+                assertEquals(ExitCodes.USAGE, neither.exit(), neither.toString());
+                assertTrue(neither.err().contains("--trust-origin FINGERPRINT is needed"), neither.toString());
 
                 byte[] sealed = Files.readAllBytes(manifest);
                 sealed[sealed.length / 2] ^= 0x10;
                 Files.write(manifest, sealed);
-                Result altered = collect();
+                Result altered = collect("--no-origin-check");
                 assertEquals(ExitCodes.FAILURE, altered.exit(), altered.toString());
                 assertTrue(altered.err().contains("altered or damaged"), altered.toString());
                 assertFalse(Files.exists(bag), "nothing fetched, nothing created");
@@ -233,7 +240,7 @@ class CollectIT {
                 long[] dropped = {-1};
                 fret.write(manifest, safeSite, State.PARTIAL, a -> !(a instanceof Announcement.Block b
                         && (b.file() == small || b.file() == big && (dropped[0] < 0 ? (dropped[0] = b.seq()) >= 0 : dropped[0] == b.seq()))));
-                Result r = collect();
+                Result r = collect("--no-origin-check");
                 assertEquals(ExitCodes.PARTIAL, r.exit(), r.toString());
                 assertTrue(r.err().contains("does not hold these files whole, they were not evacuated: big.bin, sub/small-3.txt"),
                         r.toString());
@@ -262,7 +269,7 @@ class CollectIT {
     /** Runs {@code fsp collect} as a process and kills it (SIGKILL) once it has journaled some blocks. */
     private void killMidway(Path journal) throws Exception {
         ProcessBuilder pb = FspCommand.process(List.of("collect", manifest.toString(), "-o", bag.toString(), "--identity",
-                identity.toString(), "--json"));
+                identity.toString(), "--json", "--no-origin-check"));
         pb.redirectErrorStream(true).redirectOutput(dir.resolve("first-run.log").toFile());
         Process client = pb.start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

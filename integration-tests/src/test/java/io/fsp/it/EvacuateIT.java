@@ -145,10 +145,11 @@ class EvacuateIT {
             Path tree = tree(rig);
             Result e = evacuate(rig, "/tree", "--replicas", "1");
             assertEquals(ExitCodes.OK, e.exit(), e.toString());
+            String fingerprint = rig.server().fingerprint().toString();
             rig.server().close();
             rig.restartRelay(0);
             rig.restartRelay(1);
-            Result c = collect();
+            Result c = collect("--trust-origin", fingerprint);
             assertEquals(ExitCodes.OK, c.exit(), c.toString());
             assertEquals(TreeDigests.of(tree), TreeDigests.of(bag.resolve("data")));
             assertTrue(c.out().contains("\"relay:0\":"), "the restarted relay served: " + c);
@@ -165,9 +166,10 @@ class EvacuateIT {
             assertTrue(e.out().contains("\"out\":[\"first/a.bin\",\"first/b.bin\",\"z.bin\"],\"not_out\":[\"huge.bin\"]"), e.toString());
             assertTrue(e.out().contains("\"state\":\"partial\",\"complete\":false,\"deadline_reached\":true"), e.toString());
             assertEquals(State.PARTIAL, EvacuationManifest.read(manifest, RecipientKey.readIdentity(identity)).state());
+            String fingerprint = rig.server().fingerprint().toString();
             rig.server().close();
 
-            Result c = collect();
+            Result c = collect("--trust-origin", fingerprint);
             assertEquals(ExitCodes.PARTIAL, c.exit(), c.toString());
             assertTrue(c.err().contains("they were not evacuated: huge.bin"), c.toString());
             assertPriorityFilesCollected(tree);
@@ -192,9 +194,10 @@ class EvacuateIT {
             assertTrue(m.blocks() > 0, "blocks placed before the checkpoint are in it");
             assertFalse(Files.list(manifest.getParent()).anyMatch(f -> f.getFileName().toString().endsWith(".part")),
                     "nothing half-written beside it");
+            String fingerprint = rig.server().fingerprint().toString();
             rig.server().close();
 
-            Result c = collect();
+            Result c = collect("--trust-origin", fingerprint);
             assertEquals(ExitCodes.PARTIAL, c.exit(), c.toString());
             assertTrue(c.err().contains("huge.bin"), c.toString());
             assertPriorityFilesCollected(tree);

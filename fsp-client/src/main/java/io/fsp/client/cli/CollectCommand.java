@@ -7,6 +7,7 @@ import io.fsp.client.collect.RecordedTransfer;
 import io.fsp.client.evacuate.Bag;
 import io.fsp.client.evacuate.EvacuationManifest;
 import io.fsp.client.evacuate.EvacuationManifest.ManifestException;
+import io.fsp.client.evacuate.EvacuationManifest.UntrustedOriginException;
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.config.ConfigException;
 import io.fsp.crypto.RecipientKey;
@@ -40,7 +41,7 @@ import picocli.CommandLine.Spec;
                 + " by running the same command again; DEST becomes a BagIt bag (RFC 8493) with the files under data/."},
         exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK_HELP, ExitCodes.FAILURE_HELP,
                 ExitCodes.USAGE_HELP, ExitCodes.VERIFICATION_FAILED_HELP, ExitCodes.INTERNAL_HELP,
-                ExitCodes.PARTIAL_COLLECT_HELP})
+                ExitCodes.PARTIAL_COLLECT_HELP, ExitCodes.UNTRUSTED_ORIGIN_HELP})
 public final class CollectCommand implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -57,9 +58,15 @@ public final class CollectCommand implements Callable<Integer> {
     Path identity;
 
     @Option(names = "--trust-origin", paramLabel = "FINGERPRINT",
-            description = "Refuse a manifest whose origin server is not this one (anyone who has the public key can seal"
-                    + " a manifest; this checks who evacuated).")
+            description = "The origin server's certificate fingerprint, learnt ahead of time ('fsp-server fingerprint'"
+                    + " on the origin): the manifest must hold that certificate and its signature over every"
+                    + " announcement, else nothing is collected (anyone who has the public key can seal a manifest).")
     String trustOrigin;
+
+    @Option(names = "--no-origin-check",
+            description = "Collect without checking who announced the manifest's contents: only for a manifest whose"
+                    + " sealer you know by other means. Prints a warning.")
+    boolean noOriginCheck;
 
     // Options that are keys of ClientSettings are read through ClientConfigOption, over the client's configuration file.
     @Option(names = "--streams", paramLabel = "N", description = "Parallel fetches per relay, 1..64 (default: 4).")
@@ -97,6 +104,12 @@ public final class CollectCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("verify: off (expected: fiver or riva: a collection is verified)");
             }
             trusted = trustOrigin == null ? null : Fingerprint.parse(trustOrigin);
+            if ((trusted == null) == !noOriginCheck) {
+                throw new IllegalArgumentException(trusted == null ? "--trust-origin FINGERPRINT is needed (the origin"
+                        + " server's, as 'fsp-server fingerprint' prints it; or --no-origin-check to collect what anyone"
+                        + " who has the public key may have sealed)" : "--trust-origin and --no-origin-check: one of them"
+                        + " (expected: not both)");
+            }
         } catch (IllegalArgumentException | ConfigException e) {
             err.println("fsp collect: " + e.getMessage());
             return ExitCodes.USAGE;
@@ -108,14 +121,20 @@ public final class CollectCommand implements Callable<Integer> {
             err.println("fsp collect: " + manifestFile + ": " + e.getMessage());
             return ExitCodes.FAILURE;
         }
-        if (trusted != null && !trusted.equals(manifest.originFingerprint())) {
-            err.println("fsp collect: " + manifestFile + ": origin-fingerprint " + manifest.originFingerprint()
-                    + " is not the trusted " + trusted + " (--trust-origin): refused, it was not evacuated from that server");
-            return ExitCodes.FAILURE;
-        }
-        if (trusted == null && !output.quiet()) {
-            err.println("fsp collect: origin " + manifest.origin() + ", certificate " + manifest.originFingerprint()
-                    + " (not checked: give --trust-origin to check it)");
+        if (trusted != null) {
+            try {
+                manifest.checkOrigin(trusted);
+            } catch (UntrustedOriginException e) {
+                // before anything is made: no bag, no journal, no temporary file
+                err.println("fsp collect: " + manifestFile + ": " + e.getMessage() + " (--trust-origin); nothing written");
+                return ExitCodes.UNTRUSTED_ORIGIN;
+            }
+        } else {
+            // even with --quiet: whoever reads the log must see that nothing vouches for this bag
+            err.println("fsp collect: WARNING: --no-origin-check: origin " + manifest.origin() + ", certificate "
+                    + manifest.originFingerprint() + " NOT CHECKED: anyone who has the safe site's public key can have"
+                    + " sealed this manifest, its files are verified only against what the sealer wrote");
+            err.flush();
         }
         if (manifest.announcements().isEmpty()) {
             err.println("fsp collect: " + manifestFile + " (state " + manifest.state().label() + ") holds no transfer:"
@@ -181,7 +200,8 @@ public final class CollectCommand implements Callable<Integer> {
             return data;
         }
         List<Announcement.File> files = recorded.files();
-        String name = files.isEmpty() ? Path.of(manifest.origin().path()).getFileName().toString() : files.get(0).name();
+        // the manifest checked the FILE name (one safe segment); without one, the transfer's id names the journal
+        String name = files.isEmpty() ? recorded.transfer().id().toString() : files.get(0).name();
         return data.resolve(name);
     }
 

@@ -16,6 +16,7 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
     public static final int VERIFICATION_FAILED = 3;
     public static final int INTERNAL = 4;
     public static final int PARTIAL = 5;
+    public static final int UNTRUSTED_ORIGIN = 6;
 
     /** The heading of the list in each command's help. */
     public static final String HEADING = "%nExit codes:%n";
@@ -34,6 +35,8 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
             + " report names the files that are out); with --dry-run: the deadline cannot be met";
     public static final String PARTIAL_COLLECT_HELP = "5:partial: the manifest does not hold every file whole (the"
             + " missing files are named)";
+    public static final String UNTRUSTED_ORIGIN_HELP = "6:refused: the manifest is not signed by the trusted origin"
+            + " (--trust-origin); nothing was written";
 
     @Override
     public int getExitCode(Throwable t) {

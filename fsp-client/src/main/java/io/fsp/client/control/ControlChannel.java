@@ -4,6 +4,7 @@ import io.fsp.crypto.NativeCrypto;
 import io.fsp.net.HostPort;
 import io.fsp.net.NetworkErrors;
 import java.io.BufferedOutputStream;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
@@ -16,6 +17,8 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.Provider;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -271,6 +274,22 @@ public final class ControlChannel implements Closeable {
         s.setUseClientMode(true);
         s.startHandshake();
         return s;
+    }
+
+    /**
+     * The certificate the server presented (its leaf), as the TLS session holds it: the pin checked it, an
+     * evacuation's manifest records it to verify the server's signature.
+     */
+    public X509Certificate peerCertificate() throws IOException {
+        if (!(socket instanceof SSLSocket secure)) {
+            throw new IOException("not a TLS connection: no server certificate");
+        }
+        try {
+            byte[] der = secure.getSession().getPeerCertificates()[0].getEncoded();
+            return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(new ByteArrayInputStream(der));
+        } catch (GeneralSecurityException e) {
+            throw new IOException("the server's certificate: " + e.getMessage(), e);
+        }
     }
 
     @Override

@@ -8,11 +8,13 @@ import io.fsp.client.evacuate.EvacuationManifest.State;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
+import io.fsp.extension.OriginSignature;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.PinnedTrustManager;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.nio.file.Path;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -32,8 +34,9 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code fsp evacuate} (docs/protocol.md §5): asks the origin to stripe a file or tree to its relays and keep it
  * there ({@code FSPO retain=…}), with the files named by {@code priority} first ({@code FPRI}), and reads the
- * FRET's announcements as {@code fsp get} does — but fetches nothing. What it read goes into the sealed
- * {@link EvacuationManifest}, rewritten every {@link #CHECKPOINT} while the server stripes (state running) and at
+ * FRET's announcements as {@code fsp get} does — but fetches nothing. What it read, as far as the server's last
+ * {@code SIG} line signed it ({@link OriginSignature}, checked here with the certificate of the connection), goes
+ * with that signature and certificate into the sealed {@link EvacuationManifest}, rewritten every {@link #CHECKPOINT} while the server stripes (state running) and at
  * the end (complete at the 226, partial when the deadline or a failure stopped it), so that a crash of this process
  * still leaves a manifest of what was placed. At the deadline it writes the manifest and closes the control
  * connection: the server stops striping, and what was placed stays on the relays.
@@ -85,6 +88,12 @@ public final class Evacuation {
     private final Options options;
     /** The announcements read so far; the checkpoint thread copies them under this lock. */
     private final List<Announcement> read = new ArrayList<>();
+    /** The latest origin signature read (over the first {@code signature.lines()} of them); under the same lock. */
+    private OriginSignature signature;
+    /** The lines read, hashed as the server signs them. */
+    private final OriginSignature.Lines lines = new OriginSignature.Lines();
+    /** The certificate the origin presented on this connection (the one --trust pinned). */
+    private X509Certificate certificate;
     private Instant created;
     private int checkpointed = -1;
     // For a progress display: the data set's size, and the bytes placed on relays by first holder.
@@ -100,6 +109,7 @@ public final class Evacuation {
         long start = System.nanoTime();
         long deadline = options.deadline() == null ? Long.MAX_VALUE : start + options.deadline().toNanos();
         try (ControlChannel control = connect()) {
+            certificate = control.peerCertificate();
             ControlChannel.expect(control.command(options.fspo(true)), 200, options.fspo(true));
             prioritize(control);
             created = Instant.now().truncatedTo(ChronoUnit.SECONDS); // as the manifest holds it
@@ -242,7 +252,12 @@ public final class Evacuation {
                 return true;
             }
             ControlChannel.expect(r, 151, "FRET " + options.origin().path());
+            if (OriginSignature.isSignature(r.text())) {
+                signed(r.text());
+                continue;
+            }
             Announcement a = parse(r.text());
+            lines.add(r.text()); // as read: the codec accepts only the form it writes
             synchronized (read) {
                 read.add(a);
             }
@@ -251,6 +266,31 @@ public final class Evacuation {
             } else if (a instanceof Announcement.Block b && b.placement() instanceof Announcement.Placement.Relays p) {
                 placed.computeIfAbsent("relay:" + p.first(), k -> new LongAdder()).add(b.length());
             }
+        }
+    }
+
+    /**
+     * A {@code SIG} line: checked at once against the certificate of this connection, so that a manifest never
+     * holds a signature the collector would refuse; it covers the lines read so far.
+     */
+    private void signed(String text) throws ControlException {
+        OriginSignature s;
+        try {
+            s = OriginSignature.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new ControlException("signature '" + text.substring(0, Math.min(200, text.length())) + "': "
+                    + e.getMessage(), 151, e);
+        }
+        if (s.lines() != lines.count()) {
+            throw new ControlException("the server signed " + s.lines() + " announcements, " + lines.count()
+                    + " were read", 151, null);
+        }
+        if (!s.verifies(certificate, options.origin().user(), options.origin().path(), lines.sha256())) {
+            throw new ControlException("the server's signature over its announcements does not verify with its"
+                    + " certificate " + options.trust(), 151, null);
+        }
+        synchronized (read) {
+            signature = s;
         }
     }
 
@@ -263,15 +303,18 @@ public final class Evacuation {
         }
     }
 
+    /** What the origin signed so far: only that goes into the manifest and the report. */
     private List<Announcement> snapshot() {
         synchronized (read) {
-            return List.copyOf(read);
+            return List.copyOf(read.subList(0, signature == null ? 0 : (int) signature.lines()));
         }
     }
 
     private EvacuationManifest manifest(State state) {
-        return new EvacuationManifest(options.origin(), options.trust(), created, created.plus(options.retainFor()), state,
-                snapshot());
+        synchronized (read) {
+            return new EvacuationManifest(options.origin(), certificate, created, created.plus(options.retainFor()), state,
+                    snapshot(), signature);
+        }
     }
 
     /** Rewrites the manifest (state running) if something was read since the last time. */

@@ -1,12 +1,17 @@
 package io.fsp.client.evacuate;
 
 import io.fsp.client.write.AtomicFileWriter;
+import io.fsp.client.write.PositionalWriter;
+import io.fsp.client.write.UnsafePathException;
 import io.fsp.client.control.FspUrl;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.crypto.SealedBox;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
+import io.fsp.extension.ExtensionLimits;
+import io.fsp.extension.OriginSignature;
 import io.fsp.tls.Fingerprint;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -15,44 +20,55 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.CertificateEncodingException;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 
 /**
- * What an evacuation placed, for the collector that comes later (docs/protocol.md §5): the origin and its pinned
- * certificate, when the relays' retention ends, and every {@code 151} line of the FRET in the order read (transfer,
- * key, token, relays, directories, files, blocks). UTF-8 text with LF line ends, sealed whole with {@link SealedBox}
- * to the safe site's {@link RecipientKey}:
+ * What an evacuation placed, for the collector that comes later (docs/protocol.md §5): the origin and the
+ * certificate it presented, when the relays' retention ends, the {@code 151} lines of the FRET in the order read
+ * (transfer, key, token, relays, directories, files, blocks) that the origin signed, and its signature. UTF-8 text
+ * with LF line ends, sealed whole with {@link SealedBox} to the safe site's {@link RecipientKey}:
  * <pre>
- * fsp-evacuation-manifest 1
+ * fsp-evacuation-manifest 2
  * origin fsp://USER@HOST:PORT/PATH
- * origin-fingerprint AB:CD:…
+ * origin-certificate BASE64-DER
  * created 2026-11-24T08:00:00Z
  * retain-until 2026-12-01T08:00:00Z
  * state complete|partial|running
+ * origin-signature BASE64|none       ({@link OriginSignature} over the announcements below, USER and PATH)
  * FSP … / KEY … / TOKEN … / RELAY … / DIR … / FILE … / BLK …   (one announcement a line)
  * end NUMBER-OF-BLK-LINES
  * </pre>
  * Reading is as strict as the control channel: the header exactly so, each announcement by {@link ExtensionCodec}
- * (the wire's grammar and limits), in the order the server sends them, the {@code end} count matching, the sealed
- * file at most {@link #MAX_SEALED_BYTES}. A sealed box proves who may open it, not who sealed it: the collector
- * compares {@link #originFingerprint} with what it trusts.
+ * (the wire's grammar and limits), in the order the server sends them, every DIR and FILE name a safe relative
+ * path (a single file's without {@code /}), the {@code end} count matching, the sealed file at most
+ * {@link #MAX_SEALED_BYTES}. A sealed box proves who may open it, not who sealed it: {@link #checkOrigin} proves
+ * that the origin a collector trusts announced all of it.
  *
  * @param created when the evacuation's FRET was sent (whole seconds)
  * @param retainUntil until when the relays keep the blocks (whole seconds; never later than they do)
+ * @param signature the origin's signature over {@code announcements}, or null (none: a manifest a collector
+ *     trusts only with {@code --no-origin-check})
  */
-public record EvacuationManifest(FspUrl origin, Fingerprint originFingerprint, Instant created, Instant retainUntil,
-                                 State state, List<Announcement> announcements) {
+public record EvacuationManifest(FspUrl origin, X509Certificate originCertificate, Instant created, Instant retainUntil,
+                                 State state, List<Announcement> announcements, OriginSignature signature) {
     /** HPKE's info: a box sealed for another purpose does not open as a manifest. */
     public static final String PURPOSE = "evacuation manifest";
     /** The largest sealed manifest read: about 7 million BLK lines, 6 TiB at the default block size. */
     public static final long MAX_SEALED_BYTES = 1L << 30;
-    static final String FIRST_LINE = "fsp-evacuation-manifest 1";
+    /** The largest origin certificate (DER) a manifest holds. */
+    public static final int MAX_CERTIFICATE_BYTES = 8192;
+    static final String FIRST_LINE = "fsp-evacuation-manifest 2";
 
     /** How the evacuation stood when the manifest was written. */
     public enum State {
@@ -87,19 +103,61 @@ public record EvacuationManifest(FspUrl origin, Fingerprint originFingerprint, I
         }
     }
 
+    /** Why a manifest's origin is not the one trusted: another certificate, no signature, or a signature that fails. */
+    public static final class UntrustedOriginException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        UntrustedOriginException(String message) {
+            super(message);
+        }
+    }
+
     public EvacuationManifest {
         Objects.requireNonNull(origin, "origin");
-        Objects.requireNonNull(originFingerprint, "originFingerprint");
+        Objects.requireNonNull(originCertificate, "originCertificate");
         Objects.requireNonNull(state, "state");
         created = created.truncatedTo(ChronoUnit.SECONDS);
         retainUntil = retainUntil.truncatedTo(ChronoUnit.SECONDS);
         announcements = List.copyOf(announcements);
         checkOrder(announcements);
+        checkNames(announcements);
+        if (signature != null && signature.lines() != announcements.size()) {
+            throw new IllegalArgumentException("origin-signature: over " + signature.lines() + " announcements (expected: "
+                    + announcements.size() + ", all of them)");
+        }
     }
 
     /** The same manifest in another state. */
     public EvacuationManifest withState(State s) {
-        return new EvacuationManifest(origin, originFingerprint, created, retainUntil, s, announcements);
+        return new EvacuationManifest(origin, originCertificate, created, retainUntil, s, announcements, signature);
+    }
+
+    /** The SHA-256 fingerprint of the origin's certificate. */
+    public Fingerprint originFingerprint() {
+        return Fingerprint.of(originCertificate);
+    }
+
+    /**
+     * Checks that the origin whose certificate has the fingerprint {@code trusted} announced every announcement of
+     * this manifest, for the account and path its origin line names: the certificate is that one and its key
+     * signed them ({@link OriginSignature}). Nothing else makes a manifest trustworthy: anyone who has the safe
+     * site's public key can seal one.
+     */
+    public void checkOrigin(Fingerprint trusted) throws UntrustedOriginException {
+        if (!trusted.equals(originFingerprint())) {
+            throw new UntrustedOriginException("the origin's certificate is " + originFingerprint() + ", not the trusted "
+                    + trusted + ": refused, it was not evacuated from that server");
+        }
+        if (signature == null) {
+            throw new UntrustedOriginException("the origin did not sign it (origin-signature none): refused, nothing"
+                    + " shows that server announced it");
+        }
+        OriginSignature.Lines lines = new OriginSignature.Lines();
+        announcements.forEach(a -> lines.add(ExtensionCodec.format(a)));
+        if (!signature.verifies(originCertificate, origin.user(), origin.path(), lines.sha256())) {
+            throw new UntrustedOriginException("the origin's signature does not match its announcements, account and"
+                    + " path: refused, the manifest is not what " + trusted + " announced");
+        }
     }
 
     /** The number of BLK lines (the {@code end} line's count). */
@@ -111,10 +169,12 @@ public record EvacuationManifest(FspUrl origin, Fingerprint originFingerprint, I
     public String toText() {
         StringBuilder sb = new StringBuilder(FIRST_LINE).append('\n')
                 .append("origin ").append(origin).append('\n')
-                .append("origin-fingerprint ").append(originFingerprint).append('\n')
+                .append("origin-certificate ").append(certificateText(originCertificate)).append('\n')
                 .append("created ").append(created).append('\n')
                 .append("retain-until ").append(retainUntil).append('\n')
-                .append("state ").append(state.label()).append('\n');
+                .append("state ").append(state.label()).append('\n')
+                .append("origin-signature ").append(signature == null ? "none"
+                        : Base64.getEncoder().encodeToString(signature.signature())).append('\n');
         for (Announcement a : announcements) {
             sb.append(ExtensionCodec.format(a)).append('\n');
         }
@@ -129,8 +189,8 @@ public record EvacuationManifest(FspUrl origin, Fingerprint originFingerprint, I
             throw new IllegalArgumentException("manifest: does not end with a line end (expected: LF after the end line)");
         }
         String[] lines = text.substring(0, text.length() - 1).split("\n", -1);
-        if (lines.length < 7) {
-            throw new IllegalArgumentException("manifest: " + lines.length + " lines (expected: 6 header lines, the"
+        if (lines.length < 8) {
+            throw new IllegalArgumentException("manifest: " + lines.length + " lines (expected: 7 header lines, the"
                     + " announcements and the end line)");
         }
         try {
@@ -149,13 +209,7 @@ public record EvacuationManifest(FspUrl origin, Fingerprint originFingerprint, I
             throw new IllegalArgumentException("line 2: " + e.getMessage(), e);
         }
         expect(lines, 1, lines[1].equals("origin " + origin), "the URL as written: origin " + origin);
-        Fingerprint fingerprint;
-        try {
-            fingerprint = Fingerprint.parse(value(lines, 2, "origin-fingerprint"));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("line 3: " + e.getMessage(), e);
-        }
-        expect(lines, 2, lines[2].equals("origin-fingerprint " + fingerprint), "the fingerprint as AB:CD:… (upper case)");
+        X509Certificate certificate = certificate(lines, 2);
         Instant created = instant(lines, 3, "created");
         Instant retainUntil = instant(lines, 4, "retain-until");
         State state;
@@ -164,10 +218,22 @@ public record EvacuationManifest(FspUrl origin, Fingerprint originFingerprint, I
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("line 6: " + e.getMessage(), e);
         }
+        String signed = value(lines, 6, "origin-signature");
+        byte[] signatureBytes = null;
+        if (!signed.equals("none")) {
+            try {
+                signatureBytes = Base64.getDecoder().decode(signed);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("line 7: origin-signature: not base64 (expected: base64 or none)", e);
+            }
+            expect(lines, 6, signatureBytes.length >= 1 && signatureBytes.length <= ExtensionLimits.MAX_SIGNATURE_BYTES
+                    && Base64.getEncoder().encodeToString(signatureBytes).equals(signed), "base64 of 1.."
+                    + ExtensionLimits.MAX_SIGNATURE_BYTES + " bytes, or none");
+        }
         List<Announcement> announcements = new ArrayList<>();
         int last = lines.length - 1;
         long blocks = 0;
-        for (int i = 6; i < last; i++) {
+        for (int i = 7; i < last; i++) {
             Announcement a;
             try {
                 a = ExtensionCodec.parse(lines[i]);
@@ -179,9 +245,57 @@ public record EvacuationManifest(FspUrl origin, Fingerprint originFingerprint, I
         }
         expect(lines, last, lines[last].equals("end " + blocks), "'end " + blocks + "', the number of BLK lines");
         try {
-            return new EvacuationManifest(origin, fingerprint, created, retainUntil, state, announcements);
+            return new EvacuationManifest(origin, certificate, created, retainUntil, state, announcements,
+                    signatureBytes == null ? null : new OriginSignature(announcements.size(), signatureBytes));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("announcements: " + e.getMessage(), e);
+        }
+    }
+
+    private static X509Certificate certificate(String[] lines, int i) {
+        String text = value(lines, i, "origin-certificate");
+        expect(lines, i, text.length() <= (MAX_CERTIFICATE_BYTES + 2) / 3 * 4, "a certificate of at most "
+                + MAX_CERTIFICATE_BYTES + " bytes");
+        X509Certificate c;
+        try {
+            byte[] der = Base64.getDecoder().decode(text);
+            c = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(new ByteArrayInputStream(der));
+        } catch (CertificateException | RuntimeException e) {
+            throw new IllegalArgumentException("line " + (i + 1) + ": origin-certificate: not a certificate (expected: the"
+                    + " base64 of an X.509 certificate in DER)", e);
+        }
+        expect(lines, i, certificateText(c).equals(text), "the certificate's DER in base64, as written");
+        return c;
+    }
+
+    private static String certificateText(X509Certificate c) {
+        try {
+            return Base64.getEncoder().encodeToString(c.getEncoded());
+        } catch (CertificateEncodingException e) {
+            throw new IllegalArgumentException("origin certificate: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Every DIR and FILE name is a safe relative path ({@link PositionalWriter#checkRelative}) before any path is
+     * made of it, and a single file's name is one segment: it becomes DEST/data/NAME.
+     */
+    private static void checkNames(List<Announcement> announcements) {
+        boolean single = !announcements.isEmpty() && announcements.get(0) instanceof Announcement.Transfer t && !t.directory();
+        for (Announcement a : announcements) {
+            String name = a instanceof Announcement.File f ? f.name() : a instanceof Announcement.Directory d ? d.name() : null;
+            if (name == null) {
+                continue;
+            }
+            try {
+                PositionalWriter.checkRelative(name);
+            } catch (UnsafePathException e) {
+                throw new IllegalArgumentException(ExtensionCodec.format(a).split(" ", 2)[0] + " " + e.getMessage(), e);
+            }
+            if (single && a instanceof Announcement.File && name.indexOf('/') >= 0) {
+                throw new IllegalArgumentException("FILE path \"" + shorten(name) + "\": a single file's name with a '/'"
+                        + " (expected: one segment)");
+            }
         }
     }
 

@@ -128,6 +128,14 @@ public final class PositionalWriter implements Closeable {
         return normal;
     }
 
+    /**
+     * Checks a relative name as every announced name is checked before a path is made of it: not absolute, no
+     * empty, {@code .} or {@code ..} segment, no NUL or backslash, not over-long.
+     */
+    public static void checkRelative(String relativePath) throws UnsafePathException {
+        segments(relativePath);
+    }
+
     /** {@code relativePath} checked ({@link #segments}): the name the tree is given. */
     private static String checked(String relativePath) throws UnsafePathException {
         return String.join("/", segments(relativePath));

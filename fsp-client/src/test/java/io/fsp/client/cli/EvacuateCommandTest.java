@@ -81,9 +81,26 @@ class EvacuateCommandTest {
                 dir.resolve("identity").toString(), "--verify", "off");
         assertEquals(ExitCodes.USAGE, off.exit(), off.err());
         FspRun missing = fsp("collect", dir.resolve("m").toString(), "-o", dir.resolve("bag").toString(), "--identity",
-                dir.resolve("identity").toString());
+                dir.resolve("identity").toString(), "--trust-origin", FP);
         assertEquals(ExitCodes.FAILURE, missing.exit(), missing.err());
         assertTrue(missing.err().contains("identity"), missing.err());
+        assertTrue(!Files.exists(dir.resolve("bag")), "nothing created");
+    }
+
+    @Test
+    void collectNeedsATrustedOriginOrTheExplicitOptionAndNotBoth() {
+        String[] base = {"collect", dir.resolve("m").toString(), "-o", dir.resolve("bag").toString(), "--identity",
+                dir.resolve("identity").toString()};
+        FspRun neither = fsp(base);
+        assertEquals(ExitCodes.USAGE, neither.exit(), neither.err());
+        assertTrue(neither.err().contains("--trust-origin FINGERPRINT is needed"), neither.err());
+        String[] both = java.util.Arrays.copyOf(base, base.length + 3);
+        both[base.length] = "--trust-origin";
+        both[base.length + 1] = FP;
+        both[base.length + 2] = "--no-origin-check";
+        FspRun r = fsp(both);
+        assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+        assertTrue(r.err().contains("not both"), r.err());
         assertTrue(!Files.exists(dir.resolve("bag")), "nothing created");
     }
 }

@@ -10,7 +10,10 @@ import io.fsp.client.evacuate.EvacuationManifest.State;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
-import io.fsp.tls.Fingerprint;
+import io.fsp.client.evacuate.EvacuationManifest.UntrustedOriginException;
+import io.fsp.extension.OriginSignature;
+import io.fsp.tls.Certificates;
+import io.fsp.tls.KeyMaterial;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TokenKey;
 import io.fsp.token.TokenScope;
@@ -21,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,17 +58,31 @@ class EvacuationManifestTest {
         return out;
     }
 
+    static final KeyMaterial ORIGIN = Certificates.selfSigned("origin");
+    private static final FspUrl ORIGIN_URL = FspUrl.parse("fsp://alice@[::1]:2121/data/my%20set");
+
+    /** What the origin signs for {@code announcements} evacuated by {@code url}'s user and path. */
+    static OriginSignature sign(KeyMaterial key, FspUrl url, List<Announcement> announcements) {
+        OriginSignature.Lines lines = new OriginSignature.Lines();
+        announcements.forEach(a -> lines.add(ExtensionCodec.format(a)));
+        return OriginSignature.sign(key.privateKey(), url.user(), url.path(), lines.count(), lines.sha256());
+    }
+
     static EvacuationManifest manifest(State state) {
-        return new EvacuationManifest(FspUrl.parse("fsp://alice@[::1]:2121/data/my%20set"), Fingerprint.parse(FINGERPRINT),
-                Instant.parse("2026-11-24T08:00:00.750Z"), Instant.parse("2026-12-01T08:00:00Z"), state, announcements());
+        List<Announcement> all = announcements();
+        return new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), Instant.parse("2026-11-24T08:00:00.750Z"),
+                Instant.parse("2026-12-01T08:00:00Z"), state, all, sign(ORIGIN, ORIGIN_URL, all));
     }
 
     @Test
-    void writesTheAgreedTextAndReadsItBackExactly() {
+    void writesTheAgreedTextAndReadsItBackExactly() throws Exception {
         EvacuationManifest m = manifest(State.COMPLETE);
         String text = m.toText();
-        assertTrue(text.startsWith("fsp-evacuation-manifest 1\norigin fsp://alice@[::1]:2121/data/my%20set\norigin-fingerprint "
-                + FINGERPRINT + "\ncreated 2026-11-24T08:00:00Z\nretain-until 2026-12-01T08:00:00Z\nstate complete\nFSP "), text);
+        String certificate = Base64.getEncoder().encodeToString(ORIGIN.certificate().getEncoded());
+        String signature = Base64.getEncoder().encodeToString(m.signature().signature());
+        assertTrue(text.startsWith("fsp-evacuation-manifest 2\norigin fsp://alice@[::1]:2121/data/my%20set\norigin-certificate "
+                + certificate + "\ncreated 2026-11-24T08:00:00Z\nretain-until 2026-12-01T08:00:00Z\nstate complete\n"
+                + "origin-signature " + signature + "\nFSP "), text);
         assertTrue(text.endsWith("BLK 0 relay:0,1 0 0 4096 " + DIGEST + "\nend 2\n"), text);
         EvacuationManifest back = EvacuationManifest.parse(text);
         assertEquals(text, back.toText());
@@ -109,10 +127,11 @@ class EvacuationManifestTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "fsp-evacuation-manifest 1|fsp-evacuation-manifest 2|line 1",
+        "fsp-evacuation-manifest 2|fsp-evacuation-manifest 1|line 1",
         "origin fsp://alice@[::1]:2121/data/my%20set|origin fsp://alice:pw@[::1]:2121/data|line 2: url: a password",
         "origin fsp://alice@[::1]:2121/data/my%20set|origin http://alice@h/x|line 2",
-        "origin-fingerprint AB:|origin-fingerprint ab:|line 3",
+        "origin-certificate MI|origin-certificate mI|line 3: origin-certificate: not a certificate",
+        "origin-signature |origin-signature #|line 7: origin-signature: not base64",
         "created 2026-11-24T08:00:00Z|created 2026-11-24T08:00:00.5Z|line 4",
         "created 2026-11-24T08:00:00Z|created yesterday|line 4",
         "retain-until 2026-12-01T08:00:00Z|retain-until 2026-12-01|line 5",
@@ -120,10 +139,10 @@ class EvacuationManifestTest {
         "state complete|state  complete|line 6",
         "end 2|end 3|'end 2', the number of BLK lines",
         "end 2|end 1|'end 2', the number of BLK lines",
-        "BLK 0 relay:0,1 0 0 4096|BLK 0 relay:0,1 0 0 04096|line 16",
+        "BLK 0 relay:0,1 0 0 4096|BLK 0 relay:0,1 0 0 04096|line 17",
         "DIR sub|KEY none|announcement 6: Key (expected: FSP, KEY, TOKEN, then RELAY, DIR, FILE and BLK lines in this order)",
-        "RELAY 0 127.0.0.1:7001|BLK 5 relay:0 0 0 1 " + "sha256:" + "ab" + "|line 10",
-        "KEY |TOKEN |line 8: TOKEN"})
+        "RELAY 0 127.0.0.1:7001|BLK 5 relay:0 0 0 1 " + "sha256:" + "ab" + "|line 11",
+        "KEY |TOKEN |line 9: TOKEN"})
     void badHeadersAndLinesAreRefusedNamingTheLine(String from, String to, String expected) {
         String text = manifest(State.COMPLETE).toText();
         assertTrue(text.contains(from), from);
@@ -141,12 +160,14 @@ class EvacuationManifestTest {
     }
 
     @Test
-    void aCheckpointMayEndAfterAnyAnnouncement() {
+    void aCheckpointMayEndAfterAnyAnnouncement() throws Exception {
         List<Announcement> all = announcements();
         for (int n = 0; n <= all.size(); n++) {
-            EvacuationManifest m = new EvacuationManifest(FspUrl.parse("fsp://alice@host/data"), Fingerprint.parse(FINGERPRINT),
-                    Instant.EPOCH, Instant.EPOCH, State.RUNNING, all.subList(0, n));
+            FspUrl url = FspUrl.parse("fsp://alice@host/data");
+            EvacuationManifest m = new EvacuationManifest(url, ORIGIN.certificate(), Instant.EPOCH, Instant.EPOCH,
+                    State.RUNNING, all.subList(0, n), sign(ORIGIN, url, all.subList(0, n)));
             assertEquals(m.toText(), EvacuationManifest.parse(m.toText()).toText());
+            EvacuationManifest.parse(m.toText()).checkOrigin(ORIGIN.fingerprint());
         }
     }
 
@@ -165,5 +186,72 @@ class EvacuationManifestTest {
         byte[] other = io.fsp.crypto.SealedBox.seal(manifest(State.COMPLETE).toText().getBytes(StandardCharsets.UTF_8),
                 SAFE_SITE, "something else");
         assertThrows(ManifestException.class, () -> EvacuationManifest.open(other, SAFE_SITE));
+    }
+
+    @Test
+    void theTrustedOriginsSignatureOverEveryAnnouncementIsAccepted() throws Exception {
+        EvacuationManifest back = EvacuationManifest.parse(manifest(State.COMPLETE).toText());
+        back.checkOrigin(ORIGIN.fingerprint());
+        assertEquals(ORIGIN.fingerprint(), back.originFingerprint());
+    }
+
+    /**
+     * The forgery: whoever has the safe site's public key seals a manifest of their own data that names the trusted
+     * origin. With the origin's certificate (public) they have no signature of it, with their own the fingerprint
+     * differs; a genuine signature over other lines, another account or another path does not verify either.
+     */
+    @Test
+    void aManifestTheTrustedOriginDidNotSignIsRefused() {
+        KeyMaterial attacker = Certificates.selfSigned("origin");
+        List<Announcement> all = announcements();
+        Instant t = Instant.parse("2026-11-24T08:00:00Z");
+        String unsigned = refused(new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), t, t, State.COMPLETE, all, null));
+        assertTrue(unsigned.contains("did not sign it"), unsigned);
+        String ownKey = refused(new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), t, t, State.COMPLETE, all,
+                sign(attacker, ORIGIN_URL, all)));
+        assertTrue(ownKey.contains("signature does not match"), ownKey);
+        String ownCertificate = refused(new EvacuationManifest(ORIGIN_URL, attacker.certificate(), t, t, State.COMPLETE, all,
+                sign(attacker, ORIGIN_URL, all)));
+        assertTrue(ownCertificate.contains("the origin's certificate is " + attacker.fingerprint() + ", not the trusted "
+                + ORIGIN.fingerprint()), ownCertificate);
+        // a genuine signature, over other lines: one block's digest changed
+        List<Announcement> tampered = new ArrayList<>(all);
+        tampered.set(all.size() - 1, ExtensionCodec.parse("BLK 0 relay:0,1 0 0 4096 sha256:" + "cd".repeat(32)));
+        assertTrue(refused(new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), t, t, State.COMPLETE, tampered,
+                sign(ORIGIN, ORIGIN_URL, all))).contains("signature does not match"));
+        // a genuine signature of another account's or another path's evacuation
+        for (String other : List.of("fsp://mallory@[::1]:2121/data/my%20set", "fsp://alice@[::1]:2121/data/other")) {
+            FspUrl url = FspUrl.parse(other);
+            assertTrue(refused(new EvacuationManifest(url, ORIGIN.certificate(), t, t, State.COMPLETE, all,
+                    sign(ORIGIN, ORIGIN_URL, all))).contains("signature does not match"), other);
+        }
+    }
+
+    private static String refused(EvacuationManifest m) {
+        EvacuationManifest back = EvacuationManifest.parse(m.toText());
+        return assertThrows(UntrustedOriginException.class, () -> back.checkOrigin(ORIGIN.fingerprint())).getMessage();
+    }
+
+    @ParameterizedTest
+    @CsvSource({"..", "..%2F..%2Fescaped.bin", "%2Fetc%2Fpasswd", "a%2F..%2F..%2Fb", "sub%2Fname.bin", "."})
+    void aSingleFilesNameThatIsNotOneSafeSegmentIsRefused(String encoded) {
+        List<Announcement> lines = List.of(
+                ExtensionCodec.parse("FSP 00112233445566ff kind=file files=1 directories=0 bytes=10 blocks=1"),
+                ExtensionCodec.parse("KEY none"), announcements().get(2), ExtensionCodec.parse("FILE 0 10 0 " + encoded));
+        Instant t = Instant.EPOCH;
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), t, t, State.RUNNING, lines, null));
+        assertTrue(e.getMessage().startsWith("FILE path"), e.getMessage());
+    }
+
+    @ParameterizedTest
+    @CsvSource({"DIR,..", "DIR,a%2F..", "FILE 0 4096 1700000000000,..%2Fa.bin", "FILE 0 4096 1700000000000,%2Fa.bin",
+            "FILE 0 4096 1700000000000,a%2F%2Fb", "FILE 0 4096 1700000000000,a%5Cb"})
+    void aDirectoryEntryThatLeavesTheBagIsRefused(String prefix, String encoded) {
+        List<Announcement> lines = new ArrayList<>(announcements().subList(0, 5));
+        lines.add(ExtensionCodec.parse(prefix + " " + encoded));
+        Instant t = Instant.EPOCH;
+        assertThrows(IllegalArgumentException.class,
+                () -> new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), t, t, State.RUNNING, lines, null));
     }
 }

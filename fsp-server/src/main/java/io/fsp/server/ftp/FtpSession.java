@@ -99,6 +99,9 @@ public final class FtpSession {
             }
             return;
         }
+        if (!queuedReplies.isEmpty()) {
+            drainQueuedReplies(); // made earlier on another thread: they go first
+        }
         send(reply);
         ctx.flush();
     }

@@ -15,4 +15,11 @@ public interface Announcements {
      * no further block meanwhile); false once the client is gone or the thread is interrupted.
      */
     boolean awaitRoom();
+
+    /**
+     * Nothing more will be announced (every block is placed, or striping failed); called once, before the
+     * transfer's end is reported. An evacuation's announcements send their last signature here.
+     */
+    default void end() {
+    }
 }

@@ -77,6 +77,11 @@ public final class StripeContext implements AutoCloseable {
     }
 
     /** The static relay list now; a transfer takes it once, when it is planned. */
+    /** The server's certificate and key: presented to relays, and signing what an evacuation announces. */
+    public KeyMaterial identity() {
+        return identity;
+    }
+
     public List<RelayEndpoint> relays() {
         return relays;
     }

@@ -80,6 +80,7 @@ public final class Striping {
         stripe.engines().execute(() -> {
             try {
                 placed = new TreeMap<>(engine.run());
+                announcements.end();
                 log.info("{} transfer {}: {} blocks, {} bytes placed in {} ms: {}", session, transfer.id(),
                         transfer.plan().count(), transfer.totalBytes(), (System.nanoTime() - start) / 1_000_000, placed);
                 done.trySuccess(transfer.totalBytes());
@@ -91,6 +92,7 @@ public final class Striping {
                 }
             } catch (Exception e) {
                 log.warn("{} transfer {} failed: {}", session, transfer.id(), e.toString());
+                announcements.end();
                 if (transfer.options().evacuation()) {
                     log.info("{} evacuation {} stopped: the blocks placed stay at the relays for their collector", session,
                             transfer.id());

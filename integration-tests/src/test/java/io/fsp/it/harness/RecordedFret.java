@@ -7,9 +7,11 @@ import io.fsp.client.evacuate.EvacuationManifest;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
+import io.fsp.extension.OriginSignature;
 import io.fsp.tls.PinnedTrustManager;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -20,19 +22,25 @@ import java.util.function.Predicate;
 /**
  * An ordinary FRET on a {@link StripeRig} whose {@code 151} lines are read and kept, nothing fetched: what an
  * evacuation records, for collecting it later from a manifest. The control connection stays open until
- * {@link #close}, so that the server does not abort the transfer at the relays meanwhile.
+ * {@link #close}, so that the server does not abort the transfer at the relays meanwhile. With {@code retain} the
+ * server signs its lines ({@code SIG}); the last signature is kept, and a manifest of every line carries it.
  */
 public final class RecordedFret implements AutoCloseable {
     private final StripeRig rig;
     private final String path;
     private final ControlChannel control;
     private final List<Announcement> announcements;
+    private final X509Certificate certificate;
+    private final OriginSignature signature;
 
-    private RecordedFret(StripeRig rig, String path, ControlChannel control, List<Announcement> announcements) {
+    private RecordedFret(StripeRig rig, String path, ControlChannel control, List<Announcement> announcements,
+                         X509Certificate certificate, OriginSignature signature) {
         this.rig = rig;
         this.path = path;
         this.control = control;
         this.announcements = announcements;
+        this.certificate = certificate;
+        this.signature = signature;
     }
 
     /** Logs in, sets {@code fspOptions}, sends {@code FRET path} and reads its announcements up to the 226. */
@@ -45,11 +53,19 @@ public final class RecordedFret implements AutoCloseable {
             ControlChannel.expect(c.command("FRET " + path), 150, "FRET");
             c.readTimeout(Duration.ofMinutes(1));
             List<Announcement> lines = new ArrayList<>();
+            OriginSignature signature = null;
             for (Reply r = c.read(); r.code() != 226; r = c.read()) {
                 ControlChannel.expect(r, 151, "FRET");
-                lines.add(ExtensionCodec.parse(r.text()));
+                if (OriginSignature.isSignature(r.text())) {
+                    signature = OriginSignature.parse(r.text());
+                } else {
+                    lines.add(ExtensionCodec.parse(r.text()));
+                }
             }
-            return new RecordedFret(rig, path, c, lines);
+            if (signature != null && signature.lines() != lines.size()) {
+                throw new IOException("the last SIG covers " + signature.lines() + " of " + lines.size() + " lines");
+            }
+            return new RecordedFret(rig, path, c, lines, c.peerCertificate(), signature);
         } catch (IOException | RuntimeException e) {
             c.close();
             throw e;
@@ -60,13 +76,21 @@ public final class RecordedFret implements AutoCloseable {
         return announcements;
     }
 
-    /** The manifest of every line read, or of those {@code keep} accepts, sealed to {@code recipient} at {@code file}. */
+    public OriginSignature signature() {
+        return signature;
+    }
+
+    /**
+     * The manifest of every line read, or of those {@code keep} accepts, sealed to {@code recipient} at {@code file}:
+     * with the server's signature when it signed them all and all are kept, else unsigned.
+     */
     public EvacuationManifest write(Path file, RecipientKey recipient, EvacuationManifest.State state,
                                     Predicate<Announcement> keep) throws IOException {
         Instant now = Instant.now();
+        List<Announcement> kept = announcements.stream().filter(keep).toList();
         EvacuationManifest m = new EvacuationManifest(new FspUrl(StripeRig.USER, "127.0.0.1", rig.port(), path),
-                rig.server().fingerprint(), now, now.plus(Duration.ofHours(1)), state,
-                announcements.stream().filter(keep).toList());
+                certificate, now, now.plus(Duration.ofHours(1)), state, kept,
+                kept.size() == announcements.size() ? signature : null);
         m.write(file, recipient);
         return m;
     }

@@ -68,9 +68,18 @@ public final class StripeRig implements AutoCloseable {
      */
     public static StripeRig start(Path dir, long relayMemoryBytes, UnaryOperator<RelayConfig> relayConfig,
                                   Map<String, List<String>> serverSettings, Fault[]... relayFaults) throws Exception {
+        return start(dir, Certificates.selfSigned("fsp-server"), relayMemoryBytes, relayConfig, serverSettings, relayFaults);
+    }
+
+    /** As {@link #start}, the server with the certificate and key {@code key} (e.g. RSA, as an operator may configure). */
+    public static StripeRig start(Path dir, KeyMaterial key, long relayMemoryBytes, Fault[]... relayFaults) throws Exception {
+        return start(dir, key, relayMemoryBytes, c -> c, Map.of(), relayFaults);
+    }
+
+    private static StripeRig start(Path dir, KeyMaterial key, long relayMemoryBytes, UnaryOperator<RelayConfig> relayConfig,
+                                   Map<String, List<String>> serverSettings, Fault[]... relayFaults) throws Exception {
         Path state = dir.resolve("server-state");
         Files.createDirectories(state);
-        KeyMaterial key = Certificates.selfSigned("fsp-server");
         Certificates.write(key, state.resolve("server-cert.pem"), state.resolve("server-key.pem"));
         List<FspRelay> relays = new ArrayList<>();
         List<String> specs = new ArrayList<>();

@@ -2,6 +2,7 @@ package io.fsp.server.ftp.command;
 
 import io.fsp.extension.Announcement;
 import io.fsp.extension.Manifest;
+import io.fsp.extension.OriginSignature;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.server.ServerMetrics;
 import io.fsp.server.fs.FtpPath;
@@ -94,6 +95,14 @@ public final class FretCommand extends FspExtensionCommand {
                             + " connection (FSPO include-direct=off)"));
             return;
         }
+        String keyAlgorithm = stripe.identity().privateKey().getAlgorithm();
+        if (options.evacuation() && !OriginSignature.canSign(keyAlgorithm)) {
+            // the collector trusts an evacuation only as signed with this server's certificate key
+            session.reply(new FtpReply(ReplyCode.NOT_IMPLEMENTED_FOR_PARAMETER, "FRET with retain (an evacuation)"
+                    + " needs a certificate key that can sign its announcements: this server's is " + keyAlgorithm
+                    + " (expected: EC, RSA or Ed25519)"));
+            return;
+        }
         Optional<DataConnection> direct = Optional.empty();
         if (options.includeDirect()) {
             direct = session.takeDataConnection();
@@ -105,7 +114,8 @@ public final class FretCommand extends FspExtensionCommand {
         }
         Optional<DataConnection> data = direct;
         List<String> priorities = state(session).takePriorities();
-        session.blocking(path, () -> prepare(session, path, options, priorities), prepared -> start(session, path, prepared, data, arrived),
+        session.blocking(path, () -> prepare(session, path, options, priorities),
+                prepared -> start(session, path, request.argument(), prepared, data, arrived),
                 () -> data.ifPresent(DataConnection::close));
     }
 
@@ -202,7 +212,8 @@ public final class FretCommand extends FspExtensionCommand {
         }
     }
 
-    private void start(FtpSession session, FtpPath path, Prepared p, Optional<DataConnection> direct, long arrived) {
+    private void start(FtpSession session, FtpPath path, String asked, Prepared p, Optional<DataConnection> direct,
+                       long arrived) {
         StripedTransfer t = p.transfer();
         state(session).remember(t);
         String summary = "FSP transfer " + t.id() + " of " + Replies.quote(path) + ": " + t.files().size() + " files, "
@@ -220,7 +231,12 @@ public final class FretCommand extends FspExtensionCommand {
             info.add(new Announcement.Directory(d));
         }
         info.addAll(p.manifest().files());
-        Announcements announcements = new ControlChannelAnnouncements(session);
+        // An evacuation's lines end up in a manifest sealed by whoever holds the safe site's public key: the
+        // collector trusts them only as signed by this server's certificate (docs/protocol.md §1, "Evacuation").
+        Announcements announcements = t.options().evacuation()
+                ? ControlChannelAnnouncements.signed(session, stripe.identity().privateKey(),
+                        session.user().orElseThrow().name(), asked)
+                : ControlChannelAnnouncements.plain(session);
         Striping striping = new Striping(stripe, session.channel(), session.toString(), t, p.relays(), p.endpoints(),
                 announcements, session.sent(ServerMetrics.RELAY), session.sent(ServerMetrics.DIRECT));
         if (direct.isPresent()) {
