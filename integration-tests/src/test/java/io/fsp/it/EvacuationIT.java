@@ -275,6 +275,7 @@ class EvacuationIT {
         settings.put("state-dir", List.of(Files.createDirectories(dir.resolve("server-state")).toString()));
         settings.put("relay", relays);
         settings.put("login-failure-delay", List.of("0s"));
+        settings.put("retain-user", List.of(StripeRig.USER + "=30d"));
         return FspServer.start(ConfigLoader.load(ServerConfig.defaults(), ConfigSource.of("test", settings)));
     }
 

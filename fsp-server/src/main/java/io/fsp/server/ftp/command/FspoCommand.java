@@ -3,17 +3,20 @@ package io.fsp.server.ftp.command;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
+import io.fsp.server.ftp.ReplyCode;
 import io.fsp.server.select.SelectionRequest;
 import io.fsp.server.stripe.StripeContext;
 import io.fsp.server.stripe.StripeOptions;
 import io.fsp.server.stripe.StripeSession;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * {@code FSPO [key=value …]} — FSP extension (docs/protocol.md §1, "FSP extension"): sets options of the session's next
  * striped transfers (block size, compression, cipher, checksum, digest, strategy, include-direct, streams,
  * use-relays, replicas, retain, relay selection) and answers {@code 200} with all of them; without arguments it
- * only shows them. All or nothing: one bad pair and nothing changes (501 naming it).
+ * only shows them. All or nothing: one bad pair and nothing changes (501 naming it). A {@code retain} the user has no
+ * right to (the server's {@code retain-user}; never anonymous) is answered 550 with the reason, and nothing changes.
  */
 public final class FspoCommand extends FspExtensionCommand {
     static final int MAX_PAIRS = 16;
@@ -65,6 +68,13 @@ public final class FspoCommand extends FspExtensionCommand {
             } catch (IllegalArgumentException e) {
                 session.reply(Replies.badArguments(e.getMessage()));
                 return;
+            }
+            if (options.evacuation()) {
+                Optional<String> refusal = stripe.retentionRefusal(session.user(), options.retain());
+                if (refusal.isPresent()) {
+                    session.reply(Replies.of(ReplyCode.FILE_UNAVAILABLE, refusal.get()));
+                    return;
+                }
             }
             state.options(options);
             state.selection(selection);
