@@ -128,6 +128,10 @@ class EvacuateIT {
             assertEquals("sub/deeper/c ü.bin", m.announcements().stream().filter(a -> a instanceof Announcement.File)
                     .map(a -> ((Announcement.File) a).name()).findFirst().orElseThrow(), "the server sent it first");
             String fingerprint = rig.server().fingerprint().toString();
+            for (var relay : rig.relays()) {
+                assertTrue(relay.store().used() > 0, "every relay holds blocks");
+                assertEquals(relay.store().used(), relay.store().reserved(), "once evacuated: reserved what is held");
+            }
 
             rig.server().close(); // the origin is lost
             rig.relays().get(2).close(); // and a relay
@@ -135,6 +139,14 @@ class EvacuateIT {
             assertEquals(ExitCodes.OK, c.exit(), c.toString());
             assertEquals(TreeDigests.of(tree), TreeDigests.of(bag.resolve("data")));
             assertEquals(15, Bags.assertValid(bag).size(), "15 files and nothing else");
+            for (var relay : rig.relays().subList(0, 2)) { // fsp collect confirmed every block before it exited
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); // the relay deletes them meanwhile
+                while (relay.store().reserved() > 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                assertEquals(0, relay.store().reserved(), "collected whole: nothing stays reserved");
+                assertEquals(0, relay.store().retainedTransfers(), "the transfer ended");
+            }
         }
     }
 

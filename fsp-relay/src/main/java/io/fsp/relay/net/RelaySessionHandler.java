@@ -370,8 +370,9 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
                         o.transferId(), o.space(), store.reserved(), store.quota());
                 refuse(o.id(), RelayErrorCode.NO_SPACE, o.space() < 1
                         ? "space: " + o.space() + " (expected: >= 1, the block bytes the transfer will push here)"
-                        : "no room to reserve for transfer " + o.transferId() + " (this server's share or the relay's"
-                                + " quota is taken); try another relay");
+                        : "no room to reserve for transfer " + o.transferId() + " (this server's share, its"
+                                + " retained space for a retained transfer, or the relay's quota is taken); try another"
+                                + " relay");
             }
             case RETENTION_TOO_LONG -> refuse(o.id(), RelayErrorCode.RETENTION_TOO_LONG, "expiresAt: " + o.expiresAt()
                     + " (expected: by " + clock.instant().plus(store.config().maxRetain()) + ", this relay retains"
