@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -146,6 +147,23 @@ class EvacuateIT {
                 }
                 assertEquals(0, relay.store().reserved(), "collected whole: nothing stays reserved");
                 assertEquals(0, relay.store().retainedTransfers(), "the transfer ended");
+            }
+        }
+    }
+
+    /** A user the server's retain-user does not name is refused at FSPO: exit 1 naming why, nothing at the relays. */
+    @Test
+    void aUserWithoutTheRightToRetainIsRefusedBeforeAnythingIsSent() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 16L << 20, c -> c,
+                Map.of("retain-user", List.of("someone-else=30d")), HONEST, HONEST)) {
+            tree(rig);
+            Result e = evacuate(rig, "/tree", "--replicas", "1");
+            assertEquals(ExitCodes.FAILURE, e.exit(), e.toString());
+            assertTrue(e.err().contains("550 retain=2h refused: user " + StripeRig.USER + " may not retain transfers at"
+                    + " the relays"), e.toString());
+            for (var relay : rig.relays()) {
+                assertEquals(0, relay.store().reserved(), "nothing reserved");
+                assertEquals(0, relay.store().openTransfers(), "nothing opened");
             }
         }
     }

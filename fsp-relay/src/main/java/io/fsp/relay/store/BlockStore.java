@@ -670,7 +670,8 @@ public final class BlockStore {
 
     /**
      * Returns the bytes of a block of {@code t} that is gone (and its memory), and admits the transfer's waiting
-     * puts that fit now, in arrival order. {@code t} is null when the transfer is no longer open.
+     * puts that fit now, in arrival order; a finished transfer gives the bytes back to the relay, and ends once it
+     * holds nothing. {@code t} is null when the transfer is no longer open.
      */
     private void release(Transfer t, long bytes, long memory) {
         synchronized (this) {
@@ -682,21 +683,18 @@ public final class BlockStore {
             t.held -= bytes;
             if (t.finished && transfers.get(t.id) == t) {
                 shrink(t, bytes); // its server pushes no more: the space goes back to the relay
-                if (endIfEmpty(t)) {
-                    log.info("transfer {} ended: every block of it is confirmed or gone", t.id);
-                    // its blocks are gone already; a retained transfer's metadata goes now
-                } else {
-                    t = null;
-                }
+            }
+            while (!t.waiters.isEmpty() && t.held + t.waiters.peek().size <= t.reservation) {
+                admit(t, t.waiters.poll());
+            }
+            if (endIfEmpty(t)) {
+                log.info("transfer {} ended: every block of it is confirmed or gone", t.id);
             } else {
-                while (!t.waiters.isEmpty() && t.held + t.waiters.peek().size <= t.reservation) {
-                    admit(t, t.waiters.poll());
-                }
                 t = null;
             }
         }
         if (t != null) {
-            dropBlocks(t);
+            dropBlocks(t); // its blocks are gone already; a retained transfer's metadata goes now
         }
     }
 

@@ -1,6 +1,8 @@
 package io.fsp.server.stripe;
 
 import io.fsp.relay.client.RelayConnection;
+import io.fsp.relay.client.RelayRefusedException;
+import io.fsp.relay.wire.RelayErrorCode;
 import io.fsp.server.select.RelayEndpoint;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
@@ -146,7 +148,7 @@ public final class Striping {
         List<CompletableFuture<Void>> aborts = new ArrayList<>();
         for (int i : indices) {
             RelayEndpoint e = endpoints.get(i);
-            aborts.add(stripe.relayConnection(e, c -> c.abortTransfer(transfer.id()))
+            aborts.add(stripe.relayConnection(e, c -> c.abortTransfer(transfer.id()).exceptionally(Striping::ended))
                     .thenAccept(c -> stripe.release(e, c, true)));
         }
         try {
@@ -156,6 +158,19 @@ public final class Striping {
             log.info("{} transfer {}: not every relay took the abort ({}); its blocks there expire", session,
                     transfer.id(), ex.toString());
         }
+    }
+
+    /**
+     * An abort the relay answered UNKNOWN_TRANSFER: the transfer ended there already (collected whole, or it held
+     * none of its blocks), which is what the abort was for; the connection is sound. Any other failure stands.
+     */
+    private static Void ended(Throwable error) {
+        Throwable e = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                ? error.getCause() : error;
+        if (e instanceof RelayRefusedException r && r.code() == RelayErrorCode.UNKNOWN_TRANSFER) {
+            return null;
+        }
+        throw error instanceof RuntimeException re ? re : new java.util.concurrent.CompletionException(error);
     }
 
     private void abortLater() {
