@@ -244,7 +244,8 @@ SERVER_PID=""
 start_server() { # relay numbers...
     stop_server
     local args=(--listen 10.77.0.2:2121 --root "$DATA" --user "bench:$PASSWORD" --state-dir "$SRV_STATE"
-        --certificate "$SRV_STATE/cert.pem" --private-key "$SRV_STATE/key.pem" --allow-plain-login)
+        --certificate "$SRV_STATE/cert.pem" --private-key "$SRV_STATE/key.pem" --allow-plain-login
+        --retain-user bench=1h) # the evacuation runs retain for an hour
     for i in "$@"; do args+=(--relay "${RELAY_SPEC[$i]}"); done
     : > "$WORK/server.log"
     spawn tb-srv "$WORK/server.log" "listening on" "${FSP_SERVER[@]}" "${args[@]}"

@@ -93,6 +93,11 @@ public final class RelayCommand implements Callable<Integer> {
                     + " --server-quota, at least --max-block).")
     String transferSpace;
 
+    @Option(names = "--server-retained-space", paramLabel = "SIZE",
+            description = "Most block bytes the retained transfers (evacuations) of one trusted server may reserve"
+                    + " together, within --server-quota (default: half of --server-quota).")
+    String serverRetainedSpace;
+
     @Option(names = "--ttl", paramLabel = "DURATION",
             description = "Drop a transfer nobody touched for this long; retained transfers are kept until their"
                     + " expiry (default: 1h).")

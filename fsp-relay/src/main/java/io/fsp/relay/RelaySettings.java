@@ -35,6 +35,7 @@ import java.util.Set;
  * @param stateDir where the certificate and key are kept (empty: {@code ~/.fsp/relay})
  * @param serverQuota empty: all of {@code quota}
  * @param transferSpace empty: an eighth of the server quota, at least {@code max-block}
+ * @param serverRetainedSpace empty: half the server quota
  * @param socketBuffer 0: the kernel's autotuning
  * @param meridian empty: no Meridian node, unless {@code meridian-bootstrap} is given (then the listen address)
  * @param metrics where to serve Prometheus metrics (empty: nowhere, no port opened)
@@ -51,6 +52,7 @@ public record RelaySettings(
         ByteSize memory,
         Optional<ByteSize> serverQuota,
         Optional<ByteSize> transferSpace,
+        Optional<ByteSize> serverRetainedSpace,
         Duration ttl,
         Duration maxRetain,
         ByteSize maxBlock,
@@ -94,7 +96,7 @@ public record RelaySettings(
 
     public static RelaySettings defaults() {
         return new RelaySettings(Optional.empty(), Optional.empty(), List.of(), Optional.empty(),
-                new ByteSize(2L << 30), ByteSize.ofMebibytes(256), Optional.empty(), Optional.empty(),
+                new ByteSize(2L << 30), ByteSize.ofMebibytes(256), Optional.empty(), Optional.empty(), Optional.empty(),
                 Duration.ofHours(1), StoreConfig.DEFAULT_MAX_RETAIN, new ByteSize(RelayLimits.DEFAULT_MAX_BLOCK_BYTES),
                 new ByteSize(0), ConnectionPolicy.DEFAULT.maxConnections(),
                 ConnectionPolicy.DEFAULT.maxUnauthenticatedPerAddress(), ConnectionPolicy.DEFAULT.authTimeout(),
@@ -149,7 +151,8 @@ public record RelaySettings(
         long transferSpaceBytes = transferSpace.map(ByteSize::bytes)
                 .orElseGet(() -> StoreConfig.defaultTransferSpace(serverQuotaBytes, maxBlock.bytes()));
         StoreConfig storeConfig = new StoreConfig(store.orElseThrow(), quota.bytes(), memory.bytes(), ttl,
-                serverQuotaBytes, transferSpaceBytes, maxRetain);
+                serverQuotaBytes, transferSpaceBytes, maxRetain, serverRetainedSpace.map(ByteSize::bytes)
+                        .orElseGet(() -> StoreConfig.defaultServerRetainedSpace(serverQuotaBytes)));
         Set<Fingerprint> trusted = new HashSet<>(trustServer);
         return new RelayConfig(listen.orElseThrow().toSocketAddress(), storeConfig, identity, trusted,
                 new RelayLimits((int) maxBlock.bytes()),

@@ -181,6 +181,15 @@ class RelayRetentionTest {
         return assertInstanceOf(RelayRefusedException.class, e.getCause()).code();
     }
 
+    /** Waits until the relay's reservations add up to {@code expected} bytes. */
+    private void awaitReserved(long expected) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (h.relay.store().reserved() != expected && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(expected, h.relay.store().reserved());
+    }
+
     /** Waits until the transfer's directory is deleted and the relay holds nothing. */
     private void awaitGone(Transfer t) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
@@ -207,7 +216,7 @@ class RelayRetentionTest {
 
         restart(Duration.ofHours(3)); // longer than the idle TTL, too
         assertEquals(size(wire), h.relay.store().used());
-        assertEquals(QUOTA / 4, h.relay.store().reserved());
+        assertEquals(size(wire), h.relay.store().reserved(), "restored finished: it keeps reserved what it holds");
         try (RelayConnection client = h.client()) {
             client.authorize(t.token()).get(5, TimeUnit.SECONDS);
             RelayMessage.Status status = client.status(t.id()).get(5, TimeUnit.SECONDS);
@@ -283,7 +292,7 @@ class RelayRetentionTest {
     }
 
     @Test
-    void restoredTransfersKeepTheirReservationSoANewTransferCannotTakeIt() throws Exception {
+    void restoredTransfersKeepReservedWhatTheyHoldAndTakeNoNewBlock() throws Exception {
         start();
         Transfer t;
         List<byte[]> wire;
@@ -292,25 +301,65 @@ class RelayRetentionTest {
             wire = push(server, t, 2, BLOCK_DATA);
         }
         restart(Duration.ZERO);
-        assertEquals(QUOTA / 2, h.relay.store().reserved());
+        assertEquals(size(wire), h.relay.store().reserved(), "what it holds, not the half it reserved when opened");
         assertEquals(size(wire), h.relay.store().used());
         try (RelayConnection server = h.server()) {
-            open(server, Duration.ofHours(1), QUOTA / 2, false); // the other half
+            open(server, Duration.ofHours(1), QUOTA / 2, false);
+            open(server, Duration.ofHours(1), QUOTA / 2 - size(wire), false); // the rest, all but the restored blocks
             ExecutionException e = assertThrows(ExecutionException.class,
                     () -> open(server, Duration.ofHours(1), 1, false));
-            assertEquals(RelayErrorCode.NO_SPACE, assertInstanceOf(RelayRefusedException.class, e.getCause()).code());
-            // The owner may go on pushing into the restored transfer, within its reservation.
+            assertEquals(RelayErrorCode.NO_SPACE, assertInstanceOf(RelayRefusedException.class, e.getCause()).code(),
+                    "the restored blocks still count");
+            // Nobody pushes into it after a restart: a new block is refused, its server places it elsewhere.
             try (BlockPipeline sender = pipeline(t).build()) {
                 for (int i = 0; i < 2; i++) {
                     seal(sender, t, i, BLOCK_DATA).release(); // the sequence numbers already placed
                 }
                 Block third = seal(sender, t, 2, BLOCK_DATA);
-                wire = new ArrayList<>(wire);
-                wire.add(ByteBufUtil.getBytes(third.content()));
-                server.putBlock(t.id(), 2, third.content()).get(5, TimeUnit.SECONDS);
+                assertEquals(RelayErrorCode.SPACE_EXCEEDED, refusal(server.putBlock(t.id(), 2, third.content())));
             }
         }
         collect(t, wire);
+    }
+
+    /**
+     * A retained transfer whose server connection closes keeps reserved only what it holds (its server crashed
+     * mid-evacuation, say); FINISH_TRANSFER does the same on a connection that stays; a collector confirming every
+     * block frees everything, and the transfer's files go.
+     */
+    @Test
+    void aRetainedTransferKeepsWhatItHoldsOnceItsServerIsDoneAndNothingOnceCollected() throws Exception {
+        start();
+        Transfer crashed;
+        Transfer finished;
+        List<byte[]> crashedWire;
+        List<byte[]> finishedWire;
+        try (RelayConnection server = h.server()) {
+            crashed = retained(server, Duration.ofDays(1));
+            crashedWire = push(server, crashed, 2, BLOCK_DATA);
+        }
+        awaitReserved(size(crashedWire));
+        try (RelayConnection server = h.server()) {
+            finished = retained(server, Duration.ofDays(1));
+            finishedWire = push(server, finished, 1, BLOCK_DATA);
+            assertEquals(size(crashedWire) + QUOTA / 4, h.relay.store().reserved());
+            server.finishTransfer(finished.id()).get(5, TimeUnit.SECONDS);
+            assertEquals(size(crashedWire) + size(finishedWire), h.relay.store().reserved());
+            assertEquals(h.relay.store().used(), h.relay.store().reserved());
+        }
+        collect(crashed, crashedWire);
+        collect(finished, finishedWire);
+        try (RelayConnection client = h.client()) {
+            client.authorize(crashed.token()).get(5, TimeUnit.SECONDS);
+            client.authorize(finished.token()).get(5, TimeUnit.SECONDS);
+            assertEquals(2L, client.confirm(crashed.id(), RelayHarness.seqs(0, 2)).get(5, TimeUnit.SECONDS));
+            assertEquals(1L, client.confirm(finished.id(), RelayHarness.seqs(0, 1)).get(5, TimeUnit.SECONDS));
+        }
+        awaitGone(crashed);
+        awaitGone(finished);
+        assertEquals(0, h.relay.store().reserved(), "collected whole: nothing stays reserved");
+        restart(Duration.ZERO);
+        assertTrue(h.relay.store().status(crashed.id()).isEmpty() && h.relay.store().status(finished.id()).isEmpty());
     }
 
     @ParameterizedTest

@@ -88,6 +88,10 @@ public final class ServerCommand implements Callable<Integer> {
             + " retain) may ask relays for, e.g. 7d (default: 30d).")
     String maxRetain;
 
+    @Option(names = "--retain-user", paramLabel = "NAME=DURATION", description = "User NAME may evacuate (FSPO retain)"
+            + " for at most DURATION, within --max-retain, e.g. alice=7d; repeatable (default: nobody; never anonymous).")
+    List<String> retainUser;
+
     @Option(names = "--metrics", paramLabel = "HOST:PORT", description = "Serve Prometheus metrics at"
             + " http://HOST:PORT/metrics (plain HTTP, no authentication: bind it where only the scraper reaches, e.g."
             + " 127.0.0.1:9463; default: none).")

@@ -5,6 +5,7 @@ import io.fsp.net.HostPort;
 import io.fsp.net.SocketBuffers;
 import io.fsp.server.ftp.data.PortRange;
 import io.fsp.server.select.RelayEndpoint;
+import io.fsp.server.stripe.RetainGrant;
 import io.fsp.server.stripe.StripeOptions;
 import io.fsp.tls.Fingerprint;
 import java.nio.file.Path;
@@ -54,6 +55,7 @@ public record ServerConfig(
         int maxBlocksPerTransfer,
         ByteSize socketBuffer,
         Duration maxRetain,
+        List<RetainGrant> retainUser,
         long checksumRate,
         long checksumBurst,
         Optional<HostPort> metrics) {
@@ -63,6 +65,10 @@ public record ServerConfig(
         user = List.copyOf(user);
         relay = List.copyOf(relay);
         trustRelay = List.copyOf(trustRelay);
+        retainUser = List.copyOf(retainUser);
+        if (retainUser.stream().map(RetainGrant::user).distinct().count() < retainUser.size()) {
+            throw new IllegalArgumentException("retain-user: a user named twice (expected: one line per user)");
+        }
         requirePositive("relay-selection-timeout", relaySelectionTimeout);
         SocketBuffers.check("socket-buffer", socketBuffer.bytes());
         if (listen.isEmpty()) {
@@ -121,7 +127,7 @@ public record ServerConfig(
                 true,
                 1 << 20,
                 new ByteSize(0),
-                Duration.ofDays(30),
+                Duration.ofDays(30), List.of(),
                 128L << 20, 16L << 30,
                 Optional.empty());
     }

@@ -164,6 +164,14 @@ class ServerCommandTest {
                 err.toString());
         assertEquals(2, cli(new ServerCommand()).execute("--max-retain", "30s", "--root", tmp.toString()));
         assertTrue(err.toString().contains("max-retain: 30s (expected: >= 1m)"), err.toString());
+        assertEquals(2, cli(new ServerCommand()).execute("--retain-user", "anonymous=7d", "--root", tmp.toString()));
+        assertTrue(err.toString().contains("retain-user: anonymous (expected: a named user; anonymous users never retain)"),
+                err.toString());
+        assertEquals(2, cli(new ServerCommand()).execute("--retain-user", "alice", "--root", tmp.toString()));
+        assertTrue(err.toString().contains("retain-user: 'alice' (expected: NAME=DURATION, e.g. alice=7d)"), err.toString());
+        assertEquals(2, cli(new ServerCommand()).execute("--retain-user", "alice=7d", "--retain-user", "alice=1d",
+                "--root", tmp.toString()));
+        assertTrue(err.toString().contains("retain-user: a user named twice"), err.toString());
     }
 
     @Test

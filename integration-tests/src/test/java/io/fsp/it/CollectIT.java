@@ -86,6 +86,9 @@ class CollectIT {
             Path tree = tree(rig);
             // an evacuation: the server signs its lines, and the collect checks them against its certificate
             try (RecordedFret fret = RecordedFret.of(rig, "/tree", "block-size=64k", "replicas=2", "retain=1h")) {
+                for (var relay : rig.relays()) {
+                    assertEquals(relay.store().used(), relay.store().reserved(), "after the 226: reserved what is held");
+                }
                 fret.write(manifest, safeSite, State.COMPLETE, a -> true);
                 Result r = collect("--trust-origin", rig.server().fingerprint().toString());
                 assertEquals(ExitCodes.OK, r.exit(), r.toString());
@@ -98,11 +101,15 @@ class CollectIT {
                             left.map(p -> p.getFileName().toString()).sorted().toList(), "journal and temporary files gone");
                 }
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (rig.relays().stream().mapToLong(x -> x.store().used()).sum() > 0 && System.nanoTime() < deadline) {
+                while (rig.relays().stream().mapToLong(x -> x.store().reserved()).sum() > 0 && System.nanoTime() < deadline) {
                     Thread.sleep(50);
                 }
+                assertEquals(0, rig.relays().stream().mapToLong(x -> x.store().reserved()).sum(),
+                        "collected whole: nothing stays reserved at any relay");
                 assertEquals(0, rig.relays().stream().mapToLong(x -> x.store().used()).sum(),
                         "every replica confirmed and freed");
+                assertEquals(0, rig.relays().stream().mapToInt(x -> x.store().openTransfers()).sum(),
+                        "the transfer ended at every relay");
                 Result again = collect("--trust-origin", rig.server().fingerprint().toString());
                 assertEquals(ExitCodes.FAILURE, again.exit(), again.toString());
                 assertTrue(again.err().contains("is a bag already"), again.toString());

@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -128,6 +129,10 @@ class EvacuateIT {
             assertEquals("sub/deeper/c ü.bin", m.announcements().stream().filter(a -> a instanceof Announcement.File)
                     .map(a -> ((Announcement.File) a).name()).findFirst().orElseThrow(), "the server sent it first");
             String fingerprint = rig.server().fingerprint().toString();
+            for (var relay : rig.relays()) {
+                assertTrue(relay.store().used() > 0, "every relay holds blocks");
+                assertEquals(relay.store().used(), relay.store().reserved(), "once evacuated: reserved what is held");
+            }
 
             rig.server().close(); // the origin is lost
             rig.relays().get(2).close(); // and a relay
@@ -135,6 +140,31 @@ class EvacuateIT {
             assertEquals(ExitCodes.OK, c.exit(), c.toString());
             assertEquals(TreeDigests.of(tree), TreeDigests.of(bag.resolve("data")));
             assertEquals(15, Bags.assertValid(bag).size(), "15 files and nothing else");
+            for (var relay : rig.relays().subList(0, 2)) { // fsp collect confirmed every block before it exited
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); // the relay deletes them meanwhile
+                while (relay.store().reserved() > 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                assertEquals(0, relay.store().reserved(), "collected whole: nothing stays reserved");
+                assertEquals(0, relay.store().retainedTransfers(), "the transfer ended");
+            }
+        }
+    }
+
+    /** A user the server's retain-user does not name is refused at FSPO: exit 1 naming why, nothing at the relays. */
+    @Test
+    void aUserWithoutTheRightToRetainIsRefusedBeforeAnythingIsSent() throws Exception {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 16L << 20, c -> c,
+                Map.of("retain-user", List.of("someone-else=30d")), HONEST, HONEST)) {
+            tree(rig);
+            Result e = evacuate(rig, "/tree", "--replicas", "1");
+            assertEquals(ExitCodes.FAILURE, e.exit(), e.toString());
+            assertTrue(e.err().contains("550 retain=2h refused: user " + StripeRig.USER + " may not retain transfers at"
+                    + " the relays"), e.toString());
+            for (var relay : rig.relays()) {
+                assertEquals(0, relay.store().reserved(), "nothing reserved");
+                assertEquals(0, relay.store().openTransfers(), "nothing opened");
+            }
         }
     }
 

@@ -46,7 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The server's side of an evacuation (FSPO retain, docs/protocol.md §1): relays opened retained until the
  * retention ends, a token that lives as long, placed blocks that stay at the relays when the client's control
- * connection closes (a normal transfer's are aborted), a relay out of space that gets no more blocks, the
+ * connection closes (a normal transfer's are aborted) in a reservation shrunk to what each relay holds once
+ * striping stops, a relay out of space that gets no more blocks, the
  * order FPRI gives the files and their blocks, and the options an evacuation refuses. Real server, real relays
  * ({@link StripeRig}); where the relay's view is what is checked (the retain flag, aborts, NO_SPACE), relays that
  * record what the server asks ({@link RecordingRelay}).
@@ -102,12 +103,18 @@ class EvacuationIT {
             Map<Integer, Long> announcedPerRelay = blocksPerRelay(evacuation);
             assertEquals(64, announcedPerRelay.values().stream().mapToLong(Long::longValue).sum(), evacuation.toString());
             assertEquals(announcedPerRelay, statusPerRelay(evacuation), "every placed block is still at its relay");
+            TransferId id = TransferId.parse(word(evacuation, "FSP", 1));
+            for (FspRelay r : rig.relays()) {
+                r.store().status(id).ifPresent(t -> assertEquals(t.bytes(), t.reservation(),
+                        "after the 226 a relay reserves what it holds of the evacuation"));
+                assertEquals(r.store().used(), r.store().reserved(), "and nothing else: the normal transfer is gone");
+            }
         }
     }
 
     /**
-     * A finished evacuation is aborted at the relays that hold none of its blocks (replicas count), so it does not keep
-     * their reservation for the whole retention; the relays that hold its blocks keep it.
+     * A finished evacuation ends at the relays that hold none of its blocks (replicas count), so it does not keep
+     * their reservation for the whole retention; the relays that hold its blocks keep reserved only what they hold.
      */
     @Test
     void aFinishedEvacuationReleasesTheRelaysThatHoldNoneOfItsBlocks() throws Exception {
@@ -124,14 +131,20 @@ class EvacuationIT {
                 assertEquals(replicas, holding.size(), lines.toString());
                 awaitEquals(replicas, () -> rig.relays().stream().filter(r -> r.store().status(id).isPresent()).count(),
                         "relays that keep the evacuation (replicas " + replicas + ")");
-                rig.relays().forEach(r -> r.store().status(id).ifPresent(t -> assertEquals(1, t.blocks(), "a keeping relay holds the block")));
+                rig.relays().forEach(r -> r.store().status(id).ifPresent(t -> {
+                    assertEquals(1, t.blocks(), "a keeping relay holds the block");
+                    assertEquals(t.bytes(), t.reservation(), "and reserves that block, not the plan's worth");
+                }));
+                assertEquals(rig.relays().stream().mapToLong(r -> r.store().used()).sum(),
+                        rig.relays().stream().mapToLong(r -> r.store().reserved()).sum(), "nothing reserved beyond what is held");
             }
         }
     }
 
     /**
      * A client that leaves mid-evacuation stops the striping (nothing more is read or pushed) and what was placed
-     * stays; a normal transfer left the same way is aborted.
+     * stays, each relay finished: reserving what it holds and taking no new block; a normal transfer left the same
+     * way is aborted.
      */
     @Test
     void closingTheControlConnectionMidEvacuationStopsStripingAndKeepsWhatWasPlaced() throws Exception {
@@ -139,10 +152,13 @@ class EvacuationIT {
             TreeDigests.random(rig.root().resolve("big.bin"), 16 << 20, 3); // 4096 blocks of 4 KiB
             List<String> read = leaveAfter20Blocks(rig, "block-size=4k retain=1h");
             TransferId evacuation = TransferId.parse(word(read, "FSP", 1));
-            long kept = awaitSteady(() -> blocksAt(rig, evacuation));
+            // The event: every relay that keeps the evacuation was finished (reserves what it holds, takes no more).
+            awaitEquals(0, () -> rig.relays().stream().filter(r -> r.store().status(evacuation)
+                    .filter(t -> t.reservation() != t.bytes()).isPresent()).count(), "relays not yet finished");
+            long kept = blocksAt(rig, evacuation);
             assertTrue(kept >= 20 && kept < 4096, "striping stopped with " + kept + " of 4096 blocks placed");
-            Thread.sleep(1000);
-            assertEquals(kept, blocksAt(rig, evacuation), "nothing more is pushed, nothing is aborted");
+            assertEquals(heldAt(rig, evacuation), rig.relays().stream().mapToLong(r -> r.store().reserved()).sum(),
+                    "reserved: what the relays hold, not the rest of the plan");
 
             TransferId normal = TransferId.parse(word(leaveAfter20Blocks(rig, "block-size=4k"), "FSP", 1));
             awaitEquals(0, () -> heldAt(rig, normal), "a normal transfer left mid-way is aborted");
@@ -209,6 +225,7 @@ class EvacuationIT {
             String shown = c.command("FSPO").text();
             assertTrue(shown.contains(" use-relays=off ") && shown.endsWith(" retain=1h"), "a refused FSPO changes nothing: " + shown);
             assertEquals(0, rig.relays().get(0).store().used(), "nothing was sent to the relay");
+            assertEquals(0, rig.relays().get(0).store().reserved(), "nor reserved there");
             assertEquals(200, c.command("NOOP").code(), "the session serves on");
         }
     }
@@ -239,6 +256,8 @@ class EvacuationIT {
                 }
                 assertEquals(3, full.stored(evacuation).size());
                 assertFalse(full.refused(evacuation).isEmpty(), "the relay refused a block");
+                assertEquals(List.of(evacuation), full.finished(), "finished at the 226: it keeps what it holds");
+                assertEquals(List.of(evacuation), roomy.finished());
                 Map<Integer, Long> placed = blocksPerRelay(lines);
                 assertEquals(Map.of(0, 3L, 1, 37L), placed, "no block on the full relay after it refused one, none at the origin");
                 for (long seq : full.refused(evacuation)) {
@@ -275,6 +294,7 @@ class EvacuationIT {
         settings.put("state-dir", List.of(Files.createDirectories(dir.resolve("server-state")).toString()));
         settings.put("relay", relays);
         settings.put("login-failure-delay", List.of("0s"));
+        settings.put("retain-user", List.of(StripeRig.USER + "=30d"));
         return FspServer.start(ConfigLoader.load(ServerConfig.defaults(), ConfigSource.of("test", settings)));
     }
 
@@ -380,21 +400,6 @@ class EvacuationIT {
             Thread.sleep(50);
         }
         assertEquals(expected, value.getAsLong(), what);
-    }
-
-    /** The value once it has not changed for half a second (at most 20 s). */
-    private static long awaitSteady(LongSupplier value) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        long last = value.getAsLong();
-        while (System.nanoTime() < deadline) {
-            Thread.sleep(500);
-            long now = value.getAsLong();
-            if (now == last) {
-                return now;
-            }
-            last = now;
-        }
-        throw new AssertionError("still changing after 20 s: " + last);
     }
 
     private static void assertBetween(Instant actual, Instant from, Instant to, String what) {

@@ -125,7 +125,7 @@ class EvacuationRunbookIT {
         KeyMaterial key = Certificates.selfSigned("fsp-server");
         Certificates.write(key, serverState.resolve("server-cert.pem"), serverState.resolve("server-key.pem"));
         List<String> args = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--root", root.toString(), "--user", USER,
-                "--state-dir", serverState.toString(), "--login-failure-delay", "0s"));
+                "--state-dir", serverState.toString(), "--login-failure-delay", "0s", "--retain-user", USER + "=7d"));
         for (int i = 0; i < 3; i++) {
             Path d = dir.resolve("relay" + i);
             relayDirs.add(d);

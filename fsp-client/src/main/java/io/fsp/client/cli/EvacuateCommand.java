@@ -83,7 +83,8 @@ public final class EvacuateCommand implements Callable<Integer> {
     String deadline;
 
     @Option(names = "--retain", paramLabel = "DURATION", defaultValue = "7d",
-            description = "How long the relays keep the blocks for the collector (default: ${DEFAULT-VALUE}; the server's max-retain caps it).")
+            description = "How long the relays keep the blocks for the collector (default: ${DEFAULT-VALUE}; the server's"
+                    + " max-retain caps it, and its retain-user must name the user with at least this long).")
     String retain;
 
     @Option(names = "--block-size", paramLabel = "SIZE", description = "Block size, e.g. 4M (server default: 1M).")

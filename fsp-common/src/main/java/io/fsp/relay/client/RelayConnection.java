@@ -297,6 +297,14 @@ public final class RelayConnection implements AutoCloseable {
         return request(id -> new RelayMessage.AbortTransfer(id, transferId), config.requestTimeout(), Void.class);
     }
 
+    /**
+     * Tells the relay that this server pushes nothing more into the transfer: its reservation there shrinks to the
+     * blocks the relay holds (a transfer that holds none ends).
+     */
+    public CompletableFuture<Void> finishTransfer(TransferId transferId) {
+        return request(id -> new RelayMessage.FinishTransfer(id, transferId), config.requestTimeout(), Void.class);
+    }
+
     // ---------------------------------------------------------------- client side
 
     /** Presents a capability token; the relay checks it and remembers it for this connection. */

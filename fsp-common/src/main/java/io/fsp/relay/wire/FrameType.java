@@ -7,6 +7,7 @@ final class FrameType {
     static final int OPEN_TRANSFER = 0x10;
     static final int PUT_BLOCK = 0x11;
     static final int ABORT_TRANSFER = 0x12;
+    static final int FINISH_TRANSFER = 0x13;
     static final int AUTHORIZE = 0x20;
     static final int GET_BLOCK = 0x21;
     static final int CONFIRM = 0x22;
@@ -32,7 +33,7 @@ final class FrameType {
 
     static boolean known(int type) {
         return switch (type) {
-            case HELLO, WELCOME, OPEN_TRANSFER, PUT_BLOCK, ABORT_TRANSFER, AUTHORIZE, GET_BLOCK, CONFIRM, STATUS,
+            case HELLO, WELCOME, OPEN_TRANSFER, PUT_BLOCK, ABORT_TRANSFER, FINISH_TRANSFER, AUTHORIZE, GET_BLOCK, CONFIRM, STATUS,
                     OK, BLOCK, NOT_FOUND, CONFIRMED, STATUS_REPLY, ERROR -> true;
             default -> false;
         };

@@ -143,7 +143,7 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
             case FrameType.WELCOME -> 4 + 2 + 1;
             case FrameType.OPEN_TRANSFER -> body.readableBytes() == OPEN_TRANSFER_BODY + 1 ? OPEN_TRANSFER_BODY + 1
                     : OPEN_TRANSFER_BODY; // the flags byte is optional
-            case FrameType.ABORT_TRANSFER, FrameType.STATUS -> 4 + TransferId.LENGTH;
+            case FrameType.ABORT_TRANSFER, FrameType.FINISH_TRANSFER, FrameType.STATUS -> 4 + TransferId.LENGTH;
             case FrameType.GET_BLOCK, FrameType.NOT_FOUND -> 4 + TransferId.LENGTH + 8;
             case FrameType.OK -> 4;
             case FrameType.CONFIRMED -> 4 + 4;
@@ -170,6 +170,7 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
                 yield new RelayMessage.PutBlock(id, t, seq, blockBytes(body));
             }
             case FrameType.ABORT_TRANSFER -> new RelayMessage.AbortTransfer(id, transferId(body));
+            case FrameType.FINISH_TRANSFER -> new RelayMessage.FinishTransfer(id, transferId(body));
             case FrameType.AUTHORIZE -> {
                 int n = body.readableBytes();
                 if (n < 1 || n > RelayLimits.MAX_TOKEN_BYTES) {

@@ -72,6 +72,10 @@ public final class RelayFrameEncoder extends MessageToMessageEncoder<RelayMessag
             buf.writeLong(a.transferId().value());
             return FrameType.ABORT_TRANSFER;
         }
+        if (msg instanceof RelayMessage.FinishTransfer f) {
+            buf.writeLong(f.transferId().value());
+            return FrameType.FINISH_TRANSFER;
+        }
         if (msg instanceof RelayMessage.Authorize a) {
             buf.writeBytes(a.token());
             return FrameType.AUTHORIZE;

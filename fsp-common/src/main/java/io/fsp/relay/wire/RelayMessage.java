@@ -109,6 +109,13 @@ public sealed interface RelayMessage {
     record AbortTransfer(int id, TransferId transferId) implements RelayMessage {
     }
 
+    /**
+     * The server pushes nothing more into the transfer: the relay shrinks its reservation to the blocks it holds,
+     * which stay for their collector.
+     */
+    record FinishTransfer(int id, TransferId transferId) implements RelayMessage {
+    }
+
     // ---- client to relay ----
 
     /** Presents a capability token (its encoded bytes) for the transfer it names. */

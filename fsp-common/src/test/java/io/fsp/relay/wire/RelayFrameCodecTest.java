@@ -45,6 +45,7 @@ class RelayFrameCodecTest {
                 new RelayMessage.OpenTransfer(2, T, new TokenKey(new byte[32]), WHEN, 1L << 40, true),
                 new RelayMessage.PutBlock(3, T, 7, Unpooled.wrappedBuffer(BLOCK)),
                 new RelayMessage.AbortTransfer(4, T),
+                new RelayMessage.FinishTransfer(4, T),
                 new RelayMessage.Authorize(5, new byte[] {1, 2, 3}),
                 new RelayMessage.GetBlock(6, T, Long.MAX_VALUE),
                 new RelayMessage.Confirm(7, T, List.of(1L, 2L, 99L)),

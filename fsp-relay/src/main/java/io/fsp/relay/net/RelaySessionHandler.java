@@ -63,6 +63,8 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private final Pacing pacing;
     private final ArrayDeque<RelayMessage> inbox = new ArrayDeque<>();
     private final Map<TransferId, CapabilityToken> tokens = new HashMap<>();
+    /** Transfers this (server) connection opened and has not finished or aborted: its closing finishes them. */
+    private final java.util.Set<TransferId> pushing = new java.util.HashSet<>();
     private ChannelHandlerContext ctx;
     private String session = "[?]";
     private InetAddress peer;
@@ -170,6 +172,18 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         if (authDeadline != null) {
             authDeadline.cancel(false);
         }
+        // A server pushes a transfer over the connection that opened it: with that connection gone, nothing more
+        // comes, and the transfer keeps only what it holds (a server that crashed mid-evacuation included).
+        for (TransferId id : pushing) {
+            try {
+                if (store.finish(id) == BlockStore.FinishResult.ENDED) {
+                    log.info("{} transfer {} ended with the connection that opened it: it held no block", session, id);
+                }
+            } catch (StoreException e) {
+                // ended meanwhile
+            }
+        }
+        pushing.clear();
         inbox.forEach(ReferenceCountUtil::release);
         inbox.clear();
         ctx.fireChannelInactive();
@@ -261,6 +275,8 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             put(p);
         } else if (m instanceof RelayMessage.AbortTransfer a) {
             abort(a);
+        } else if (m instanceof RelayMessage.FinishTransfer f) {
+            finish(f);
         } else if (m instanceof RelayMessage.Authorize a) {
             authorize(a);
         } else if (m instanceof RelayMessage.GetBlock g) {
@@ -356,6 +372,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
                         o.retained() ? " retained" : "", o.expiresAt(), o.space(),
                         store.status(o.transferId()).map(BlockStore.TransferStatus::reservation).orElse(0L));
                 metrics.opened();
+                pushing.add(o.transferId());
                 reply(new RelayMessage.Ok(o.id()));
             }
             case ALREADY_OPEN -> reply(new RelayMessage.Ok(o.id()));
@@ -366,8 +383,9 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
                         o.transferId(), o.space(), store.reserved(), store.quota());
                 refuse(o.id(), RelayErrorCode.NO_SPACE, o.space() < 1
                         ? "space: " + o.space() + " (expected: >= 1, the block bytes the transfer will push here)"
-                        : "no room to reserve for transfer " + o.transferId() + " (this server's share or the relay's"
-                                + " quota is taken); try another relay");
+                        : "no room to reserve for transfer " + o.transferId() + " (this server's share, its"
+                                + " retained space for a retained transfer, or the relay's quota is taken); try another"
+                                + " relay");
             }
             case RETENTION_TOO_LONG -> refuse(o.id(), RelayErrorCode.RETENTION_TOO_LONG, "expiresAt: " + o.expiresAt()
                     + " (expected: by " + clock.instant().plus(store.config().maxRetain()) + ", this relay retains"
@@ -413,12 +431,30 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         if (!requireServer(a) || !ownsTransfer(a.id(), a.transferId())) {
             return;
         }
+        pushing.remove(a.transferId());
         if (store.abort(a.transferId())) {
             log.info("{} transfer {} aborted by the server", session, a.transferId());
             metrics.aborted();
             reply(new RelayMessage.Ok(a.id()));
         } else {
             refuse(a.id(), RelayErrorCode.UNKNOWN_TRANSFER, "transfer " + a.transferId() + " is not open here");
+        }
+    }
+
+    private void finish(RelayMessage.FinishTransfer f) {
+        if (!requireServer(f) || !ownsTransfer(f.id(), f.transferId())) {
+            return;
+        }
+        pushing.remove(f.transferId());
+        try {
+            BlockStore.FinishResult result = store.finish(f.transferId());
+            log.info("{} transfer {} finished by the server: {}", session, f.transferId(),
+                    result == BlockStore.FinishResult.ENDED ? "it held no block, ended"
+                            : store.status(f.transferId()).map(t -> t.reservation() + " bytes reserved, what it holds")
+                                    .orElse("ended"));
+            reply(new RelayMessage.Ok(f.id()));
+        } catch (StoreException e) {
+            refuse(f.id(), e.code(), e.getMessage());
         }
     }
 

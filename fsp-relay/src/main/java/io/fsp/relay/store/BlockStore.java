@@ -47,14 +47,20 @@ import org.slf4j.LoggerFactory;
  * the transfer, not to others). Every byte held counts against its transfer from the moment it is admitted
  * until its block is gone from memory or disk.
  *
+ * <p>Once its server has pushed all it will ({@link #finish}), a transfer is <em>finished</em>: its reservation
+ * shrinks to what it holds, every block freed after that (confirmed, or lost to a disk error) gives its bytes back
+ * to the relay, not to the transfer, and a finished transfer that holds nothing more has ended. So space follows
+ * use: a whole collection frees everything, and an evacuation never keeps room it did not fill.
+ *
  * <p>Spilled blocks live in {@code directory/<transfer id hex>/<seq>.blk} and contain exactly the block
  * bytes the server sent.
  *
  * <p>A <em>retained</em> transfer is kept for a collector that comes later, across restarts: its metadata is
  * written beside its blocks ({@link RetainedTransfer}) before it is opened, every block of it goes to disk and is
  * forced there before its put completes, it is never dropped for being idle, and a put beyond its reservation is
- * refused at once (nobody confirms its blocks until its collector comes). At start the store restores the
- * retained transfers an earlier run left and deletes everything else that run left.
+ * refused at once (nobody confirms its blocks until its collector comes). The retained transfers of one server
+ * reserve at most {@code serverRetainedBytes} together. At start the store restores the retained transfers an
+ * earlier run left, finished (nobody pushes into them after a restart), and deletes everything else that run left.
  */
 public final class BlockStore {
     /** What a held block may keep alive beyond its own bytes: a relay frame's header and block prefix, and then some. */
@@ -77,6 +83,7 @@ public final class BlockStore {
     // Guarded by this.
     private final Map<TransferId, Transfer> transfers = new HashMap<>();
     private final Map<Fingerprint, Long> reservedByServer = new HashMap<>();
+    private final Map<Fingerprint, Long> retainedByServer = new HashMap<>();
     private long reserved;
     private long used;
     private long memoryUsed;
@@ -90,6 +97,14 @@ public final class BlockStore {
         restore();
     }
 
+    /** Outcome of {@link #finish}. */
+    public enum FinishResult {
+        /** The transfer keeps what it holds, in a reservation shrunk to that. */
+        KEPT,
+        /** It held nothing: it has ended. */
+        ENDED
+    }
+
     /** Outcome of {@link #open}. */
     public enum OpenResult { OPENED, ALREADY_OPEN, KEY_MISMATCH, NO_SPACE, RETENTION_TOO_LONG }
 
@@ -97,7 +112,8 @@ public final class BlockStore {
      * Opens a transfer for the server whose certificate is {@code owner}, reserving room for {@code space}
      * bytes (at most the per-transfer limit); opening it again with the same key by the same server (and the same
      * retention) is harmless (a reconnecting server). {@link OpenResult#NO_SPACE} when the quota or the server's
-     * share cannot take the reservation, or {@code space} is not positive; {@link OpenResult#RETENTION_TOO_LONG}
+     * share (for a retained transfer also its share for retained transfers) cannot take the reservation, or
+     * {@code space} is not positive; {@link OpenResult#RETENTION_TOO_LONG}
      * when a {@code retained} transfer would expire beyond the store's {@code maxRetain} from now. A retained
      * transfer is open once its metadata is on disk; the future fails with {@code STORE_FAILED} if it cannot be
      * written.
@@ -118,8 +134,10 @@ public final class BlockStore {
             }
             long reservation = Math.min(space, config.transferSpaceBytes());
             long byServer = reservedByServer.getOrDefault(owner, 0L);
+            long retainedByOwner = retainedByServer.getOrDefault(owner, 0L);
             if (space < 1 || reserved + reservation > config.quotaBytes()
-                    || byServer + reservation > config.serverQuotaBytes()) {
+                    || byServer + reservation > config.serverQuotaBytes()
+                    || retained && retainedByOwner + reservation > config.serverRetainedBytes()) {
                 return CompletableFuture.completedFuture(OpenResult.NO_SPACE);
             }
             t = new Transfer(id, key, expiresAt, space, reservation, owner, retained, clock.instant());
@@ -166,15 +184,62 @@ public final class BlockStore {
 
     /** Takes a transfer's reservation and makes it open (called with the lock held). */
     private void reserve(Transfer t) {
-        reserved += t.reservation;
-        reservedByServer.merge(t.owner, t.reservation, Long::sum);
+        count(t, t.reservation);
         transfers.put(t.id, t);
     }
 
     /** Returns a transfer's reservation; it is gone from {@link #transfers} (called with the lock held). */
     private void unreserve(Transfer t) {
-        reserved -= t.reservation;
-        reservedByServer.computeIfPresent(t.owner, (o, n) -> n - t.reservation == 0 ? null : n - t.reservation);
+        count(t, -t.reservation);
+    }
+
+    /** Gives back {@code bytes} of an open transfer's reservation to the relay (called with the lock held). */
+    private void shrink(Transfer t, long bytes) {
+        t.reservation -= bytes;
+        count(t, -bytes);
+    }
+
+    /** Adds {@code bytes} (negative: takes them) to the totals a transfer's reservation counts in. */
+    private void count(Transfer t, long bytes) {
+        reserved += bytes;
+        reservedByServer.merge(t.owner, bytes, (a, b) -> a + b == 0 ? null : a + b);
+        if (t.retained) {
+            retainedByServer.merge(t.owner, bytes, (a, b) -> a + b == 0 ? null : a + b);
+        }
+    }
+
+    /**
+     * The server pushes nothing more into {@code id} (it placed every block, stopped striping, or the connection
+     * that opened the transfer closed): its reservation shrinks to what it holds (blocks being stored included),
+     * later puts of new blocks are refused, and from now on every block freed returns its bytes to the relay. A
+     * transfer that holds nothing ends at once. Finishing a finished transfer changes nothing.
+     */
+    public FinishResult finish(TransferId id) throws StoreException {
+        Transfer t;
+        synchronized (this) {
+            t = liveTransfer(id);
+            t.touch(clock.instant());
+            t.finished = true;
+            long keep = t.held + t.waiters.stream().mapToLong(Waiter::size).sum();
+            shrink(t, t.reservation - keep);
+            if (!endIfEmpty(t)) {
+                return FinishResult.KEPT;
+            }
+        }
+        dropBlocks(t);
+        return FinishResult.ENDED;
+    }
+
+    /**
+     * Whether {@code t}, open and finished, holds nothing more; it is then closed (its blocks are the caller's to
+     * drop, outside the lock). Called with the lock held.
+     */
+    private boolean endIfEmpty(Transfer t) {
+        if (!t.finished || t.reservation > 0 || transfers.get(t.id) != t) {
+            return false;
+        }
+        transfers.remove(t.id);
+        return true;
     }
 
     /** The server that opened the transfer, if it is open. */
@@ -212,6 +277,10 @@ public final class BlockStore {
                     block.release();
                     done.complete(null);
                     return done;
+                }
+                if (t.finished) {
+                    throw new StoreException(RelayErrorCode.SPACE_EXCEEDED, "block " + seq + ": transfer " + id
+                            + " is finished (its server pushes nothing more into it)");
                 }
                 if (size > t.reservation) {
                     throw new StoreException(RelayErrorCode.BLOCK_TOO_LARGE, "block: " + size
@@ -601,7 +670,8 @@ public final class BlockStore {
 
     /**
      * Returns the bytes of a block of {@code t} that is gone (and its memory), and admits the transfer's waiting
-     * puts that fit now, in arrival order. {@code t} is null when the transfer is no longer open.
+     * puts that fit now, in arrival order; a finished transfer gives the bytes back to the relay, and ends once it
+     * holds nothing. {@code t} is null when the transfer is no longer open.
      */
     private void release(Transfer t, long bytes, long memory) {
         synchronized (this) {
@@ -611,9 +681,20 @@ public final class BlockStore {
                 return;
             }
             t.held -= bytes;
+            if (t.finished && transfers.get(t.id) == t) {
+                shrink(t, bytes); // its server pushes no more: the space goes back to the relay
+            }
             while (!t.waiters.isEmpty() && t.held + t.waiters.peek().size <= t.reservation) {
                 admit(t, t.waiters.poll());
             }
+            if (endIfEmpty(t)) {
+                log.info("transfer {} ended: every block of it is confirmed or gone", t.id);
+            } else {
+                t = null;
+            }
+        }
+        if (t != null) {
+            dropBlocks(t); // its blocks are gone already; a retained transfer's metadata goes now
         }
     }
 
@@ -742,11 +823,19 @@ public final class BlockStore {
             t.bytes += size;
             t.held += size;
         }
-        t.pushed = t.held; // what was confirmed before the restart is not known: the server may push that again
+        if (t.held == 0) {
+            log.info("deleting retained transfer {} left by an earlier run: it holds no block", r.id());
+            deleteLeftovers(dir);
+            return;
+        }
+        t.pushed = t.held;
+        // Nobody pushes into it after a restart (the connection that opened it is gone): it keeps what it holds.
+        t.finished = true;
+        t.reservation = t.held;
         reserve(t);
         used += t.held;
         log.info("restored retained transfer {}: {} blocks, {} bytes, expires {}, {} bytes reserved", r.id(),
-                t.blocks.size(), t.bytes, r.expiresAt(), r.reservation());
+                t.blocks.size(), t.bytes, r.expiresAt(), t.reservation);
         if (reserved > config.quotaBytes() || reservedByServer.get(r.owner()) > config.serverQuotaBytes()) {
             log.warn("retained transfers reserve {} bytes, {} of them for server {}: beyond --quota {} or"
                     + " --server-quota {}; new transfers are refused until retained ones end", reserved,
@@ -807,8 +896,10 @@ public final class BlockStore {
         final Instant expiresAt;
         /** Block bytes the server declared it would push here. */
         final long space;
-        /** What the relay reserved for the transfer: the most it holds at once. */
-        final long reservation;
+        /** What the relay reserved for the transfer: the most it holds at once; once finished, what it holds. */
+        long reservation;
+        /** Its server pushes nothing more into it ({@link #finish}). */
+        boolean finished;
         /** Kept on disk until its expiry, across restarts. */
         final boolean retained;
         /** Completes once the transfer is open: at once, or for a retained one once its metadata is on disk. */

@@ -34,7 +34,8 @@ import java.util.List;
  * Readable by the relay's user only: with the token key anyone could make tokens for the transfer.
  *
  * @param space the block bytes the server declared it would push here
- * @param reservation what the relay reserved for the transfer: 1..{@code space}
+ * @param reservation what the relay reserved for the transfer when it opened it: 1..{@code space}; restored, the
+ *                    transfer is finished and reserves only the blocks it holds (at most this)
  */
 public record RetainedTransfer(TransferId id, TokenKey key, Instant expiresAt, long space, long reservation,
                                Fingerprint owner) {

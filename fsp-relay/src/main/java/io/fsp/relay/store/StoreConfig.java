@@ -12,9 +12,11 @@ import java.time.Duration;
  * @param serverQuotaBytes the most that the transfers of one server may reserve together
  * @param transferSpaceBytes the most one transfer may reserve (and hold at once), however much it declared
  * @param maxRetain how far ahead a retained transfer's expiry may lie when it is opened
+ * @param serverRetainedBytes the most that the retained transfers of one server may reserve together (within its
+ *                            {@code serverQuotaBytes}): what a server's evacuations may keep for weeks
  */
 public record StoreConfig(Path directory, long quotaBytes, long memoryBytes, Duration ttl, long serverQuotaBytes,
-                          long transferSpaceBytes, Duration maxRetain) {
+                          long transferSpaceBytes, Duration maxRetain, long serverRetainedBytes) {
     /** The daemon's default {@code --max-retain}. */
     public static final Duration DEFAULT_MAX_RETAIN = Duration.ofDays(30);
 
@@ -39,7 +41,25 @@ public record StoreConfig(Path directory, long quotaBytes, long memoryBytes, Dur
         if (maxRetain.isNegative() || maxRetain.isZero()) {
             throw new IllegalArgumentException("--max-retain " + maxRetain + ": (expected: > 0)");
         }
+        if (serverRetainedBytes < 1 || serverRetainedBytes > serverQuotaBytes) {
+            throw new IllegalArgumentException("--server-retained-space " + serverRetainedBytes + ": (expected: 1.."
+                    + serverQuotaBytes + ", at most --server-quota)");
+        }
         memoryBytes = Math.min(memoryBytes, quotaBytes);
+    }
+
+    /** Retained transfers bounded only by their server's share. */
+    public StoreConfig(Path directory, long quotaBytes, long memoryBytes, Duration ttl, long serverQuotaBytes,
+                       long transferSpaceBytes, Duration maxRetain) {
+        this(directory, quotaBytes, memoryBytes, ttl, serverQuotaBytes, transferSpaceBytes, maxRetain, serverQuotaBytes);
+    }
+
+    /**
+     * The daemon's default bound on one server's retained transfers: half its share, so that what its evacuations
+     * keep for weeks never takes the room its ordinary transfers stream through.
+     */
+    public static long defaultServerRetainedSpace(long serverQuotaBytes) {
+        return Math.max(1, serverQuotaBytes / 2);
     }
 
     /**
@@ -55,6 +75,6 @@ public record StoreConfig(Path directory, long quotaBytes, long memoryBytes, Dur
      * retention limit.
      */
     public StoreConfig(Path directory, long quotaBytes, long memoryBytes, Duration ttl) {
-        this(directory, quotaBytes, memoryBytes, ttl, quotaBytes, quotaBytes, DEFAULT_MAX_RETAIN);
+        this(directory, quotaBytes, memoryBytes, ttl, quotaBytes, quotaBytes, DEFAULT_MAX_RETAIN, quotaBytes);
     }
 }

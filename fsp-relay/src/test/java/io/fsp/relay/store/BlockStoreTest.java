@@ -45,6 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
 class BlockStoreTest {
     private static final Instant START = Instant.parse("2026-11-22T00:00:00Z");
     private static final Fingerprint SERVER = Certificates.selfSigned("server").fingerprint();
+    private static final Fingerprint OTHER_SERVER = Certificates.selfSigned("other server").fingerprint();
     /** 1 MiB, half of it for one transfer, so that two fit. */
     private static final java.util.function.Function<Path, StoreConfig> HALF_PER_TRANSFER = d -> new StoreConfig(d,
             1 << 20, 1 << 20, Duration.ofMinutes(10), 1 << 20, 1 << 19, StoreConfig.DEFAULT_MAX_RETAIN);
@@ -305,16 +306,17 @@ class BlockStoreTest {
         assertEquals(100, store.memoryUsed(), "only the block of the transfer that is not retained is in memory");
         assertArrayEquals(second, Files.readAllBytes(dir.resolve(kept.toString()).resolve("1.blk")));
 
-        // No clear(): the process died. A new store on the same directory has the retained transfer only.
+        // No clear(): the process died. A new store on the same directory has the retained transfer only, finished:
+        // nobody pushes into it after a restart, so it keeps reserved what it holds.
         BlockStore restarted = new BlockStore(HALF_PER_TRANSFER.apply(dir), disk, clock,
                 PooledByteBufAllocator.DEFAULT);
         assertTrue(restarted.status(transfer).isEmpty());
         BlockStore.TransferStatus status = restarted.status(kept).orElseThrow();
         assertEquals(new BlockStore.TransferStatus(2, first.length + second.length, START.plus(Duration.ofDays(1)),
-                10_000, 10_000, true), status);
+                10_000, first.length + second.length, true), status);
         assertEquals(key, restarted.tokenKey(kept).orElseThrow());
         assertEquals(SERVER, restarted.owner(kept).orElseThrow());
-        assertEquals(10_000, restarted.reserved());
+        assertEquals(first.length + second.length, restarted.reserved());
         ByteBuf got = restarted.get(kept, 1).get(5, TimeUnit.SECONDS).orElseThrow();
         assertArrayEquals(second, ByteBufUtil.getBytes(got));
         got.release();
@@ -323,6 +325,62 @@ class BlockStoreTest {
                 restarted.open(kept, key, START.plus(Duration.ofDays(1)), 10_000, SERVER, true).join());
         assertEquals(BlockStore.OpenResult.KEY_MISMATCH,
                 restarted.open(kept, key, START.plus(Duration.ofDays(1)), 10_000, SERVER, false).join());
+        StoreException beyond = assertThrows(StoreException.class,
+                () -> join(restarted.put(kept, 2, buf(sealed(kept, 2)))));
+        assertEquals(RelayErrorCode.SPACE_EXCEEDED, beyond.code(), "a restored transfer takes no new block");
+    }
+
+    /**
+     * Space follows use: finishing a transfer shrinks its reservation to what it holds and refuses new blocks; every
+     * block confirmed after that returns its bytes to the relay, and the last one ends the transfer, its retained
+     * metadata too. A finished transfer that holds nothing ends at once.
+     */
+    @Test
+    void aFinishedTransferKeepsReservedOnlyWhatItHoldsAndEndsWhenEveryBlockIsConfirmed() throws Exception {
+        store(HALF_PER_TRANSFER.apply(dir));
+        TransferId kept = TransferId.random();
+        store.open(kept, key, START.plus(Duration.ofDays(1)), 10_000, SERVER, true).get(5, TimeUnit.SECONDS);
+        byte[] first = sealed(kept, 0);
+        byte[] second = sealed(kept, 1);
+        store.put(kept, 0, buf(first)).get(5, TimeUnit.SECONDS);
+        store.put(kept, 1, buf(second)).get(5, TimeUnit.SECONDS);
+        long ordinaryReservation = store.reserved() - 10_000;
+
+        assertEquals(BlockStore.FinishResult.KEPT, store.finish(kept));
+        assertEquals(first.length + second.length, store.status(kept).orElseThrow().reservation());
+        assertEquals(ordinaryReservation + first.length + second.length, store.reserved());
+        StoreException refused = assertThrows(StoreException.class, () -> join(store.put(kept, 2, buf(sealed(kept, 2)))));
+        assertEquals(RelayErrorCode.SPACE_EXCEEDED, refused.code());
+        join(store.put(kept, 1, buf(second))); // a block it holds is acknowledged again, as ever
+
+        assertEquals(1, store.confirm(kept, List.of(0L)));
+        awaitEquals(ordinaryReservation + second.length, store::reserved);
+        assertEquals(second.length, store.status(kept).orElseThrow().reservation());
+        assertEquals(1, store.confirm(kept, List.of(1L)));
+        awaitEquals(ordinaryReservation, store::reserved);
+        assertTrue(store.status(kept).isEmpty(), "collected whole: ended");
+        awaitEquals(0, () -> Files.exists(dir.resolve(kept.toString())) ? 1 : 0);
+
+        TransferId empty = TransferId.random();
+        store.open(empty, key, START.plus(Duration.ofHours(1)), 10_000, SERVER, true).get(5, TimeUnit.SECONDS);
+        assertEquals(BlockStore.FinishResult.ENDED, store.finish(empty));
+        assertEquals(ordinaryReservation, store.reserved());
+        assertThrows(StoreException.class, () -> store.finish(empty));
+    }
+
+    /** The retained transfers of one server reserve at most serverRetainedBytes together; other servers are not held back. */
+    @Test
+    void aServersRetainedTransfersStayWithinItsRetainedSpace() throws Exception {
+        store(new StoreConfig(dir, 1 << 20, 1 << 20, Duration.ofMinutes(10), 1 << 20, 100_000,
+                StoreConfig.DEFAULT_MAX_RETAIN, 30_000));
+        Instant expires = START.plus(Duration.ofDays(1));
+        assertEquals(BlockStore.OpenResult.OPENED, store.open(TransferId.random(), key, expires, 20_000, SERVER, true).join());
+        assertEquals(BlockStore.OpenResult.NO_SPACE, store.open(TransferId.random(), key, expires, 10_001, SERVER, true).join());
+        assertEquals(BlockStore.OpenResult.OPENED, store.open(TransferId.random(), key, expires, 10_000, SERVER, true).join());
+        assertEquals(BlockStore.OpenResult.OPENED, store.open(TransferId.random(), key, expires, 100_000, SERVER, false).join(),
+                "ordinary transfers are not bounded by it");
+        assertEquals(BlockStore.OpenResult.OPENED,
+                store.open(TransferId.random(), key, expires, 30_000, OTHER_SERVER, true).join(), "nor another server");
     }
 
     @Test
@@ -372,6 +430,23 @@ class BlockStoreTest {
         assertEquals(RelayErrorCode.UNKNOWN_TRANSFER, ((StoreException) e.getCause()).code());
         disk.submit(() -> { }).get(5, TimeUnit.SECONDS);
         assertFalse(Files.exists(dir.resolve(closed.toString())), "an aborted transfer leaves nothing to restore");
+    }
+
+    /** The put's outcome, its StoreException thrown as it is. */
+    private static void join(CompletableFuture<Void> put) throws Exception {
+        try {
+            put.get(5, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw (Exception) e.getCause();
+        }
+    }
+
+    private static void awaitEquals(long expected, java.util.function.LongSupplier value) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (value.getAsLong() != expected && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(expected, value.getAsLong());
     }
 
     private void awaitUsed(long expected) throws InterruptedException {

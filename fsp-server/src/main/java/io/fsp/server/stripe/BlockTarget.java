@@ -9,7 +9,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
 
 /** Where the engine can place a block: a relay, or the client's own data connection ("direct"). */
@@ -17,7 +16,6 @@ abstract class BlockTarget {
     private final String label;
     private volatile boolean dead;
     private volatile boolean full;
-    private final AtomicInteger held = new AtomicInteger();
 
     BlockTarget(String label) {
         this.label = label;
@@ -52,16 +50,6 @@ abstract class BlockTarget {
 
     boolean isFull() {
         return full;
-    }
-
-    /** A block (or a replica of one) was stored or written here. */
-    void held() {
-        held.incrementAndGet();
-    }
-
-    /** How many blocks this target holds of the transfer, replicas counted. */
-    int heldBlocks() {
-        return held.get();
     }
 
     /** Completes when the target can take another block; fails when it never will. */

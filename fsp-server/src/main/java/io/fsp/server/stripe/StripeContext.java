@@ -2,6 +2,7 @@ package io.fsp.server.stripe;
 
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
+import io.fsp.server.auth.UserAccount;
 import io.fsp.server.select.OverlaySelection;
 import io.fsp.server.select.RelayEndpoint;
 import io.fsp.tls.KeyMaterial;
@@ -46,15 +47,19 @@ public final class StripeContext implements AutoCloseable {
     private volatile OverlaySelection overlay;
     private final RelayPool pool;
     private final Duration maxRetain;
+    private final Map<String, Duration> retainGrants;
 
     /**
      * @param maxBlocksPerTransfer the most blocks one transfer may have (more is refused before anything is sent)
      * @param socketBuffer fixed socket buffers of relay connections, 0 for the kernel's autotuning
      * @param maxRetain the longest retention an evacuation may ask relays for ({@code max-retain})
+     * @param retainGrants who may evacuate, and for how long ({@code retain-user})
      */
     public StripeContext(KeyMaterial identity, List<RelayEndpoint> relays, boolean requireTls, long maxBlocksPerTransfer,
-                         int socketBuffer, Duration maxRetain) {
+                         int socketBuffer, Duration maxRetain, List<RetainGrant> retainGrants) {
         this.maxRetain = maxRetain;
+        this.retainGrants = retainGrants.stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
+                RetainGrant::user, RetainGrant::most));
         this.identity = identity;
         this.relayConfig = RelayConnectionConfig.DEFAULT.withSocketBufferBytes(socketBuffer);
         this.relays = List.copyOf(relays);
@@ -122,6 +127,28 @@ public final class StripeContext implements AutoCloseable {
     /** The longest retention an evacuation may ask relays for ({@code max-retain}). */
     public Duration maxRetain() {
         return maxRetain;
+    }
+
+    /**
+     * Why {@code user} may not retain a transfer for {@code retain} (FSPO retain, FRET), or empty if it may: only the
+     * users the operator named ({@code retain-user}), never an anonymous one, each for at most its duration.
+     */
+    public Optional<String> retentionRefusal(Optional<UserAccount> user, Duration retain) {
+        if (user.isEmpty() || user.get().isAnonymous()) {
+            return Optional.of("retain=" + StripeOptions.formatDuration(retain) + " refused: anonymous users may not"
+                    + " retain transfers at the relays (evacuate); log in as a user the server's retain-user names");
+        }
+        Duration most = retainGrants.get(user.get().name());
+        if (most == null) {
+            return Optional.of("retain=" + StripeOptions.formatDuration(retain) + " refused: user " + user.get().name()
+                    + " may not retain transfers at the relays (evacuate): the server's configuration has no retain-user"
+                    + " line for it");
+        }
+        if (retain.compareTo(most) > 0) {
+            return Optional.of("retain=" + StripeOptions.formatDuration(retain) + " refused: user " + user.get().name()
+                    + " may retain for at most " + StripeOptions.formatDuration(most) + " (retain-user)");
+        }
+        return Optional.empty();
     }
 
     public EventLoopGroup relayLoops() {

@@ -1,6 +1,8 @@
 package io.fsp.server.stripe;
 
 import io.fsp.relay.client.RelayConnection;
+import io.fsp.relay.client.RelayRefusedException;
+import io.fsp.relay.wire.RelayErrorCode;
 import io.fsp.server.select.RelayEndpoint;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
@@ -21,9 +23,10 @@ import org.slf4j.LoggerFactory;
  * Starts the {@link StripingEngine} of one transfer on its own thread and reports its end as a Netty future
  * on the control channel's loop, which is what the command and the data-transfer machinery wait on. The
  * engine's announcements go to the {@link Announcements} given; the transfer is cancelled when the control
- * channel closes. An evacuation ({@link StripeOptions#evacuation()}) is never aborted at the relays: what it
- * placed stays there, retained, for a collector that comes after its client has gone; only relays that got none
- * of its blocks are released once it is complete.
+ * channel closes. Once every block is placed the transfer is finished at its relays (FINISH_TRANSFER): each keeps
+ * reserved only what it holds, and one that holds none of it lets it go. An evacuation ({@link StripeOptions#evacuation()})
+ * is never aborted at the relays: what it placed stays there, retained, for a collector that comes after its client
+ * has gone, and when striping stops early (the client left, a read failed) it is finished all the same.
  */
 public final class Striping {
     private static final Logger log = LoggerFactory.getLogger(Striping.class);
@@ -83,12 +86,11 @@ public final class Striping {
                 announcements.end();
                 log.info("{} transfer {}: {} blocks, {} bytes placed in {} ms: {}", session, transfer.id(),
                         transfer.plan().count(), transfer.totalBytes(), (System.nanoTime() - start) / 1_000_000, placed);
+                finishAtRelays();
                 done.trySuccess(transfer.totalBytes());
                 // The client collects from the relays over this session; once it is gone, nobody will.
                 if (!relays.isEmpty() && !transfer.options().evacuation()) {
                     control.closeFuture().addListener(f -> abortLater());
-                } else if (transfer.options().evacuation()) {
-                    releaseUnused();
                 }
             } catch (Exception e) {
                 log.warn("{} transfer {} failed: {}", session, transfer.id(), e.toString());
@@ -96,6 +98,7 @@ public final class Striping {
                 if (transfer.options().evacuation()) {
                     log.info("{} evacuation {} stopped: the blocks placed stay at the relays for their collector", session,
                             transfer.id());
+                    finishAtRelays();
                 } else {
                     abortAtRelays();
                 }
@@ -119,13 +122,27 @@ public final class Striping {
     }
 
     /**
-     * A finished evacuation's relays that hold none of its blocks would keep its reservation, retained, for days:
-     * free it (the collector never asks them for a block).
+     * Striping is over (every block placed, or an evacuation stopped): tells each relay that nothing more comes, so
+     * that it keeps reserved only the blocks it holds (an evacuation's room would otherwise stay taken for its whole
+     * retention) and lets the transfer go where it holds none. On the transfer's own connections, behind their last
+     * puts; a connection the engine gave up is closed, and its closing finishes the transfer at the relay.
      */
-    private void releaseUnused() {
-        List<Integer> unused = relays.keySet().stream().filter(i -> relayTargets.get(i).heldBlocks() == 0).toList();
-        if (!unused.isEmpty()) {
-            abortAt(unused, "reservation at the relays that hold none of its blocks");
+    private void finishAtRelays() {
+        List<CompletableFuture<Void>> finishing = new ArrayList<>();
+        relays.forEach((i, c) -> {
+            if (!gaveUp(i)) {
+                finishing.add(c.finishTransfer(transfer.id()).exceptionally(e -> {
+                    log.info("{} transfer {}: relay {} did not take FINISH_TRANSFER: {}", session, transfer.id(),
+                            endpoints.get(i).hostPort(), e.toString());
+                    return null;
+                }));
+            }
+        });
+        try {
+            CompletableFuture.allOf(finishing.toArray(CompletableFuture[]::new))
+                    .get(stripe.relayConfig().requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            log.info("{} transfer {}: not every relay answered FINISH_TRANSFER ({})", session, transfer.id(), e.toString());
         }
     }
 
@@ -133,7 +150,7 @@ public final class Striping {
         List<CompletableFuture<Void>> aborts = new ArrayList<>();
         for (int i : indices) {
             RelayEndpoint e = endpoints.get(i);
-            aborts.add(stripe.relayConnection(e, c -> c.abortTransfer(transfer.id()))
+            aborts.add(stripe.relayConnection(e, c -> c.abortTransfer(transfer.id()).exceptionally(Striping::ended))
                     .thenAccept(c -> stripe.release(e, c, true)));
         }
         try {
@@ -143,6 +160,19 @@ public final class Striping {
             log.info("{} transfer {}: not every relay took the abort ({}); its blocks there expire", session,
                     transfer.id(), ex.toString());
         }
+    }
+
+    /**
+     * An abort the relay answered UNKNOWN_TRANSFER: the transfer ended there already (collected whole, or it held
+     * none of its blocks), which is what the abort was for; the connection is sound. Any other failure stands.
+     */
+    private static Void ended(Throwable error) {
+        Throwable e = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                ? error.getCause() : error;
+        if (e instanceof RelayRefusedException r && r.code() == RelayErrorCode.UNKNOWN_TRANSFER) {
+            return null;
+        }
+        throw error instanceof RuntimeException re ? re : new java.util.concurrent.CompletionException(error);
     }
 
     private void abortLater() {

@@ -170,7 +170,6 @@ final class StripingEngine {
             List<BlockTarget> stored = new ArrayList<>();
             for (int i = 0; i < holders.size(); i++) {
                 if (sends.get(i).join()) {
-                    holders.get(i).held();
                     stored.add(holders.get(i));
                 }
             }

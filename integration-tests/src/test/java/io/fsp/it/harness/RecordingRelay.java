@@ -31,9 +31,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A relay on 127.0.0.1 that speaks the relay wire over TLS (HELLO, OPEN_TRANSFER, PUT_BLOCK, ABORT_TRANSFER) and
+ * A relay on 127.0.0.1 that speaks the relay wire over TLS (HELLO, OPEN_TRANSFER, PUT_BLOCK, ABORT_TRANSFER,
+ * FINISH_TRANSFER) and
  * records what a server asks of it, for tests of the server's side: whether a transfer was opened retained and
- * until when, which blocks were pushed, whether it was aborted, how many connections the server opened. It
+ * until when, which blocks were pushed, whether it was aborted or finished, how many connections the server opened. It
  * stores {@code room} blocks of each transfer and refuses the next ones with NO_SPACE, as a relay refuses a
  * retained transfer's blocks beyond its reservation. It keeps no block bytes.
  */
@@ -44,6 +45,7 @@ public final class RecordingRelay implements AutoCloseable {
     private final Channel listener;
     private final List<RelayMessage.OpenTransfer> opened = new CopyOnWriteArrayList<>();
     private final List<TransferId> aborted = new CopyOnWriteArrayList<>();
+    private final List<TransferId> finished = new CopyOnWriteArrayList<>();
     private final Map<TransferId, List<Long>> stored = new ConcurrentHashMap<>();
     private final Map<TransferId, List<Long>> refused = new ConcurrentHashMap<>();
     private final AtomicInteger connections = new AtomicInteger();
@@ -92,6 +94,11 @@ public final class RecordingRelay implements AutoCloseable {
         return List.copyOf(aborted);
     }
 
+    /** The transfers the server finished (FINISH_TRANSFER: it pushes nothing more into them). */
+    public List<TransferId> finished() {
+        return List.copyOf(finished);
+    }
+
     /** The blocks of {@code id} stored (acknowledged), in the order pushed. */
     public List<Long> stored(TransferId id) {
         List<Long> s = stored.get(id);
@@ -135,6 +142,9 @@ public final class RecordingRelay implements AutoCloseable {
             } else if (m instanceof RelayMessage.AbortTransfer a) {
                 aborted.add(a.transferId());
                 ctx.writeAndFlush(new RelayMessage.Ok(a.id()));
+            } else if (m instanceof RelayMessage.FinishTransfer f) {
+                finished.add(f.transferId());
+                ctx.writeAndFlush(new RelayMessage.Ok(f.id()));
             } else {
                 ctx.writeAndFlush(new RelayMessage.Error(m.id(), RelayErrorCode.BAD_FRAME, "not recorded: " + m));
             }

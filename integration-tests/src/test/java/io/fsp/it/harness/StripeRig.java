@@ -100,6 +100,7 @@ public final class StripeRig implements AutoCloseable {
             settings.put("state-dir", List.of(state.toString()));
             settings.put("relay", specs);
             settings.put("login-failure-delay", List.of("0s"));
+            settings.put("retain-user", List.of(USER + "=30d")); // the rig's user may evacuate
             settings.putAll(serverSettings);
             ServerConfig config = ConfigLoader.load(ServerConfig.defaults(), ConfigSource.of("test", settings));
             return new StripeRig(dir, relays, FspServer.start(config), root);

@@ -69,12 +69,32 @@ public final class FretCommand extends FspExtensionCommand {
         return "FRET <path>";
     }
 
-    /** Everything prepared off the event loop: the plan and the relays that took the transfer. */
-    private record Prepared(StripedTransfer transfer, Manifest manifest, TokenKey tokenKey, CapabilityToken token,
-                            Map<Integer, RelayConnection> relays, List<RelayEndpoint> endpoints) {
+    /**
+     * Everything prepared off the event loop: the plan and the relays that took the transfer. Closed when it is never
+     * started (its client left while it was planned): nobody will push or collect it, so it is aborted at its relays.
+     */
+    private record Prepared(StripeContext stripe, StripedTransfer transfer, Manifest manifest, TokenKey tokenKey,
+                            CapabilityToken token, Map<Integer, RelayConnection> relays, List<RelayEndpoint> endpoints)
+            implements AutoCloseable {
         /** The transfer is over: connections that served it to the end wait for the next one, the others close. */
-        void release(StripeContext stripe, Striping striping, boolean completed) {
+        void release(Striping striping, boolean completed) {
             relays.forEach((i, c) -> stripe.release(endpoints.get(i), c, completed && !striping.gaveUp(i)));
+        }
+
+        @Override
+        public void close() {
+            if (relays.isEmpty()) {
+                return;
+            }
+            log.info("transfer {}: its client left while it was planned; aborting it at {} relays", transfer.id(),
+                    relays.size());
+            relays.forEach((i, c) -> c.abortTransfer(transfer.id()).whenComplete((ok, e) -> {
+                if (e != null) {
+                    log.info("transfer {}: relay {} did not take the abort: {}", transfer.id(), endpoints.get(i).hostPort(),
+                            e.toString());
+                }
+                stripe.release(endpoints.get(i), c, e == null);
+            }));
         }
     }
 
@@ -102,6 +122,13 @@ public final class FretCommand extends FspExtensionCommand {
                     + " needs a certificate key that can sign its announcements: this server's is " + keyAlgorithm
                     + " (expected: EC, RSA or Ed25519)"));
             return;
+        }
+        if (options.evacuation()) { // checked at FSPO too; the session's user decides, as it is now
+            Optional<String> refusal = stripe.retentionRefusal(session.user(), options.retain());
+            if (refusal.isPresent()) {
+                session.reply(new FtpReply(ReplyCode.FILE_UNAVAILABLE, refusal.get()));
+                return;
+            }
         }
         Optional<DataConnection> direct = Optional.empty();
         if (options.includeDirect()) {
@@ -156,7 +183,7 @@ public final class FretCommand extends FspExtensionCommand {
                 opening.get(i).thenAccept(RelayConnection::close); // late: this transfer went on without it
             }
         }
-        return new Prepared(transfer, manifest, tokenKey, token, relays, endpoints);
+        return new Prepared(stripe, transfer, manifest, tokenKey, token, relays, endpoints);
     }
 
     /**
@@ -242,13 +269,13 @@ public final class FretCommand extends FspExtensionCommand {
         if (direct.isPresent()) {
             DataTransfers.runStriped(session, direct.get(), path, summary,
                     (ch, tls, transfer) -> counted(session, arrived, striping, striping.start(Optional.of(ch))),
-                    ok -> p.release(stripe, striping, ok));
+                    ok -> p.release(striping, ok));
             info.forEach(announcements::announce);
         } else {
             session.reply(new FtpReply(ReplyCode.OPENING_DATA_CONNECTION, summary));
             info.forEach(announcements::announce);
             counted(session, arrived, striping, striping.start(Optional.empty())).addListener(f -> {
-                p.release(stripe, striping, f.isSuccess());
+                p.release(striping, f.isSuccess());
                 if (f.isSuccess()) {
                     session.reply(new FtpReply(ReplyCode.TRANSFER_COMPLETE, "FSP transfer " + t.id() + " complete: "
                             + striping.placedSummary()));

@@ -5,6 +5,7 @@ import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.net.HostPort;
 import io.fsp.server.select.OverlaySelection;
+import io.fsp.server.ftp.ReplyCode;
 import io.fsp.server.select.SelectionRequest;
 import io.fsp.server.stripe.StripeContext;
 import io.fsp.server.stripe.StripeOptions;
@@ -18,7 +19,8 @@ import java.util.Optional;
  * striped transfers (block size, compression, cipher, checksum, digest, strategy, include-direct, streams,
  * use-relays, replicas, retain, relay selection) and answers {@code 200} with all of them; without arguments it
  * only shows them. All or nothing: one bad pair and nothing changes (501 naming it); so is a {@code meridian-entry}
- * other than the server's own entry node or one of its relays.
+ * other than the server's own entry node or one of its relays. A {@code retain} the user has no right to (the
+ * server's {@code retain-user}; never anonymous) is answered 550 with the reason, and nothing changes.
  */
 public final class FspoCommand extends FspExtensionCommand {
     static final int MAX_PAIRS = 16;
@@ -71,6 +73,13 @@ public final class FspoCommand extends FspExtensionCommand {
             } catch (IllegalArgumentException e) {
                 session.reply(Replies.badArguments(e.getMessage()));
                 return;
+            }
+            if (options.evacuation()) {
+                Optional<String> refusal = stripe.retentionRefusal(session.user(), options.retain());
+                if (refusal.isPresent()) {
+                    session.reply(Replies.of(ReplyCode.FILE_UNAVAILABLE, refusal.get()));
+                    return;
+                }
             }
             state.options(options);
             state.selection(selection);
