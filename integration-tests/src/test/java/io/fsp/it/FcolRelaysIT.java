@@ -277,6 +277,35 @@ class FcolRelaysIT {
         }
     }
 
+    /** {@code collect-relay} lines are reloaded on SIGHUP: the next FCOL is judged by the file as it is now. */
+    @Test
+    void theAllowListIsReloadedOnHangUp() throws Exception {
+        TreeDigests.random(rootA.resolve("data.bin"), 1024 * 1024, 7);
+        try (ControlChannel source = login(a, ALICE, ALICE_PASSWORD, false);
+             ControlChannel dest = login(b, BOB, BOB_PASSWORD, true)) {
+            List<String> lines = new ArrayList<>(fret(source, "/data.bin", "block-size=256k"));
+            String last = lines.stream().filter(l -> l.startsWith("RELAY ")).reduce((x, y) -> y).orElseThrow();
+            String spareAt = "127.0.0.1:" + spare.address().getPort();
+            lines.add(lines.indexOf(last) + 1, "RELAY 7 " + spareAt + " " + spare.fingerprint());
+            assertEquals(226, fcol(dest, "/one.bin", lines).code(), "the spare relay is allowed at start");
+
+            Path conf = dir.resolve("b.conf");
+            Files.writeString(conf, Files.readAllLines(conf).stream().filter(l -> !l.contains(spareAt))
+                    .map(l -> l + "\n").reduce("", String::concat));
+            Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(b.pid())).inheritIO().start();
+            assertEquals(0, kill.waitFor());
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!b.output().contains("; 2 collect-relay line(s)") && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertTrue(b.output().contains("; 2 collect-relay line(s)"), "reloaded without the spare relay: " + b.output());
+
+            Reply r = fcol(dest, "/two.bin", lines);
+            assertEquals(550, r.code(), r.toString());
+            assertTrue(r.text().contains("relay 7 " + spareAt), r.text());
+        }
+    }
+
     /** A collection still running at its {@code collect-timeout} is stopped with 451, its connections closed. */
     @Test
     void aCollectionPastItsDeadlineIsStopped() throws Exception {
