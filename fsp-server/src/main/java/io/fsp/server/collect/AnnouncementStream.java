@@ -4,6 +4,7 @@ import io.fsp.client.collect.RecordedTransfer;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.ExtensionLimits;
+import io.fsp.server.select.CollectRelays;
 import io.fsp.server.select.SelectionRequest;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;

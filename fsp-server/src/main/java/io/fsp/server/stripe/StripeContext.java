@@ -2,8 +2,8 @@ package io.fsp.server.stripe;
 
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
-import io.fsp.server.collect.CollectRelay;
-import io.fsp.server.collect.CollectRelays;
+import io.fsp.server.select.CollectRelay;
+import io.fsp.server.select.CollectRelays;
 import io.fsp.server.select.OverlaySelection;
 import io.fsp.server.select.RelayEndpoint;
 import io.fsp.tls.Fingerprint;

@@ -8,6 +8,8 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.fsp.client.collect.RecordedTransfer;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
+import io.fsp.server.select.CollectRelay;
+import io.fsp.server.select.CollectRelays;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

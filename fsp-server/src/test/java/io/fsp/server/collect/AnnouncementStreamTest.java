@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fsp.client.collect.RecordedTransfer;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionLimits;
+import io.fsp.server.select.CollectRelay;
+import io.fsp.server.select.CollectRelays;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

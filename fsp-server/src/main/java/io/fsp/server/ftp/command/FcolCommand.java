@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * user's root and checks every block on its disk against its digest. Replies {@code 150}, then {@code 112} perf
  * markers every second with the bytes verified so far, then {@code 226} with the summary once every file is
  * verified, or a 4xx/5xx naming what failed. The stream may name only relays this server's operator allows
- * ({@link io.fsp.server.collect.CollectRelays}); any other is refused {@code 550} before anything is connected. A
+ * ({@link io.fsp.server.select.CollectRelays}); any other is refused {@code 550} before anything is connected. A
  * collection runs at most {@code collect-timeout}; however it ends (an {@link Error} too), its slot and relay
  * connections are given back.
  */

@@ -1,4 +1,4 @@
-package io.fsp.server.collect;
+package io.fsp.server.select;
 
 import io.fsp.tls.Fingerprint;
 import io.netty.util.NetUtil;

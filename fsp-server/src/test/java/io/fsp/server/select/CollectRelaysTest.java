@@ -1,11 +1,10 @@
-package io.fsp.server.collect;
+package io.fsp.server.select;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.extension.Announcement;
-import io.fsp.server.select.RelayEndpoint;
 import io.fsp.tls.Fingerprint;
 import java.util.List;
 import java.util.Optional;

@@ -1,7 +1,6 @@
-package io.fsp.server.collect;
+package io.fsp.server.select;
 
 import io.fsp.extension.Announcement;
-import io.fsp.server.select.RelayEndpoint;
 import io.fsp.tls.Fingerprint;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
