@@ -16,12 +16,15 @@ import org.slf4j.LoggerFactory;
  * A configuration reload of a running server ({@code kill -HUP}, systemd's {@code ExecReload}): the settings are
  * read again exactly as at start (defaults, the {@code --config} file, the same command line on top) and must
  * all be valid, or nothing changes. Then the static relay list ({@code relay}) is applied: the next FRET uses
- * it, transfers under way keep their relays, and removed relays' kept connections are closed once idle. Other
- * keys that changed are named in the log: they take effect at the next start.
+ * it, transfers under way keep their relays, and removed relays' kept connections are closed once idle; so are
+ * the relays FCOL may collect from ({@code relay} and {@code collect-relay}): the next FCOL is judged by them,
+ * collections under way keep theirs. Other keys that changed are named in the log: they take effect at the next
+ * start.
  */
 final class ConfigReload {
     private static final Logger log = LoggerFactory.getLogger(ConfigReload.class);
     private static final String RELAY_KEY = "relay";
+    private static final String COLLECT_RELAY_KEY = "collect-relay";
 
     private final FspServer server;
     private final ServerConfig started;
@@ -51,16 +54,18 @@ final class ConfigReload {
         }
         List<String> atRestart = changedKeys(started, next);
         atRestart.remove(RELAY_KEY);
+        atRestart.remove(COLLECT_RELAY_KEY);
         if (!atRestart.isEmpty()) {
-            log.warn("reload of {}: {} changed, which takes effect at the next start (a reload applies only {})",
-                    source, String.join(", ", atRestart), RELAY_KEY);
+            log.warn("reload of {}: {} changed, which takes effect at the next start (a reload applies only {} and {})",
+                    source, String.join(", ", atRestart), RELAY_KEY, COLLECT_RELAY_KEY);
         }
         List<RelayEndpoint> before = server.relays();
         List<RelayEndpoint> added = next.relay().stream().filter(r -> !before.contains(r)).toList();
         List<RelayEndpoint> removed = before.stream().filter(r -> !next.relay().contains(r)).toList();
         server.relays(next.relay());
-        log.info("reloaded {}: {} relay(s) for new transfers, added {}, removed {}", source, next.relay().size(),
-                added, removed);
+        server.collectRelays(next.collectRelay());
+        log.info("reloaded {}: {} relay(s) for new transfers, added {}, removed {}; {} collect-relay line(s)", source,
+                next.relay().size(), added, removed, next.collectRelay().size());
         return true;
     }
 

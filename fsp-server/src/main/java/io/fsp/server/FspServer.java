@@ -18,6 +18,7 @@ import io.fsp.server.ftp.command.FpriCommand;
 import io.fsp.server.ftp.command.FretCommand;
 import io.fsp.server.ftp.command.FspoCommand;
 import io.fsp.server.ftp.command.FtpCommands;
+import io.fsp.server.select.CollectRelay;
 import io.fsp.server.select.OverlaySelection;
 import io.fsp.server.select.RelayEndpoint;
 import io.fsp.server.stripe.StripeContext;
@@ -127,6 +128,7 @@ public final class FspServer implements AutoCloseable {
         StripeContext stripe = new StripeContext(key, config.relay(), !config.fspWithoutTls(),
                 config.maxBlocksPerTransfer(), config.socketBufferBytes(), config.maxRetain(),
                 config.retainUser());
+        stripe.collectRelays(config.collectRelay(), Set.copyOf(config.trustRelay()));
         if (config.meridian().isPresent() || config.meridianEntry().isPresent()) {
             InetSocketAddress bind = config.meridian().map(HostPort::toSocketAddress)
                     .orElseGet(() -> new InetSocketAddress(config.listen().get(0).toSocketAddress().getAddress(), 0));
@@ -292,6 +294,11 @@ public final class FspServer implements AutoCloseable {
      */
     public void relays(List<RelayEndpoint> relays) {
         stripe.relays(relays);
+    }
+
+    /** Replaces the {@code collect-relay} lines while the server runs: the next FCOL is judged by {@code allowed}. */
+    public void collectRelays(List<CollectRelay> allowed) {
+        stripe.collectRelays(allowed, Set.copyOf(context.config().trustRelay()));
     }
 
     /** Where the metrics endpoint listens; empty without the {@code metrics} setting. */

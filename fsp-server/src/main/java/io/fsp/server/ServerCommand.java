@@ -119,6 +119,11 @@ public final class ServerCommand implements Callable<Integer> {
             description = "A relay for striped transfers, pinned by the certificate fingerprint it prints at start or with 'fsp-relay fingerprint'; repeatable.")
     List<String> relay;
 
+    @Option(names = "--collect-relay", paramLabel = "IP:PORT[=FINGERPRINT]",
+            description = "A relay FCOL may collect from beside the --relay ones (without FINGERPRINT: with a certificate"
+                    + " of --relay or --trust-relay); repeatable.")
+    List<String> collectRelay;
+
     @Option(names = "--fsp-without-tls", description = "Allow the FSP extension on a control connection without TLS (default: TLS required; the transfer keys travel on it).")
     Boolean fspWithoutTls;
 

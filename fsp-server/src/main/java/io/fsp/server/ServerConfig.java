@@ -4,6 +4,7 @@ import io.fsp.config.ByteSize;
 import io.fsp.net.HostPort;
 import io.fsp.net.SocketBuffers;
 import io.fsp.server.ftp.data.PortRange;
+import io.fsp.server.select.CollectRelay;
 import io.fsp.server.select.RelayEndpoint;
 import io.fsp.server.stripe.RetainGrant;
 import io.fsp.server.stripe.StripeOptions;
@@ -45,6 +46,8 @@ public record ServerConfig(
         int loginThreads,
         int controlWriteBuffer,
         List<RelayEndpoint> relay,
+        List<CollectRelay> collectRelay,
+        Duration collectTimeout,
         boolean fspWithoutTls,
         Optional<HostPort> meridian,
         Optional<HostPort> meridianEntry,
@@ -64,6 +67,8 @@ public record ServerConfig(
         listen = List.copyOf(listen);
         user = List.copyOf(user);
         relay = List.copyOf(relay);
+        collectRelay = List.copyOf(collectRelay);
+        requirePositive("collect-timeout", collectTimeout);
         trustRelay = List.copyOf(trustRelay);
         retainUser = List.copyOf(retainUser);
         if (retainUser.stream().map(RetainGrant::user).distinct().count() < retainUser.size()) {
@@ -122,7 +127,7 @@ public record ServerConfig(
                 256, 32,
                 Duration.ofSeconds(1), 3,
                 0, 16, 4, 64 * 1024,
-                List.of(), false,
+                List.of(), List.of(), Duration.ofHours(24), false,
                 Optional.empty(), Optional.empty(), List.of(), false, Duration.ofSeconds(5),
                 true,
                 1 << 20,

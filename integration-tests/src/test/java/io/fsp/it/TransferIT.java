@@ -34,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code fsp transfer} (docs/protocol.md §1, "FCOL"): two real server processes, A with three relay processes and B
- * without any; B collects A's tree from A's relays into bob's root byte for byte, the client seeing only
+ * without any, allowed to collect from A's ({@code collect-relay}); B collects A's tree from A's relays into bob's
+ * root byte for byte, the client seeing only
  * announcements and B's markers. A destination that leads out of bob's root and a tampered announcement stream
  * are refused, with nothing reported verified.
  */
@@ -63,15 +64,17 @@ class TransferIT {
         Certificates.write(key, stateA.resolve("server-cert.pem"), stateA.resolve("server-key.pem"));
         List<String> args = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--root", rootA.toString(), "--user", ALICE,
                 "--state-dir", stateA.toString(), "--login-failure-delay", "0s"));
+        List<String> argsB = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--root", rootB.toString(), "--user", BOB,
+                "--state-dir", dir.resolve("state-b").toString(), "--login-failure-delay", "0s"));
         for (int i = 0; i < 3; i++) {
             RelayProcess r = RelayProcess.start(dir.resolve("relay" + i), key.fingerprint());
             relays.add(r);
-            args.addAll(List.of("--relay", "127.0.0.1:" + r.address().getPort() + "=" + r.fingerprint()));
+            String relay = "127.0.0.1:" + r.address().getPort() + "=" + r.fingerprint();
+            args.addAll(List.of("--relay", relay));
+            argsB.addAll(List.of("--collect-relay", relay)); // B's operator allows A's relays
         }
         a = ServerProcess.start(rootA, args, 1, Map.of("FSP_PASSWORD_ALICE", ALICE_PASSWORD));
-        b = ServerProcess.start(rootB, List.of("--listen", "127.0.0.1:0", "--root", rootB.toString(), "--user", BOB,
-                "--state-dir", dir.resolve("state-b").toString(), "--login-failure-delay", "0s"), 1,
-                Map.of("FSP_PASSWORD_BOB", BOB_PASSWORD));
+        b = ServerProcess.start(rootB, argsB, 1, Map.of("FSP_PASSWORD_BOB", BOB_PASSWORD));
     }
 
     @AfterEach

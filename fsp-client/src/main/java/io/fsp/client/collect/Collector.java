@@ -61,6 +61,11 @@ public final class Collector {
      * so one thread would make a tree of small files wait for one file creation at a time.
      */
     private static final int WRITER_THREADS = 4;
+    /**
+     * Most fetch threads, however many relays and streams a transfer names: each waits on one block at a time, so
+     * more only hold more blocks in memory (a server collecting for FCOL runs a few collections at once).
+     */
+    static final int MAX_FETCH_THREADS = 64;
 
     private final CollectOptions options;
     private final BlockLimits limits = BlockLimits.DEFAULT;
@@ -367,11 +372,11 @@ public final class Collector {
         Set<String> journaled = new HashSet<>();
         journal.verified().forEach(r -> journaled.add(r.path()));
         files.prepareTemporaryFiles(journaled);
+        int threads = Math.min(MAX_FETCH_THREADS, Math.max(1, relays.count()) * options.streams() + 1);
         VerifierConfig config = VerifierConfig.defaults().withMode(options.verify()).withAlgorithm(HashAlgorithm.of(digest))
-                .withQueueDepth(Math.max(16, relays.count() * options.streams() * 2)).withHashThreads(2)
+                .withQueueDepth(Math.max(16, threads * 2)).withHashThreads(2)
                 .withWriterThreads(WRITER_THREADS);
         verifier = new FiverVerifier(files.writer(), config, journal, event -> { });
-        int threads = Math.max(1, relays.count()) * options.streams() + 1;
         fetchers = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "fsp-fetch");
             t.setDaemon(true);

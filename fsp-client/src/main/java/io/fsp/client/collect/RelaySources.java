@@ -23,6 +23,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
@@ -118,7 +119,13 @@ final class RelaySources implements AutoCloseable {
         try {
             connection = RelayConnection.connect(address, SslContexts.client(PinnedTrustManager.of(Set.of(fingerprint)),
                             Optional.empty()), loops, config)
-                    .thenCompose(c -> c.authorize(token).thenApply(ok -> c));
+                    .thenCompose(c -> c.authorize(token).handle((ok, e) -> {
+                        if (e != null) {
+                            c.close(); // refused: the connection serves nothing more
+                            throw e instanceof CompletionException ce ? ce : new CompletionException(e);
+                        }
+                        return c;
+                    }));
             connection.thenRun(() -> Collector.milestone("relay " + index + " connected and authorized"));
         } catch (SSLException e) {
             connection = CompletableFuture.failedFuture(e);

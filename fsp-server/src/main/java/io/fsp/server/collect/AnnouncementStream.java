@@ -4,28 +4,49 @@ import io.fsp.client.collect.RecordedTransfer;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.ExtensionLimits;
+import io.fsp.server.select.CollectRelays;
+import io.fsp.server.select.SelectionRequest;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Reads the announcement stream FCOL receives on its data connection (docs/protocol.md §1, "FCOL"): another
  * server's FRET announcements as the controlling client read them, one per line (without {@code 151 }), each
  * ended by LF (a CR before it is allowed). Bytes arrive in any pieces; each complete line is checked by
  * {@link ExtensionCodec} at once, so nothing larger than one line is held unparsed. Limits: the stream's bytes,
- * a line's length, and the transfer's blocks (the FSP line's count); anything over them, a line that is not
+ * a line's length, the transfer's blocks (the FSP line's count), its files and directories (the FSP line's counts,
+ * together at most the blocks limit), and {@value #MAX_RELAYS} RELAY lines; anything over them, a line that is not
  * strict UTF-8 or not an announcement, or a stream that ends inside a line is refused with an
- * {@link IllegalArgumentException} naming the line.
+ * {@link IllegalArgumentException} naming the line. A RELAY line naming a relay the server may not collect from
+ * ({@link CollectRelays}) is refused at once with a {@link RelayNotAllowedException}: nothing is connected to
+ * until the whole stream was read and accepted.
  */
 public final class AnnouncementStream {
     /** Longest line: an announcement and its CR. */
     static final int MAX_LINE_BYTES = ExtensionLimits.MAX_LINE_LENGTH + 1;
 
+    /** Most RELAY lines: the most relays one transfer is striped over (FSPO {@code relays}). */
+    public static final int MAX_RELAYS = SelectionRequest.MAX_RELAYS;
+
+    /** A RELAY line names a relay this server may not collect from. */
+    public static final class RelayNotAllowedException extends IllegalArgumentException {
+        RelayNotAllowedException(String message) {
+            super(message);
+        }
+    }
+
     private final long maxBytes;
     private final long maxBlocks;
+    private final CollectRelays relays;
+    private Announcement.Transfer transfer;
+    private int relayLines;
+    private long fileLines;
+    private long directoryLines;
     private final List<Announcement> announcements = new ArrayList<>();
     private final byte[] line = new byte[MAX_LINE_BYTES];
     private int lineLength;
@@ -36,11 +57,14 @@ public final class AnnouncementStream {
 
     /**
      * @param maxBytes  the longest stream accepted
-     * @param maxBlocks the most blocks the FSP line may announce (the server's {@code max-blocks-per-transfer})
+     * @param maxBlocks the most blocks the FSP line may announce (the server's {@code max-blocks-per-transfer}), and
+     *                  the most files and directories together
+     * @param relays    the relays the stream may name
      */
-    public AnnouncementStream(long maxBytes, long maxBlocks) {
+    public AnnouncementStream(long maxBytes, long maxBlocks, CollectRelays relays) {
         this.maxBytes = maxBytes;
         this.maxBlocks = maxBlocks;
+        this.relays = relays;
     }
 
     /** Takes the next bytes of the stream (from the buffer's position to its limit, which it consumes). */
@@ -107,9 +131,35 @@ public final class AnnouncementStream {
             throw new IllegalArgumentException("announcement line " + lines + ": " + (first ? "not an FSP line (expected: the"
                     + " FSP line first)" : "a second FSP line (expected: one transfer per stream)"));
         }
-        if (a instanceof Announcement.Transfer t && t.blocks() > maxBlocks) {
-            throw new IllegalArgumentException("announcement line 1: blocks: " + t.blocks() + " (expected: <= " + maxBlocks
-                    + ", this server's max-blocks-per-transfer)");
+        if (a instanceof Announcement.Transfer t) {
+            if (t.blocks() > maxBlocks) {
+                throw new IllegalArgumentException("announcement line 1: blocks: " + t.blocks() + " (expected: <= "
+                        + maxBlocks + ", this server's max-blocks-per-transfer)");
+            }
+            if ((long) t.files() + t.directories() > maxBlocks) {
+                throw new IllegalArgumentException("announcement line 1: files and directories: " + t.files() + " + "
+                        + t.directories() + " (expected: <= " + maxBlocks + " together, this server's"
+                        + " max-blocks-per-transfer)");
+            }
+            transfer = t;
+        }
+        if (a instanceof Announcement.Relay r) {
+            if (++relayLines > MAX_RELAYS) {
+                throw new IllegalArgumentException("announcement line " + lines + ": more than " + MAX_RELAYS
+                        + " RELAY lines (expected: the relays of one transfer)");
+            }
+            Optional<String> refused = relays.refusal(r);
+            if (refused.isPresent()) {
+                throw new RelayNotAllowedException(refused.get());
+            }
+        }
+        if (a instanceof Announcement.File && ++fileLines > transfer.files()) {
+            throw new IllegalArgumentException("announcement line " + lines + ": more FILE lines than the FSP line's files="
+                    + transfer.files() + " (expected: one per file)");
+        }
+        if (a instanceof Announcement.Directory && ++directoryLines > transfer.directories()) {
+            throw new IllegalArgumentException("announcement line " + lines + ": more DIR lines than the FSP line's"
+                    + " directories=" + transfer.directories() + " (expected: one per directory)");
         }
         if (a instanceof Announcement.Block && ++blockLines > maxBlocks) {
             throw new IllegalArgumentException("announcement line " + lines + ": more BLK lines than " + maxBlocks

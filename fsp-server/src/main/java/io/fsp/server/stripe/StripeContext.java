@@ -3,8 +3,11 @@ package io.fsp.server.stripe;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
 import io.fsp.server.auth.UserAccount;
+import io.fsp.server.select.CollectRelay;
+import io.fsp.server.select.CollectRelays;
 import io.fsp.server.select.OverlaySelection;
 import io.fsp.server.select.RelayEndpoint;
+import io.fsp.tls.Fingerprint;
 import io.fsp.tls.KeyMaterial;
 import io.fsp.tls.PinnedTrustManager;
 import io.fsp.tls.SslContexts;
@@ -36,6 +39,8 @@ import javax.net.ssl.SSLException;
 public final class StripeContext implements AutoCloseable {
     private final KeyMaterial identity;
     private volatile List<RelayEndpoint> relays;
+    private volatile List<CollectRelay> collectRelays = List.of();
+    private volatile Set<Fingerprint> trustedRelays = Set.of();
     private final boolean requireTls;
     private final long maxBlocksPerTransfer;
     private final EventLoopGroup relayLoops;
@@ -103,6 +108,17 @@ public final class StripeContext implements AutoCloseable {
         pool.retire(removed);
         removed.forEach(sslByRelay::remove);
         pool.warm(next.stream().filter(r -> !old.contains(r)).toList());
+    }
+
+    /** The relays FCOL may collect from now: the static list's, the {@code collect-relay} lines', trusted certificates. */
+    public CollectRelays collectRelays() {
+        return new CollectRelays(relays, collectRelays, trustedRelays);
+    }
+
+    /** Sets the {@code collect-relay} lines (at start and on a configuration reload) and {@code trust-relay} fingerprints. */
+    public void collectRelays(List<CollectRelay> allowed, Set<Fingerprint> trusted) {
+        collectRelays = List.copyOf(allowed);
+        trustedRelays = Set.copyOf(trusted);
     }
 
     /** Relay selection over the Meridian overlay, when the server has one (closed with this context). */

@@ -8,8 +8,12 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.fsp.client.collect.RecordedTransfer;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
+import io.fsp.server.select.CollectRelay;
+import io.fsp.server.select.CollectRelays;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,7 +30,8 @@ class AnnouncementStreamFuzzTest {
     void readsOrRefusesAnyStream(FuzzedDataProvider data) {
         int piece = data.consumeInt(1, 64);
         byte[] bytes = data.consumeRemainingAsBytes();
-        AnnouncementStream stream = new AnnouncementStream(1 << 16, 1000);
+        AnnouncementStream stream = new AnnouncementStream(1 << 16, 1000,
+                new CollectRelays(List.of(), List.of(CollectRelay.parse("127.0.0.1:7001")), Set.of()));
         try {
             for (int i = 0; i < bytes.length; i += piece) {
                 stream.feed(ByteBuffer.wrap(bytes, i, Math.min(piece, bytes.length - i)));

@@ -19,15 +19,18 @@ import io.fsp.server.ftp.data.DataConnection;
 import io.fsp.server.ftp.data.DataTransfers;
 import io.fsp.server.ftp.data.LocalFileException;
 import io.fsp.server.stripe.StripeContext;
+import io.fsp.server.stripe.StripeOptions;
 import io.fsp.token.TransferId;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +41,10 @@ import org.slf4j.LoggerFactory;
  * channels); once that stream ends this server collects the transfer from those relays into {@code <path>} in the
  * user's root and checks every block on its disk against its digest. Replies {@code 150}, then {@code 112} perf
  * markers every second with the bytes verified so far, then {@code 226} with the summary once every file is
- * verified, or a 4xx/5xx naming what failed.
+ * verified, or a 4xx/5xx naming what failed. The stream may name only relays this server's operator allows
+ * ({@link io.fsp.server.select.CollectRelays}); any other is refused {@code 550} before anything is connected. A
+ * collection runs at most {@code collect-timeout}; however it ends (an {@link Error} too), its slot and relay
+ * connections are given back.
  */
 public final class FcolCommand extends FspExtensionCommand {
     private static final Logger log = LoggerFactory.getLogger(FcolCommand.class);
@@ -99,41 +105,71 @@ public final class FcolCommand extends FspExtensionCommand {
                 + Replies.quote(path), true, (ch, tls, transfer) -> {
                     Promise<RecordedTransfer> received = ch.eventLoop().newPromise();
                     Promise<Long> collected = ch.eventLoop().newPromise();
-                    ch.pipeline().addLast("announcements", new AnnouncementReceiver(
-                            new AnnouncementStream(MAX_STREAM_BYTES, stripe.maxBlocksPerTransfer()), received));
+                    // collect-timeout counts from here: a stream sent slowly holds the slot no longer than a collection
+                    Duration timeout = session.server().config().collectTimeout();
+                    AtomicBoolean late = new AtomicBoolean();
+                    Thread[] runner = new Thread[1]; // set and read on ch's event loop only
+                    ScheduledFuture<?> deadline = ch.eventLoop().schedule(() -> {
+                        late.set(true);
+                        if (runner[0] != null) {
+                            runner[0].interrupt();
+                        } else {
+                            collected.tryFailure(tooLate(timeout));
+                            ch.close();
+                        }
+                    }, timeout.toNanos(), TimeUnit.NANOSECONDS);
+                    collected.addListener(c -> deadline.cancel(false));
+                    ch.pipeline().addLast("announcements", new AnnouncementReceiver(new AnnouncementStream(
+                            MAX_STREAM_BYTES, stripe.maxBlocksPerTransfer(), stripe.collectRelays()), received));
                     received.addListener(f -> {
                         if (!f.isSuccess()) {
-                            collected.tryFailure(f.cause() instanceof IllegalArgumentException e
+                            collected.tryFailure(f.cause() instanceof AnnouncementStream.RelayNotAllowedException e
+                                    ? new FtpReplyException(ReplyCode.FILE_UNAVAILABLE, "FCOL: " + e.getMessage())
+                                    : f.cause() instanceof IllegalArgumentException e
                                     ? new FtpReplyException(ReplyCode.SYNTAX_ERROR_IN_ARGUMENTS, "FCOL: " + e.getMessage())
                                     : f.cause());
                             return;
                         }
-                        ServerCollection collection = new ServerCollection(session.root(), path,
-                                (RecordedTransfer) f.getNow(), work);
-                        Thread runner = new Thread(() -> collect(session, path, collection, collected, summary), "fsp-fcol");
-                        runner.setDaemon(true);
-                        ScheduledFuture<?> markers = session.channel().eventLoop().scheduleAtFixedRate(() -> {
-                            if (transfer.isAborted() || !session.channel().isActive()) {
-                                runner.interrupt();
-                            } else if (!collected.isDone() && session.channel().isWritable()) {
-                                // a client that does not read its markers gets fewer, not a growing buffer
-                                session.reply(perfMarker(collection.bytesDone()));
-                            }
-                        }, MARKER_SECONDS, MARKER_SECONDS, TimeUnit.SECONDS);
-                        collected.addListener(c -> markers.cancel(false));
-                        runner.start();
+                        if (collected.isDone()) {
+                            return; // past the deadline already
+                        }
+                        try {
+                            ServerCollection collection = new ServerCollection(session.root(), path,
+                                    (RecordedTransfer) f.getNow(), work);
+                            Thread t = new Thread(() -> collect(session, path, collection, collected, summary, late,
+                                    timeout), "fsp-fcol");
+                            t.setDaemon(true);
+                            ScheduledFuture<?> markers = session.channel().eventLoop().scheduleAtFixedRate(() -> {
+                                if (transfer.isAborted() || !session.channel().isActive()) {
+                                    t.interrupt();
+                                } else if (!collected.isDone() && session.channel().isWritable()) {
+                                    // a client that does not read its markers gets fewer, not a growing buffer
+                                    session.reply(perfMarker(collection.bytesDone()));
+                                }
+                            }, MARKER_SECONDS, MARKER_SECONDS, TimeUnit.SECONDS);
+                            collected.addListener(c -> markers.cancel(false));
+                            runner[0] = t;
+                            t.start();
+                        } catch (RuntimeException | Error e) {
+                            collected.tryFailure(e); // the slot goes back
+                            throw e;
+                        }
                     });
                     return collected;
                 }, ok -> slots.release(user), bytes -> new FtpReply(ReplyCode.TRANSFER_COMPLETE, summary[0]));
     }
 
+    /**
+     * Runs the collection on this thread and completes {@code collected} whatever happens: the slot and the reply
+     * follow from it.
+     */
     private static void collect(FtpSession session, FtpPath path, ServerCollection collection, Promise<Long> collected,
-                                String[] summary) {
+                                String[] summary, AtomicBoolean late, Duration timeout) {
         try {
             CollectSummary s = collection.run();
             if (!s.complete()) {
-                collected.tryFailure(new FtpReplyException(ReplyCode.LOCAL_ERROR, "FCOL: " + s.error()
-                        + "; nothing of the transfer is reported verified"));
+                collected.tryFailure(late.get() ? tooLate(timeout) : new FtpReplyException(ReplyCode.LOCAL_ERROR,
+                        "FCOL: " + s.error() + "; nothing of the transfer is reported verified"));
                 return;
             }
             summary[0] = (String.format(Locale.ROOT, "FCOL complete: %d files, %d bytes, %d blocks verified on disk"
@@ -147,11 +183,18 @@ public final class FcolCommand extends FspExtensionCommand {
         } catch (IOException e) {
             collected.tryFailure(new LocalFileException(e));
         } catch (InterruptedException e) {
-            collected.tryFailure(new java.util.concurrent.CancellationException("aborted"));
-        } catch (RuntimeException e) {
+            collected.tryFailure(late.get() ? tooLate(timeout) : new java.util.concurrent.CancellationException("aborted"));
+        } catch (RuntimeException | Error e) {
             log.warn("{} FCOL {} failed", session, path, e);
             collected.tryFailure(e);
+        } finally {
+            collected.tryFailure(new IllegalStateException("FCOL ended without an outcome")); // the slot goes back
         }
+    }
+
+    private static FtpReplyException tooLate(Duration timeout) {
+        return new FtpReplyException(ReplyCode.LOCAL_ERROR, "FCOL: not done within " + StripeOptions.formatDuration(timeout)
+                + " (collect-timeout); nothing of the transfer is reported verified");
     }
 
     /** GridFTP's perf marker (GFD.20 §3.7), one stripe: the bytes verified on this server's disk so far. */
