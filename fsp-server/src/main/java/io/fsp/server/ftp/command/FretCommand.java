@@ -267,10 +267,14 @@ public final class FretCommand extends FspExtensionCommand {
         Striping striping = new Striping(stripe, session.channel(), session.toString(), t, p.relays(), p.endpoints(),
                 announcements, session.sent(ServerMetrics.RELAY), session.sent(ServerMetrics.DIRECT));
         if (direct.isPresent()) {
+            // The data connection may be ready before the lines after the 150 are out: striping waits for them, or
+            // a BLK line could reach the client before the FILE line it refers to.
+            io.netty.util.concurrent.Promise<Void> announced = session.channel().eventLoop().newPromise();
             DataTransfers.runStriped(session, direct.get(), path, summary,
-                    (ch, tls, transfer) -> counted(session, arrived, striping, striping.start(Optional.of(ch))),
+                    (ch, tls, transfer) -> counted(session, arrived, striping, startAfter(announced, striping, ch)),
                     ok -> p.release(striping, ok));
             info.forEach(announcements::announce);
+            announced.setSuccess(null);
         } else {
             session.reply(new FtpReply(ReplyCode.OPENING_DATA_CONNECTION, summary));
             info.forEach(announcements::announce);
@@ -285,6 +289,15 @@ public final class FretCommand extends FspExtensionCommand {
                 }
             });
         }
+    }
+
+    /** Striping with the data connection {@code direct}, started once {@code announced} is done. */
+    private static io.netty.util.concurrent.Future<Long> startAfter(io.netty.util.concurrent.Future<Void> announced,
+                                                                    Striping striping, io.netty.channel.Channel direct) {
+        io.netty.util.concurrent.Promise<Long> done = direct.eventLoop().newPromise();
+        announced.addListener(f -> io.netty.util.concurrent.PromiseNotifier.cascade(
+                striping.start(Optional.of(direct)), done));
+        return done;
     }
 
     private static <T> io.netty.util.concurrent.Future<T> counted(FtpSession session, long arrived, Striping striping,
