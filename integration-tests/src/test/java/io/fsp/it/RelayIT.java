@@ -268,15 +268,16 @@ class RelayIT {
                     restarted.output());
             // An idle transfer opened now expires after the 1 s TTL; once the relay dropped it, the retained one,
             // idle as long, must still be whole.
+            // (Its server stays connected: a transfer ends with the connection that opened it.)
             TransferId idle = TransferId.random();
             try (RelayConnection server = connect(restarted, Optional.of(SERVER))) {
                 server.openTransfer(idle, TokenKey.random(), expires, 1L << 20).get(10, TimeUnit.SECONDS);
+                long expiry = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (!restarted.output().contains("transfer " + idle + " expired") && System.nanoTime() < expiry) {
+                    Thread.sleep(20);
+                }
+                assertTrue(restarted.output().contains("transfer " + idle + " expired"), restarted.output());
             }
-            long expiry = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!restarted.output().contains("transfer " + idle + " expired") && System.nanoTime() < expiry) {
-                Thread.sleep(20);
-            }
-            assertTrue(restarted.output().contains("transfer " + idle + " expired"), restarted.output());
             try (RelayConnection client = connect(restarted, Optional.empty());
                  BlockPipeline receiver = BlockPipeline.builder().transferId(id.value())
                          .checksum(ChecksumAlgorithm.CRC32C).encryption(key).build()) {
