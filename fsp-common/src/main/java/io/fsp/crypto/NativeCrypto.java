@@ -14,15 +14,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Native crypto for the block data path, used by name and never installed ahead of the JDK's providers.
  * Why: the JDK's AES-GCM and SHA-256 are fast only once the JIT has compiled their intrinsics, and a new
- * {@code fsp get} process moves hundreds of megabytes before that happens (a fresh JVM opened and hashed its
- * first 512 MiB at 320 MB/s, against 910 MB/s native; measured with 1 MiB blocks on this project's machine).
+ * {@code fsp get} process moves hundreds of megabytes before that happens, while native code runs at full speed
+ * from the first block.
  *
  * <ul>
- *   <li>AES-GCM: Conscrypt (BoringSSL), which seals and opens direct buffers in place, 2.9 GB/s from the first
- *       block. Amazon's ACCP is as fast on heap arrays but copies direct buffers through small heap arrays.</li>
+ *   <li>AES-GCM: Conscrypt (BoringSSL), which seals and opens direct buffers in place. Amazon's ACCP is as
+ *       fast on heap arrays but copies direct buffers through small heap arrays.</li>
  *   <li>TLS for blocking sockets (the client's FTP control connection): Conscrypt's {@code SSLContext}.</li>
- *   <li>SHA-2, SHA-1, MD5: ACCP (AWS-LC, with the CPU's SHA instructions), 1.3 GB/s on direct buffers from the
- *       first block; Conscrypt's digests measured a quarter of that.</li>
+ *   <li>SHA-2, SHA-1, MD5: ACCP (AWS-LC, with the CPU's SHA instructions), on direct buffers from the first
+ *       block; Conscrypt's digests do not use those instructions.</li>
  * </ul>
  *
  * Where a native library does not load (another platform), the JDK's implementation serves, with the same
@@ -46,8 +46,9 @@ public final class NativeCrypto {
     }
 
     /**
-     * Loads the native libraries on two threads of their own (each about 0.1–0.2 s of extraction and linking),
-     * so that a process can parse its arguments and open its first connection meanwhile; returns at once.
+     * Loads the native libraries on two threads of their own (linking them takes a noticeable part of a short
+     * process's life), so that a process can parse its arguments and open its first connection meanwhile;
+     * returns at once.
      * Netty's BoringSSL (relay links) is loaded beside Conscrypt. Idempotent.
      */
     public static void loadInBackground() {

@@ -15,9 +15,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One throw-away TLS session in memory, between the FTP server's own context and a client engine, before the first
  * client comes: a handshake, then records the size of a data connection's each way. The JDK's TLS is Java (only its
- * AES-GCM is native), and a fresh server ran the first FTPS RETR's records interpreted while the JIT caught up: 512 MiB
- * took 1.04-1.11 s in a server's first minute against 0.82-0.86 s later, 0.94-1.10 s with this warm-up (curl,
- * loopback, {@code bin/bench-peers --only 'curl FTPS'}, one run each). Nothing leaves the process.
+ * AES-GCM is native), and a fresh server would run the first FTPS clients' records interpreted while the JIT caught
+ * up, so that they were slower than later ones. Nothing leaves the process.
  */
 public final class TlsWarmUp {
     private static final Logger log = LoggerFactory.getLogger(TlsWarmUp.class);

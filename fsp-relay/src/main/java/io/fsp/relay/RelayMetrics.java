@@ -10,7 +10,7 @@ import io.prometheus.metrics.model.snapshots.Unit;
 import java.util.function.IntSupplier;
 
 /**
- * Everything a relay counts, in one registry that {@code --metrics HOST:PORT} serves (docs/architecture.md,
+ * Everything a relay counts, in one registry that {@code --metrics HOST:PORT} serves (docs/operating.md,
  * "Metrics"). The session handler and the expiry task call the event methods where the events happen; the store's
  * holdings and the open connections are read when a scrape asks. Counting is always on: a counter is one
  * atomic add, and a relay started without {@code --metrics} simply serves nobody its numbers.

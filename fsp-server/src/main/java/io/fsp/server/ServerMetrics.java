@@ -23,7 +23,7 @@ import java.util.function.IntSupplier;
 import java.util.function.LongConsumer;
 
 /**
- * Everything the server counts, in one registry that the {@code metrics} setting serves (docs/architecture.md,
+ * Everything the server counts, in one registry that the {@code metrics} setting serves (docs/operating.md,
  * "Metrics"). The control and data pipelines and the FSP commands call the event methods where the events happen;
  * open connections are read when a scrape asks. Counting is always on: a counter is one atomic add, and a server
  * without {@code metrics} simply serves nobody its numbers.

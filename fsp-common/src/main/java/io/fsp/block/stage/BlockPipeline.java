@@ -298,9 +298,9 @@ public final class BlockPipeline implements AutoCloseable {
      * compression, no encryption.
      */
     public static final class Builder {
-        // The channels' allocator (adaptive in Netty 4.2). On bin/bench-blocks it and PooledByteBufAllocator
-        // measured within noise of each other; a pool with 16 MiB chunks measured worse, as one block-sized
-        // buffer at a time keeps creating and destroying its chunk.
+        // The channels' allocator (adaptive in Netty 4.2): the pooled one is no better for block-sized buffers,
+        // and a pool with 16 MiB chunks is worse, as one block-sized buffer at a time keeps creating and
+        // destroying its chunk.
         private ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
         private BlockLimits limits = BlockLimits.DEFAULT;
         private ChecksumAlgorithm checksum = ChecksumAlgorithm.CRC32C;

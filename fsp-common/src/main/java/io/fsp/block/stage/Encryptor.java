@@ -191,12 +191,10 @@ public final class Encryptor {
     /**
      * Seals and opens small blocks until the JIT has compiled the JDK's AES-GCM intrinsics, once per JVM;
      * later calls return at once. Without it, a receiver that opens one 4 MiB block per call keeps running
-     * the interpreted GHASH for hundreds of blocks (about 100 MB/s instead of 4–6 GB/s on this project's
-     * machine; heap-buffer decryption never got faster), because the JIT counts calls, not bytes. Covers
-     * the paths a transfer takes: chunked sealing, and opening direct, heap and composite buffers. Takes a
-     * few tenths of a second (2,000 rounds of 8 KiB: about 0.3 s on this project's machine, against about
-     * 0.75 s lost to the cold path in the first 144 MB opened without it); run it on a spare thread before
-     * the first block arrives.
+     * the interpreted GHASH for hundreds of blocks (heap-buffer decryption never gets faster), because the
+     * JIT counts calls, not bytes. Covers the paths a transfer takes: chunked sealing, and opening direct, heap
+     * and composite buffers. Takes a few tenths of a second, less than the cold path would lose; run it on a
+     * spare thread before the first block arrives.
      */
     public static void warmUp() {
         warmUp(WARM_UP_ROUNDS, WARM_UP_LENGTH);

@@ -583,8 +583,8 @@ public final class RelayConnection implements AutoCloseable {
         }
 
         /**
-         * The request as messages name it, made only for a message: formatting one per block had cost a client
-         * 8 % of its event loop's time.
+         * The request as messages name it, made only for a message: formatting one per block would cost the event
+         * loop a string per block that nobody reads.
          */
         String what() {
             return request != null ? describe(request) : "PutBlock[transfer=" + pushedTransfer + ", seq=" + pushedSeq + "]";

@@ -343,7 +343,7 @@ public final class BlockStore {
      * Whether the store can hold {@code block} as it is: it is a buffer of its own, or a slice of one that holds at
      * most {@link #MAX_PINNED_BYTES} more (the frame decoder gathers a block frame, its prefix included, into one
      * buffer of the frame's size). A slice of a larger received buffer is copied instead, so as not to pin the rest.
-     * Copying every gathered block had cost a relay a tenth of its CPU.
+     * Copying every gathered block would cost a relay a copy of every byte it holds.
      */
     private static boolean ownBuffer(ByteBuf block, int size) {
         ByteBuf whole = block;

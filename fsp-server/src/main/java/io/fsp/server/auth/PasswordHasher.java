@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
  * {@code $argon2id$v=19$m=19456,t=2,p=1$SALT$HASH} (unpadded Base64). The default cost is OWASP's
  * recommendation (19 MiB, 2 passes): memory-hard, yet a login costs tens of milliseconds.
  *
- * <p>The hashing itself is libargon2's (the reference implementation, native, through JNA): 24 ms a login where
- * Bouncy Castle's Java took 100–170 ms of CPU under the C1-only JIT the launchers run with. Where the native
+ * <p>The hashing itself is libargon2's (the reference implementation, native, through JNA): Bouncy Castle's Java
+ * takes several times its CPU under the C1-only JIT the launchers run with. Where the native
  * library does not load, or with {@code -Dfsp.crypto=jdk}, Bouncy Castle's serves; both give the same bytes.
  */
 public final class PasswordHasher {

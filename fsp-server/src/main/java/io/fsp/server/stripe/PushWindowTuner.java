@@ -17,9 +17,8 @@ import java.util.OptionalLong;
  * <p>A relay acknowledges a block once all of it has arrived, so a block's bytes stay unacknowledged for a round
  * trip plus the time the whole block takes at the relay's share of the link: a quarter of a second for 1 MiB at
  * 33 Mbit/s, longer than the round trip itself. On top of the rate's share, the window therefore keeps two
- * blocks (one on the wire, one being acknowledged). With max(two blocks, the rate's share) instead, three
- * relays sharing a 200 Mbit/s link at 100 ms waited for acknowledgements and a striped 256 MiB reached 52–73 %
- * of the link (whole client process, six runs); with both, 71–80 % (docs/architecture.md).
+ * blocks (one on the wire, one being acknowledged): with only the larger of the two, relays sharing a long link
+ * wait for acknowledgements and leave it idle (docs/performance.md, {@code bin/bench-wan}).
  */
 final class PushWindowTuner {
     /**
