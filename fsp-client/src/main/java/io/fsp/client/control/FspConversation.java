@@ -145,6 +145,7 @@ public final class FspConversation {
      * reply other than 151 or 226, or a silence of {@link #SILENCE} before the deadline, is a {@link ControlException}.
      */
     public End announcements(Announcements to, LongSupplier deadline) throws IOException {
+        long waiting = -1;
         while (true) {
             long d = deadline.getAsLong();
             long left = d == Long.MAX_VALUE ? Long.MAX_VALUE : d - System.nanoTime();
@@ -153,7 +154,11 @@ public final class FspConversation {
             }
             boolean untilDeadline = left <= SILENCE.toNanos();
             // whole milliseconds, rounded up: a read that times out has waited until the deadline
-            control.readTimeout(Duration.ofMillis(Math.max(1, (Math.min(left, SILENCE.toNanos()) + 999_999) / 1_000_000)));
+            long wait = Math.max(1, (Math.min(left, SILENCE.toNanos()) + 999_999) / 1_000_000);
+            if (wait != waiting) { // set only when it changes: a transfer has up to millions of lines
+                control.readTimeout(Duration.ofMillis(wait));
+                waiting = wait;
+            }
             Reply r;
             try {
                 r = control.read();
