@@ -28,6 +28,8 @@ public final class ExtensionLimits {
      * server's default command line limit (8192 bytes).
      */
     public static final int MAX_RANGES_PER_LINE = 128;
+    /** Most blocks one FGET names. */
+    public static final int MAX_FGET_BLOCKS = 1024;
     /** Largest origin signature ({@link OriginSignature}): an RSA key of up to 8192 bits; ECDSA P-256 needs 72. */
     public static final int MAX_SIGNATURE_BYTES = 1024;
     /** Longest {@code SIG} line: the word, a 19-digit count and the signature in base64. */

@@ -7,7 +7,7 @@ import io.fsp.server.ftp.data.PortRange;
 import io.fsp.server.select.CollectRelay;
 import io.fsp.server.select.RelayEndpoint;
 import io.fsp.server.stripe.RetainGrant;
-import io.fsp.server.stripe.StripeOptions;
+import io.fsp.extension.TransferOptions;
 import io.fsp.tls.Fingerprint;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -96,9 +96,9 @@ public record ServerConfig(
         requirePositive("login-grace-time", loginGraceTime);
         requirePositive("data-timeout", dataTimeout);
         requirePositive("data-connect-timeout", dataConnectTimeout);
-        if (maxRetain.compareTo(StripeOptions.MIN_RETAIN) < 0) {
-            throw new IllegalArgumentException("max-retain: " + StripeOptions.formatDuration(maxRetain) + " (expected: >= "
-                    + StripeOptions.formatDuration(StripeOptions.MIN_RETAIN) + ")");
+        if (maxRetain.compareTo(TransferOptions.MIN_RETAIN) < 0) {
+            throw new IllegalArgumentException("max-retain: " + TransferOptions.formatDuration(maxRetain) + " (expected: >= "
+                    + TransferOptions.formatDuration(TransferOptions.MIN_RETAIN) + ")");
         }
         if (loginFailureDelay.isNegative()) {
             throw new IllegalArgumentException("login-failure-delay: " + loginFailureDelay + " (expected: >= 0)");

@@ -7,6 +7,7 @@ import io.fsp.client.evacuate.EvacuationReport;
 import io.fsp.config.ConfigException;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.extension.ExtensionCodec;
+import io.fsp.extension.TransferOptions;
 import io.fsp.tls.Fingerprint;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -168,12 +169,12 @@ public final class EvacuateCommand implements Callable<Integer> {
         Duration stopAfter = deadline == null ? null : duration("--deadline", deadline);
         List<String> first = priorities();
         RecipientKey key = recipient == null ? null : RecipientKey.readPublic(recipient);
-        List<String> fsp = new java.util.ArrayList<>();
+        TransferOptions.Request fsp = TransferOptions.Request.NONE;
         if (blockSize != null) {
-            fsp.add("block-size=" + blockSize);
+            fsp = fsp.with("block-size", blockSize);
         }
         if (compression != null) {
-            fsp.add("compression=" + compression);
+            fsp = fsp.with("compression", compression);
         }
         return new Evacuation.Options(origin, PasswordOption.password(settings.passwordFile(), origin.user() + "@" + origin.host()), server, manifest, key, replicas, retain, retainFor, first,
                 stopAfter, fsp, Duration.ofSeconds(10));

@@ -2,13 +2,13 @@ package io.fsp.client.cli;
 
 import io.fsp.client.control.FspUrl;
 import io.fsp.client.transfer.ThirdPartyTransfer;
+import io.fsp.extension.TransferOptions;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.PinnedTrustManager;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -123,12 +123,12 @@ public final class TransferCommand implements Callable<Integer> {
         if (replicas != null && (replicas < 1 || replicas > 3)) {
             throw new IllegalArgumentException("--replicas: " + replicas + " (expected: 1..3)");
         }
-        List<String> fsp = new ArrayList<>();
+        TransferOptions.Request fsp = TransferOptions.Request.NONE;
         if (replicas != null) {
-            fsp.add("replicas=" + replicas);
+            fsp = fsp.with("replicas", String.valueOf(replicas));
         }
         if (blockSize != null) {
-            fsp.add("block-size=" + blockSize);
+            fsp = fsp.with("block-size", blockSize);
         }
         char[] passwordA = PasswordOption.password(Optional.ofNullable(passwordFile), System.getenv(PasswordOption.ENVIRONMENT),
                 PasswordOption.terminal(), a.user() + "@" + a.host());

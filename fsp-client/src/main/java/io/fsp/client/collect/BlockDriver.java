@@ -86,7 +86,7 @@ final class BlockDriver implements RelaySources.Outcome, OriginFetcher.Receiver 
     }
 
     @Override
-    public void fetched(BlockLifecycle block, ByteBuf wire, String source) {
+    public void fetched(BlockLifecycle block, ByteBuf wire, BlockSource source) {
         if (firstFetched.compareAndSet(false, true)) {
             Collector.milestone("first block fetched");
         }
@@ -138,7 +138,7 @@ final class BlockDriver implements RelaySources.Outcome, OriginFetcher.Receiver 
 
     /** Checks and opens a block's wire bytes (released here) and hands the plaintext to the verifier. */
     private void open(BlockLifecycle b, ByteBuf wire) {
-        Announcement a = b.announcement();
+        AnnouncedBlock a = b.announcement();
         RemoteFile f = files.get(a.file());
         OpenedBlock opened;
         try {
@@ -190,7 +190,7 @@ final class BlockDriver implements RelaySources.Outcome, OriginFetcher.Receiver 
 
     /** RIVA: a journaled block counts only once read back from the disk and hashed again. */
     private void reread(BlockLifecycle b) {
-        Announcement a = b.announcement();
+        AnnouncedBlock a = b.announcement();
         String cause;
         try {
             if (verifier.matchesOnDisk(new BlockRef(files.get(a.file()).local(), a.offset(), a.length()), a.digest().value())) {
@@ -206,13 +206,13 @@ final class BlockDriver implements RelaySources.Outcome, OriginFetcher.Receiver 
 
     /** The block is on disk: count it, maybe complete its file, and let its relays free it. */
     private void done(BlockLifecycle b) {
-        Announcement a = b.announcement();
+        AnnouncedBlock a = b.announcement();
         files.blockIn(a.file(), a.length());
         if (firstVerifiedSeconds < 0) {
             firstVerifiedSeconds = Collector.sinceJvmStart() / 1e3;
             Collector.milestone("first block done, from " + b.source());
         }
-        stats.done(a.seq(), a.length(), b.source());
+        stats.done(a.seq(), a.length(), b.source().toString());
         relays.confirm(transferId, a);
     }
 

@@ -75,22 +75,22 @@ final class BlockLifecycle {
         }
     }
 
-    static final String DIRECT = "direct";
-    static final String ORIGIN = "origin";
-    static final String JOURNAL = "journal";
+    private static final BlockSource DIRECT = BlockSource.DIRECT;
+    private static final BlockSource ORIGIN = BlockSource.ORIGIN;
+    private static final BlockSource JOURNAL = BlockSource.JOURNAL;
     /** Where a block announced {@code origin} (no relay could take it) is counted as failed. */
-    static final String SERVER = "server";
+    private static final BlockSource SERVER = BlockSource.SERVER;
 
-    private final Announcement announced;
+    private final AnnouncedBlock announced;
     private final TransferConditions conditions;
-    private Announcement current;
+    private AnnouncedBlock current;
     private State state = State.ANNOUNCED;
-    private String source;
+    private BlockSource source;
     private boolean refetchedFromRelay;
     private final Set<Integer> askedRelays = new HashSet<>();
     private final List<String> failures = new ArrayList<>();
 
-    BlockLifecycle(Announcement announced, TransferConditions conditions) {
+    BlockLifecycle(AnnouncedBlock announced, TransferConditions conditions) {
         this.announced = announced;
         this.current = announced;
         this.conditions = conditions;
@@ -101,7 +101,7 @@ final class BlockLifecycle {
     }
 
     /** The block as announced, with the relay to ask now as its source. */
-    synchronized Announcement announcement() {
+    synchronized AnnouncedBlock announcement() {
         return current;
     }
 
@@ -109,8 +109,8 @@ final class BlockLifecycle {
         return state;
     }
 
-    /** Where the current attempt's bytes come (or came) from: {@code relay:N}, direct, origin or journal. */
-    synchronized String source() {
+    /** Where the current attempt's bytes come (or came) from: a relay, direct, origin or journal. */
+    synchronized BlockSource source() {
         return source;
     }
 
@@ -119,20 +119,16 @@ final class BlockLifecycle {
         if (state != State.ANNOUNCED) {
             return ignore();
         }
-        switch (announced.source()) {
-            case ORIGIN -> {
-                source = SERVER;
-                return retry("no relay could take the block");
-            }
-            case DIRECT -> {
-                source = DIRECT;
-                state = State.FETCHING;
-                return next(Action.AWAIT_DIRECT);
-            }
-            default -> {
-                return askRelay(announced.relay());
-            }
+        if (announced.source() == ORIGIN) {
+            source = SERVER;
+            return retry("no relay could take the block");
         }
+        if (announced.source() == DIRECT) {
+            source = DIRECT;
+            state = State.FETCHING;
+            return next(Action.AWAIT_DIRECT);
+        }
+        return askRelay(announced.relay());
     }
 
     /**
@@ -185,7 +181,7 @@ final class BlockLifecycle {
         if (state != State.FETCHING) {
             return ignore();
         }
-        if (current.relay() >= 0 && source.startsWith("relay:")) {
+        if (current.relay() >= 0 && isRelay(source)) {
             conditions.relayTimedOut(current.relay());
         }
         return retry(cause);
@@ -193,7 +189,7 @@ final class BlockLifecycle {
 
     /** The direct data connection ended; a direct block that had not arrived by then comes from the origin. */
     synchronized Next directEnded() {
-        if (state != State.FETCHING || !DIRECT.equals(source)) {
+        if (state != State.FETCHING || source != DIRECT) {
             return ignore();
         }
         return retry("direct connection ended before the block arrived");
@@ -282,8 +278,8 @@ final class BlockLifecycle {
         return next(Action.QUEUE_FOR_ORIGIN);
     }
 
-    private static boolean isRelay(String source) {
-        return source != null && source.startsWith("relay:");
+    private static boolean isRelay(BlockSource source) {
+        return source instanceof BlockSource.Relay;
     }
 
     private Next next(Action action) {

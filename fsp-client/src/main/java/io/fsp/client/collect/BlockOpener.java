@@ -58,7 +58,7 @@ final class BlockOpener {
      *
      * @return the plaintext, which the caller releases
      */
-    OpenedBlock open(ByteBuf wire, Announcement a, String fileName) throws DamagedBlockException {
+    OpenedBlock open(ByteBuf wire, AnnouncedBlock a, String fileName) throws DamagedBlockException {
         OpenedBlock opened;
         try {
             Block block = Blocks.parse(wire, limits);

@@ -19,7 +19,7 @@ final class BlockTiling {
      *
      * @throws IllegalArgumentException if it overlaps a block announced before
      */
-    void add(Announcement a, String name) {
+    void add(AnnouncedBlock a, String name) {
         long end = a.offset() + a.length();
         TreeMap<Long, Long> file = ranges.computeIfAbsent(a.file(), k -> new TreeMap<>());
         Map.Entry<Long, Long> before = file.floorEntry(a.offset());

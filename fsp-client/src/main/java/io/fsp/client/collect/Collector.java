@@ -9,7 +9,8 @@ import io.fsp.client.collect.BlockLifecycle.Next;
 import io.fsp.client.collect.DestinationFiles.RemoteFile;
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.ControlException;
-import io.fsp.client.control.Reply;
+import io.fsp.client.control.FspConversation;
+import io.fsp.client.control.ReplyCodes;
 import io.fsp.client.journal.JournalRecord;
 import io.fsp.client.journal.ResumeJournal;
 import io.fsp.client.verify.FiverVerifier;
@@ -19,15 +20,16 @@ import io.fsp.client.verify.VerifierConfig;
 import io.fsp.client.write.DestinationTree;
 import io.fsp.crypto.NativeCrypto;
 import io.fsp.crypto.TransferKey;
+import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.Manifest;
+import io.fsp.extension.TransferOptions;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TransferId;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -81,7 +83,7 @@ public final class Collector {
     /** The blocks of the transfer's plan (sequence numbers below). */
     private long plannedBlocks = -1;
     private long totalBytes;
-    private final List<io.fsp.extension.Announcement.File> manifestFiles = new ArrayList<>();
+    private final List<Announcement.File> manifestFiles = new ArrayList<>();
     private final BlockTiling tiling = new BlockTiling();
     /** Null: announcements come from FRET. */
     private final RecordedTransfer recorded;
@@ -178,7 +180,7 @@ public final class Collector {
     /** The announcements of a recorded transfer, in their order; then every block is fetched from the relays. */
     private void replay() throws IOException, InterruptedException {
         fretNanos = System.nanoTime();
-        for (io.fsp.extension.Announcement a : recorded.announcements()) {
+        for (Announcement a : recorded.announcements()) {
             announcement(a, ExtensionCodec.format(a));
         }
         stripedNanos = System.nanoTime();
@@ -196,60 +198,44 @@ public final class Collector {
                 options.connectTimeout())) {
             milestone("control connection secured");
             control.login(options.user(), options.password(), false);
+            FspConversation fsp = new FspConversation(control, "", options.connectTimeout());
             if (!options.fspOptions().isEmpty() || options.includeDirect()) {
-                List<String> pairs = new ArrayList<>(options.fspOptions());
-                pairs.add("include-direct=" + (options.includeDirect() ? "on" : "off"));
-                pairs.add("streams=" + options.streams());
-                control.pipeline("FSPO " + String.join(" ", pairs), 200, "FSPO");
+                fsp.pipelineOptions(TransferOptions.Request.of(options.fspOptions())
+                        .with("include-direct", options.includeDirect()).with("streams", String.valueOf(options.streams())));
             }
-            manifest.claimHeld(control);
+            manifest.claimHeld(fsp);
             fretNanos = System.nanoTime();
-            if (options.includeDirect()) {
-                control.write("EPSV");
-            }
-            control.send("FRET " + options.remotePath());
             Socket directSocket = null;
             if (options.includeDirect()) {
-                directSocket = control.openData(ControlChannel.epsvPort(control.read()), options.connectTimeout());
+                directSocket = fsp.retrieveDirect(options.remotePath(), options.connectTimeout());
                 milestone("logged in, data connection open");
+            } else {
+                fsp.retrieve(options.remotePath());
             }
             try {
-                retrieve(control, directSocket);
+                milestone("FRET answered " + ReplyCodes.OPENING_DATA_CONNECTION);
+                retrieve(fsp, directSocket);
             } finally {
                 if (directSocket != null) {
                     directSocket.close();
                 }
             }
-            origin.run(control, transferId, driver, () -> conditions.diskFull() != null);
+            origin.run(fsp, transferId, driver, () -> conditions.diskFull() != null);
         }
     }
 
-    /** FRET sent: reads the announcements and starts each block's fetch; returns once every block is done or waits for the origin. */
-    private void retrieve(ControlChannel control, Socket directSocket) throws IOException, InterruptedException {
-        Reply r = control.read();
-        milestone("FRET answered " + r.code());
-        if (r.code() != 150) {
-            throw new ControlException("FRET " + options.remotePath() + ": server answered " + r, r.code(), null);
-        }
+    /** FRET answered: reads the announcements and starts each block's fetch; returns once every block is done or waits for the origin. */
+    private void retrieve(FspConversation fsp, Socket directSocket) throws IOException, InterruptedException {
         if (directSocket != null) {
             direct.start(directSocket, limits);
         }
-        // Striping pauses while every relay is full (the server gives a target up after 30 s): allow for that.
-        control.readTimeout(Duration.ofMinutes(5));
-        while (true) {
-            r = control.read();
-            if (r.code() == 151) {
-                announcement(r.text());
-            } else if (r.code() == 226) {
-                stripedNanos = System.nanoTime(); // the server has placed every block
-                milestone("226: every block placed");
-                everyBlockAnnounced();
-                break;
-            } else {
-                throw new ControlException("FRET " + options.remotePath() + ": " + r, r.code(), null);
-            }
-        }
-        control.readTimeout(options.connectTimeout());
+        fsp.announcements(text -> {
+            announcement(text);
+            return true;
+        }, FspConversation.NO_DEADLINE);
+        stripedNanos = System.nanoTime(); // the server has placed every block
+        milestone("226: every block placed");
+        everyBlockAnnounced();
         collectAnnounced();
     }
 
@@ -283,24 +269,13 @@ public final class Collector {
 
     /** One {@code 151} line of FRET. */
     private void announcement(String text) throws IOException {
-        io.fsp.extension.Announcement line;
-        try {
-            line = ExtensionCodec.parse(text);
-        } catch (RuntimeException e) {
-            throw refused(text, e);
-        }
-        announcement(line, text);
-    }
-
-    private static ControlException refused(String text, RuntimeException e) {
-        return new ControlException("announcement '" + text.substring(0, Math.min(200, text.length())) + "': " + e.getMessage(),
-                151, e);
+        announcement(FspConversation.parse(text), text);
     }
 
     /** One announcement ({@code text} as written, for errors). */
-    private void announcement(io.fsp.extension.Announcement line, String text) throws IOException {
+    private void announcement(Announcement line, String text) throws IOException {
         try {
-            if (line instanceof io.fsp.extension.Announcement.Transfer t) {
+            if (line instanceof Announcement.Transfer t) {
                 transferId = t.id();
                 files.directory(t.directory());
                 plannedBlocks = t.blocks();
@@ -308,16 +283,16 @@ public final class Collector {
                 totalBytes = t.bytes();
                 checksum = t.checksum();
                 digest = t.digest();
-            } else if (line instanceof io.fsp.extension.Announcement.Key k) {
+            } else if (line instanceof Announcement.Key k) {
                 key = k.aes() == null ? null : TransferKey.of(transferId.value(), k.aes());
-            } else if (line instanceof io.fsp.extension.Announcement.Token t) {
+            } else if (line instanceof Announcement.Token t) {
                 token = t.token();
-            } else if (line instanceof io.fsp.extension.Announcement.Relay r) {
+            } else if (line instanceof Announcement.Relay r) {
                 relays.add(r.index(), new InetSocketAddress(r.host(), r.port()), r.fingerprint(), token);
                 conditions.relayAnnounced(r.index());
-            } else if (line instanceof io.fsp.extension.Announcement.Directory d) {
+            } else if (line instanceof Announcement.Directory d) {
                 files.createDirectory(d.name());
-            } else if (line instanceof io.fsp.extension.Announcement.File f) {
+            } else if (line instanceof Announcement.File f) {
                 if (f.index() != manifestFiles.size()) {
                     throw new IllegalArgumentException("FILE index: " + f.index() + " (expected: " + manifestFiles.size()
                             + ", files in index order)");
@@ -326,14 +301,14 @@ public final class Collector {
                 if (isCollected(f.index())) {
                     files.add(f.index(), f.name(), f.size(), f.modifiedMillis());
                 }
-            } else if (line instanceof io.fsp.extension.Announcement.Block b && isCollected(b.file())) {
+            } else if (line instanceof Announcement.Block b && isCollected(b.file())) {
                 if (blocks.isEmpty()) {
                     milestone("first block announced");
                 }
-                block(Announcement.of(b));
+                block(AnnouncedBlock.of(b));
             }
         } catch (RuntimeException e) {
-            throw refused(text, e);
+            throw FspConversation.refused(text, e);
         }
     }
 
@@ -344,8 +319,8 @@ public final class Collector {
     /** The recorded blocks of the files collected (each sequence number once). */
     private long recordedBlocks() {
         return recorded.announcements().stream()
-                .filter(a -> a instanceof io.fsp.extension.Announcement.Block b && isCollected(b.file()))
-                .mapToLong(a -> ((io.fsp.extension.Announcement.Block) a).seq()).distinct().count();
+                .filter(a -> a instanceof Announcement.Block b && isCollected(b.file()))
+                .mapToLong(a -> ((Announcement.Block) a).seq()).distinct().count();
     }
 
     /**
@@ -392,13 +367,14 @@ public final class Collector {
             long covered = tiling.covered(f.index());
             if (covered != f.size()) {
                 throw new ControlException("FRET " + options.remotePath() + ": the server announced blocks for " + covered
-                        + " of the " + f.size() + " bytes of " + f.name() + " (expected: every byte of every file)", 226, null);
+                        + " of the " + f.size() + " bytes of " + f.name() + " (expected: every byte of every file)",
+                        ReplyCodes.TRANSFER_COMPLETE, null);
             }
         }
     }
 
     /** A {@code BLK} line: skip what the journal has, else fetch it from where it was placed. */
-    private void block(Announcement a) throws IOException {
+    private void block(AnnouncedBlock a) throws IOException {
         prepare();
         RemoteFile f = files.get(a.file());
         if (f == null || a.offset() + a.length() > f.size()) {
@@ -413,7 +389,7 @@ public final class Collector {
         }
         tiling.add(a, f.name());
         boolean reread = options.verify() == VerificationMode.RIVA;
-        if (a.source().equals("have")) {
+        if (a.source() == BlockSource.JOURNAL) { // announced have: the client said it holds it (FHAV)
             if (!journal.holds(f.local(), a.offset(), a.length())) {
                 throw new IllegalArgumentException("BLK " + a.seq() + " have: not in this client's journal (expected: only"
                         + " blocks this client named with FHAV)");

@@ -1,9 +1,7 @@
 package io.fsp.client.collect;
 
 import io.fsp.block.BlockLimits;
-import io.fsp.client.control.ControlChannel;
-import io.fsp.client.control.ControlException;
-import io.fsp.client.control.Reply;
+import io.fsp.client.control.FspConversation;
 import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
@@ -23,8 +21,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 final class OriginFetcher {
     static final int ROUNDS = 3;
-    /** Blocks per FGET. */
-    static final int MAX_FGET = 1024;
 
     /** Where a fetched block goes, and how to wait until every block handed on is settled. */
     interface Receiver {
@@ -54,7 +50,7 @@ final class OriginFetcher {
     }
 
     /** Runs rounds until no block waits, the rounds run out, or {@code stop} says so (disk full). */
-    void run(ControlChannel control, TransferId transferId, Receiver receiver, java.util.function.BooleanSupplier stop)
+    void run(FspConversation fsp, TransferId transferId, Receiver receiver, java.util.function.BooleanSupplier stop)
             throws IOException, InterruptedException {
         for (int round = 0; round < ROUNDS && !waiting.isEmpty() && !stop.getAsBoolean(); round++) {
             List<BlockLifecycle> wanted = new ArrayList<>();
@@ -63,27 +59,19 @@ final class OriginFetcher {
                     wanted.add(b);
                 }
             }
-            for (int i = 0; i < wanted.size(); i += MAX_FGET) {
-                fget(control, transferId, wanted.subList(i, Math.min(wanted.size(), i + MAX_FGET)), receiver);
+            for (int i = 0; i < wanted.size(); i += FspConversation.MAX_FGET_BLOCKS) {
+                fget(fsp, transferId, wanted.subList(i, Math.min(wanted.size(), i + FspConversation.MAX_FGET_BLOCKS)),
+                        receiver);
             }
             receiver.awaitIdle();
         }
     }
 
-    private void fget(ControlChannel control, TransferId transferId, List<BlockLifecycle> part, Receiver receiver)
+    private void fget(FspConversation fsp, TransferId transferId, List<BlockLifecycle> part, Receiver receiver)
             throws IOException, InterruptedException {
-        int port = control.epsv();
         Map<Long, BlockLifecycle> bySeq = new TreeMap<>();
         part.forEach(b -> bySeq.put(b.seq(), b));
-        try (Socket data = control.openData(port, connectTimeout)) {
-            StringBuilder seqs = new StringBuilder();
-            for (BlockLifecycle b : part) {
-                seqs.append(seqs.length() == 0 ? "" : ",").append(b.seq());
-            }
-            Reply r = control.command("FGET " + transferId + " " + seqs);
-            if (r.code() != 150) {
-                throw new ControlException("FGET: server answered " + r, r.code(), null);
-            }
+        try (Socket data = fsp.fget(transferId, part.stream().map(BlockLifecycle::seq).toList(), connectTimeout)) {
             // through the stream, whose reads keep the socket's timeout
             BlockStreamReader reader = new BlockStreamReader(Channels.newChannel(data.getInputStream()), limits);
             data.setSoTimeout((int) readTimeout.toMillis());
@@ -102,6 +90,6 @@ final class OriginFetcher {
             bySeq.values().forEach(receiver::missing);
             bySeq.clear();
         }
-        ControlChannel.expect(control.read(), 226, "FGET");
+        fsp.fetched();
     }
 }

@@ -39,7 +39,7 @@ import javax.net.ssl.SSLException;
 final class RelaySources implements AutoCloseable {
     /** Where a fetch's outcome goes: the wire bytes, or what the block's lifecycle says to do after a failure. */
     interface Outcome {
-        void fetched(BlockLifecycle block, ByteBuf wire, String source);
+        void fetched(BlockLifecycle block, ByteBuf wire, BlockSource source);
 
         void next(BlockLifecycle block, Next next);
     }
@@ -157,7 +157,7 @@ final class RelaySources implements AutoCloseable {
                     outcome.next(block, next);
                     return;
                 }
-                String source = block.source();
+                BlockSource source = block.source();
                 RelayConnection c = relay.connection().get(connectTimeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
                 ByteBuf wire = c.getBlock(transferId, block.seq()).get(relayTimeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
                 outcome.fetched(block, wire, source);
@@ -180,7 +180,7 @@ final class RelaySources implements AutoCloseable {
      * Tells every relay that holds the block that it may free it, including a replica's relay whose connection is
      * still being made (best effort: a relay that cannot be reached keeps the block until it expires).
      */
-    void confirm(TransferId transferId, Announcement a) {
+    void confirm(TransferId transferId, AnnouncedBlock a) {
         for (int r : a.holders().isEmpty() ? List.of(a.relay()) : a.holders()) {
             Source relay = relays.get(r);
             if (relay != null) {

@@ -1,7 +1,6 @@
 package io.fsp.client.collect;
 
-import io.fsp.client.control.ControlChannel;
-import io.fsp.client.control.Reply;
+import io.fsp.client.control.FspConversation;
 import io.fsp.client.journal.JournalRecord;
 import io.fsp.client.journal.ResumeJournal;
 import io.fsp.client.journal.TransferIdentity;
@@ -21,8 +20,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * What lets a rerun of a get resume: the journal of verified blocks and, beside it, the manifest (the transfer's
@@ -30,8 +27,6 @@ import org.slf4j.LoggerFactory;
  * Both live beside the destination as {@code .NAME.fsp-journal} and {@code .NAME.fsp-manifest}.
  */
 final class ResumeManifest {
-    private static final Logger log = LoggerFactory.getLogger(ResumeManifest.class);
-
     private final CollectOptions options;
 
     ResumeManifest(CollectOptions options) {
@@ -78,7 +73,7 @@ final class ResumeManifest {
      * sends them again; the server honours this only if the files did not change since (same manifest). Without
      * a journal and manifest of this transfer it says nothing. A server that does not know FHAV is not asked again.
      */
-    void claimHeld(ControlChannel control) throws IOException, InterruptedException {
+    void claimHeld(FspConversation fsp) throws IOException, InterruptedException {
         Path manifest = manifestFile();
         if (!Files.exists(manifest) || !Files.exists(journalFile())) {
             return;
@@ -114,9 +109,7 @@ final class ResumeManifest {
         }
         for (Map.Entry<Integer, List<ByteRange>> file : held.entrySet()) {
             for (HeldRanges line : HeldRanges.lines(digestHex, file.getKey(), ByteRange.coalesce(file.getValue()))) {
-                Reply r = control.command("FHAV " + ExtensionCodec.format(line));
-                if (r.code() != 200) {
-                    log.info("server did not take FHAV ({}): every block is sent again", r);
+                if (!fsp.claim(line)) {
                     return;
                 }
             }

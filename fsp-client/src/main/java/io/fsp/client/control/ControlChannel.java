@@ -71,8 +71,8 @@ public final class ControlChannel implements Closeable {
             plain.setTcpNoDelay(true);
             c.use(plain);
             c.send("AUTH TLS");
-            c.expect(c.read(), 220, "greeting");
-            c.expect(c.read(), 234, "AUTH TLS");
+            c.expect(c.read(), ReplyCodes.READY, "greeting");
+            c.expect(c.read(), ReplyCodes.SECURITY_EXCHANGE_OK, "AUTH TLS");
             c.tls = joined(tls);
             SSLSocket secure = (SSLSocket) c.tls.getSocketFactory().createSocket(plain, host, port, true);
             secure.setUseClientMode(true);
@@ -133,10 +133,10 @@ public final class ControlChannel implements Closeable {
      * waiting for the replies ({@link #pipeline}): they are checked before any later reply is read.
      */
     public void login(String user, char[] password, boolean protectData) throws IOException {
-        pipeline("USER " + user, 331, "login as " + user);
-        pipeline("PASS " + new String(password), 230, "login as " + user);
-        pipeline("PBSZ 0", 200, "PBSZ");
-        pipeline(protectData ? "PROT P" : "PROT C", 200, "PROT");
+        pipeline("USER " + user, ReplyCodes.NEED_PASSWORD, "login as " + user);
+        pipeline("PASS " + new String(password), ReplyCodes.LOGGED_IN, "login as " + user);
+        pipeline("PBSZ 0", ReplyCodes.COMMAND_OK, "PBSZ");
+        pipeline(protectData ? "PROT P" : "PROT C", ReplyCodes.COMMAND_OK, "PROT");
     }
 
     /**
@@ -247,7 +247,7 @@ public final class ControlChannel implements Closeable {
 
     /** The port named by the reply to an EPSV. */
     public static int epsvPort(Reply reply) throws ControlException {
-        Reply r = expect(reply, 229, "EPSV");
+        Reply r = expect(reply, ReplyCodes.ENTERING_EXTENDED_PASSIVE, "EPSV");
         Matcher m = EPSV.matcher(r.text());
         if (!m.find()) {
             throw new ControlException("EPSV: reply '" + abbreviate(r.text()) + "' (expected: (|||PORT|))");

@@ -2,17 +2,17 @@ package io.fsp.client.evacuate;
 
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.ControlException;
+import io.fsp.client.control.FspConversation;
 import io.fsp.client.control.FspUrl;
-import io.fsp.client.control.Reply;
+import io.fsp.client.control.ReplyCodes;
 import io.fsp.client.evacuate.EvacuationManifest.State;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.extension.Announcement;
-import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.OriginSignature;
+import io.fsp.extension.TransferOptions;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.PinnedTrustManager;
 import java.io.IOException;
-import java.net.SocketTimeoutException;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
@@ -50,8 +50,6 @@ public final class Evacuation {
     public static final Duration CHECKPOINT = Duration.ofSeconds(5);
     /** How long a dry run measures placement. */
     public static final Duration PROBE = Duration.ofSeconds(3);
-    /** The longest the server may stay silent while it stripes (it gives a full relay up after 30 s). */
-    private static final Duration SILENCE = Duration.ofMinutes(5);
 
     /**
      * What to evacuate and how.
@@ -65,23 +63,16 @@ public final class Evacuation {
      */
     public record Options(FspUrl origin, char[] password, Fingerprint trust, Path manifest, RecipientKey recipient,
                           int replicas, String retain, Duration retainFor, List<String> priority, Duration deadline,
-                          List<String> fspOptions, Duration connectTimeout) {
+                          TransferOptions.Request fspOptions, Duration connectTimeout) {
         public Options {
             priority = List.copyOf(priority);
-            fspOptions = List.copyOf(fspOptions);
         }
 
         /** FSPO for the transfer: relays only, {@code replicas}, the other options, and {@code retain=…} unless a dry run. */
-        String fspo(boolean retained) {
-            List<String> pairs = new ArrayList<>();
-            if (retained) {
-                pairs.add("retain=" + retain);
-            }
-            pairs.add("replicas=" + replicas);
-            pairs.add("include-direct=off");
-            pairs.add("use-relays=on");
-            pairs.addAll(fspOptions);
-            return "FSPO " + String.join(" ", pairs);
+        TransferOptions.Request fspo(boolean retained) {
+            TransferOptions.Request r = retained ? TransferOptions.Request.NONE.with("retain", retain) : TransferOptions.Request.NONE;
+            return r.with("replicas", String.valueOf(replicas)).with("include-direct", false).with("use-relays", true)
+                    .with(fspOptions);
         }
     }
 
@@ -110,10 +101,11 @@ public final class Evacuation {
         long deadline = options.deadline() == null ? Long.MAX_VALUE : start + options.deadline().toNanos();
         try (ControlChannel control = connect()) {
             certificate = control.peerCertificate();
-            ControlChannel.expect(control.command(options.fspo(true)), 200, options.fspo(true));
-            prioritize(control);
+            FspConversation fsp = conversation(control);
+            fsp.options(options.fspo(true));
+            fsp.prioritize(options.priority());
             created = Instant.now().truncatedTo(ChronoUnit.SECONDS); // as the manifest holds it
-            ControlChannel.expect(control.command("FRET " + options.origin().path()), 150, "FRET " + options.origin().path());
+            fsp.retrieve(options.origin().path());
             ScheduledExecutorService checkpoints = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "fsp-evacuate-checkpoint");
                 t.setDaemon(true);
@@ -124,7 +116,7 @@ public final class Evacuation {
             String error = null;
             boolean deadlineReached = false;
             try {
-                deadlineReached = !readAnnouncements(control, deadline);
+                deadlineReached = fsp.announcements(this::announcement, () -> deadline) == FspConversation.End.DEADLINE;
                 state = deadlineReached ? State.PARTIAL : State.COMPLETE;
             } catch (IOException e) {
                 error = e.getMessage(); // what was read is still worth a manifest
@@ -141,51 +133,44 @@ public final class Evacuation {
     /** A dry run: measures how fast the server places this data set, retaining nothing. */
     public DryRunReport probe() throws IOException, InterruptedException {
         try (ControlChannel control = connect()) {
-            ControlChannel.expect(control.command(options.fspo(false)), 200, options.fspo(false));
-            prioritize(control);
+            FspConversation fsp = conversation(control);
+            fsp.options(options.fspo(false));
+            fsp.prioritize(options.priority());
             long fret = System.nanoTime();
-            ControlChannel.expect(control.command("FRET " + options.origin().path()), 150, "FRET " + options.origin().path());
-            control.readTimeout(SILENCE);
-            long firstBlock = 0;
-            long placed = 0;
-            int blocks = 0;
-            Announcement.Transfer transfer = null;
-            while (true) {
-                Reply r;
-                try {
-                    r = control.read();
-                } catch (SocketTimeoutException e) {
-                    if (firstBlock == 0) {
-                        throw new ControlException("FRET: no reply for " + SILENCE.toMinutes() + " minutes");
-                    }
-                    break; // the probe time is over
-                }
-                if (r.code() == 226) {
-                    return DryRunReport.of(transfer, (System.nanoTime() - fret) / 1e9, blocks, placed,
-                            firstBlock == 0 ? 0 : (System.nanoTime() - firstBlock) / 1e9, true, options.deadline());
-                }
-                ControlChannel.expect(r, 151, "FRET");
-                Announcement a = parse(r.text());
-                if (a instanceof Announcement.Transfer t) {
-                    transfer = t;
-                } else if (a instanceof Announcement.Block b) {
-                    if (firstBlock == 0) {
-                        firstBlock = System.nanoTime();
-                    }
-                    blocks++;
-                    placed += b.placement() instanceof Announcement.Placement.Relays ? b.length() : 0;
-                }
-                if (firstBlock != 0) {
-                    long left = PROBE.toNanos() - (System.nanoTime() - firstBlock);
-                    if (left <= 0) {
-                        break;
-                    }
-                    control.readTimeout(Duration.ofNanos(Math.max(left, 1_000_000)));
-                }
+            fsp.retrieve(options.origin().path());
+            Probe probe = new Probe();
+            // the probe time counts from the first block; before it, only the server's silence ends the wait
+            FspConversation.End end = fsp.announcements(probe::line,
+                    () -> probe.firstBlock == 0 ? Long.MAX_VALUE : probe.firstBlock + PROBE.toNanos());
+            if (end == FspConversation.End.COMPLETE) {
+                return DryRunReport.of(probe.transfer, (System.nanoTime() - fret) / 1e9, probe.blocks, probe.placed,
+                        probe.firstBlock == 0 ? 0 : (System.nanoTime() - probe.firstBlock) / 1e9, true, options.deadline());
             }
             long now = System.nanoTime();
-            return DryRunReport.of(transfer, (firstBlock - fret) / 1e9, blocks, placed, (now - firstBlock) / 1e9, false,
-                    options.deadline());
+            return DryRunReport.of(probe.transfer, (probe.firstBlock - fret) / 1e9, probe.blocks, probe.placed,
+                    (now - probe.firstBlock) / 1e9, false, options.deadline());
+        }
+    }
+
+    /** What a dry run counts of the announcements. */
+    private static final class Probe {
+        long firstBlock;
+        long placed;
+        int blocks;
+        Announcement.Transfer transfer;
+
+        boolean line(String text) throws ControlException {
+            Announcement a = FspConversation.parse(text);
+            if (a instanceof Announcement.Transfer t) {
+                transfer = t;
+            } else if (a instanceof Announcement.Block b) {
+                if (firstBlock == 0) {
+                    firstBlock = System.nanoTime();
+                }
+                blocks++;
+                placed += b.placement() instanceof Announcement.Placement.Relays ? b.length() : 0;
+            }
+            return true;
         }
     }
 
@@ -218,55 +203,27 @@ public final class Evacuation {
         }
     }
 
-    /** FPRI for each priority entry. */
-    private void prioritize(ControlChannel control) throws IOException {
-        for (String name : options.priority()) {
-            String encoded = ExtensionCodec.formatPriority(name);
-            ControlChannel.expect(control.command("FPRI " + encoded), 200, "FPRI " + encoded);
-        }
+    private FspConversation conversation(ControlChannel control) {
+        return new FspConversation(control, "", options.connectTimeout());
     }
 
-    /**
-     * Reads the FRET's announcements until the 226 (true) or the deadline (false); a reply other than 151 or 226, or
-     * a silence of {@link #SILENCE}, is a {@link ControlException}.
-     */
-    private boolean readAnnouncements(ControlChannel control, long deadline) throws IOException {
-        while (true) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
-            boolean untilDeadline = left <= SILENCE.toNanos();
-            // whole milliseconds, rounded up: a read that times out has waited until the deadline
-            control.readTimeout(Duration.ofMillis(Math.max(1, (Math.min(left, SILENCE.toNanos()) + 999_999) / 1_000_000)));
-            Reply r;
-            try {
-                r = control.read();
-            } catch (SocketTimeoutException e) {
-                if (untilDeadline) {
-                    return false;
-                }
-                throw new ControlException("FRET: no reply for " + SILENCE.toMinutes() + " minutes");
-            }
-            if (r.code() == 226) {
-                return true;
-            }
-            ControlChannel.expect(r, 151, "FRET " + options.origin().path());
-            if (OriginSignature.isSignature(r.text())) {
-                signed(r.text());
-                continue;
-            }
-            Announcement a = parse(r.text());
-            lines.add(r.text()); // as read: the codec accepts only the form it writes
-            synchronized (read) {
-                read.add(a);
-            }
-            if (a instanceof Announcement.Transfer t) {
-                totalBytes = t.bytes();
-            } else if (a instanceof Announcement.Block b && b.placement() instanceof Announcement.Placement.Relays p) {
-                placed.computeIfAbsent("relay:" + p.first(), k -> new LongAdder()).add(b.length());
-            }
+    /** One announcement of the FRET: a signature is checked, anything else kept (as read) for the manifest. */
+    private boolean announcement(String text) throws ControlException {
+        if (OriginSignature.isSignature(text)) {
+            signed(text);
+            return true;
         }
+        Announcement a = FspConversation.parse(text);
+        lines.add(text); // as read: the codec accepts only the form it writes
+        synchronized (read) {
+            read.add(a);
+        }
+        if (a instanceof Announcement.Transfer t) {
+            totalBytes = t.bytes();
+        } else if (a instanceof Announcement.Block b && b.placement() instanceof Announcement.Placement.Relays p) {
+            placed.computeIfAbsent("relay:" + p.first(), k -> new LongAdder()).add(b.length());
+        }
+        return true;
     }
 
     /**
@@ -279,27 +236,18 @@ public final class Evacuation {
             s = OriginSignature.parse(text);
         } catch (IllegalArgumentException e) {
             throw new ControlException("signature '" + text.substring(0, Math.min(200, text.length())) + "': "
-                    + e.getMessage(), 151, e);
+                    + e.getMessage(), ReplyCodes.FSP_ANNOUNCEMENT, e);
         }
         if (s.lines() != lines.count()) {
             throw new ControlException("the server signed " + s.lines() + " announcements, " + lines.count()
-                    + " were read", 151, null);
+                    + " were read", ReplyCodes.FSP_ANNOUNCEMENT, null);
         }
         if (!s.verifies(certificate, options.origin().user(), options.origin().path(), lines.sha256())) {
             throw new ControlException("the server's signature over its announcements does not verify with its"
-                    + " certificate " + options.trust(), 151, null);
+                    + " certificate " + options.trust(), ReplyCodes.FSP_ANNOUNCEMENT, null);
         }
         synchronized (read) {
             signature = s;
-        }
-    }
-
-    private static Announcement parse(String text) throws ControlException {
-        try {
-            return ExtensionCodec.parse(text);
-        } catch (IllegalArgumentException e) {
-            throw new ControlException("announcement '" + text.substring(0, Math.min(200, text.length())) + "': "
-                    + e.getMessage(), 151, e);
         }
     }
 

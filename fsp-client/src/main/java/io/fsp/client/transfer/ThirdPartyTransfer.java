@@ -3,20 +3,19 @@ package io.fsp.client.transfer;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.ControlException;
+import io.fsp.client.control.FspConversation;
 import io.fsp.client.control.FspUrl;
 import io.fsp.client.control.Reply;
+import io.fsp.client.control.ReplyCodes;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
+import io.fsp.extension.TransferOptions;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.net.ssl.X509TrustManager;
 
 /**
@@ -30,7 +29,6 @@ import javax.net.ssl.X509TrustManager;
  * once its client leaves.
  */
 public final class ThirdPartyTransfer {
-    private static final Pattern MARKER_BYTES = Pattern.compile("Stripe Bytes Transferred: (\\d+)");
     /** How often A hears from us while B collects (its idle-timeout is minutes). */
     private static final long KEEPALIVE_NANOS = Duration.ofSeconds(60).toNanos();
 
@@ -39,7 +37,7 @@ public final class ThirdPartyTransfer {
      */
     public record Options(FspUrl source, char[] sourcePassword, X509TrustManager sourceTrust,
                           FspUrl destination, char[] destinationPassword, X509TrustManager destinationTrust,
-                          List<String> fspOptions, Duration connectTimeout) {
+                          TransferOptions.Request fspOptions, Duration connectTimeout) {
     }
 
     /** How it ended: {@code code} is B's final reply to FCOL (0 if it never came), {@code error} null on success. */
@@ -86,75 +84,63 @@ public final class ThirdPartyTransfer {
              ControlChannel destination = ControlChannel.connect(b.host(), b.port(), options.destinationTrust(),
                      options.connectTimeout())) {
             source.login(a.user(), options.sourcePassword(), false);
-            List<String> pairs = new ArrayList<>(List.of("use-relays=on", "include-direct=off"));
-            pairs.addAll(options.fspOptions());
-            source.pipeline("FSPO " + String.join(" ", pairs), 200, a.server() + ": FSPO"); // checked before FRET's reply
+            FspConversation fromA = new FspConversation(source, a.server(), options.connectTimeout());
+            // checked before FRET's reply
+            fromA.pipelineOptions(TransferOptions.Request.NONE.with("use-relays", true).with("include-direct", false)
+                    .with(options.fspOptions()));
             destination.login(b.user(), options.destinationPassword(), true);
-            int port = destination.epsv();
-            ControlChannel.expect(destination.command("FCOL " + b.path()), 150, b.server() + ": FCOL " + b.path());
+            FspConversation toB = new FspConversation(destination, b.server(), options.connectTimeout());
             Announcement.Transfer transfer;
-            try (Socket data = destination.secureData(destination.openData(port, options.connectTimeout()))) {
-                transfer = relay(source, data.getOutputStream());
+            try (Socket data = toB.collect(b.path(), options.connectTimeout())) {
+                transfer = relay(fromA, data.getOutputStream());
             }
-            return awaitCollection(source, destination, transfer, start);
+            return awaitCollection(fromA, toB, transfer, start);
         }
     }
 
     /** FRET on A; each announcement to B as it comes, until A's 226. Returns A's FSP line. */
-    private Announcement.Transfer relay(ControlChannel source, OutputStream toB) throws IOException {
+    private Announcement.Transfer relay(FspConversation source, OutputStream toB) throws IOException {
         String what = options.source().server() + ": FRET " + options.source().path();
-        source.send("FRET " + options.source().path());
-        ControlChannel.expect(source.read(), 150, what);
-        // Striping pauses while every relay is full (the server gives a target up after 30 s): allow for that.
-        source.readTimeout(Duration.ofMinutes(5));
-        Announcement.Transfer transfer = null;
-        while (true) {
-            Reply r = source.read();
-            if (r.code() == 151) {
-                if (transfer == null) {
-                    try {
-                        transfer = (Announcement.Transfer) ExtensionCodec.parse(r.text());
-                    } catch (RuntimeException e) {
-                        throw new ControlException(what + ": first announcement '" + r.text() + "' (expected: the FSP line)");
-                    }
-                    totalBytes = transfer.bytes();
+        source.retrieve(options.source().path());
+        Announcement.Transfer[] transfer = {null};
+        source.announcements(text -> {
+            if (transfer[0] == null) {
+                try {
+                    transfer[0] = (Announcement.Transfer) ExtensionCodec.parse(text);
+                } catch (RuntimeException e) {
+                    throw new ControlException(what + ": first announcement '" + text + "' (expected: the FSP line)");
                 }
-                toB.write((r.text() + "\n").getBytes(StandardCharsets.UTF_8));
-            } else if (r.code() == 226 && transfer != null) {
-                toB.flush();
-                return transfer;
-            } else {
-                throw new ControlException(what + ": server answered " + r, r.code(), null);
+                totalBytes = transfer[0].bytes();
             }
+            toB.write((text + "\n").getBytes(StandardCharsets.UTF_8));
+            return true;
+        }, FspConversation.NO_DEADLINE);
+        if (transfer[0] == null) {
+            throw new ControlException(what + ": server answered 226 before any announcement (expected: the FSP line)",
+                    ReplyCodes.TRANSFER_COMPLETE, null);
         }
+        toB.flush();
+        return transfer[0];
     }
 
     /** B's perf markers until its final reply; A hears a NOOP now and then so that it keeps the transfer. */
-    private Result awaitCollection(ControlChannel source, ControlChannel destination, Announcement.Transfer t, long start)
+    private Result awaitCollection(FspConversation source, FspConversation destination, Announcement.Transfer t, long start)
             throws IOException {
-        destination.readTimeout(Duration.ofMinutes(5)); // B sends a marker every second
-        long lastNoop = System.nanoTime();
-        while (true) {
-            Reply r = destination.read();
-            if (System.nanoTime() - lastNoop > KEEPALIVE_NANOS) {
-                ControlChannel.expect(source.command("NOOP"), 200, options.source().server() + ": NOOP");
-                lastNoop = System.nanoTime();
+        long[] lastNoop = {System.nanoTime()};
+        Reply r = destination.collection(bytes -> bytesCollected = bytes, () -> {
+            if (System.nanoTime() - lastNoop[0] > KEEPALIVE_NANOS) {
+                ControlChannel.expect(source.control().command("NOOP"), ReplyCodes.COMMAND_OK,
+                        options.source().server() + ": NOOP");
+                lastNoop[0] = System.nanoTime();
             }
-            if (r.code() == 112) {
-                Matcher m = MARKER_BYTES.matcher(String.join("\n", r.lines()));
-                if (m.find()) {
-                    bytesCollected = Long.parseLong(m.group(1));
-                }
-                continue;
-            }
-            double seconds = (System.nanoTime() - start) / 1e9;
-            boolean ok = r.code() == 226;
-            if (ok) {
-                bytesCollected = t.bytes();
-            }
-            return new Result(ok, r.code(), r.text(), t.id().toString(), t.files(), t.bytes(), t.blocks(), bytesCollected,
-                    seconds, ok ? null : options.destination().server() + ": FCOL " + options.destination().path()
-                    + ": server answered " + r.code() + " " + r.text());
+        });
+        double seconds = (System.nanoTime() - start) / 1e9;
+        boolean ok = r.code() == ReplyCodes.TRANSFER_COMPLETE;
+        if (ok) {
+            bytesCollected = t.bytes();
         }
+        return new Result(ok, r.code(), r.text(), t.id().toString(), t.files(), t.bytes(), t.blocks(), bytesCollected,
+                seconds, ok ? null : options.destination().server() + ": FCOL " + options.destination().path()
+                + ": server answered " + r.code() + " " + r.text());
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fsp.client.collect.BlockLifecycle.Action;
 import io.fsp.client.collect.BlockLifecycle.Next;
 import io.fsp.client.collect.BlockLifecycle.State;
+import io.fsp.extension.Announcement;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -26,7 +27,7 @@ class BlockLifecycleTest {
     }
 
     private static BlockLifecycle block(String source, TransferConditions conditions) {
-        return new BlockLifecycle(Announcement.of((io.fsp.extension.Announcement.Block) io.fsp.extension.ExtensionCodec.parse("BLK 7 " + source + " 0 0 4096 " + DIGEST)), conditions);
+        return new BlockLifecycle(AnnouncedBlock.of((Announcement.Block) io.fsp.extension.ExtensionCodec.parse("BLK 7 " + source + " 0 0 4096 " + DIGEST)), conditions);
     }
 
     /** Fetched from its relay, opened and verified: done, credited to that relay, nothing counted as failed. */
@@ -43,7 +44,7 @@ class BlockLifecycleTest {
         assertEquals(State.VERIFYING, b.state());
         expect(b.verified(), Action.DONE);
         assertEquals(State.DONE, b.state());
-        assertEquals("relay:1", b.source());
+        assertEquals("relay:1", b.source().toString());
     }
 
     /** Damaged from a relay: the same relay once, then each replica, then the origin. */
@@ -59,18 +60,18 @@ class BlockLifecycleTest {
         Next replica = b.damaged("digest mismatch");
         expect(replica, Action.FETCH_FROM_RELAY, "relay:1: digest mismatch");
         assertEquals(2, b.announcement().relay());
-        assertEquals("relay:2", b.source());
+        assertEquals("relay:2", b.source().toString());
 
         fetchAndOpen(b);
         expect(b.damaged("Authentication: tag mismatch"), Action.QUEUE_FOR_ORIGIN, "relay:2: Authentication: tag mismatch");
         assertEquals(State.ORIGIN, b.state());
 
         assertTrue(b.originFetchStarted());
-        assertEquals("origin", b.source());
+        assertEquals("origin", b.source().toString());
         expect(b.fetched(), Action.OPEN);
         expect(b.opened(), Action.VERIFY);
         expect(b.verified(), Action.DONE);
-        assertEquals("origin", b.source());
+        assertEquals("origin", b.source().toString());
     }
 
     /** A fetch that fails (not damage) goes to a replica at once: the same relay is asked again only for damage. */
@@ -180,7 +181,7 @@ class BlockLifecycleTest {
         expect(arrivedFirst.directEnded(), Action.IGNORE);
         expect(arrivedFirst.opened(), Action.VERIFY);
         expect(arrivedFirst.verified(), Action.DONE);
-        assertEquals("direct", arrivedFirst.source());
+        assertEquals("direct", arrivedFirst.source().toString());
 
         BlockLifecycle endedFirst = block("direct", conditions);
         endedFirst.announced();
@@ -228,7 +229,7 @@ class BlockLifecycleTest {
     void resumedBlockIsDoneOrReReadAndOtherwiseFetchedFromTheOrigin() {
         BlockLifecycle held = block("relay:1", conditions);
         expect(held.resumed(false), Action.DONE);
-        assertEquals("journal", held.source());
+        assertEquals("journal", held.source().toString());
 
         BlockLifecycle reread = block("relay:1,2", conditions);
         expect(reread.resumed(true), Action.REREAD_FROM_DISK);
@@ -238,7 +239,7 @@ class BlockLifecycleTest {
         BlockLifecycle good = block("relay:1", conditions);
         good.resumed(true);
         expect(good.verified(), Action.DONE);
-        assertEquals("journal", good.source());
+        assertEquals("journal", good.source().toString());
     }
 
     private static void fetchAndOpen(BlockLifecycle b) {

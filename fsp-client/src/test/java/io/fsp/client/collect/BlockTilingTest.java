@@ -4,13 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fsp.extension.Announcement;
 import org.junit.jupiter.api.Test;
 
 class BlockTilingTest {
     private static final String DIGEST = "sha256:" + "ab".repeat(32);
 
-    private static Announcement blk(long seq, int file, long offset, int length) {
-        return Announcement.of((io.fsp.extension.Announcement.Block) io.fsp.extension.ExtensionCodec.parse("BLK " + seq + " relay:0 " + file + " " + offset + " " + length + " " + DIGEST));
+    private static AnnouncedBlock blk(long seq, int file, long offset, int length) {
+        return AnnouncedBlock.of((Announcement.Block) io.fsp.extension.ExtensionCodec.parse("BLK " + seq + " relay:0 " + file + " " + offset + " " + length + " " + DIGEST));
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.fsp.client.collect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import io.fsp.extension.Announcement;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
@@ -20,7 +21,7 @@ class DirectStreamTest {
     private final DirectStream stream = new DirectStream((b, wire) -> met.add(new Met(b, wire)));
 
     private static BlockLifecycle block(long seq) {
-        return new BlockLifecycle(Announcement.of((io.fsp.extension.Announcement.Block) io.fsp.extension.ExtensionCodec.parse("BLK " + seq + " direct 0 0 4096 " + DIGEST)),
+        return new BlockLifecycle(AnnouncedBlock.of((Announcement.Block) io.fsp.extension.ExtensionCodec.parse("BLK " + seq + " direct 0 0 4096 " + DIGEST)),
                 new TransferConditions(true, 2000));
     }
 

@@ -3,6 +3,7 @@ package io.fsp.client.collect;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.client.collect.BlockLifecycle.Next;
+import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
 import io.fsp.tls.Fingerprint;
 import io.fsp.token.CapabilityToken;
@@ -33,7 +34,7 @@ class RelaySourcesTest {
         CapabilityToken token = CapabilityToken.issue(TokenKey.random(), transfer, Instant.now().plusSeconds(60), TokenScope.ALL);
         TransferConditions conditions = new TransferConditions(true, 2000);
         conditions.relayAnnounced(1);
-        BlockLifecycle block = new BlockLifecycle(Announcement.of((io.fsp.extension.Announcement.Block) ExtensionCodec
+        BlockLifecycle block = new BlockLifecycle(AnnouncedBlock.of((Announcement.Block) ExtensionCodec
                 .parse("BLK 7 relay:1 0 0 4096 sha256:" + "ab".repeat(32))), conditions);
         block.announced();
         CompletableFuture<Next> next = new CompletableFuture<>();
@@ -42,7 +43,7 @@ class RelaySourcesTest {
             relays.add(1, new InetSocketAddress("127.0.0.1", port), Fingerprint.parse("AB:" + "00:".repeat(30) + "CD"), token);
             relays.fetch(block, transfer, fetchers, new RelaySources.Outcome() {
                 @Override
-                public void fetched(BlockLifecycle b, ByteBuf wire, String source) {
+                public void fetched(BlockLifecycle b, ByteBuf wire, BlockSource source) {
                     wire.release();
                     next.completeExceptionally(new AssertionError("fetched from a closed port"));
                 }

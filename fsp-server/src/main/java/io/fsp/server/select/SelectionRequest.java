@@ -1,5 +1,6 @@
 package io.fsp.server.select;
 
+import io.fsp.extension.TransferOptions;
 import io.fsp.meridian.Constraint;
 import java.net.InetSocketAddress;
 import java.util.Locale;
@@ -16,7 +17,7 @@ import java.util.Optional;
 public record SelectionRequest(double nearSenderMs, double nearClientMs, int relays, int clientProbePort,
                                Optional<InetSocketAddress> entry) {
     /** Keys FSPO hands to this record rather than to the stripe options. */
-    public static final String[] KEYS = {"near-sender", "near-client", "relays", "client-probe", "meridian-entry"};
+    public static final String[] KEYS = TransferOptions.Request.SELECTION_KEYS.toArray(String[]::new);
     /** Largest bound a query carries (docs/protocol.md §4.2). */
     public static final double MAX_MS = Constraint.MAX_RTT_MS;
     public static final int MAX_RELAYS = 64;
@@ -31,16 +32,6 @@ public record SelectionRequest(double nearSenderMs, double nearClientMs, int rel
         if (clientProbePort < 0 || clientProbePort > 65535) {
             throw new IllegalArgumentException("client-probe: " + clientProbePort + " (expected: 1..65535)");
         }
-    }
-
-    public static boolean isKey(String key) {
-        String k = key.toLowerCase(Locale.ROOT);
-        for (String s : KEYS) {
-            if (s.equals(k)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Whether the client asked for relays by constraints (all of near-sender, near-client, relays, client-probe). */

@@ -1,6 +1,7 @@
 package io.fsp.server.stripe;
 
 import io.fsp.config.ConfigLoader;
+import io.fsp.extension.TransferOptions;
 import io.fsp.server.auth.UserAccount;
 import java.time.Duration;
 
@@ -15,9 +16,9 @@ public record RetainGrant(String user, Duration most) {
             throw new IllegalArgumentException("retain-user: " + user + " (expected: a named user; anonymous users"
                     + " never retain)");
         }
-        if (most.compareTo(StripeOptions.MIN_RETAIN) < 0) {
-            throw new IllegalArgumentException("retain-user: " + user + "=" + StripeOptions.formatDuration(most)
-                    + " (expected: at least " + StripeOptions.formatDuration(StripeOptions.MIN_RETAIN) + ")");
+        if (most.compareTo(TransferOptions.MIN_RETAIN) < 0) {
+            throw new IllegalArgumentException("retain-user: " + user + "=" + TransferOptions.formatDuration(most)
+                    + " (expected: at least " + TransferOptions.formatDuration(TransferOptions.MIN_RETAIN) + ")");
         }
     }
 

@@ -1,5 +1,6 @@
 package io.fsp.server.stripe;
 
+import io.fsp.extension.TransferOptions;
 import io.fsp.server.select.SelectionRequest;
 import io.fsp.token.TransferId;
 import java.util.ArrayList;
@@ -19,18 +20,18 @@ public final class StripeSession {
     /** And at most this many characters of them together (10,000 names of 4 KiB would be 40 MB per session). */
     public static final int MAX_PRIORITY_CHARS = 1 << 20;
 
-    private volatile StripeOptions options = StripeOptions.DEFAULTS;
+    private volatile TransferOptions options = TransferOptions.DEFAULTS;
     private volatile SelectionRequest selection = SelectionRequest.NONE;
     private final Map<TransferId, StripedTransfer> transfers = new LinkedHashMap<>();
     private ResumeClaim resumeClaim;
     private List<String> priorities = new ArrayList<>();
     private int priorityChars;
 
-    public StripeOptions options() {
+    public TransferOptions options() {
         return options;
     }
 
-    public void options(StripeOptions o) {
+    public void options(TransferOptions o) {
         this.options = o;
     }
 

@@ -7,6 +7,7 @@ import io.fsp.block.stage.SealedBlock;
 import io.fsp.checksum.Digest;
 import io.fsp.crypto.NonceSequence;
 import io.fsp.crypto.TransferKey;
+import io.fsp.extension.TransferOptions;
 import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -45,7 +46,7 @@ public final class StripedTransfer {
 
     private final TransferId id;
     private final UserRoot root;
-    private final StripeOptions options;
+    private final TransferOptions options;
     private final TransferKey key;
     private final List<String> directories;
     private final List<SourceFile> files;
@@ -56,7 +57,7 @@ public final class StripedTransfer {
     /** Blocks a resuming client holds (FHAV): announced as {@code have}, not sent. Set before striping starts. */
     private final BitSet held = new BitSet();
 
-    private StripedTransfer(TransferId id, UserRoot root, StripeOptions options, TransferKey key, boolean directory,
+    private StripedTransfer(TransferId id, UserRoot root, TransferOptions options, TransferKey key, boolean directory,
                             List<String> directories, List<SourceFile> files, long maxBlocks) throws TransferTooLargeException {
         this.id = id;
         this.root = root;
@@ -77,8 +78,8 @@ public final class StripedTransfer {
         this.totalBytes = total;
     }
 
-    /** As {@link #plan(UserRoot, FtpPath, StripeOptions, long, SecureRandom, List)} without priorities. */
-    public static StripedTransfer plan(UserRoot root, FtpPath path, StripeOptions options, long maxBlocks, SecureRandom random)
+    /** As {@link #plan(UserRoot, FtpPath, TransferOptions, long, SecureRandom, List)} without priorities. */
+    public static StripedTransfer plan(UserRoot root, FtpPath path, TransferOptions options, long maxBlocks, SecureRandom random)
             throws IOException {
         return plan(root, path, options, maxBlocks, random, List.of());
     }
@@ -93,7 +94,7 @@ public final class StripedTransfer {
      * @throws TransferTooLargeException if the files make more than {@code maxBlocks} blocks of the options' size,
      *         or a directory holds more than {@code maxBlocks} files and directories
      */
-    public static StripedTransfer plan(UserRoot root, FtpPath path, StripeOptions options, long maxBlocks, SecureRandom random,
+    public static StripedTransfer plan(UserRoot root, FtpPath path, TransferOptions options, long maxBlocks, SecureRandom random,
                                        List<String> priorities) throws IOException {
         TransferId id = new TransferId(random.nextLong());
         TransferKey key = options.cipherBits() == 0 ? null : TransferKey.generate(id.value(), options.cipherBits(), random);
@@ -239,7 +240,7 @@ public final class StripedTransfer {
         return directory;
     }
 
-    public StripeOptions options() {
+    public TransferOptions options() {
         return options;
     }
 

@@ -1,5 +1,6 @@
 package io.fsp.server.stripe;
 
+import io.fsp.extension.TransferOptions;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayRefusedException;
 import io.fsp.relay.wire.RelayErrorCode;
@@ -24,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * on the control channel's loop, which is what the command and the data-transfer machinery wait on. The
  * engine's announcements go to the {@link Announcements} given; the transfer is cancelled when the control
  * channel closes. Once every block is placed the transfer is finished at its relays (FINISH_TRANSFER): each keeps
- * reserved only what it holds, and one that holds none of it lets it go. An evacuation ({@link StripeOptions#evacuation()})
+ * reserved only what it holds, and one that holds none of it lets it go. An evacuation ({@link TransferOptions#evacuation()})
  * is never aborted at the relays: what it placed stays there, retained, for a collector that comes after its client
  * has gone, and when striping stops early (the client left, a read failed) it is finished all the same.
  */

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.checksum.ChecksumAlgorithm;
 import io.fsp.checksum.Digest;
+import io.fsp.extension.TransferOptions;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.fs.UserRoot;
 import java.io.RandomAccessFile;
@@ -86,7 +87,7 @@ class BlockPlanTest {
             f.setLength(TIB);
         }
         UserRoot root = new UserRoot(dir);
-        StripeOptions options = StripeOptions.DEFAULTS.with("block-size", "4k");
+        TransferOptions options = TransferOptions.DEFAULTS.with("block-size", "4k");
         FtpPath path = FtpPath.ROOT.resolve("sparse.bin");
         java.nio.file.Files.write(dir.resolve("small.bin"), new byte[10_000]);
         StripedTransfer.plan(root, FtpPath.ROOT.resolve("small.bin"), options, 1 << 20, new SecureRandom()); // classes loaded

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fsp.block.stage.BlockPipeline;
 import io.fsp.block.stage.SealedBlock;
 import io.fsp.extension.ByteRange;
+import io.fsp.extension.TransferOptions;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.fs.UserRoot;
 import io.netty.buffer.ByteBuf;
@@ -52,7 +53,7 @@ class StripedTransferTest {
         }
     }
 
-    private static StripedTransfer plan(Path file, StripeOptions options, SecureRandom random) throws IOException {
+    private static StripedTransfer plan(Path file, TransferOptions options, SecureRandom random) throws IOException {
         return StripedTransfer.plan(new UserRoot(file.getParent()), FtpPath.ROOT.resolve(file.getFileName().toString()),
                 options, Integer.MAX_VALUE, random);
     }
@@ -71,7 +72,7 @@ class StripedTransferTest {
         byte[] random = new byte[50_000];
         new java.util.Random(5).nextBytes(random);
         Path file = Files.write(dir.resolve("a.bin"), random);
-        StripedTransfer one = plan(file, StripeOptions.DEFAULTS.with("block-size", "4k"),
+        StripedTransfer one = plan(file, TransferOptions.DEFAULTS.with("block-size", "4k"),
                 new SecureRandom());
         assertEquals(sealedBytes(one), one.maxBytesPerRelay(), "encrypted, one name: exact");
 
@@ -80,7 +81,7 @@ class StripedTransferTest {
         Files.write(dir.resolve("tree/c"), new byte[10_000]); // compresses
         Files.write(dir.resolve("tree/empty"), new byte[0]);
         for (String cipher : new String[] {"aes-256-gcm", "none"}) {
-            StripedTransfer t = plan(dir.resolve("tree"), StripeOptions.DEFAULTS.with("block-size", "4k")
+            StripedTransfer t = plan(dir.resolve("tree"), TransferOptions.DEFAULTS.with("block-size", "4k")
                     .with("cipher", cipher).with("compression", "zstd").with("checksum", "sha256"), new SecureRandom());
             long sealed = sealedBytes(t);
             assertTrue(sealed <= t.maxBytesPerRelay(), cipher + ": sealed " + sealed + ", declared " + t.maxBytesPerRelay());
@@ -102,11 +103,11 @@ class StripedTransferTest {
             Files.write(f, new byte[5000]);
         }
         List<String> all = names(StripedTransfer.plan(new UserRoot(dir), FtpPath.ROOT.resolve("tree"),
-                StripeOptions.DEFAULTS.with("block-size", "4k"), 1000, new SecureRandom(), List.of()));
+                TransferOptions.DEFAULTS.with("block-size", "4k"), 1000, new SecureRandom(), List.of()));
         assertEquals(List.of("a.txt", "b-c.txt", "b/x.txt", "b/y.txt", "b/z/deep.txt", "ba.txt", "c.txt", "d/e.txt",
                 "d/f.txt"), all, "name order without priorities");
         StripedTransfer t = StripedTransfer.plan(new UserRoot(dir), FtpPath.ROOT.resolve("tree"),
-                StripeOptions.DEFAULTS.with("block-size", "4k"), 1000, new SecureRandom(),
+                TransferOptions.DEFAULTS.with("block-size", "4k"), 1000, new SecureRandom(),
                 List.of("d/f.txt", "nothing", "b", "c.txt", "b/y.txt", "d/f.txt", "b/z"));
         assertEquals(List.of("d/f.txt", "b/x.txt", "b/y.txt", "b/z/deep.txt", "c.txt", "a.txt", "b-c.txt", "ba.txt",
                 "d/e.txt"), names(t));
@@ -163,7 +164,7 @@ class StripedTransferTest {
     @Test
     void resealOfAnUnchangedFileIsByteIdentical() throws Exception {
         Path file = Files.write(dir.resolve("a.bin"), new byte[100_000]);
-        StripedTransfer t = plan(file, StripeOptions.DEFAULTS, new SecureRandom());
+        StripedTransfer t = plan(file, TransferOptions.DEFAULTS, new SecureRandom());
         byte[] first = sealAndAnnounce(t);
         assertArrayEquals(first, bytes(t.reseal(0)));
     }
@@ -171,7 +172,7 @@ class StripedTransferTest {
     @Test
     void resealRefusesAFileThatChangedSinceItsBlockWasAnnounced() throws Exception {
         Path file = Files.write(dir.resolve("a.bin"), new byte[100_000]);
-        StripedTransfer t = plan(file, StripeOptions.DEFAULTS, new SecureRandom());
+        StripedTransfer t = plan(file, TransferOptions.DEFAULTS, new SecureRandom());
         sealAndAnnounce(t);
         byte[] changed = new byte[100_000];
         changed[7] = 1;
@@ -183,7 +184,7 @@ class StripedTransferTest {
     @Test
     void theFirstSealingOfABlockHoldsEveryLaterOneToItsPlaintext() throws Exception {
         Path file = Files.write(dir.resolve("a.bin"), new byte[100_000]);
-        StripedTransfer t = plan(file, StripeOptions.DEFAULTS, new SecureRandom());
+        StripedTransfer t = plan(file, TransferOptions.DEFAULTS, new SecureRandom());
         byte[] first = bytes(t.reseal(0)); // an origin re-fetch before the engine sealed it (a held block, say)
         assertArrayEquals(first, bytes(t.reseal(0)));
         byte[] changed = new byte[100_000];
@@ -195,7 +196,7 @@ class StripedTransferTest {
     @Test
     void blocksAResumingClientHoldsAreMarkedHeld() throws Exception {
         Path file = Files.write(dir.resolve("a.bin"), new byte[5 * 4096 + 10]);
-        StripedTransfer t = plan(file, StripeOptions.DEFAULTS.with("block-size", "4k"), new SecureRandom());
+        StripedTransfer t = plan(file, TransferOptions.DEFAULTS.with("block-size", "4k"), new SecureRandom());
         ResumeClaim claim = new ResumeClaim("ab".repeat(32));
         claim.add(0, List.of(new ByteRange(0, 4096), new ByteRange(8192, 12288)));
         claim.add(0, List.of(new ByteRange(12288, 16384))); // touches the one before: merged
@@ -240,7 +241,7 @@ class StripedTransferTest {
         Files.writeString(root.resolve("d/b/two.txt"), "inside two");
         Files.writeString(outside.resolve("two.txt"), "OUTSIDE!!!");
         StripedTransfer t = StripedTransfer.plan(new UserRoot(root), FtpPath.ROOT.resolve("d"),
-                StripeOptions.DEFAULTS.with("cipher", "none"), Integer.MAX_VALUE, new SecureRandom());
+                TransferOptions.DEFAULTS.with("cipher", "none"), Integer.MAX_VALUE, new SecureRandom());
         assertEquals(List.of("a/one.txt", "b/two.txt"), t.files().stream().map(StripedTransfer.SourceFile::name).toList());
         Files.move(root.resolve("d/b"), root.resolve("d/b.old"));
         Files.createSymbolicLink(root.resolve("d/b"), outside);

@@ -19,7 +19,7 @@ import io.fsp.server.ftp.data.DataConnection;
 import io.fsp.server.ftp.data.DataTransfers;
 import io.fsp.server.ftp.data.LocalFileException;
 import io.fsp.server.stripe.StripeContext;
-import io.fsp.server.stripe.StripeOptions;
+import io.fsp.extension.TransferOptions;
 import io.fsp.token.TransferId;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -193,7 +193,7 @@ public final class FcolCommand extends FspExtensionCommand {
     }
 
     private static FtpReplyException tooLate(Duration timeout) {
-        return new FtpReplyException(ReplyCode.LOCAL_ERROR, "FCOL: not done within " + StripeOptions.formatDuration(timeout)
+        return new FtpReplyException(ReplyCode.LOCAL_ERROR, "FCOL: not done within " + TransferOptions.formatDuration(timeout)
                 + " (collect-timeout); nothing of the transfer is reported verified");
     }
 

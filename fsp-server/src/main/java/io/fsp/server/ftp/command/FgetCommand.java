@@ -1,6 +1,7 @@
 package io.fsp.server.ftp.command;
 
 import io.fsp.block.stage.SealedBlock;
+import io.fsp.extension.ExtensionLimits;
 import io.fsp.server.ServerMetrics;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.ftp.FtpReply;
@@ -25,7 +26,7 @@ import java.util.Optional;
  * EPSV/PASV; 226 when all are sent. For blocks that every relay lost or spoiled.
  */
 public final class FgetCommand extends FspExtensionCommand {
-    static final int MAX_BLOCKS = 1024;
+    static final int MAX_BLOCKS = ExtensionLimits.MAX_FGET_BLOCKS;
 
     public FgetCommand(StripeContext stripe) {
         super(stripe);

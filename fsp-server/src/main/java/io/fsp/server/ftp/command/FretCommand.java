@@ -20,7 +20,7 @@ import io.fsp.server.select.SelectionRequest;
 import io.fsp.server.stripe.Announcements;
 import io.fsp.server.stripe.ResumeClaim;
 import io.fsp.server.stripe.StripeContext;
-import io.fsp.server.stripe.StripeOptions;
+import io.fsp.extension.TransferOptions;
 import io.fsp.server.stripe.StripedTransfer;
 import io.fsp.server.stripe.Striping;
 import io.fsp.server.stripe.TransferTooLargeException;
@@ -106,7 +106,7 @@ public final class FretCommand extends FspExtensionCommand {
             return;
         }
         FtpPath path = resolved.get();
-        StripeOptions options = state(session).options();
+        TransferOptions options = state(session).options();
         if (options.evacuation() && (!options.useRelays() || options.includeDirect())) {
             String retain = "retain=" + options.asMap().get("retain");
             session.reply(Replies.badArguments(!options.useRelays()
@@ -146,7 +146,7 @@ public final class FretCommand extends FspExtensionCommand {
                 () -> data.ifPresent(DataConnection::close));
     }
 
-    private Prepared prepare(FtpSession session, FtpPath path, StripeOptions options, List<String> priorities)
+    private Prepared prepare(FtpSession session, FtpPath path, TransferOptions options, List<String> priorities)
             throws Exception {
         StripedTransfer transfer;
         try {

@@ -8,7 +8,7 @@ import io.fsp.server.select.OverlaySelection;
 import io.fsp.server.ftp.ReplyCode;
 import io.fsp.server.select.SelectionRequest;
 import io.fsp.server.stripe.StripeContext;
-import io.fsp.server.stripe.StripeOptions;
+import io.fsp.extension.TransferOptions;
 import io.fsp.server.stripe.StripeSession;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -23,8 +23,6 @@ import java.util.Optional;
  * server's {@code retain-user}; never anonymous) is answered 550 with the reason, and nothing changes.
  */
 public final class FspoCommand extends FspExtensionCommand {
-    static final int MAX_PAIRS = 16;
-
     public FspoCommand(StripeContext stripe) {
         super(stripe);
     }
@@ -47,25 +45,15 @@ public final class FspoCommand extends FspExtensionCommand {
     @Override
     public void execute(FtpSession session, FtpRequest request) {
         StripeSession state = state(session);
-        StripeOptions options = state.options();
+        TransferOptions options = state.options();
         SelectionRequest selection = state.selection();
         if (request.hasArgument()) {
-            String[] pairs = request.argument().trim().split("\\s+");
-            if (pairs.length > MAX_PAIRS) {
-                session.reply(Replies.badArguments("options: " + pairs.length + " (expected: <= " + MAX_PAIRS + ")"));
-                return;
-            }
             try {
-                for (String pair : pairs) {
-                    int eq = pair.indexOf('=');
-                    if (eq <= 0) {
-                        throw new IllegalArgumentException("option: '" + pair + "' (expected: key=value)");
-                    }
-                    String key = pair.substring(0, eq);
-                    if (SelectionRequest.isKey(key)) {
-                        selection = selection.with(key, pair.substring(eq + 1));
+                for (TransferOptions.Request.Pair pair : TransferOptions.Request.parse(request.argument()).pairs()) {
+                    if (TransferOptions.Request.isSelectionKey(pair.key())) {
+                        selection = selection.with(pair.key(), pair.value());
                     } else {
-                        options = options.with(key, pair.substring(eq + 1));
+                        options = options.with(pair.key(), pair.value());
                     }
                 }
                 options.requireRetainAtMost(stripe.maxRetain());

@@ -1,12 +1,18 @@
-package io.fsp.server.stripe;
+package io.fsp.extension;
 
 import io.fsp.checksum.ChecksumAlgorithm;
-import io.fsp.extension.ExtensionLimits;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
- * The knobs of a striped transfer, set with {@code FSPO key=value …} (docs/protocol.md §1, FSP extension).
+ * The knobs of a striped transfer, set with {@code FSPO key=value …} (docs/protocol.md §1, FSP extension): the one
+ * parse of each value ({@link #with(String, String)}, with the limits and the {@code key: value (expected: …)}
+ * errors the server answers with), the one form the server shows them in ({@link #describe()}), and the
+ * {@link Request} a client sends.
  *
  * @param blockSize plaintext bytes per block (4 KiB .. 16 MiB)
  * @param compressionLevel zstd level, 0 for no compression
@@ -22,20 +28,20 @@ import java.util.Locale;
  * @param retain how long relays keep the transfer for a collector that comes later ({@link Duration#ZERO}: off);
  *               a transfer with it is an evacuation, which outlives its control connection
  */
-public record StripeOptions(int blockSize, int compressionLevel, int cipherBits, ChecksumAlgorithm checksum,
+public record TransferOptions(int blockSize, int compressionLevel, int cipherBits, ChecksumAlgorithm checksum,
                             ChecksumAlgorithm digest, DistributionStrategy strategy, boolean includeDirect, int streams, boolean useRelays,
                             int replicas, Duration retain) {
     public static final int MIN_BLOCK_SIZE = 4 * 1024;
     /** The largest block the FSP extension announces. */
     public static final int MAX_BLOCK_SIZE = ExtensionLimits.MAX_BLOCK_LENGTH;
-    public static final StripeOptions DEFAULTS = new StripeOptions(1024 * 1024, 0, 256, ChecksumAlgorithm.CRC32C,
+    public static final TransferOptions DEFAULTS = new TransferOptions(1024 * 1024, 0, 256, ChecksumAlgorithm.CRC32C,
             ChecksumAlgorithm.SHA256, DistributionStrategy.FCFS, false, 4, true, 1, Duration.ZERO);
     /** The most relays a block announcement names. */
     public static final int MAX_REPLICAS = ExtensionLimits.MAX_HOLDERS;
     /** The shortest retention: an evacuation is over in minutes at the least. */
     public static final Duration MIN_RETAIN = Duration.ofMinutes(1);
 
-    public StripeOptions {
+    public TransferOptions {
         if (blockSize < MIN_BLOCK_SIZE || blockSize > MAX_BLOCK_SIZE) {
             throw new IllegalArgumentException("block-size: " + blockSize + " (expected: " + MIN_BLOCK_SIZE + ".."
                     + MAX_BLOCK_SIZE + ")");
@@ -75,33 +81,8 @@ public record StripeOptions(int blockSize, int compressionLevel, int cipherBits,
     }
 
     /** This with {@code key} set to {@code value}; throws {@link IllegalArgumentException} naming the problem. */
-    public StripeOptions with(String key, String value) {
-        String v = value.toLowerCase(Locale.ROOT);
-        return switch (key.toLowerCase(Locale.ROOT)) {
-            case "block-size" -> new StripeOptions(parseSize(key, v), compressionLevel, cipherBits, checksum, digest, strategy,
-                    includeDirect, streams, useRelays, replicas, retain);
-            case "compression" -> new StripeOptions(blockSize, parseCompression(v), cipherBits, checksum, digest, strategy,
-                    includeDirect, streams, useRelays, replicas, retain);
-            case "cipher" -> new StripeOptions(blockSize, compressionLevel, parseCipher(v), checksum, digest, strategy,
-                    includeDirect, streams, useRelays, replicas, retain);
-            case "checksum" -> new StripeOptions(blockSize, compressionLevel, cipherBits, ChecksumAlgorithm.fromLabel(v), digest,
-                    strategy, includeDirect, streams, useRelays, replicas, retain);
-            case "digest" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, ChecksumAlgorithm.fromLabel(v),
-                    strategy, includeDirect, streams, useRelays, replicas, retain);
-            case "strategy" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest,
-                    DistributionStrategy.parse(v), includeDirect, streams, useRelays, replicas, retain);
-            case "include-direct" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
-                    parseBoolean(key, v), streams, useRelays, replicas, retain);
-            case "streams" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
-                    includeDirect, parseInt(key, v), useRelays, replicas, retain);
-            case "use-relays" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
-                    includeDirect, streams, parseBoolean(key, v), replicas, retain);
-            case "replicas" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
-                    includeDirect, streams, useRelays, parseInt(key, v), retain);
-            case "retain" -> new StripeOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy,
-                    includeDirect, streams, useRelays, replicas, parseRetain(v));
-            default -> throw new IllegalArgumentException("option: " + key + " (expected: one of " + String.join(", ", KEYS) + ")");
-        };
+    public TransferOptions with(String key, String value) {
+        return new Builder(this).set(key, value.toLowerCase(Locale.ROOT)).build();
     }
 
     public static final String[] KEYS = {"block-size", "compression", "cipher", "checksum", "digest", "strategy",
@@ -119,8 +100,8 @@ public record StripeOptions(int blockSize, int compressionLevel, int cipherBits,
     }
 
     /** Every option as FSPO takes it, in a fixed order: what FSPO shows and the FSP announcement carries. */
-    public java.util.Map<String, String> asMap() {
-        java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+    public Map<String, String> asMap() {
+        Map<String, String> m = new LinkedHashMap<>();
         m.put("block-size", String.valueOf(blockSize));
         m.put("compression", compressionLevel == 0 ? "off" : String.valueOf(compressionLevel));
         m.put("cipher", cipherName());
@@ -224,5 +205,160 @@ public record StripeOptions(int blockSize, int compressionLevel, int cipherBits,
             throw new IllegalArgumentException(key + ": " + v + " (expected: <= " + Integer.MAX_VALUE + ")");
         }
         return (int) n;
+    }
+
+    /** The options one pair at a time, built once at the end: the record's checks run on the whole. */
+    private static final class Builder {
+        private int blockSize;
+        private int compressionLevel;
+        private int cipherBits;
+        private ChecksumAlgorithm checksum;
+        private ChecksumAlgorithm digest;
+        private DistributionStrategy strategy;
+        private boolean includeDirect;
+        private int streams;
+        private boolean useRelays;
+        private int replicas;
+        private Duration retain;
+
+        Builder(TransferOptions o) {
+            blockSize = o.blockSize;
+            compressionLevel = o.compressionLevel;
+            cipherBits = o.cipherBits;
+            checksum = o.checksum;
+            digest = o.digest;
+            strategy = o.strategy;
+            includeDirect = o.includeDirect;
+            streams = o.streams;
+            useRelays = o.useRelays;
+            replicas = o.replicas;
+            retain = o.retain;
+        }
+
+        /** Sets {@code key} from {@code v} (lower case), checking it as far as it goes alone. */
+        Builder set(String key, String v) {
+            switch (key.toLowerCase(Locale.ROOT)) {
+                case "block-size" -> blockSize = parseSize(key, v);
+                case "compression" -> compressionLevel = parseCompression(v);
+                case "cipher" -> cipherBits = parseCipher(v);
+                case "checksum" -> checksum = ChecksumAlgorithm.fromLabel(v);
+                case "digest" -> digest = ChecksumAlgorithm.fromLabel(v);
+                case "strategy" -> strategy = DistributionStrategy.parse(v);
+                case "include-direct" -> includeDirect = parseBoolean(key, v);
+                case "streams" -> streams = parseInt(key, v);
+                case "use-relays" -> useRelays = parseBoolean(key, v);
+                case "replicas" -> replicas = parseInt(key, v);
+                case "retain" -> retain = parseRetain(v);
+                default -> throw new IllegalArgumentException("option: " + key + " (expected: one of " + String.join(", ", KEYS) + ")");
+            }
+            // each pair is checked as it is set, as if the record were made after each one
+            build();
+            return this;
+        }
+
+        TransferOptions build() {
+            return new TransferOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy, includeDirect,
+                    streams, useRelays, replicas, retain);
+        }
+    }
+
+    /**
+     * What a client asks with one {@code FSPO}: {@code key=value} pairs in the order given, each value as given (the
+     * server parses it), formatted as the one command line {@link #command()}; the server reads its argument back with
+     * {@link #parse(String)}. Keys are those of {@link TransferOptions#KEYS} and {@link #SELECTION_KEYS}.
+     */
+    public record Request(List<Pair> pairs) {
+        /** Most pairs one FSPO takes. */
+        public static final int MAX_PAIRS = 16;
+        /** Keys of the relay selection by RTT, which the server parses apart from the stripe options. */
+        public static final List<String> SELECTION_KEYS = List.of("near-sender", "near-client", "relays", "client-probe",
+                "meridian-entry");
+        public static final Request NONE = new Request(List.of());
+
+        /** One {@code key=value}: the key not empty, neither with a blank, the key without '='. */
+        public record Pair(String key, String value) {
+            public Pair {
+                if (key.isEmpty() || !key.chars().allMatch(Request::isWordChar) || !value.chars().allMatch(Request::isWordChar)
+                        || key.indexOf('=') >= 0) {
+                    throw new IllegalArgumentException("option: '" + key + "=" + value + "' (expected: key=value)");
+                }
+            }
+
+            @Override
+            public String toString() {
+                return key + "=" + value;
+            }
+        }
+
+        public Request {
+            if (pairs.size() > MAX_PAIRS) {
+                throw new IllegalArgumentException("options: " + pairs.size() + " (expected: <= " + MAX_PAIRS + ")");
+            }
+            pairs = List.copyOf(pairs);
+        }
+
+        /** The argument of an FSPO: at most {@link #MAX_PAIRS} {@code key=value} words, separated by blanks. */
+        public static Request parse(String argument) {
+            String trimmed = argument.trim();
+            return trimmed.isEmpty() ? NONE : of(List.of(trimmed.split("\\s+")));
+        }
+
+        /** {@code key=value} words, in order. */
+        public static Request of(List<String> words) {
+            if (words.size() > MAX_PAIRS) { // before any word is looked at
+                throw new IllegalArgumentException("options: " + words.size() + " (expected: <= " + MAX_PAIRS + ")");
+            }
+            List<Pair> pairs = new ArrayList<>(words.size());
+            for (String w : words) {
+                int eq = w.indexOf('=');
+                if (eq <= 0) {
+                    throw new IllegalArgumentException("option: '" + w + "' (expected: key=value)");
+                }
+                pairs.add(new Pair(w.substring(0, eq), w.substring(eq + 1)));
+            }
+            return new Request(pairs);
+        }
+
+        public static boolean isSelectionKey(String key) {
+            return SELECTION_KEYS.contains(key.toLowerCase(Locale.ROOT));
+        }
+
+        /** This and then {@code key=value}. */
+        public Request with(String key, String value) {
+            List<Pair> more = new ArrayList<>(pairs);
+            more.add(new Pair(key, value));
+            return new Request(more);
+        }
+
+        /** This and then {@code key=on} or {@code key=off}. */
+        public Request with(String key, boolean on) {
+            return with(key, on ? "on" : "off");
+        }
+
+        /** This and then the pairs of {@code more}. */
+        public Request with(Request more) {
+            List<Pair> all = new ArrayList<>(pairs);
+            all.addAll(more.pairs);
+            return new Request(all);
+        }
+
+        public boolean isEmpty() {
+            return pairs.isEmpty();
+        }
+
+        /** The pairs as {@code key=value} words. */
+        public List<String> words() {
+            return pairs.stream().map(Pair::toString).toList();
+        }
+
+        /** The command: {@code FSPO key=value …}. */
+        public String command() {
+            return pairs.isEmpty() ? "FSPO" : "FSPO " + String.join(" ", words());
+        }
+
+        /** Not a blank as FSPO's argument is split on ({@code \\s}). */
+        private static boolean isWordChar(int c) {
+            return c != ' ' && c != '\t' && c != '\n' && c != 0x0b && c != '\f' && c != '\r';
+        }
     }
 }

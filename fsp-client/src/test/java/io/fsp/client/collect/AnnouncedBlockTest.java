@@ -3,20 +3,21 @@ package io.fsp.client.collect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class AnnouncementTest {
+class AnnouncedBlockTest {
     private static final String DIGEST = "sha256:" + "ab".repeat(32);
 
-    private static Announcement parse(String line) {
-        return Announcement.of((io.fsp.extension.Announcement.Block) ExtensionCodec.parse(line));
+    private static AnnouncedBlock parse(String line) {
+        return AnnouncedBlock.of((Announcement.Block) ExtensionCodec.parse(line));
     }
 
     @Test
     void aBlockLineNamesItsSource() {
-        Announcement a = parse("BLK 7 relay:2 3 1048576 4096 " + DIGEST);
+        AnnouncedBlock a = parse("BLK 7 relay:2 3 1048576 4096 " + DIGEST);
         assertEquals(7, a.seq());
         assertEquals(2, a.relay());
         assertEquals(3, a.file());
@@ -24,19 +25,21 @@ class AnnouncementTest {
         assertEquals(4096, a.length());
         assertEquals(List.of(2), a.holders());
         assertEquals(-1, parse("BLK 7 direct 3 0 1 " + DIGEST).relay());
-        assertEquals("origin", parse("BLK 7 origin 3 0 1 " + DIGEST).source());
+        assertEquals(BlockSource.ORIGIN, parse("BLK 7 origin 3 0 1 " + DIGEST).source());
+        assertEquals(BlockSource.DIRECT, parse("BLK 7 direct 3 0 1 " + DIGEST).source());
         assertEquals(List.of(), parse("BLK 7 origin 3 0 1 " + DIGEST).holders());
-        Announcement held = parse("BLK 7 have 3 0 1 -");
-        assertEquals("have", held.source());
+        AnnouncedBlock held = parse("BLK 7 have 3 0 1 -");
+        assertEquals(BlockSource.JOURNAL, held.source(), "announced have: the journal holds it");
         assertNull(held.digest());
     }
 
     @Test
     void aBlockOnSeveralRelaysIsFetchedFirstFromTheFirst() {
-        Announcement a = parse("BLK 9 relay:2,0,5 0 0 4096 " + DIGEST);
-        assertEquals("relay:2", a.source());
+        AnnouncedBlock a = parse("BLK 9 relay:2,0,5 0 0 4096 " + DIGEST);
+        assertEquals(new BlockSource.Relay(2), a.source());
+        assertEquals("relay:2", a.source().toString());
         assertEquals(List.of(2, 0, 5), a.holders());
-        Announcement replica = a.at(5);
+        AnnouncedBlock replica = a.at(5);
         assertEquals(5, replica.relay());
         assertEquals(a.holders(), replica.holders());
     }

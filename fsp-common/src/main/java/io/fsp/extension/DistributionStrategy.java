@@ -1,8 +1,8 @@
-package io.fsp.server.stripe;
+package io.fsp.extension;
 
 import java.util.Locale;
 
-/** How the engine picks the target of the next block. */
+/** How the origin spreads blocks over its targets (FSPO {@code strategy}). */
 public enum DistributionStrategy {
     /** Whichever target has room first gets the next block, so faster relays get more (the default). */
     FCFS,

@@ -1,0 +1,133 @@
+package io.fsp.extension;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.checksum.ChecksumAlgorithm;
+import io.fsp.token.TransferId;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class TransferOptionsTest {
+    @Test
+    void parsesEveryKey() {
+        TransferOptions o = TransferOptions.DEFAULTS.with("block-size", "256k").with("compression", "zstd")
+                .with("cipher", "aes-128-gcm").with("checksum", "sha256").with("digest", "blake3")
+                .with("strategy", "partitioned").with("include-direct", "on").with("streams", "8").with("use-relays", "off")
+                .with("replicas", "2").with("retain", "7d");
+        assertEquals(256 * 1024, o.blockSize());
+        assertEquals(3, o.compressionLevel());
+        assertEquals(128, o.cipherBits());
+        assertEquals(ChecksumAlgorithm.SHA256, o.checksum());
+        assertEquals(ChecksumAlgorithm.BLAKE3, o.digest());
+        assertEquals(DistributionStrategy.PARTITIONED, o.strategy());
+        assertTrue(o.includeDirect());
+        assertEquals(8, o.streams());
+        assertFalse(o.useRelays());
+        assertEquals(2, o.replicas());
+        assertTrue(o.describe().contains("cipher=aes-128-gcm"));
+        assertEquals(Duration.ofDays(7), o.retain());
+        assertTrue(o.evacuation());
+        assertTrue(o.describe().endsWith(" replicas=2 retain=7d"), o.describe());
+    }
+
+    /** The FSP announcement carries the options as FSPO shows them; the codec accepts every one of them. */
+    @Test
+    void theOptionsFitTheTransferAnnouncement() {
+        assertEquals("block-size=1048576 compression=off cipher=aes-256-gcm checksum=crc32c digest=sha256 strategy=fcfs"
+                + " include-direct=off streams=4 use-relays=on replicas=1 retain=off", TransferOptions.DEFAULTS.describe());
+        assertFalse(TransferOptions.DEFAULTS.evacuation(), "retain is off by default");
+        TransferOptions o = TransferOptions.DEFAULTS.with("compression", "19").with("cipher", "none").with("strategy", "cyclic");
+        Announcement.Transfer t = new Announcement.Transfer(new TransferId(1), false, 1, 0, 10, 1, o.asMap());
+        String line = ExtensionCodec.format(t);
+        assertTrue(line.endsWith(" " + o.describe()), line);
+        assertEquals(t, ExtensionCodec.parse(line));
+    }
+
+    @Test
+    void refusesBadValuesNamingTheLimit() {
+        assertEquals("block-size: 1024 (expected: 4096..16777216)",
+                assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("block-size", "1k")).getMessage());
+        assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("block-size", "99999999999999"));
+        assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("block-size", "-1"));
+        assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("streams", "0"));
+        assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("cipher", "rot13"));
+        assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("compression", "20"));
+        assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("strategy", "random"));
+        assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("nonsense", "1"));
+        assertEquals("replicas: 4 (expected: 1..3)",
+                assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("replicas", "4")).getMessage());
+        assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("replicas", "0"));
+    }
+
+    /** retain: off, or digits with s, m, h or d, from 1 minute to the server's max-retain. */
+    @Test
+    void retainIsADurationFromAMinuteToTheServersMaximum() {
+        assertEquals(Duration.ofMinutes(90), TransferOptions.DEFAULTS.with("retain", "90m").retain());
+        assertEquals(Duration.ofSeconds(60), TransferOptions.DEFAULTS.with("retain", "60s").retain());
+        assertEquals(Duration.ofHours(36), TransferOptions.DEFAULTS.with("retain", "36H").retain());
+        assertEquals("retain=1m", "retain=" + TransferOptions.DEFAULTS.with("retain", "60s").asMap().get("retain"));
+        assertEquals("retain=36h", "retain=" + TransferOptions.DEFAULTS.with("retain", "36h").asMap().get("retain"));
+        assertEquals("retain=90m", "retain=" + TransferOptions.DEFAULTS.with("retain", "5400s").asMap().get("retain"));
+        assertFalse(TransferOptions.DEFAULTS.with("retain", "7d").with("retain", "off").evacuation());
+        assertEquals("retain: 59s (expected: off or at least 1m)",
+                assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("retain", "59s")).getMessage());
+        for (String bad : new String[] {"0s", "0d", "7", "d", "7w", "-1d", "1.5h", "7 d", "9999999999d", "", "on"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> TransferOptions.DEFAULTS.with("retain", bad), bad);
+            assertTrue(e.getMessage().startsWith("retain: ") && e.getMessage().contains("expected: off"), e.getMessage());
+        }
+        TransferOptions month = TransferOptions.DEFAULTS.with("retain", "30d");
+        month.requireRetainAtMost(Duration.ofDays(30));
+        TransferOptions.DEFAULTS.requireRetainAtMost(Duration.ofMinutes(1));
+        assertEquals("retain: 31d (expected: off or 1m..30d, the server's max-retain)",
+                assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("retain", "31d")
+                        .requireRetainAtMost(Duration.ofDays(30))).getMessage());
+        assertEquals("retain: 61m (expected: off or 1m..1h, the server's max-retain)",
+                assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("retain", "61m")
+                        .requireRetainAtMost(Duration.ofHours(1))).getMessage());
+    }
+
+    /** What a client builds is the line the server reads back, pair for pair, each value as given. */
+    @Test
+    void aRequestIsTheFspoLineTheServerReadsBack() {
+        TransferOptions.Request r = TransferOptions.Request.NONE.with("retain", "7d").with("replicas", "2")
+                .with("include-direct", false).with("use-relays", true)
+                .with(TransferOptions.Request.of(List.of("block-size=4m", "compression=zstd")));
+        assertEquals("FSPO retain=7d replicas=2 include-direct=off use-relays=on block-size=4m compression=zstd", r.command());
+        assertEquals(r, TransferOptions.Request.parse(r.command().substring("FSPO ".length())));
+        assertEquals(TransferOptions.Request.NONE, TransferOptions.Request.parse("  "));
+        assertEquals("FSPO", TransferOptions.Request.NONE.command());
+        TransferOptions o = TransferOptions.DEFAULTS;
+        for (TransferOptions.Request.Pair p : r.pairs()) {
+            o = o.with(p.key(), p.value());
+        }
+        assertEquals("block-size=4194304 compression=3 cipher=aes-256-gcm checksum=crc32c digest=sha256 strategy=fcfs"
+                + " include-direct=off streams=4 use-relays=on replicas=2 retain=7d", o.describe());
+        assertTrue(TransferOptions.Request.isSelectionKey("Near-Sender"));
+        assertFalse(TransferOptions.Request.isSelectionKey("block-size"));
+    }
+
+    @Test
+    void aRequestRefusesWhatTheServerWouldNotSplitBack() {
+        assertEquals("options: 17 (expected: <= 16)", assertThrows(IllegalArgumentException.class,
+                () -> TransferOptions.Request.parse("a=1 ".repeat(17))).getMessage());
+        assertEquals("option: 'streams' (expected: key=value)", assertThrows(IllegalArgumentException.class,
+                () -> TransferOptions.Request.parse("block-size=4k streams")).getMessage());
+        assertEquals("option: '=4' (expected: key=value)", assertThrows(IllegalArgumentException.class,
+                () -> TransferOptions.Request.parse("=4")).getMessage());
+        assertThrows(IllegalArgumentException.class, () -> TransferOptions.Request.NONE.with("block-size", "4 m"));
+        assertThrows(IllegalArgumentException.class, () -> TransferOptions.Request.NONE.with("block size", "4m"));
+        assertThrows(IllegalArgumentException.class, () -> TransferOptions.Request.NONE.with("", "4m"));
+        assertThrows(IllegalArgumentException.class, () -> TransferOptions.Request.NONE.with("cipher", "none\r\nQUIT"));
+        TransferOptions.Request full = TransferOptions.Request.NONE;
+        for (int i = 0; i < TransferOptions.Request.MAX_PAIRS; i++) {
+            full = full.with("streams", "1");
+        }
+        TransferOptions.Request sixteen = full;
+        assertThrows(IllegalArgumentException.class, () -> sixteen.with("streams", "1"));
+    }
+}
