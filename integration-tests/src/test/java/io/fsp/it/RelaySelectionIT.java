@@ -14,10 +14,10 @@ import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.net.MeridianService;
 import io.fsp.meridian.net.ProbeResponder;
 import io.fsp.meridian.net.ReplyDelay;
+import io.fsp.relay.ConnectionHandlers;
 import io.fsp.relay.FspRelay;
 import io.fsp.relay.RelayConfig;
 import io.fsp.relay.RelayOverlay;
-import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.store.StoreConfig;
 import io.fsp.relay.wire.RelayLimits;
 import io.fsp.server.FspServer;
@@ -94,7 +94,7 @@ class RelaySelectionIT {
             FspRelay relay = FspRelay.start(new RelayConfig(new InetSocketAddress("127.0.0.1", 0),
                     new StoreConfig(dir.resolve("relay" + i), 1L << 30, 64L << 20, Duration.ofMinutes(10)),
                     Certificates.selfSigned("fsp-relay"), Set.of(serverKey.fingerprint()), RelayLimits.DEFAULT,
-                    io.fsp.relay.net.ConnectionPolicy.DEFAULT, true, false, FaultPlan.NONE,
+                    io.fsp.relay.net.ConnectionPolicy.DEFAULT, true, false, ConnectionHandlers.NONE,
                     Clock.systemUTC()));
             open.add(relay::close);
             relays.add(relay);
