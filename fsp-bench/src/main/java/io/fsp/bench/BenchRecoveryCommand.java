@@ -25,15 +25,18 @@ import picocli.CommandLine.Spec;
 /**
  * Recovery of damaged blocks from the relays that still hold them, against fetching them again from the
  * origin (poster 003). Starts a server and relays on loopback (child processes) whose relays damage the
- * first serving of every Nth block of each transfer ({@code --fault flip-bit-once-every:N}), then moves one
- * file again and again, alternating the client's two ways: a damaged block fetched once more from its relay
- * (the default), or straight from the origin ({@code fsp get --no-relay-recovery}). Prints, for each, the
+ * first serving of every Nth block of each transfer (the test-support module's relay program,
+ * {@code io.fsp.testkit.relay.FaultyRelayCommand --fault flip-bit-once-every:N}), then moves one file again and
+ * again, alternating the client's two ways: a damaged block fetched once more from its relay (the default), or
+ * straight from the origin ({@link CollectOptions#withRelayRecovery} off). Prints, for each, the
  * median time from finding a block damaged to its good copy verified on disk, and the transfer time.
  */
 @Command(name = "recovery", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Loopback benchmark: damaged blocks recovered from relay caches vs from the origin.")
 public final class BenchRecoveryCommand implements Callable<Integer> {
     private static final String FILE = "bench.bin";
+    /** The relay program with faults, from the test-support module (bin/launch builds it when missing). */
+    private static final String FAULTY_RELAY = "io.fsp.testkit.relay.FaultyRelayCommand";
 
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -67,8 +70,10 @@ public final class BenchRecoveryCommand implements Callable<Integer> {
             out.printf("bench-recovery: generating %d MiB of random data%n", sizeMb);
             out.flush();
             BenchStripeCommand.writeRandom(data.resolve(FILE), (long) sizeMb << 20);
-            LoopbackSetup setup = LoopbackSetup.start(LoopbackSetup.binDirectory(), work, data, relayCount, "256M",
-                    List.of("--fault", "flip-bit-once-every:" + every), run.children(), out);
+            Path bin = LoopbackSetup.binDirectory();
+            LoopbackSetup setup = LoopbackSetup.start(bin, work, data, relayCount, "256M",
+                    List.of(bin.resolve("launch").toString(), "fsp-testkit", FAULTY_RELAY, "--fault",
+                            "flip-bit-once-every:" + every), run.children(), out);
             String before = BenchStripeCommand.loadAverage();
             Path dest = work.resolve("received.bin");
             get(setup, dest, true); // untimed: the JIT compilers of server, relays and this JVM warm up
@@ -100,7 +105,7 @@ public final class BenchRecoveryCommand implements Callable<Integer> {
             out.println();
             out.printf("| %-44s | %18s | %12s |%n", "damaged blocks recovered from", "recovery time (ms)", "transfer (s)");
             out.printf("|%s|%s|%s|%n", "-".repeat(46), "-".repeat(20), "-".repeat(14));
-            String[] names = {"the relay that holds them (default)", "the origin (--no-relay-recovery)"};
+            String[] names = {"the relay that holds them (default)", "the origin (relay recovery off)"};
             for (int w = 0; w < 2; w++) {
                 out.printf(Locale.ROOT, "| %-44s | %18.1f | %12.2f |%n", names[w], BenchStripeCommand.median(recovery[w]),
                         BenchStripeCommand.median(seconds[w]));

@@ -6,7 +6,6 @@ import io.netty.channel.ChannelHandler;
 import io.fsp.net.HostPort;
 import io.fsp.net.SocketBuffers;
 import io.fsp.metrics.MetricsEndpoint;
-import io.fsp.relay.fault.FaultInjector;
 import io.fsp.relay.net.BlockCheck;
 import io.fsp.relay.net.RelayServerInitializer;
 import io.fsp.relay.store.BlockStore;
@@ -83,10 +82,10 @@ public final class FspRelay implements AutoCloseable {
             BlockStore store = new BlockStore(config.store(), disk, config.clock(), PooledByteBufAllocator.DEFAULT);
             RelayServerInitializer[] open = new RelayServerInitializer[1];
             RelayMetrics metrics = new RelayMetrics(store, () -> open[0] == null ? 0 : open[0].connections());
-            // Faults (tests only) are a handler of their own, in the pipeline only when asked for.
-            Optional<Supplier<ChannelHandler>> faults = config.faults().isEmpty() ? Optional.empty()
-                    : Optional.of(() -> new FaultInjector(config.faults(), store, RelayServerInitializer.SSL));
-            sessions = new RelayServerInitializer(ssl, store, config.limits(), config.clock(), faults,
+            // A handler of the embedding program's own, in the pipeline only when it gives one.
+            Optional<Supplier<ChannelHandler>> extra = config.handlers() == ConnectionHandlers.NONE ? Optional.empty()
+                    : Optional.of(() -> config.handlers().newHandler(store));
+            sessions = new RelayServerInitializer(ssl, store, config.limits(), config.clock(), extra,
                     config.connections(),
                     config.verifyBlocks()
                             ? BlockCheck.of(config.limits().maxBlockBytes(), verifier, config.acceptClearBlocks())
@@ -113,14 +112,13 @@ public final class FspRelay implements AutoCloseable {
             FspRelay relay = new FspRelay(config, boss, workers, disk, verifier, store, listener, sessions, metrics,
                     endpoint);
             log.info("listening on {}, quota {} bytes ({} in memory), ttl {}, max-retain {}, trusting {} server(s),"
-                    + " {}{}{}",
+                    + " {}{}",
                     HostPort.format(relay.address()), config.store().quotaBytes(), config.store().memoryBytes(), ttl,
                     config.store().maxRetain(),
                     config.trustedServers().size(), !config.verifyBlocks() ? "blocks unchecked"
                             : config.acceptClearBlocks() ? "checking blocks, clear ones accepted" : "checking blocks",
                     config.rates().any() ? ", capped at " + config.rates().total() + " bytes/s in all and "
-                            + config.rates().perTransfer() + " per transfer (0: none)" : "",
-                    config.faults().isEmpty() ? "" : ", FAULTS " + config.faults());
+                            + config.rates().perTransfer() + " per transfer (0: none)" : "");
             return relay;
         } catch (IOException | RuntimeException e) {
             if (listener != null) {

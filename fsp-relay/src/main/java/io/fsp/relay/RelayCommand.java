@@ -189,10 +189,19 @@ public final class RelayCommand implements Callable<Integer> {
             description = "Meridian node to join the overlay through (repeatable); implies --meridian.")
     List<String> meridianBootstrap;
 
-    @Option(names = "--fault", paramLabel = "SPEC", hidden = true,
-            description = "Misbehave towards clients, for tests: flip-bit:SEQ, tamper:SEQ, close-after:BYTES, stall,"
-                    + " throttle:BYTES_PER_SECOND, duplicate:SEQ, foreign-block:SEQ (repeatable).")
-    List<String> fault;
+    private final ConnectionHandlers handlers;
+
+    public RelayCommand() {
+        this(ConnectionHandlers.NONE);
+    }
+
+    /**
+     * The relay program whose relay adds {@code handlers} to each connection ({@link RelayConfig#handlers()}), for
+     * a program that embeds it.
+     */
+    public RelayCommand(ConnectionHandlers handlers) {
+        this.handlers = handlers;
+    }
 
     /** The relay's Meridian node, once started; null without --meridian. */
     volatile MeridianService overlay;
@@ -218,7 +227,7 @@ public final class RelayCommand implements Callable<Integer> {
         }
         RelayConfig relayConfig;
         try {
-            relayConfig = settings.toConfig(identity(settings));
+            relayConfig = settings.toConfig(identity(settings)).withHandlers(handlers);
         } catch (IllegalArgumentException e) {
             return usage(err, e.getMessage());
         } catch (IOException e) {

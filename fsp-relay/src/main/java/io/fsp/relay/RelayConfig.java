@@ -1,7 +1,6 @@
 package io.fsp.relay;
 
 import io.fsp.net.SocketBuffers;
-import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.net.ConnectionPolicy;
 import io.fsp.relay.net.RateLimits;
 import io.fsp.relay.store.StoreConfig;
@@ -24,7 +23,8 @@ import java.util.Set;
  *                     number (wire checksum, header); off only for peers that push other opaque bytes
  * @param acceptClearBlocks store blocks that are not encrypted (with {@code verifyBlocks}; off: a relay
  *                          never holds plaintext)
- * @param faults misbehaviour towards clients, for tests; {@link FaultPlan#NONE} in production
+ * @param handlers what an embedding program adds to each connection ({@link ConnectionHandlers}); usually
+ *                 {@link ConnectionHandlers#NONE}
  * @param socketBuffer a fixed size for both socket buffers of every connection, 0 to leave them to the kernel's
  *                     autotuning ({@link SocketBuffers})
  * @param metrics where to serve the Prometheus endpoint ({@code --metrics}); empty: nowhere
@@ -32,22 +32,22 @@ import java.util.Set;
  */
 public record RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMaterial identity,
                           Set<Fingerprint> trustedServers, RelayLimits limits, ConnectionPolicy connections,
-                          boolean verifyBlocks, boolean acceptClearBlocks, FaultPlan faults, Clock clock,
+                          boolean verifyBlocks, boolean acceptClearBlocks, ConnectionHandlers handlers, Clock clock,
                           int socketBuffer, Optional<InetSocketAddress> metrics, RateLimits rates) {
     /** No metrics endpoint, no caps. */
     public RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMaterial identity,
                        Set<Fingerprint> trustedServers, RelayLimits limits, ConnectionPolicy connections,
-                       boolean verifyBlocks, boolean acceptClearBlocks, FaultPlan faults, Clock clock,
+                       boolean verifyBlocks, boolean acceptClearBlocks, ConnectionHandlers handlers, Clock clock,
                        int socketBuffer) {
-        this(listen, store, identity, trustedServers, limits, connections, verifyBlocks, acceptClearBlocks, faults,
+        this(listen, store, identity, trustedServers, limits, connections, verifyBlocks, acceptClearBlocks, handlers,
                 clock, socketBuffer, Optional.empty(), RateLimits.NONE);
     }
 
     /** Socket buffers left to the kernel. */
     public RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMaterial identity,
                        Set<Fingerprint> trustedServers, RelayLimits limits, ConnectionPolicy connections,
-                       boolean verifyBlocks, boolean acceptClearBlocks, FaultPlan faults, Clock clock) {
-        this(listen, store, identity, trustedServers, limits, connections, verifyBlocks, acceptClearBlocks, faults,
+                       boolean verifyBlocks, boolean acceptClearBlocks, ConnectionHandlers handlers, Clock clock) {
+        this(listen, store, identity, trustedServers, limits, connections, verifyBlocks, acceptClearBlocks, handlers,
                 clock, 0);
     }
 
@@ -60,18 +60,18 @@ public record RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMateri
         }
     }
 
-    public RelayConfig withFaults(FaultPlan plan) {
+    public RelayConfig withHandlers(ConnectionHandlers extra) {
         return new RelayConfig(listen, store, identity, trustedServers, limits, connections, verifyBlocks,
-                acceptClearBlocks, plan, clock, socketBuffer, metrics, rates);
+                acceptClearBlocks, extra, clock, socketBuffer, metrics, rates);
     }
 
     public RelayConfig withMetrics(InetSocketAddress address) {
         return new RelayConfig(listen, store, identity, trustedServers, limits, connections, verifyBlocks,
-                acceptClearBlocks, faults, clock, socketBuffer, Optional.of(address), rates);
+                acceptClearBlocks, handlers, clock, socketBuffer, Optional.of(address), rates);
     }
 
     public RelayConfig withRates(RateLimits caps) {
         return new RelayConfig(listen, store, identity, trustedServers, limits, connections, verifyBlocks,
-                acceptClearBlocks, faults, clock, socketBuffer, metrics, caps);
+                acceptClearBlocks, handlers, clock, socketBuffer, metrics, caps);
     }
 }

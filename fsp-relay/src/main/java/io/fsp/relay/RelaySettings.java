@@ -5,8 +5,6 @@ import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
 import io.fsp.net.HostPort;
 import io.fsp.net.SocketBuffers;
-import io.fsp.relay.fault.Fault;
-import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.net.ConnectionPolicy;
 import io.fsp.relay.net.RateLimits;
 import io.fsp.relay.store.StoreConfig;
@@ -41,7 +39,6 @@ import java.util.Set;
  * @param metrics where to serve Prometheus metrics (empty: nowhere, no port opened)
  * @param rateLimit bytes per second the relay sends in all, and block bytes it receives in all (0: no cap)
  * @param rateLimitPerTransfer block bytes per second of one transfer, each direction (0: no cap)
- * @param fault misbehaviour towards clients, for tests and demonstrations
  */
 public record RelaySettings(
         Optional<HostPort> listen,
@@ -71,14 +68,12 @@ public record RelaySettings(
         List<HostPort> meridianBootstrap,
         Optional<HostPort> metrics,
         ByteSize rateLimit,
-        ByteSize rateLimitPerTransfer,
-        List<Fault> fault) {
+        ByteSize rateLimitPerTransfer) {
     private static final ByteSize LARGEST_BLOCK = new ByteSize(1 << 30);
 
     public RelaySettings {
         trustServer = List.copyOf(trustServer);
         meridianBootstrap = List.copyOf(meridianBootstrap);
-        fault = List.copyOf(fault);
         if (maxBlock.bytes() < 1 || maxBlock.bytes() > LARGEST_BLOCK.bytes()) {
             throw new IllegalArgumentException("max-block: " + maxBlock + " (expected: 1.." + LARGEST_BLOCK + ")");
         }
@@ -103,7 +98,7 @@ public record RelaySettings(
                 ConnectionPolicy.DEFAULT.idleTimeout(), ConnectionPolicy.DEFAULT.maxRefusals(),
                 ConnectionPolicy.DEFAULT.maxClientConnectionsPerAddress(),
                 ConnectionPolicy.DEFAULT.maxConnectionsPerTransfer(), Optional.empty(), true, false,
-                Optional.empty(), List.of(), Optional.empty(), new ByteSize(0), new ByteSize(0), List.of());
+                Optional.empty(), List.of(), Optional.empty(), new ByteSize(0), new ByteSize(0));
     }
 
     /** The defaults, then {@code file} if given, then the options on the command line. */
@@ -158,7 +153,7 @@ public record RelaySettings(
                 new RelayLimits((int) maxBlock.bytes()),
                 connectionPolicy(maxConnections, maxUnauthenticatedPerAddress, authTimeout, idleTimeout, maxRefusals,
                         maxClientConnectionsPerAddress, maxConnectionsPerTransfer, serverConnections),
-                verifyBlocks, acceptClearBlocks, new FaultPlan(fault), Clock.systemUTC(), (int) socketBuffer.bytes(),
+                verifyBlocks, acceptClearBlocks, ConnectionHandlers.NONE, Clock.systemUTC(), (int) socketBuffer.bytes(),
                 metrics.map(HostPort::toSocketAddress), new RateLimits(rateLimit.bytes(), rateLimitPerTransfer.bytes()));
     }
 

@@ -10,7 +10,6 @@ import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
 import io.fsp.relay.client.RelayRefusedException;
 import io.fsp.relay.client.TokenRefusedException;
-import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.net.ConnectionPolicy;
 import io.fsp.relay.wire.RelayErrorCode;
 import io.fsp.token.CapabilityToken;
@@ -57,7 +56,7 @@ class RelayAdmissionTest {
     }
 
     private RelayHarness start(ConnectionPolicy policy) throws Exception {
-        h = new RelayHarness(store, 1 << 20, 1 << 20, FaultPlan.NONE,
+        h = new RelayHarness(store, 1 << 20, 1 << 20, ConnectionHandlers.NONE,
                 RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(5)), policy, false);
         return h;
     }

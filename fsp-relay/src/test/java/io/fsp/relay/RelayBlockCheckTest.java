@@ -18,7 +18,6 @@ import io.fsp.crypto.TransferKey;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
 import io.fsp.relay.client.RelayRefusedException;
-import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.wire.RelayErrorCode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -55,7 +54,7 @@ class RelayBlockCheckTest {
     @BeforeEach
     void start() throws Exception {
         // Nothing in memory: every stored block lands in a file we can inspect.
-        h = new RelayHarness(store, 64L << 20, 0, FaultPlan.NONE,
+        h = new RelayHarness(store, 64L << 20, 0, ConnectionHandlers.NONE,
                 RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(5)), RelayHarness.POLICY, true);
         server = h.server();
         client = h.client();

@@ -167,7 +167,6 @@ class RelayCommandTest {
         "--max-refusals|0|--max-refusals 0: (expected: >= 1)",
         "--max-retain|0s|--max-retain: PT0S (expected: > 0)",
         "--max-retain|a week|--max-retain: 'a week' (expected: a duration",
-        "--fault|wobble|--fault: 'wobble': unknown fault",
     })
     void badOptionValuesAreUsageErrorsThatNameTheOption(String option, String value, String message) {
         java.util.Map<String, String> options = new java.util.LinkedHashMap<>();

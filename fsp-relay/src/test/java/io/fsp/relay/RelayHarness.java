@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
-import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.net.ConnectionPolicy;
 import io.fsp.relay.store.StoreConfig;
 import io.fsp.relay.wire.RelayErrorCode;
@@ -54,51 +53,52 @@ public final class RelayHarness implements AutoCloseable {
     public final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     public final FspRelay relay;
     private final RelayConnectionConfig connectionConfig;
-    private final FaultPlan faults;
+    private final ConnectionHandlers handlers;
     private final ConnectionPolicy policy;
     private final boolean verifyBlocks;
 
-    public RelayHarness(Path store, long quota, long memory, FaultPlan faults) throws Exception {
-        this(store, quota, memory, faults, RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(5)));
+    public RelayHarness(Path store, long quota, long memory) throws Exception {
+        this(store, quota, memory, ConnectionHandlers.NONE,
+                RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(5)));
     }
 
-    public RelayHarness(Path store, long quota, long memory, FaultPlan faults, RelayConnectionConfig connectionConfig)
+    public RelayHarness(Path store, long quota, long memory, ConnectionHandlers handlers, RelayConnectionConfig connectionConfig)
             throws Exception {
-        this(store, quota, memory, faults, connectionConfig, POLICY, false);
+        this(store, quota, memory, handlers, connectionConfig, POLICY, false);
     }
 
     /** Half the quota per transfer, so that two transfers fit at once. */
-    public RelayHarness(Path store, long quota, long memory, FaultPlan faults, RelayConnectionConfig connectionConfig,
+    public RelayHarness(Path store, long quota, long memory, ConnectionHandlers handlers, RelayConnectionConfig connectionConfig,
                         ConnectionPolicy policy, boolean verifyBlocks) throws Exception {
         this(new StoreConfig(store, quota, memory, Duration.ofMinutes(10), quota, Math.max(1, quota / 2),
-                StoreConfig.DEFAULT_MAX_RETAIN), faults,
+                StoreConfig.DEFAULT_MAX_RETAIN), handlers,
                 connectionConfig, policy, verifyBlocks);
     }
 
-    public RelayHarness(StoreConfig store, FaultPlan faults, RelayConnectionConfig connectionConfig,
+    public RelayHarness(StoreConfig store, ConnectionHandlers handlers, RelayConnectionConfig connectionConfig,
                         ConnectionPolicy policy, boolean verifyBlocks) throws Exception {
-        this(store, faults, connectionConfig, policy, verifyBlocks, new MutableClock(Instant.now()), c -> c);
+        this(store, handlers, connectionConfig, policy, verifyBlocks, new MutableClock(Instant.now()), c -> c);
     }
 
     /** As the others, with the relay's configuration changed by {@code adjust} (metrics, caps). */
     public RelayHarness(Path store, long quota, long memory, UnaryOperator<RelayConfig> adjust) throws Exception {
         this(new StoreConfig(store, quota, memory, Duration.ofMinutes(10), quota, Math.max(1, quota / 2),
-                StoreConfig.DEFAULT_MAX_RETAIN), FaultPlan.NONE,
+                StoreConfig.DEFAULT_MAX_RETAIN), ConnectionHandlers.NONE,
                 RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(30)), POLICY, false,
                 new MutableClock(Instant.now()), adjust);
     }
 
-    private RelayHarness(StoreConfig store, FaultPlan faults, RelayConnectionConfig connectionConfig,
+    private RelayHarness(StoreConfig store, ConnectionHandlers handlers, RelayConnectionConfig connectionConfig,
                          ConnectionPolicy policy, boolean verifyBlocks, MutableClock clock,
                          UnaryOperator<RelayConfig> adjust) throws Exception {
         this.connectionConfig = connectionConfig;
-        this.faults = faults;
+        this.handlers = handlers;
         this.policy = policy;
         this.verifyBlocks = verifyBlocks;
         this.clock = clock;
         relay = FspRelay.start(adjust.apply(new RelayConfig(new InetSocketAddress("127.0.0.1", 0), store, RELAY,
                 Set.of(SERVER.fingerprint(), SECOND_SERVER.fingerprint()), RelayLimits.DEFAULT, policy, verifyBlocks,
-                false, faults, clock)));
+                false, handlers, clock)));
     }
 
     /** Connects with the trusted server's certificate. */
@@ -179,7 +179,7 @@ public final class RelayHarness implements AutoCloseable {
     public RelayHarness restart(Duration after) throws Exception {
         close();
         clock.advance(after);
-        return new RelayHarness(relay.config().store(), faults, connectionConfig, policy, verifyBlocks, clock, c -> c);
+        return new RelayHarness(relay.config().store(), handlers, connectionConfig, policy, verifyBlocks, clock, c -> c);
     }
 
     @Override

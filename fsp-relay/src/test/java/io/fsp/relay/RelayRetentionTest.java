@@ -18,7 +18,6 @@ import io.fsp.relay.client.BlockNotFoundException;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
 import io.fsp.relay.client.RelayRefusedException;
-import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.store.RetainedTransfer;
 import io.fsp.relay.store.StoreConfig;
 import io.fsp.relay.wire.RelayErrorCode;
@@ -76,7 +75,7 @@ class RelayRetentionTest {
      * quota per transfer, blocks checked as a production relay checks them.
      */
     private void start() throws Exception {
-        h = new RelayHarness(new StoreConfig(store, QUOTA, QUOTA, TTL, QUOTA, QUOTA / 2, MAX_RETAIN), FaultPlan.NONE,
+        h = new RelayHarness(new StoreConfig(store, QUOTA, QUOTA, TTL, QUOTA, QUOTA / 2, MAX_RETAIN), ConnectionHandlers.NONE,
                 RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(5)), RelayHarness.POLICY, true);
     }
 

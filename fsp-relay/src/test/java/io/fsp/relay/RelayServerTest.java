@@ -14,7 +14,6 @@ import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
 import io.fsp.relay.client.RelayRefusedException;
 import io.fsp.relay.client.TokenRefusedException;
-import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.wire.RelayErrorCode;
 import io.fsp.relay.wire.RelayMessage;
 import io.fsp.relay.wire.RelayRole;
@@ -68,7 +67,7 @@ class RelayServerTest {
     }
 
     private RelayHarness start(long quota, long memory) throws Exception {
-        h = new RelayHarness(store, quota, memory, FaultPlan.NONE);
+        h = new RelayHarness(store, quota, memory);
         return h;
     }
 
@@ -290,7 +289,7 @@ class RelayServerTest {
         int blockSize = 64 * 1024;
         int blocks = 48; // 3 MiB through a 1 MiB relay, all of which one transfer may take
         h = new RelayHarness(new io.fsp.relay.store.StoreConfig(store, 1 << 20, 256 * 1024, Duration.ofMinutes(10)),
-                FaultPlan.NONE, RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(5)),
+                ConnectionHandlers.NONE, RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(5)),
                 RelayHarness.POLICY, false);
         try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
             RelayHarness.Opened t = h.open(server);
@@ -389,7 +388,7 @@ class RelayServerTest {
     void firstWritableStripesAroundAFullRelay() throws Exception {
         start(64L << 20, 64L << 20);
         try (RelayHarness other = new RelayHarness(new io.fsp.relay.store.StoreConfig(store.resolve("small"), 100_000,
-                100_000, Duration.ofMinutes(10)), FaultPlan.NONE, RelayConnectionConfig.DEFAULT, RelayHarness.POLICY, false)) {
+                100_000, Duration.ofMinutes(10)), ConnectionHandlers.NONE, RelayConnectionConfig.DEFAULT, RelayHarness.POLICY, false)) {
             RelayConnectionConfig window = RelayConnectionConfig.DEFAULT.withPushWindowBytes(50_000);
             try (RelayConnection big = h.connect(Optional.of(RelayHarness.SERVER), window);
                  RelayConnection small = other.connect(Optional.of(RelayHarness.SERVER), window)) {
@@ -419,7 +418,7 @@ class RelayServerTest {
         FspRelay relay = FspRelay.start(new RelayConfig(new java.net.InetSocketAddress("127.0.0.1", 0),
                 new io.fsp.relay.store.StoreConfig(store, 1 << 20, 1 << 20, Duration.ofMinutes(1)), RelayHarness.RELAY,
                 java.util.Set.of(RelayHarness.SERVER.fingerprint()), io.fsp.relay.wire.RelayLimits.DEFAULT,
-                RelayHarness.POLICY, false, false, FaultPlan.NONE, java.time.Clock.systemUTC()));
+                RelayHarness.POLICY, false, false, ConnectionHandlers.NONE, java.time.Clock.systemUTC()));
         java.net.InetSocketAddress address = relay.address();
         relay.close();
         relay.close();
@@ -431,8 +430,8 @@ class RelayServerTest {
         try (FspRelay relay = FspRelay.start(new RelayConfig(new java.net.InetSocketAddress("127.0.0.1", 0),
                 new io.fsp.relay.store.StoreConfig(store, 1 << 20, 0, Duration.ofMillis(300)), RelayHarness.RELAY,
                 java.util.Set.of(RelayHarness.SERVER.fingerprint()), io.fsp.relay.wire.RelayLimits.DEFAULT,
-                RelayHarness.POLICY, false, false, FaultPlan.NONE, java.time.Clock.systemUTC()))) {
-            h = new RelayHarness(store.resolve("unused"), 1 << 20, 1 << 20, FaultPlan.NONE); // for its event loop
+                RelayHarness.POLICY, false, false, ConnectionHandlers.NONE, java.time.Clock.systemUTC()))) {
+            h = new RelayHarness(store.resolve("unused"), 1 << 20, 1 << 20); // for its event loop
             TransferId id = TransferId.random();
             try (RelayConnection server = RelayConnection.connect(relay.address(), io.fsp.tls.SslContexts.client(
                     PinnedTrustManager.of(java.util.Set.of(RelayHarness.RELAY.fingerprint())),
@@ -464,9 +463,9 @@ class RelayServerTest {
         try (FspRelay relay = FspRelay.start(new RelayConfig(new java.net.InetSocketAddress("127.0.0.1", 0),
                 new io.fsp.relay.store.StoreConfig(store, 1 << 20, 1 << 20, Duration.ofMinutes(1)), RelayHarness.RELAY,
                 java.util.Set.of(RelayHarness.SERVER.fingerprint(), second.fingerprint()),
-                io.fsp.relay.wire.RelayLimits.DEFAULT, RelayHarness.POLICY, false, false, FaultPlan.NONE,
+                io.fsp.relay.wire.RelayLimits.DEFAULT, RelayHarness.POLICY, false, false, ConnectionHandlers.NONE,
                 java.time.Clock.systemUTC()))) {
-            h = new RelayHarness(store.resolve("unused"), 1 << 20, 1 << 20, FaultPlan.NONE); // for its event loop
+            h = new RelayHarness(store.resolve("unused"), 1 << 20, 1 << 20); // for its event loop
             io.netty.handler.ssl.SslContext asFirst = io.fsp.tls.SslContexts.client(
                     PinnedTrustManager.of(java.util.Set.of(RelayHarness.RELAY.fingerprint())), Optional.of(RelayHarness.SERVER));
             io.netty.handler.ssl.SslContext asSecond = io.fsp.tls.SslContexts.client(
@@ -573,7 +572,7 @@ class RelayServerTest {
 
     @Test
     void silentConnectionIsClosedAfterTheIdleTimeout() throws Exception {
-        h = new RelayHarness(store, 1 << 20, 1 << 20, FaultPlan.NONE, RelayConnectionConfig.DEFAULT,
+        h = new RelayHarness(store, 1 << 20, 1 << 20, ConnectionHandlers.NONE, RelayConnectionConfig.DEFAULT,
                 RelayHarness.POLICY.withIdleTimeout(Duration.ofMillis(300)), false);
         RelayConnection client = h.client();
         client.closeFuture().get(10, TimeUnit.SECONDS);

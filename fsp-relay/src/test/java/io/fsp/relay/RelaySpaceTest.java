@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
 import io.fsp.relay.client.RelayRefusedException;
-import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.store.StoreConfig;
 import io.fsp.relay.wire.RelayErrorCode;
 import io.netty.buffer.ByteBuf;
@@ -50,7 +49,7 @@ class RelaySpaceTest {
     private RelayHarness start() throws Exception {
         h = new RelayHarness(new StoreConfig(store, QUOTA, QUOTA, Duration.ofMinutes(10), QUOTA / 2, QUOTA / 4,
                 StoreConfig.DEFAULT_MAX_RETAIN),
-                FaultPlan.NONE, RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(5)),
+                ConnectionHandlers.NONE, RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(5)),
                 RelayHarness.POLICY, false);
         return h;
     }

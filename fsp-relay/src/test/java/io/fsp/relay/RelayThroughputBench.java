@@ -3,7 +3,6 @@ package io.fsp.relay;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.fsp.relay.client.RelayConnection;
-import io.fsp.relay.fault.FaultPlan;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.nio.file.Path;
@@ -30,7 +29,7 @@ class RelayThroughputBench {
         long mib = Long.getLong("bench.mib", 512);
         int blockSize = Integer.getInteger("bench.block", 1 << 20);
         int runs = Integer.getInteger("bench.runs", 3);
-        try (RelayHarness warmUp = new RelayHarness(store, 512L << 20, 256L << 20, FaultPlan.NONE)) {
+        try (RelayHarness warmUp = new RelayHarness(store, 512L << 20, 256L << 20)) {
             oneRun(warmUp, Math.min(256, mib) * (1 << 20) / blockSize, blockSize); // JIT, TLS, pools
         }
         for (String mode : System.getProperty("bench.modes", "memory,disk").split(",")) {
@@ -38,7 +37,7 @@ class RelayThroughputBench {
             List<Double> perCpu = new ArrayList<>();
             for (int run = 0; run < runs; run++) {
                 long memory = mode.equals("memory") ? 256L << 20 : 0;
-                try (RelayHarness h = new RelayHarness(store, 512L << 20, memory, FaultPlan.NONE)) {
+                try (RelayHarness h = new RelayHarness(store, 512L << 20, memory)) {
                     long cpu0 = cpuNanos();
                     long blocks = mib * (1 << 20) / blockSize;
                     rates.add(oneRun(h, blocks, blockSize));

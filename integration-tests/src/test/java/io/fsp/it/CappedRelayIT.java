@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.TreeDigests;
-import io.fsp.relay.fault.Fault;
 import io.fsp.relay.net.RateLimits;
+import io.fsp.testkit.relay.Fault;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

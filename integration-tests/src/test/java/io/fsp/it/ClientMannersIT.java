@@ -37,7 +37,7 @@ class ClientMannersIT {
 
     @BeforeAll
     static void start() throws Exception {
-        rig = StripeRig.start(dir.resolve("rig"), 64L << 20, new io.fsp.relay.fault.Fault[0]);
+        rig = StripeRig.start(dir.resolve("rig"), 64L << 20, new io.fsp.testkit.relay.Fault[0]);
         TreeDigests.random(rig.root().resolve("small.bin"), 300_000, 5);
         password = Files.writeString(dir.resolve("password"), StripeRig.PASSWORD + "\n");
     }

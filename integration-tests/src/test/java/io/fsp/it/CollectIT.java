@@ -14,7 +14,7 @@ import io.fsp.it.harness.FspCommand.Result;
 import io.fsp.it.harness.RecordedFret;
 import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.TreeDigests;
-import io.fsp.relay.fault.Fault;
+import io.fsp.testkit.relay.Fault;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -43,7 +43,7 @@ class ControlRoundTripsIT {
 
     @Test
     void aDirectGetWaitsForTheServerOnlyAFewTimes() throws Exception {
-        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, new io.fsp.relay.fault.Fault[0]);
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, new io.fsp.testkit.relay.Fault[0]);
              TurnCounter forwarder = new TurnCounter(rig.port())) {
             TreeDigests.random(rig.root().resolve("file.bin"), 3_000_000, 7);
             Path dest = dir.resolve("file.bin");

@@ -12,7 +12,7 @@ import io.fsp.client.collect.NotEnoughSpaceException;
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.TreeDigests;
-import io.fsp.relay.fault.Fault;
+import io.fsp.testkit.relay.Fault;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

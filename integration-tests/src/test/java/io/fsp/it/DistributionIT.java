@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.fsp.testkit.relay.FaultPlan;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,6 +14,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -23,6 +26,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * The distribution archive ({@code fsp-dist}, made by {@code mvn package}) unpacked as an operator would, with
@@ -102,6 +107,92 @@ class DistributionIT {
         }
         assertTrue(jars.stream().anyMatch(j -> j.startsWith("bcprov-")), "Bouncy Castle (signed upstream) in lib/: " + jars);
         assertTrue(jars.stream().anyMatch(j -> j.startsWith("conscrypt-")), "Conscrypt (signed upstream) in lib/: " + jars);
+    }
+
+    /**
+     * What {@code lib/} holds is the product: no class of the test-support module (relay faults and the relay
+     * program with faults), of the benchmarks and the Meridian simulator, or of the tests.
+     */
+    @Test
+    void shipsNoTestSupportBenchmarkOrSimulatorClass() throws Exception {
+        Set<String> testkit = new TreeSet<>();
+        for (String c : classes(Path.of(FaultPlan.class.getProtectionDomain().getCodeSource().getLocation().toURI()))) {
+            testkit.add(c.substring(0, c.lastIndexOf('/') + 1));
+        }
+        assertTrue(testkit.contains("io/fsp/testkit/relay/"), "the test-support module's packages: " + testkit);
+        List<String> excluded = new ArrayList<>(testkit);
+        excluded.addAll(List.of("io/fsp/testkit/", "io/fsp/relay/fault/", "io/fsp/bench/", "io/fsp/meridian/sim/",
+                "io/fsp/it/"));
+        List<String> shipped = new ArrayList<>();
+        List<String> found = new ArrayList<>();
+        try (Stream<Path> lib = Files.list(home.resolve("lib"))) {
+            for (Path jar : lib.filter(p -> p.toString().endsWith(".jar")).toList()) {
+                for (String c : classes(jar)) {
+                    shipped.add(c);
+                    if (excluded.stream().anyMatch(c::startsWith)) {
+                        found.add(jar.getFileName() + "!" + c);
+                    }
+                }
+            }
+        }
+        assertTrue(shipped.contains("io/fsp/relay/RelayCommand.class"), "the relay is shipped");
+        assertEquals(List.of(), found, "classes of " + excluded + " in lib/");
+    }
+
+    /**
+     * No hidden options: every shipped program (the main class its launcher runs) and each of its subcommands
+     * name, in the {@code --help} run from the archive, every option picocli parses for them.
+     */
+    @Test
+    void everyProgramsHelpNamesEveryOptionItTakes() throws Exception {
+        Pattern launches = Pattern.compile("/launch\" (\\S+) (\\S+)");
+        int checked = 0;
+        for (String program : List.of("fsp", "fsp-server", "fsp-relay")) {
+            Matcher m = launches.matcher(Files.readString(home.resolve("bin").resolve(program)));
+            assertTrue(m.find(), "bin/" + program + " runs bin/launch MODULE MAIN_CLASS");
+            java.lang.reflect.Constructor<?> main = Class.forName(m.group(2)).getDeclaredConstructor();
+            main.setAccessible(true);
+            Object command = main.newInstance();
+            checked += helpNamesEveryOption(new CommandLine(command), List.of("bin/" + program));
+        }
+        assertTrue(checked >= 40, checked + " options checked");
+    }
+
+    /** Checks {@code command} and its subcommands; the number of options checked. */
+    private static int helpNamesEveryOption(CommandLine command, List<String> words) throws Exception {
+        List<String> run = new ArrayList<>(words);
+        run.add("--help");
+        Result help = runFromArchive(Map.of(), run.toArray(String[]::new));
+        assertEquals(0, help.exit(), run + ": " + help);
+        int checked = 0;
+        for (OptionSpec o : command.getCommandSpec().options()) {
+            String name = o.longestName();
+            assertFalse(o.hidden(), words + ": hidden option " + name);
+            assertTrue(help.out().contains(name) || o.negatable() && help.out().contains("--[no-]" + name.substring(2)),
+                    run + " does not name " + name + ":\n" + help.out());
+            checked++;
+        }
+        for (Map.Entry<String, CommandLine> sub : command.getSubcommands().entrySet()) {
+            if (sub.getKey().equals(sub.getValue().getCommandName())) { // not an alias
+                List<String> deeper = new ArrayList<>(words);
+                deeper.add(sub.getKey());
+                checked += helpNamesEveryOption(sub.getValue(), deeper);
+            }
+        }
+        return checked;
+    }
+
+    /** The class files in a jar or a class directory, as paths ({@code io/fsp/relay/RelayCommand.class}). */
+    private static List<String> classes(Path jarOrDirectory) throws IOException {
+        if (Files.isDirectory(jarOrDirectory)) {
+            try (Stream<Path> files = Files.walk(jarOrDirectory)) {
+                return files.map(f -> jarOrDirectory.relativize(f).toString().replace('\\', '/'))
+                        .filter(n -> n.endsWith(".class")).toList();
+            }
+        }
+        try (ZipFile z = new ZipFile(jarOrDirectory.toFile())) {
+            return z.stream().map(ZipEntry::getName).filter(n -> n.endsWith(".class")).toList();
+        }
     }
 
     @Test

@@ -63,8 +63,8 @@ class EvacuateDryRunIT {
 
     @Test
     void aSmallTreeIsPlacedWithinTheProbeAndMeetsItsDeadline() throws Exception {
-        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 16L << 20, new io.fsp.relay.fault.Fault[0],
-                new io.fsp.relay.fault.Fault[0])) {
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 16L << 20, new io.fsp.testkit.relay.Fault[0],
+                new io.fsp.testkit.relay.Fault[0])) {
             Path tree = rig.root().resolve("tree");
             TreeDigests.random(tree.resolve("a.bin"), 2 * 1024 * 1024, 1);
             TreeDigests.random(tree.resolve("sub/b.bin"), 300_000, 2);
@@ -84,7 +84,7 @@ class EvacuateDryRunIT {
      */
     @Test
     void aDataSetTooLargeForTheDeadlineIsSaidToMissIt() throws Exception {
-        io.fsp.relay.fault.Fault[] honest = {};
+        io.fsp.testkit.relay.Fault[] honest = {};
         try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 16L << 20, honest, honest, honest)) {
             try (RandomAccessFile f = new RandomAccessFile(rig.root().resolve("huge.bin").toFile(), "rw")) {
                 f.setLength(1L << 30);

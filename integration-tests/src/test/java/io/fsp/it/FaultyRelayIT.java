@@ -15,7 +15,7 @@ import io.fsp.it.harness.TreeDigests;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
 import io.fsp.relay.client.TokenRefusedException;
-import io.fsp.relay.fault.Fault;
+import io.fsp.testkit.relay.Fault;
 import io.fsp.tls.PinnedTrustManager;
 import io.fsp.tls.SslContexts;
 import io.fsp.token.CapabilityToken;

@@ -74,7 +74,7 @@ class FcolRelaysIT {
         StringBuilder confB = new StringBuilder("max-blocks-per-transfer = " + MAX_BLOCKS + "\n");
         relays.add(RelayProcess.start(dir.resolve("relay0"), key.fingerprint()));
         // 2 MiB/s towards collectors: a collection of a few MiB is under way long enough to be broken
-        relays.add(RelayProcess.start(dir.resolve("relay1"), key.fingerprint(), "--fault", "throttle:2097152"));
+        relays.add(RelayProcess.withFaults(dir.resolve("relay1"), key.fingerprint(), "--fault", "throttle:2097152"));
         for (RelayProcess r : relays) {
             String relay = "127.0.0.1:" + r.address().getPort() + "=" + r.fingerprint();
             argsA.addAll(List.of("--relay", relay));

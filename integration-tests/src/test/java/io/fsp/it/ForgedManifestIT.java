@@ -19,7 +19,7 @@ import io.fsp.it.harness.FspCommand.Result;
 import io.fsp.it.harness.RecordedFret;
 import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.TreeDigests;
-import io.fsp.relay.fault.Fault;
+import io.fsp.testkit.relay.Fault;
 import io.fsp.tls.KeyMaterial;
 import io.fsp.tls.PinnedTrustManager;
 import java.math.BigInteger;

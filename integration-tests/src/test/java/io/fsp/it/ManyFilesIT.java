@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fsp.it.harness.FspCommand;
 import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.TreeDigests;
-import io.fsp.relay.fault.Fault;
+import io.fsp.testkit.relay.Fault;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

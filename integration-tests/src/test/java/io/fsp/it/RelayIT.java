@@ -206,7 +206,7 @@ class RelayIT {
 
     @Test
     void stalledRelayProcessTimesClientsOutButStillTakesBlocks() throws Exception {
-        try (RelayProcess relay = RelayProcess.start(dir, SERVER.fingerprint(), "--fault", "stall");
+        try (RelayProcess relay = RelayProcess.withFaults(dir, SERVER.fingerprint(), "--fault", "stall");
              RelayConnection server = connect(relay, Optional.of(SERVER))) {
             push(server, TransferId.random(), TokenKey.random(), 2);
             RelayConnectionConfig impatient = RelayConnectionConfig.DEFAULT.withConnectTimeout(Duration.ofSeconds(1));
@@ -219,7 +219,7 @@ class RelayIT {
 
     @Test
     void relayStartedWithAFlipBitFaultServesABlockWhoseChecksumFails() throws Exception {
-        try (RelayProcess relay = RelayProcess.start(dir, SERVER.fingerprint(), "--fault", "flip-bit:1");
+        try (RelayProcess relay = RelayProcess.withFaults(dir, SERVER.fingerprint(), "--fault", "flip-bit:1");
              RelayConnection server = connect(relay, Optional.of(SERVER));
              RelayConnection client = connect(relay, Optional.empty())) {
             assertTrue(relay.output().contains("FAULTS"), relay.output());

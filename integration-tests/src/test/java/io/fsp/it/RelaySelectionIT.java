@@ -13,15 +13,15 @@ import io.fsp.it.harness.TreeDigests;
 import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.net.MeridianService;
 import io.fsp.meridian.net.ProbeResponder;
-import io.fsp.meridian.net.ReplyDelay;
+import io.fsp.relay.ConnectionHandlers;
 import io.fsp.relay.FspRelay;
 import io.fsp.relay.RelayConfig;
 import io.fsp.relay.RelayOverlay;
-import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.store.StoreConfig;
 import io.fsp.relay.wire.RelayLimits;
 import io.fsp.server.FspServer;
 import io.fsp.server.ServerConfig;
+import io.fsp.testkit.meridian.EmulatedLatency;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.KeyMaterial;
 import io.fsp.tls.PinnedTrustManager;
@@ -36,7 +36,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -58,16 +57,8 @@ class RelaySelectionIT {
 
     @TempDir
     Path dir;
-    private final Map<Integer, double[]> positionByPort = new ConcurrentHashMap<>();
+    private final EmulatedLatency latency = new EmulatedLatency();
     private final List<AutoCloseable> open = new ArrayList<>();
-
-    private ReplyDelay delayFrom(double[] self) {
-        return prober -> {
-            double[] p = positionByPort.get(prober.getPort());
-            return p == null ? Duration.ZERO
-                    : Duration.ofNanos((long) (Math.hypot(self[0] - p[0], self[1] - p[1]) * 1e6));
-        };
-    }
 
     @AfterEach
     void closeAll() throws Exception {
@@ -94,14 +85,14 @@ class RelaySelectionIT {
             FspRelay relay = FspRelay.start(new RelayConfig(new InetSocketAddress("127.0.0.1", 0),
                     new StoreConfig(dir.resolve("relay" + i), 1L << 30, 64L << 20, Duration.ofMinutes(10)),
                     Certificates.selfSigned("fsp-relay"), Set.of(serverKey.fingerprint()), RelayLimits.DEFAULT,
-                    io.fsp.relay.net.ConnectionPolicy.DEFAULT, true, false, FaultPlan.NONE,
+                    io.fsp.relay.net.ConnectionPolicy.DEFAULT, true, false, ConnectionHandlers.NONE,
                     Clock.systemUTC()));
             open.add(relay::close);
             relays.add(relay);
             MeridianService node = RelayOverlay.join(relay, new InetSocketAddress("127.0.0.1", 0),
-                    nodes.isEmpty() ? List.of() : List.of(nodes.get(0).address()), fast, delayFrom(RELAYS[i]));
+                    nodes.isEmpty() ? List.of() : List.of(nodes.get(0).address()), fast, latency.repliesFrom(RELAYS[i]));
             open.add(node);
-            positionByPort.put(node.address().getPort(), RELAYS[i]);
+            latency.place(node.address().getPort(), RELAYS[i]);
             nodes.add(node);
             fingerprints.add(relay.fingerprint().toString());
         }
@@ -126,7 +117,7 @@ class RelaySelectionIT {
         settings.put("relay-selection-timeout", List.of("15s"));
         FspServer server = FspServer.start(ConfigLoader.load(ServerConfig.defaults(), ConfigSource.of("test", settings)));
         open.add(server::close);
-        ProbeResponder client = ProbeResponder.start(new InetSocketAddress("127.0.0.1", 0), delayFrom(CLIENT));
+        ProbeResponder client = ProbeResponder.start(new InetSocketAddress("127.0.0.1", 0), latency.repliesFrom(CLIENT));
         open.add(client);
 
         int port = server.addresses().get(0).getPort();

@@ -94,10 +94,6 @@ public final class GetCommand implements Callable<Integer> {
             + "(default: while striping goes on).")
     boolean noOverlap;
 
-    @Option(names = "--no-relay-recovery", hidden = true, description = "Fetch a block that arrived damaged straight "
-            + "from the origin instead of once more from the relay that holds it (to measure what relay recovery saves).")
-    boolean noRelayRecovery;
-
     @Option(names = "--page-cache-writes", negatable = true, description = "Write every block through the page cache"
             + " (default: whole aligned blocks with O_DIRECT, which spares the CPU a copy into the cache and the cache's"
             + " upkeep).")
@@ -221,7 +217,7 @@ public final class GetCommand implements Callable<Integer> {
         addSelection(fsp, u.host(), u.port(), settings);
         return new CollectOptions(u.host(), u.port(), u.user(), password, u.server(), u.path(), destination, tm, fsp,
                 settings.includeDirect(), settings.streams(), settings.verify(), settings.relayTimeout(),
-                Duration.ofSeconds(10), !noOverlap, !noRelayRecovery, !settings.pageCacheWrites());
+                Duration.ofSeconds(10), !noOverlap, true, !settings.pageCacheWrites());
     }
 
     /**

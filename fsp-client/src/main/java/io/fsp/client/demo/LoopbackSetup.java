@@ -32,12 +32,15 @@ public record LoopbackSetup(int port, String fingerprint, String password, List<
     /** As above, each relay keeping at most {@code relayMemory} of blocks in memory before spilling to disk. */
     public static LoopbackSetup start(Path bin, Path work, Path root, int relayCount, String relayMemory, List<Process> children,
             PrintWriter out) throws IOException, InterruptedException {
-        return start(bin, work, root, relayCount, relayMemory, List.of(), children, out);
+        return start(bin, work, root, relayCount, relayMemory, List.of(bin.resolve("fsp-relay").toString()), children, out);
     }
 
-    /** As above, each relay started with {@code relayArgs} as well (a {@code --fault}, say). */
-    public static LoopbackSetup start(Path bin, Path work, Path root, int relayCount, String relayMemory, List<String> relayArgs,
-            List<Process> children, PrintWriter out) throws IOException, InterruptedException {
+    /**
+     * As above, each relay started by {@code relayCommand} (a program taking {@code fsp-relay}'s options, with its
+     * own leading arguments) instead of {@code bin/fsp-relay}.
+     */
+    public static LoopbackSetup start(Path bin, Path work, Path root, int relayCount, String relayMemory,
+            List<String> relayCommand, List<Process> children, PrintWriter out) throws IOException, InterruptedException {
         Path serverState = work.resolve("server-state");
         Files.createDirectories(serverState);
         KeyMaterial serverKey = Certificates.selfSigned("fsp-server");
@@ -46,12 +49,11 @@ public record LoopbackSetup(int port, String fingerprint, String password, List<
         for (int i = 0; i < relayCount; i++) {
             Path dir = work.resolve("relay" + i);
             Files.createDirectories(dir);
-            List<String> args = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--store", dir.resolve("store").toString(),
+            List<String> args = new ArrayList<>(relayCommand);
+            args.addAll(List.of("--listen", "127.0.0.1:0", "--store", dir.resolve("store").toString(),
                     "--state-dir", dir.resolve("state").toString(), "--quota", "8G", "--memory", relayMemory,
                     "--trust-server", serverKey.fingerprint().toString()));
-            args.addAll(relayArgs);
-            Matcher m = launch(bin.resolve("fsp-relay"), work.resolve("relay" + i + ".log"), children,
-                    args.toArray(String[]::new));
+            Matcher m = launch(args, work.resolve("relay" + i + ".log"), children);
             relaySpecs.add(m.group(1) + ":" + m.group(2) + "=" + m.group(3));
             out.printf("fsp: relay %d on %s:%s%n", i, m.group(1), m.group(2));
             out.flush();
@@ -63,7 +65,8 @@ public record LoopbackSetup(int port, String fingerprint, String password, List<
             serverArgs.add("--relay");
             serverArgs.add(r);
         }
-        Matcher s = launch(bin.resolve("fsp-server"), work.resolve("server.log"), children, serverArgs.toArray(String[]::new));
+        serverArgs.add(0, bin.resolve("fsp-server").toString());
+        Matcher s = launch(serverArgs, work.resolve("server.log"), children);
         int port = Integer.parseInt(s.group(2));
         out.printf("fsp: server on 127.0.0.1:%d, certificate sha256 %s%n", port, s.group(3));
         out.flush();
@@ -71,11 +74,8 @@ public record LoopbackSetup(int port, String fingerprint, String password, List<
     }
 
     /** Starts a launcher and waits for its "listening on HOST:PORT, certificate sha256 FP" line. */
-    private static Matcher launch(Path launcher, Path log, List<Process> children, String... args)
+    private static Matcher launch(List<String> command, Path log, List<Process> children)
             throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>();
-        command.add(launcher.toString());
-        command.addAll(List.of(args));
         Process p = new ProcessBuilder(command).redirectError(log.toFile()).start();
         children.add(p);
         BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
@@ -89,7 +89,7 @@ public record LoopbackSetup(int port, String fingerprint, String password, List<
                 return m;
             }
         }
-        throw new IOException(launcher.getFileName() + " did not start; see " + log + ":\n" + tail(log));
+        throw new IOException(Path.of(command.get(0)).getFileName() + " did not start; see " + log + ":\n" + tail(log));
     }
 
     private static String tail(Path log) {

@@ -11,7 +11,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.DatagramPacket;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
@@ -19,9 +18,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decodes each datagram and hands the message to {@code receiver}; answers probes itself (after the
- * configured {@link ReplyDelay}). A malformed or oversized datagram is counted, logged at DEBUG and
- * dropped: a bad peer cannot stop the node.
+ * Decodes each datagram and hands the message to {@code receiver}; answers probes itself. A malformed or
+ * oversized datagram is counted, logged at DEBUG and dropped: a bad peer cannot stop the node.
  *
  * <p>Return addresses (docs/protocol.md §4.3): PINGs and requests beyond the per-IP rate are dropped; a request
  * without a valid cookie for its source is answered with a COOKIE (12 bytes, never more than the request) and
@@ -32,7 +30,6 @@ final class MeridianDatagramHandler extends SimpleChannelInboundHandler<Datagram
     private static final Logger log = LoggerFactory.getLogger(MeridianDatagramHandler.class);
 
     private final MeridianCodec codec;
-    private final ReplyDelay replyDelay;
     private final SourceRateLimit rateLimit;
     private final ReturnCookies cookies = new ReturnCookies();
     private final PeerCookies peerCookies = new PeerCookies();
@@ -40,9 +37,8 @@ final class MeridianDatagramHandler extends SimpleChannelInboundHandler<Datagram
     private final java.util.concurrent.CountDownLatch warmedUp = new java.util.concurrent.CountDownLatch(1);
     private volatile BiConsumer<InetSocketAddress, MeridianMessage> receiver;
 
-    MeridianDatagramHandler(MeridianCodec codec, ReplyDelay replyDelay, int datagramsPerSecondPerIp) {
+    MeridianDatagramHandler(MeridianCodec codec, int datagramsPerSecondPerIp) {
         this.codec = codec;
-        this.replyDelay = replyDelay;
         this.rateLimit = new SourceRateLimit(datagramsPerSecondPerIp);
     }
 
@@ -74,13 +70,7 @@ final class MeridianDatagramHandler extends SimpleChannelInboundHandler<Datagram
             return;
         }
         if (message instanceof Ping p) {
-            Duration delay = replyDelay.delayFor(from);
-            if (delay.isZero() || delay.isNegative()) {
-                send(channel, from, new Pong(p.nonce()));
-            } else {
-                ctx.executor().schedule(() -> send(channel, from, new Pong(p.nonce())),
-                        delay.toNanos(), TimeUnit.NANOSECONDS);
-            }
+            send(channel, from, new Pong(p.nonce()));
             return;
         }
         if (message instanceof Pong && from.equals(channel.localAddress())) {

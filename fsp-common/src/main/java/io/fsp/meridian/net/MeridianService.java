@@ -9,6 +9,7 @@ import io.fsp.meridian.RingEntry;
 import io.fsp.meridian.ServiceInfo;
 import io.fsp.meridian.wire.MeridianCodec;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -59,13 +60,16 @@ public final class MeridianService implements AutoCloseable {
     /** Starts a member node: binds, probes the bootstrap peers and starts gossip. */
     public static MeridianService start(InetSocketAddress bind, List<InetSocketAddress> bootstrapPeers,
                                         MeridianConfig config) throws InterruptedException {
-        return open(bind, config, ReplyDelay.NONE, bootstrapPeers, true);
+        return open(bind, config, Optional.empty(), bootstrapPeers, true);
     }
 
-    /** As {@link #start}, holding back probe answers by {@code delay} (tests emulating wide-area RTTs). */
+    /**
+     * As {@link #start}, with {@code extra} in the node's datagram pipeline before its own handler: it sees every
+     * datagram both ways (for a program that embeds the node; tests emulate wide-area RTTs on loopback so).
+     */
     public static MeridianService start(InetSocketAddress bind, List<InetSocketAddress> bootstrapPeers,
-                                        MeridianConfig config, ReplyDelay delay) throws InterruptedException {
-        return open(bind, config, delay, bootstrapPeers, true);
+                                        MeridianConfig config, ChannelHandler extra) throws InterruptedException {
+        return open(bind, config, Optional.of(extra), bootstrapPeers, true);
     }
 
     /**
@@ -73,10 +77,10 @@ public final class MeridianService implements AutoCloseable {
      * entry node, but never joins any ring.
      */
     public static MeridianService client(InetSocketAddress bind, MeridianConfig config) throws InterruptedException {
-        return open(bind, config, ReplyDelay.NONE, List.of(), false);
+        return open(bind, config, Optional.empty(), List.of(), false);
     }
 
-    private static MeridianService open(InetSocketAddress bind, MeridianConfig config, ReplyDelay delay,
+    private static MeridianService open(InetSocketAddress bind, MeridianConfig config, Optional<ChannelHandler> extra,
                                         List<InetSocketAddress> bootstrap, boolean member) throws InterruptedException {
         if (member && (bind.isUnresolved() || bind.getAddress().isAnyLocalAddress())) {
             throw new IllegalArgumentException("meridian bind: " + bind
@@ -85,8 +89,8 @@ public final class MeridianService implements AutoCloseable {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try {
             MeridianCodec codec = new MeridianCodec(config.wire());
-            MeridianDatagramHandler handler = new MeridianDatagramHandler(codec, delay, config.datagramsPerSecondPerIp());
-            Channel channel = UdpChannels.bind(group, bind, config.wire(), handler);
+            MeridianDatagramHandler handler = new MeridianDatagramHandler(codec, config.datagramsPerSecondPerIp());
+            Channel channel = UdpChannels.bind(group, bind, config.wire(), handler, extra);
             handler.warmUp(channel);
             InetSocketAddress self = (InetSocketAddress) channel.localAddress();
             EventLoop loop = channel.eventLoop();

@@ -4,10 +4,12 @@ import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.wire.MeridianCodec;
 import io.fsp.meridian.wire.WireLimits;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import java.net.InetSocketAddress;
+import java.util.Optional;
 
 /**
  * A UDP endpoint that only answers Meridian probes, so that overlay nodes can measure their distance
@@ -31,17 +33,25 @@ public final class ProbeResponder implements AutoCloseable {
     }
 
     public static ProbeResponder start(InetSocketAddress bind) throws InterruptedException {
-        return start(bind, ReplyDelay.NONE);
+        return start(bind, Optional.empty());
     }
 
-    /** Starts a responder that holds each answer back by {@code delay} (tests only). */
-    public static ProbeResponder start(InetSocketAddress bind, ReplyDelay delay) throws InterruptedException {
+    /**
+     * Starts a responder with {@code extra} in its datagram pipeline before its own handler: it sees every datagram
+     * both ways (for a program that embeds the responder; tests emulate wide-area RTTs on loopback so).
+     */
+    public static ProbeResponder start(InetSocketAddress bind, ChannelHandler extra) throws InterruptedException {
+        return start(bind, Optional.of(extra));
+    }
+
+    private static ProbeResponder start(InetSocketAddress bind, Optional<ChannelHandler> extra)
+            throws InterruptedException {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try {
             MeridianCodec codec = new MeridianCodec(WireLimits.DEFAULT);
-            MeridianDatagramHandler handler = new MeridianDatagramHandler(codec, delay,
+            MeridianDatagramHandler handler = new MeridianDatagramHandler(codec,
                     MeridianConfig.defaults().datagramsPerSecondPerIp());
-            Channel channel = UdpChannels.bind(group, bind, WireLimits.DEFAULT, handler);
+            Channel channel = UdpChannels.bind(group, bind, WireLimits.DEFAULT, handler, extra);
             handler.warmUp(channel);
             return new ProbeResponder(group, channel, handler);
         } catch (InterruptedException | RuntimeException e) {

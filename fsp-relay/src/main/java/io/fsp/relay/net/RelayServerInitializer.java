@@ -71,8 +71,8 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
     private final AtomicLong lastRefusalLog = new AtomicLong(System.nanoTime() - REFUSAL_LOG_INTERVAL_NANOS);
 
     /**
-     * @param extra a handler for each connection between the frame codec and the session, if any (a relay started
-     *              with faults for tests injects them there)
+     * @param extra a handler for each connection between the frame codec and the session, if any (one a program
+     *              embedding the relay gives: {@code ConnectionHandlers})
      * @param timers runs the total cap's shaper (its traffic counter)
      */
     public RelayServerInitializer(SslContext ssl, BlockStore store, RelayLimits limits, Clock clock,

@@ -1,5 +1,6 @@
 package io.fsp.server.select;
 
+import static io.fsp.testkit.meridian.EmulatedLatency.distance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -7,16 +8,14 @@ import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.ServiceInfo;
 import io.fsp.meridian.net.MeridianService;
 import io.fsp.meridian.net.ProbeResponder;
-import io.fsp.meridian.net.ReplyDelay;
+import io.fsp.testkit.meridian.EmulatedLatency;
 import io.fsp.tls.Fingerprint;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Eight relay nodes of a real Meridian overlay on 127.0.0.1 over UDP, each advertising a block port and a
  * fingerprint. Every node, the sender (server) and the client sit at a point of a plane (in ms) and hold
- * back their probe answers by their distance to the prober (no netem here), as in MeridianLoopbackTest.
+ * back their probe answers by their distance to the prober (no netem here: EmulatedLatency).
  * Every node's distance is at least 10 ms from every bound, so scheduling jitter cannot flip an answer.
  */
 @Timeout(90)
@@ -41,7 +40,7 @@ class RelaySelectorTest {
     private static final double NEAR_SENDER = 70;
     private static final double NEAR_CLIENT = 70;
 
-    private final Map<Integer, double[]> positionByPort = new ConcurrentHashMap<>();
+    private final EmulatedLatency latency = new EmulatedLatency();
     private final List<AutoCloseable> open = new ArrayList<>();
     private final List<MeridianService> nodes = new ArrayList<>();
     private final List<RelayEndpoint> endpoints = new ArrayList<>();
@@ -50,18 +49,6 @@ class RelaySelectorTest {
     private ProbeResponder sender;
     private ProbeResponder client;
     private MeridianService asker;
-
-    private ReplyDelay delayFrom(double[] self) {
-        return prober -> {
-            double[] p = positionByPort.get(prober.getPort());
-            return p == null ? Duration.ZERO
-                    : Duration.ofNanos((long) (Math.hypot(self[0] - p[0], self[1] - p[1]) * 1e6));
-        };
-    }
-
-    private static double distance(double[] a, double[] b) {
-        return Math.hypot(a[0] - b[0], a[1] - b[1]);
-    }
 
     private static Fingerprint fingerprint(int n) {
         byte[] b = new byte[32];
@@ -78,15 +65,15 @@ class RelaySelectorTest {
                 .probeTimeout(Duration.ofMillis(600)).probeCacheTtl(Duration.ofSeconds(1))
                 .queryTimeout(Duration.ofSeconds(10))
                 .membersPerIp(NODES.length).build(); // every node shares 127.0.0.1
-        sender = ProbeResponder.start(ANY_LOOPBACK, delayFrom(SENDER));
-        client = ProbeResponder.start(ANY_LOOPBACK, delayFrom(CLIENT));
+        sender = ProbeResponder.start(ANY_LOOPBACK, latency.repliesFrom(SENDER));
+        client = ProbeResponder.start(ANY_LOOPBACK, latency.repliesFrom(CLIENT));
         open.add(sender);
         open.add(client);
         for (int i = 0; i < NODES.length; i++) {
             List<InetSocketAddress> bootstrap = nodes.isEmpty() ? List.of() : List.of(nodes.get(0).address());
-            MeridianService node = MeridianService.start(ANY_LOOPBACK, bootstrap, config, delayFrom(NODES[i]));
+            MeridianService node = MeridianService.start(ANY_LOOPBACK, bootstrap, config, latency.repliesFrom(NODES[i]));
             open.add(node);
-            positionByPort.put(node.address().getPort(), NODES[i]);
+            latency.place(node.address().getPort(), NODES[i]);
             RelayEndpoint endpoint = new RelayEndpoint("127.0.0.1", 20_000 + i, fingerprint(i));
             node.advertise(new ServiceInfo(endpoint.port(), endpoint.fingerprint()));
             nodes.add(node);

@@ -19,12 +19,14 @@ import java.util.regex.Pattern;
 
 /**
  * {@code fsp-relay} as a real separate process ({@code java -cp … io.fsp.relay.RelayCommand}) on
- * {@code 127.0.0.1}, with its store and certificate under a test directory. {@link #start} returns once
+ * {@code 127.0.0.1}, with its store and certificate under a test directory; with faults, the test-support
+ * module's relay program ({@link #FAULTY_MAIN_CLASS}), since the shipped one has no way to misbehave. {@link #start} returns once
  * the relay printed its {@code listening on …, certificate sha256 …} line; {@link #kill()} ends it the
  * hard way, as a crashed relay ends.
  */
 public final class RelayProcess implements AutoCloseable {
     public static final String MAIN_CLASS = "io.fsp.relay.RelayCommand";
+    public static final String FAULTY_MAIN_CLASS = io.fsp.testkit.relay.FaultyRelayCommand.class.getName();
     private static final Pattern LISTENING = Pattern.compile(
             "fsp-relay: listening on ([0-9.]+):(\\d+), certificate sha256 ([0-9A-F:]{95})");
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
@@ -41,10 +43,18 @@ public final class RelayProcess implements AutoCloseable {
 
     /**
      * Starts a relay trusting {@code server}, keeping blocks in {@code dir/store} and its certificate in
-     * {@code dir/state}; {@code options} are added as given (e.g. {@code --memory 0}, {@code --fault stall}).
+     * {@code dir/state}; {@code options} are added as given (e.g. {@code --memory 0}).
      */
     public static RelayProcess start(Path dir, Fingerprint server, String... options) throws IOException {
         return start(dir, new InetSocketAddress("127.0.0.1", 0), server, options);
+    }
+
+    /**
+     * As {@link #start(Path, Fingerprint, String...)}, a relay that misbehaves towards clients: {@code options} may
+     * hold {@code --fault SPEC} too (e.g. {@code --fault stall}).
+     */
+    public static RelayProcess withFaults(Path dir, Fingerprint server, String... options) throws IOException {
+        return start(FAULTY_MAIN_CLASS, dir, new InetSocketAddress("127.0.0.1", 0), server, options);
     }
 
     /**
@@ -53,6 +63,11 @@ public final class RelayProcess implements AutoCloseable {
      */
     public static RelayProcess start(Path dir, InetSocketAddress listen, Fingerprint server, String... options)
             throws IOException {
+        return start(MAIN_CLASS, dir, listen, server, options);
+    }
+
+    private static RelayProcess start(String mainClass, Path dir, InetSocketAddress listen, Fingerprint server,
+                                      String... options) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         String javaOptions = System.getProperty("fsp.it.serverJavaOptions", "").trim();
@@ -63,7 +78,7 @@ public final class RelayProcess implements AutoCloseable {
         if (classPath == null || classPath.isBlank() || classPath.startsWith("${")) {
             classPath = System.getProperty("java.class.path");
         }
-        command.addAll(List.of("-cp", classPath, MAIN_CLASS, "--listen",
+        command.addAll(List.of("-cp", classPath, mainClass, "--listen",
                 listen.getAddress().getHostAddress() + ":" + listen.getPort(),
                 "--store", dir.resolve("store").toString(), "--state-dir", dir.resolve("state").toString(),
                 "--trust-server", server.toString()));

@@ -7,10 +7,10 @@ import io.fsp.client.verify.VerificationMode;
 import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
 import io.fsp.relay.FspRelay;
-import io.fsp.relay.fault.Fault;
 import io.fsp.relay.RelayConfig;
-import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.wire.RelayLimits;
+import io.fsp.testkit.relay.Fault;
+import io.fsp.testkit.relay.FaultPlan;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import io.fsp.relay.store.StoreConfig;
@@ -123,7 +123,8 @@ public final class StripeRig implements AutoCloseable {
         return new RelayConfig(new InetSocketAddress("127.0.0.1", 0),
                 new StoreConfig(store, 1L << 30, memoryBytes, Duration.ofMinutes(10)),
                 Certificates.selfSigned("fsp-relay"), Set.of(server), RelayLimits.DEFAULT,
-                io.fsp.relay.net.ConnectionPolicy.DEFAULT, true, true, new FaultPlan(List.of(faults)), Clock.systemUTC());
+                io.fsp.relay.net.ConnectionPolicy.DEFAULT, true, true, new FaultPlan(List.of(faults)).handlers(),
+                Clock.systemUTC());
     }
 
     public Path root() {
@@ -148,7 +149,7 @@ public final class StripeRig implements AutoCloseable {
         RelayConfig c = old.config();
         old.close();
         FspRelay fresh = FspRelay.start(new RelayConfig(at, c.store(), c.identity(), c.trustedServers(), c.limits(),
-                c.connections(), c.verifyBlocks(), c.acceptClearBlocks(), c.faults(), c.clock()));
+                c.connections(), c.verifyBlocks(), c.acceptClearBlocks(), c.handlers(), c.clock()));
         relays.set(i, fresh);
         return fresh;
     }

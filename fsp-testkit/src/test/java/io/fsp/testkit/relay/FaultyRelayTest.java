@@ -1,4 +1,4 @@
-package io.fsp.relay.fault;
+package io.fsp.testkit.relay;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -67,7 +67,7 @@ class FaultyRelayTest {
 
     /** Starts a relay with {@code faults} and places blocks 0..n-1 (10 KB each) of a new transfer. */
     private RelayHarness.Opened placed(int n, Fault... faults) throws Exception {
-        h = new RelayHarness(store, 64L << 20, 64L << 20, FaultPlan.of(faults),
+        h = new RelayHarness(store, 64L << 20, 64L << 20, FaultPlan.of(faults).handlers(),
                 RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(5)));
         try (RelayConnection server = h.server()) {
             RelayHarness.Opened t = h.open(server);
@@ -166,7 +166,7 @@ class FaultyRelayTest {
 
     @Test
     void tamperedBlockPassesItsWireChecksumButNotDecryption() throws Exception {
-        h = new RelayHarness(store, 64L << 20, 64L << 20, FaultPlan.of(new Fault.Tamper(0)),
+        h = new RelayHarness(store, 64L << 20, 64L << 20, FaultPlan.of(new Fault.Tamper(0)).handlers(),
                 RelayConnectionConfig.DEFAULT, RelayHarness.POLICY, true);
         RelayHarness.Opened t;
         TransferKey key;

@@ -1,4 +1,4 @@
-package io.fsp.relay.fault;
+package io.fsp.testkit.relay;
 
 import java.util.Locale;
 

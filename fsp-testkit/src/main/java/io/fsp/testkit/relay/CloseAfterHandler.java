@@ -1,4 +1,4 @@
-package io.fsp.relay.fault;
+package io.fsp.testkit.relay;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;

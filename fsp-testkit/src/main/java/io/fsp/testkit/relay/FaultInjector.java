@@ -1,4 +1,4 @@
-package io.fsp.relay.fault;
+package io.fsp.testkit.relay;
 
 import io.fsp.relay.store.BlockStore;
 import io.fsp.relay.wire.RelayMessage;
@@ -13,8 +13,8 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
  * A relay's misbehaviour towards clients ({@link FaultPlan}), as a handler of its own between the frame codec and
- * the session. It is put into a connection's pipeline only by a relay started with faults, for tests: an honest
- * relay's path has no trace of them. It acts on client connections only (a server presents a certificate, a
+ * the session, put into each connection's pipeline through {@link FaultPlan#handlers()}: an honest relay's path
+ * has no trace of them. It acts on client connections only (a server presents a certificate, a
  * client none), decided at the first frame, once the TLS handshake is done.
  */
 public final class FaultInjector extends ChannelDuplexHandler {

@@ -1,5 +1,7 @@
-package io.fsp.relay.fault;
+package io.fsp.testkit.relay;
 
+import io.fsp.relay.ConnectionHandlers;
+import io.fsp.relay.net.RelayServerInitializer;
 import io.fsp.token.TransferId;
 import java.util.List;
 import java.util.Optional;
@@ -22,6 +24,14 @@ public record FaultPlan(List<Fault> faults) {
 
     public boolean isEmpty() {
         return faults.isEmpty();
+    }
+
+    /**
+     * What a relay is given to commit these faults ({@code RelayConfig.withHandlers}): a {@link FaultInjector} in
+     * each connection's pipeline, or nothing at all for {@link #NONE}.
+     */
+    public ConnectionHandlers handlers() {
+        return isEmpty() ? ConnectionHandlers.NONE : store -> new FaultInjector(this, store, RelayServerInitializer.SSL);
     }
 
     public boolean stalls() {
