@@ -1,9 +1,9 @@
 package io.fsp.relay;
 
 import io.fsp.meridian.MeridianConfig;
-import io.fsp.meridian.ServiceInfo;
 import io.fsp.meridian.net.MeridianService;
 import io.fsp.meridian.net.ReplyDelay;
+import io.fsp.meridian.wire.ServiceInfo;
 import io.fsp.net.HostPort;
 import java.net.InetSocketAddress;
 import java.util.List;

@@ -17,7 +17,7 @@ import io.fsp.relay.client.RelayConnectionConfig;
 import io.fsp.relay.fault.Fault;
 import io.fsp.relay.wire.RelayMessage;
 import io.fsp.server.FspServer;
-import io.fsp.server.ServerConfig;
+import io.fsp.server.config.ServerConfig;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.PinnedTrustManager;
 import io.fsp.tls.SslContexts;

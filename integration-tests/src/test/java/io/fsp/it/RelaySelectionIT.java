@@ -21,7 +21,7 @@ import io.fsp.relay.fault.FaultPlan;
 import io.fsp.relay.store.StoreConfig;
 import io.fsp.relay.wire.RelayLimits;
 import io.fsp.server.FspServer;
-import io.fsp.server.ServerConfig;
+import io.fsp.server.config.ServerConfig;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.KeyMaterial;
 import io.fsp.tls.PinnedTrustManager;
