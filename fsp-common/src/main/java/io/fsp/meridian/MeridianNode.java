@@ -1,6 +1,7 @@
 package io.fsp.meridian;
 
 import io.fsp.meridian.MeridianScheduler.Cancellable;
+import io.fsp.meridian.wire.Constraint;
 import io.fsp.meridian.wire.MeridianMessage;
 import io.fsp.meridian.wire.MeridianMessage.Gossip;
 import io.fsp.meridian.wire.MeridianMessage.MeasureReply;
@@ -14,6 +15,9 @@ import io.fsp.meridian.wire.MeridianMessage.RingsReply;
 import io.fsp.meridian.wire.MeridianMessage.RingsRequest;
 import io.fsp.meridian.wire.MeridianMessage.ServiceReply;
 import io.fsp.meridian.wire.MeridianMessage.ServiceRequest;
+import io.fsp.meridian.wire.QueryHit;
+import io.fsp.meridian.wire.RingEntry;
+import io.fsp.meridian.wire.ServiceInfo;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,5 +1,6 @@
 package io.fsp.meridian;
 
+import io.fsp.meridian.wire.QueryHit;
 import java.util.List;
 
 /**

@@ -1,5 +1,6 @@
 package io.fsp.meridian;
 
+import io.fsp.meridian.wire.RingEntry;
 import java.net.InetSocketAddress;
 
 /** A peer placed in one of a node's rings by the node's own RTT measurements. */

@@ -1,5 +1,6 @@
 package io.fsp.meridian;
 
+import io.fsp.meridian.wire.RingEntry;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.fsp.meridian;
 
+import io.fsp.meridian.wire.Constraint;
 import java.util.List;
 
 /** The arithmetic of paper 004 §3.1: distance to the solution space and the β-bounds on ring members. */

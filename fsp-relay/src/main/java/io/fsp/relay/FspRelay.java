@@ -1,5 +1,6 @@
 package io.fsp.relay;
 
+import io.fsp.relay.metrics.RelayMetrics;
 import java.util.function.Supplier;
 import java.util.Optional;
 import io.netty.channel.ChannelHandler;

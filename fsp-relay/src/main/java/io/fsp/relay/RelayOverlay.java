@@ -1,8 +1,8 @@
 package io.fsp.relay;
 
 import io.fsp.meridian.MeridianConfig;
-import io.fsp.meridian.ServiceInfo;
 import io.fsp.meridian.net.MeridianService;
+import io.fsp.meridian.wire.ServiceInfo;
 import io.fsp.net.HostPort;
 import io.netty.channel.ChannelHandler;
 import java.net.InetSocketAddress;

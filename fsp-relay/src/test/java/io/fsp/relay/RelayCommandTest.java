@@ -114,7 +114,7 @@ class RelayCommandTest {
                 new InetSocketAddress("127.0.0.1", 0), io.fsp.meridian.MeridianConfig.defaults())) {
             assertTrue(out.toString().contains("fsp-relay: meridian node on udp 127.0.0.1:"
                     + command.overlay.address().getPort() + "\n"), out.toString());
-            io.fsp.meridian.ServiceInfo info = asker.service(command.overlay.address()).get(10, TimeUnit.SECONDS)
+            io.fsp.meridian.wire.ServiceInfo info = asker.service(command.overlay.address()).get(10, TimeUnit.SECONDS)
                     .orElseThrow();
             assertEquals(command.running.address().getPort(), info.blockPort());
             // The defaults: all the quota for one server, an eighth of it per transfer, retention up to 30 days.

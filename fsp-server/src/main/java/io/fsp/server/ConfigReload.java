@@ -2,6 +2,7 @@ package io.fsp.server;
 
 import io.fsp.config.ConfigException;
 import io.fsp.config.ConfigLoader;
+import io.fsp.server.config.ServerConfig;
 import io.fsp.server.select.RelayEndpoint;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.RecordComponent;

@@ -8,21 +8,23 @@ import io.fsp.server.auth.LoginThrottle;
 import io.fsp.server.auth.PasswordHasher;
 import io.fsp.server.auth.UserAccount;
 import io.fsp.server.auth.UserStore;
+import io.fsp.server.config.ServerConfig;
 import io.fsp.server.ftp.ConnectionLimits;
+import io.fsp.server.ftp.FtpCommands;
 import io.fsp.server.ftp.FtpServerContext;
 import io.fsp.server.ftp.FtpServerInitializer;
+import io.fsp.server.ftp.PassivePorts;
 import io.fsp.server.ftp.command.FcolCommand;
 import io.fsp.server.ftp.command.FgetCommand;
 import io.fsp.server.ftp.command.FhavCommand;
 import io.fsp.server.ftp.command.FpriCommand;
 import io.fsp.server.ftp.command.FretCommand;
 import io.fsp.server.ftp.command.FspoCommand;
-import io.fsp.server.ftp.command.FtpCommands;
+import io.fsp.server.ftp.command.StandardCommands;
 import io.fsp.server.select.CollectRelay;
 import io.fsp.server.select.OverlaySelection;
 import io.fsp.server.select.RelayEndpoint;
 import io.fsp.server.stripe.StripeContext;
-import io.fsp.server.ftp.data.PassivePorts;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.KeyMaterial;
@@ -102,7 +104,7 @@ public final class FspServer implements AutoCloseable {
      * all of them accept connections.
      */
     public static FspServer start(ServerConfig config) throws IOException, InterruptedException {
-        return start(config, FtpCommands.standard());
+        return start(config, StandardCommands.create());
     }
 
     /**

@@ -5,6 +5,7 @@ import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
 import io.fsp.net.HostPort;
 import io.fsp.server.auth.PasswordHasher;
+import io.fsp.server.config.ServerConfig;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;

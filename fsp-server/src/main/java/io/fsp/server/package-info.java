@@ -1,5 +1,6 @@
 /**
- * The FSP server: {@link io.fsp.server.FspServer} (start, addresses, fingerprint, close), its configuration
- * ({@link io.fsp.server.ServerConfig}, one key per component) and the {@code fsp-server} command line.
+ * The FSP server: {@link io.fsp.server.FspServer} (start, addresses, fingerprint, close), the {@code fsp-server}
+ * command line and configuration reload; the configuration itself is {@link io.fsp.server.config.ServerConfig}
+ * (one key per component).
  */
 package io.fsp.server;

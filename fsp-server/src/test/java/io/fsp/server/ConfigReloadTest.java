@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
+import io.fsp.server.config.ServerConfig;
 import io.fsp.server.select.RelayEndpoint;
 import java.nio.file.Files;
 import java.nio.file.Path;

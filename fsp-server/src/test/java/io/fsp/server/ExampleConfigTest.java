@@ -9,6 +9,7 @@ import io.fsp.config.ConfigSource;
 import io.fsp.server.auth.PasswordHasher;
 import io.fsp.server.auth.UserAccount;
 import io.fsp.server.auth.UserStore;
+import io.fsp.server.config.ServerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.config.ConfigLoader;
 import io.fsp.server.auth.PasswordHasher;
+import io.fsp.server.config.ServerConfig;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;

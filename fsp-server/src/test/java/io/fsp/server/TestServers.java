@@ -2,6 +2,7 @@ package io.fsp.server;
 
 import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
+import io.fsp.server.config.ServerConfig;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;

@@ -16,7 +16,7 @@ import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
 import io.fsp.relay.wire.RelayMessage;
 import io.fsp.server.FspServer;
-import io.fsp.server.ServerConfig;
+import io.fsp.server.config.ServerConfig;
 import io.fsp.testkit.relay.Fault;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.PinnedTrustManager;

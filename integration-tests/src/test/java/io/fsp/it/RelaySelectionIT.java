@@ -20,7 +20,7 @@ import io.fsp.relay.RelayOverlay;
 import io.fsp.relay.store.StoreConfig;
 import io.fsp.relay.wire.RelayLimits;
 import io.fsp.server.FspServer;
-import io.fsp.server.ServerConfig;
+import io.fsp.server.config.ServerConfig;
 import io.fsp.testkit.meridian.EmulatedLatency;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.KeyMaterial;

@@ -1,12 +1,12 @@
 package io.fsp.meridian.sim;
 
-import io.fsp.meridian.Constraint;
 import io.fsp.meridian.MeridianNode;
 import io.fsp.meridian.MultiConstraintQuery;
-import io.fsp.meridian.QueryHit;
 import io.fsp.meridian.QueryResult;
 import io.fsp.meridian.sim.SimReport.ClosestStats;
 import io.fsp.meridian.sim.SimReport.McqStats;
+import io.fsp.meridian.wire.Constraint;
+import io.fsp.meridian.wire.QueryHit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;

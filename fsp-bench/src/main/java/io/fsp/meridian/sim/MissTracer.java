@@ -1,10 +1,10 @@
 package io.fsp.meridian.sim;
 
-import io.fsp.meridian.Constraint;
 import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.MeridianNode;
 import io.fsp.meridian.RingMember;
 import io.fsp.meridian.SolutionSpace;
+import io.fsp.meridian.wire.Constraint;
 import io.fsp.meridian.wire.MeridianMessage;
 import io.fsp.meridian.wire.MeridianMessage.MeasureRequest;
 import io.fsp.meridian.wire.MeridianMessage.Query;

@@ -1,8 +1,8 @@
 package io.fsp.client.cli;
 
 import io.fsp.meridian.MeridianConfig;
-import io.fsp.meridian.RingEntry;
 import io.fsp.meridian.net.MeridianService;
+import io.fsp.meridian.wire.RingEntry;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

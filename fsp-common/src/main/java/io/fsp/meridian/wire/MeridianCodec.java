@@ -1,9 +1,5 @@
 package io.fsp.meridian.wire;
 
-import io.fsp.meridian.Constraint;
-import io.fsp.meridian.QueryHit;
-import io.fsp.meridian.RingEntry;
-import io.fsp.meridian.ServiceInfo;
 import io.fsp.meridian.wire.MeridianMessage.Cookie;
 import io.fsp.meridian.wire.MeridianMessage.Gossip;
 import io.fsp.meridian.wire.MeridianMessage.MeasureReply;

@@ -1,9 +1,5 @@
 package io.fsp.meridian.wire;
 
-import io.fsp.meridian.Constraint;
-import io.fsp.meridian.QueryHit;
-import io.fsp.meridian.RingEntry;
-import io.fsp.meridian.ServiceInfo;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Objects;

@@ -4,6 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.meridian.MeridianConfig;
+import io.fsp.meridian.MultiConstraintQuery;
+import io.fsp.meridian.QueryResult;
+import io.fsp.meridian.wire.Constraint;
+import io.fsp.meridian.wire.QueryHit;
+import io.fsp.meridian.wire.RingEntry;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;

@@ -4,10 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fsp.meridian.Constraint;
-import io.fsp.meridian.QueryHit;
-import io.fsp.meridian.RingEntry;
-import io.fsp.meridian.ServiceInfo;
 import io.fsp.meridian.wire.MeridianMessage.Cookie;
 import io.fsp.meridian.wire.MeridianMessage.Gossip;
 import io.fsp.meridian.wire.MeridianMessage.MeasureReply;

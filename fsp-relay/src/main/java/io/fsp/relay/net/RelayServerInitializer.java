@@ -1,6 +1,6 @@
 package io.fsp.relay.net;
 
-import io.fsp.relay.RelayMetrics;
+import io.fsp.relay.metrics.RelayMetrics;
 import io.fsp.relay.store.BlockStore;
 import io.fsp.relay.wire.RelayFrameDecoder;
 import io.fsp.relay.wire.RelayFrameEncoder;

@@ -1,25 +1,14 @@
 package io.fsp.relay.store;
 
-import io.fsp.block.BlockDecoder;
-import io.fsp.block.BlockDescriptor;
-import io.fsp.block.BlockHeader;
-import io.fsp.block.BlockLimits;
 import io.fsp.relay.wire.RelayErrorCode;
 import io.fsp.tls.Fingerprint;
 import io.fsp.token.TokenKey;
 import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.DecoderException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -31,7 +20,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +29,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Space: a transfer declares at open the most block bytes its server will push here; the store reserves
  * that much for it (at most {@code transferSpaceBytes}) out of the quota and out of its server's share
- * ({@code serverQuotaBytes}), or refuses the transfer. Its blocks are held within its reservation: a put
+ * ({@code serverQuotaBytes}), or refuses the transfer ({@link Reservations} adds these up). Its blocks are held within its reservation: a put
  * that would hold more waits until the client confirms some of the transfer's blocks, and a put beyond the
  * declared bytes is refused. The reservation is returned when the transfer ends (confirmed blocks return to
  * the transfer, not to others). Every byte held counts against its transfer from the moment it is admitted
@@ -53,38 +41,31 @@ import org.slf4j.LoggerFactory;
  * use: a whole collection frees everything, and an evacuation never keeps room it did not fill.
  *
  * <p>Spilled blocks live in {@code directory/<transfer id hex>/<seq>.blk} and contain exactly the block
- * bytes the server sent.
+ * bytes the server sent ({@link SpillFiles}).
  *
  * <p>A <em>retained</em> transfer is kept for a collector that comes later, across restarts: its metadata is
  * written beside its blocks ({@link RetainedTransfer}) before it is opened, every block of it goes to disk and is
  * forced there before its put completes, it is never dropped for being idle, and a put beyond its reservation is
  * refused at once (nobody confirms its blocks until its collector comes). The retained transfers of one server
  * reserve at most {@code serverRetainedBytes} together. At start the store restores the retained transfers an
- * earlier run left, finished (nobody pushes into them after a restart), and deletes everything else that run left.
+ * earlier run left, finished (nobody pushes into them after a restart), and deletes everything else that run left
+ * ({@link RetainedTransfers}).
  */
 public final class BlockStore {
     /** What a held block may keep alive beyond its own bytes: a relay frame's header and block prefix, and then some. */
     static final int MAX_PINNED_BYTES = 64;
     private static final Logger log = LoggerFactory.getLogger(BlockStore.class);
-    private static final Pattern TRANSFER_DIR = Pattern.compile("[0-9a-f]{16}");
-    private static final Pattern BLOCK_FILE = Pattern.compile("[0-9]{1,19}\\.blk");
-    /** Every name the store writes in a transfer's directory, the metadata's temporary name too. */
-    private static final Pattern OWN_FILE = Pattern.compile("[0-9]{1,19}\\.blk|" + RetainedTransfer.FILE_NAME
-            + "|\\." + RetainedTransfer.FILE_NAME + "[0-9]*\\.tmp");
-    /** Restored block files are checked against their header; the reservation bounds their size. */
-    private static final BlockLimits RESTORE_LIMITS = new BlockLimits(BlockLimits.MAX_DATA_LENGTH,
-            BlockDescriptor.MAX_NAME_LENGTH);
 
     private final StoreConfig config;
     private final Executor disk;
     private final Clock clock;
     private final ByteBufAllocator alloc;
+    private final SpillFiles files;
+    private final RetainedTransfers retainedTransfers;
 
     // Guarded by this.
     private final Map<TransferId, Transfer> transfers = new HashMap<>();
-    private final Map<Fingerprint, Long> reservedByServer = new HashMap<>();
-    private final Map<Fingerprint, Long> retainedByServer = new HashMap<>();
-    private long reserved;
+    private final Reservations reservations;
     private long used;
     private long memoryUsed;
 
@@ -93,7 +74,9 @@ public final class BlockStore {
         this.disk = disk;
         this.clock = clock;
         this.alloc = alloc;
-        Files.createDirectories(config.directory());
+        this.files = new SpillFiles(config.directory(), alloc);
+        this.retainedTransfers = new RetainedTransfers(files);
+        this.reservations = new Reservations(config);
         restore();
     }
 
@@ -133,11 +116,7 @@ public final class BlockStore {
                 return CompletableFuture.completedFuture(OpenResult.RETENTION_TOO_LONG);
             }
             long reservation = Math.min(space, config.transferSpaceBytes());
-            long byServer = reservedByServer.getOrDefault(owner, 0L);
-            long retainedByOwner = retainedByServer.getOrDefault(owner, 0L);
-            if (space < 1 || reserved + reservation > config.quotaBytes()
-                    || byServer + reservation > config.serverQuotaBytes()
-                    || retained && retainedByOwner + reservation > config.serverRetainedBytes()) {
+            if (space < 1 || !reservations.admits(owner, retained, reservation)) {
                 return CompletableFuture.completedFuture(OpenResult.NO_SPACE);
             }
             t = new Transfer(id, key, expiresAt, space, reservation, owner, retained, clock.instant());
@@ -152,9 +131,9 @@ public final class BlockStore {
     /** Writes a retained transfer's metadata and completes {@link Transfer#kept}; runs on the disk executor. */
     private void keep(Transfer t) {
         try {
-            t.record().write(transferDir(t.id));
+            retainedTransfers.keep(t.record());
         } catch (IOException | RuntimeException e) {
-            log.warn("cannot keep retained transfer {} in {}: {}", t.id, transferDir(t.id), e.toString());
+            log.warn("cannot keep retained transfer {} in {}: {}", t.id, files.transferDir(t.id), e.toString());
             boolean wasOpen;
             synchronized (this) {
                 wasOpen = transfers.remove(t.id, t);
@@ -174,7 +153,7 @@ public final class BlockStore {
             open = transfers.get(t.id) == t;
         }
         if (!open) {
-            forget(t.id); // aborted or expired meanwhile: it must not come back at the next start
+            retainedTransfers.forget(t.id); // aborted or expired meanwhile: it must not come back at the next start
             t.kept.completeExceptionally(new StoreException(RelayErrorCode.UNKNOWN_TRANSFER,
                     "transfer " + t.id + " was closed while it was opened"));
             return;
@@ -201,11 +180,7 @@ public final class BlockStore {
 
     /** Adds {@code bytes} (negative: takes them) to the totals a transfer's reservation counts in. */
     private void count(Transfer t, long bytes) {
-        reserved += bytes;
-        reservedByServer.merge(t.owner, bytes, (a, b) -> a + b == 0 ? null : a + b);
-        if (t.retained) {
-            retainedByServer.merge(t.owner, bytes, (a, b) -> a + b == 0 ? null : a + b);
-        }
+        reservations.add(t.owner, t.retained, bytes);
     }
 
     /**
@@ -363,25 +338,12 @@ public final class BlockStore {
 
     /** Writes a block to its file; {@code force}: and to the disk, so that it survives a crash once acknowledged. */
     private void spill(Waiter w, boolean force) {
-        Path file = blockFile(w.id, w.seq);
+        Path file = files.blockFile(w.id, w.seq);
         try {
-            Files.createDirectories(file.getParent());
-            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
-                for (ByteBuffer b : w.block.nioBuffers()) {
-                    while (b.hasRemaining()) {
-                        ch.write(b);
-                    }
-                }
-                if (force) {
-                    // The directory was forced when the transfer was opened; the file's new name is committed with
-                    // the file by the journalling file systems (ext4, XFS, btrfs).
-                    ch.force(true);
-                }
-            }
+            files.write(file, w.block, force);
         } catch (IOException e) {
             log.warn("cannot spill block {} of transfer {} to {}: {}", w.seq, w.id, file, e.toString());
-            deleteQuietly(file);
+            SpillFiles.deleteQuietly(file);
             Transfer t;
             synchronized (this) {
                 t = transfers.get(w.id);
@@ -411,7 +373,7 @@ public final class BlockStore {
             w.done.complete(null);
         } else {
             // The transfer was aborted or expired while the block was being written.
-            deleteQuietly(file);
+            SpillFiles.deleteQuietly(file);
             release(t, w.size, 0);
             w.done.completeExceptionally(new StoreException(RelayErrorCode.UNKNOWN_TRANSFER,
                     "transfer " + w.id + " was closed while block " + w.seq + " was stored"));
@@ -441,19 +403,11 @@ public final class BlockStore {
         Path file = h.file;
         int size = h.size;
         disk.execute(() -> {
-            ByteBuf buf = alloc.buffer(size, size);
-            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-                while (buf.writableBytes() > 0) {
-                    if (buf.writeBytes(ch, buf.writerIndex(), buf.writableBytes()) < 0) {
-                        throw new IOException(file + ": " + buf.readableBytes() + " bytes (expected: " + size + ")");
-                    }
-                }
-                result.complete(Optional.of(buf));
+            try {
+                result.complete(Optional.of(files.read(file, size)));
             } catch (NoSuchFileException e) {
-                buf.release(); // confirmed or expired meanwhile
-                result.complete(Optional.empty());
+                result.complete(Optional.empty()); // confirmed or expired meanwhile
             } catch (IOException e) {
-                buf.release();
                 log.warn("cannot read spilled block {} of transfer {}: {}", seq, id, e.toString());
                 result.completeExceptionally(new StoreException(RelayErrorCode.STORE_FAILED,
                         "cannot read block " + seq + ": " + e.getMessage(), e));
@@ -567,7 +521,7 @@ public final class BlockStore {
 
     /** Bytes reserved by the open transfers (at most the quota). */
     public synchronized long reserved() {
-        return reserved;
+        return reservations.total();
     }
 
     public synchronized long memoryUsed() {
@@ -643,7 +597,7 @@ public final class BlockStore {
         if (t.retained) {
             // The metadata goes first: a crash while the blocks are deleted leaves leftovers, not a transfer.
             disk.execute(() -> {
-                forget(t.id);
+                retainedTransfers.forget(t.id);
                 held.forEach(h -> free(t, h));
             });
         } else {
@@ -662,7 +616,7 @@ public final class BlockStore {
             release(t, h.size, h.size);
         } else {
             disk.execute(() -> {
-                deleteQuietly(h.file);
+                SpillFiles.deleteQuietly(h.file);
                 release(t, h.size, 0);
             });
         }
@@ -704,188 +658,35 @@ public final class BlockStore {
         done.complete(null);
     }
 
-    private Path transferDir(TransferId id) {
-        return config.directory().resolve(id.toString());
-    }
-
-    private Path blockFile(TransferId id, long seq) {
-        return transferDir(id).resolve(seq + ".blk");
-    }
-
-    /** Deletes a retained transfer's metadata, for good: an aborted transfer must not come back at the next start. */
-    private void forget(TransferId id) {
-        Path file = transferDir(id).resolve(RetainedTransfer.FILE_NAME);
-        try {
-            Files.deleteIfExists(file);
-            RetainedTransfer.forceDirectory(file.getParent());
-        } catch (NoSuchFileException e) {
-            // its directory was never made: nothing to forget
-        } catch (IOException e) {
-            log.warn("cannot delete {}: {}", file, e.toString());
-        }
-        deleteQuietly(file); // and the directory if nothing else is in it
-    }
-
-    private static void deleteQuietly(Path file) {
-        try {
-            Files.deleteIfExists(file);
-            Path dir = file.getParent();
-            try (DirectoryStream<Path> s = Files.newDirectoryStream(dir)) {
-                if (!s.iterator().hasNext()) {
-                    Files.deleteIfExists(dir);
-                }
-            }
-        } catch (IOException e) {
-            // A directory another block is being written into is not empty; anything else is logged.
-            if (!(e instanceof java.nio.file.DirectoryNotEmptyException) && !(e instanceof NoSuchFileException)) {
-                log.warn("cannot delete {}: {}", file, e.toString());
-            }
-        }
-    }
-
     /**
-     * Restores the retained transfers an earlier run left whose metadata is sound and whose expiry lies ahead,
-     * with their sound blocks, and deletes everything else that run left (blocks of transfers that were not
-     * retained, expired or unreadable transfers, damaged blocks), one log line each. Files the store never
-     * writes are left alone.
+     * Opens again the retained transfers an earlier run left ({@link RetainedTransfers#restore}), finished: nobody
+     * pushes into them after a restart (the connection that opened them is gone), so each keeps what it holds.
      */
     private void restore() throws IOException {
-        List<Path> dirs = new ArrayList<>();
-        try (DirectoryStream<Path> s = Files.newDirectoryStream(config.directory())) {
-            for (Path dir : s) {
-                if (Files.isDirectory(dir) && TRANSFER_DIR.matcher(dir.getFileName().toString()).matches()) {
-                    dirs.add(dir);
-                }
-            }
-        }
-        dirs.sort(null);
         Instant now = clock.instant();
-        for (Path dir : dirs) {
-            RetainedTransfer kept;
-            try {
-                kept = retained(dir, now);
-            } catch (IOException e) {
-                log.info("deleting transfer {} left by an earlier run: {}", dir.getFileName(), e.getMessage());
-                deleteLeftovers(dir);
-                continue;
-            }
-            restore(dir, kept, now);
-        }
+        retainedTransfers.restore(now, restored -> reopen(restored, now));
     }
 
-    /** The sound metadata of a retained transfer whose expiry lies ahead; else says why not. */
-    private static RetainedTransfer retained(Path dir, Instant now) throws IOException {
-        Path file = dir.resolve(RetainedTransfer.FILE_NAME);
-        if (!Files.exists(file)) {
-            throw new IOException("not retained");
-        }
-        RetainedTransfer r = RetainedTransfer.read(file);
-        if (!r.id().toString().equals(dir.getFileName().toString())) {
-            throw new IOException(file + ": transfer " + r.id() + " (expected: " + dir.getFileName()
-                    + ", its directory)");
-        }
-        if (!now.isBefore(r.expiresAt())) {
-            throw new IOException("expired at " + r.expiresAt());
-        }
-        return r;
-    }
-
-    /** Opens {@code r} again with the sound blocks in {@code dir}; deletes the others. */
-    private void restore(Path dir, RetainedTransfer r, Instant now) throws IOException {
+    private void reopen(RetainedTransfers.Restored restored, Instant now) {
+        RetainedTransfer r = restored.transfer();
         Transfer t = new Transfer(r.id(), r.key(), r.expiresAt(), r.space(), r.reservation(), r.owner(), true, now);
         t.kept.complete(null); // its metadata is on disk: that is where it comes from
-        List<Path> files = new ArrayList<>();
-        try (DirectoryStream<Path> s = Files.newDirectoryStream(dir)) {
-            s.forEach(files::add);
-        }
-        files.sort(null);
-        for (Path f : files) {
-            String name = f.getFileName().toString();
-            if (name.equals(RetainedTransfer.FILE_NAME) || !OWN_FILE.matcher(name).matches()) {
-                continue;
-            }
-            if (!BLOCK_FILE.matcher(name).matches()) {
-                Files.deleteIfExists(f); // the metadata's temporary file, from a crash while it was written
-                continue;
-            }
-            long size = Files.size(f);
-            String problem = blockProblem(f, r.id(), name.substring(0, name.length() - ".blk".length()), size);
-            if (problem == null && t.held + size > t.reservation) {
-                problem = "beyond the " + t.reservation + " bytes reserved for the transfer";
-            }
-            if (problem != null) {
-                log.info("deleting {} of retained transfer {}: {}", name, r.id(), problem);
-                Files.deleteIfExists(f);
-                continue;
-            }
-            long seq = Long.parseLong(name.substring(0, name.length() - ".blk".length()));
-            t.blocks.put(seq, new Held(null, f, (int) size));
-            t.bytes += size;
-            t.held += size;
-        }
-        if (t.held == 0) {
-            log.info("deleting retained transfer {} left by an earlier run: it holds no block", r.id());
-            deleteLeftovers(dir);
-            return;
+        for (RetainedTransfers.Block b : restored.blocks()) {
+            t.blocks.put(b.seq(), new Held(null, b.file(), b.size()));
+            t.bytes += b.size();
+            t.held += b.size();
         }
         t.pushed = t.held;
-        // Nobody pushes into it after a restart (the connection that opened it is gone): it keeps what it holds.
         t.finished = true;
         t.reservation = t.held;
         reserve(t);
         used += t.held;
         log.info("restored retained transfer {}: {} blocks, {} bytes, expires {}, {} bytes reserved", r.id(),
                 t.blocks.size(), t.bytes, r.expiresAt(), t.reservation);
-        if (reserved > config.quotaBytes() || reservedByServer.get(r.owner()) > config.serverQuotaBytes()) {
+        if (reservations.exceeded(r.owner())) {
             log.warn("retained transfers reserve {} bytes, {} of them for server {}: beyond --quota {} or"
-                    + " --server-quota {}; new transfers are refused until retained ones end", reserved,
-                    reservedByServer.get(r.owner()), r.owner(), config.quotaBytes(), config.serverQuotaBytes());
-        }
-    }
-
-    /**
-     * Why the file of block {@code seq} of {@code id} cannot be served: its header (docs/protocol.md §2) must name
-     * the transfer and block, and the block's length must be the file's. Null if it is sound.
-     */
-    private static String blockProblem(Path file, TransferId id, String seq, long size) throws IOException {
-        if (size < BlockHeader.FIXED_LENGTH || size > Integer.MAX_VALUE) {
-            return "size " + size + " bytes (expected: a block)";
-        }
-        byte[] header;
-        try (java.io.InputStream in = Files.newInputStream(file)) {
-            header = in.readNBytes(BlockHeader.FIXED_LENGTH);
-        }
-        BlockDecoder.Frame frame;
-        try {
-            frame = BlockDecoder.readFrame(Unpooled.wrappedBuffer(header), 0, header.length, RESTORE_LIMITS);
-        } catch (DecoderException | IllegalArgumentException e) {
-            return "not a block: " + e.getMessage();
-        }
-        if (frame == null) {
-            return "size " + size + " bytes (expected: a block)";
-        }
-        if (frame.transferId() != id.value() || !Long.toString(frame.sequence()).equals(seq)) {
-            return "its header names " + BlockHeader.id(frame.transferId(), frame.sequence());
-        }
-        if (frame.blockLength() != size) {
-            return "size " + size + " bytes (expected: " + frame.blockLength() + ", as its header says)";
-        }
-        return null;
-    }
-
-    /** Deletes what the store wrote into {@code dir}, and the directory if nothing else is left in it. */
-    private static void deleteLeftovers(Path dir) throws IOException {
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-            for (Path f : files) {
-                if (OWN_FILE.matcher(f.getFileName().toString()).matches()) {
-                    Files.deleteIfExists(f);
-                }
-            }
-        }
-        try {
-            Files.deleteIfExists(dir);
-        } catch (java.nio.file.DirectoryNotEmptyException e) {
-            log.warn("{}: not empty after removing what the relay left there; left alone", dir);
+                    + " --server-quota {}; new transfers are refused until retained ones end", reservations.total(),
+                    reservations.byServer(r.owner()), r.owner(), config.quotaBytes(), config.serverQuotaBytes());
         }
     }
 

@@ -279,7 +279,7 @@ class BlockStoreTest {
     }
 
     /** A sealed block {@code seq} of {@code id}: what a retained transfer's restore checks its files against. */
-    private static byte[] sealed(TransferId id, long seq) {
+    static byte[] sealed(TransferId id, long seq) {
         try (BlockPipeline sender = BlockPipeline.builder().transferId(id.value()).checksum(ChecksumAlgorithm.CRC32C)
                 .noCompression().encryption(TransferKey.generate(id.value(), 128, new java.security.SecureRandom()))
                 .sequence(new NonceSequence(seq)).build()) {

@@ -10,9 +10,6 @@ import io.fsp.server.fs.DirectoryHandle;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.fs.NotRegularFileException;
 import io.fsp.server.fs.UserRoot;
-import io.fsp.server.ftp.FtpReplyException;
-import io.fsp.server.ftp.Replies;
-import io.fsp.server.ftp.ReplyCode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,6 +31,15 @@ public final class ServerCollection {
     private static final Logger log = LoggerFactory.getLogger(ServerCollection.class);
     private static final Duration RELAY_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+
+    /** Some files have blocks announced origin or direct, which only the origin's own client can fetch. */
+    public static final class NotOnRelaysException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        NotOnRelaysException(String message) {
+            super(message);
+        }
+    }
 
     private final UserRoot root;
     private final FtpPath destination;
@@ -64,7 +70,7 @@ public final class ServerCollection {
         List<String> missing = recorded.missingFiles();
         if (!missing.isEmpty() || recorded.unrecordedFiles() > 0) {
             int count = missing.size() + recorded.unrecordedFiles();
-            throw new FtpReplyException(ReplyCode.FILE_UNAVAILABLE, "FCOL: " + count + " of " + recorded.transfer().files()
+            throw new NotOnRelaysException("FCOL: " + count + " of " + recorded.transfer().files()
                     + " files are not wholly on relays" + (missing.isEmpty() ? "" : " (" + String.join(", ",
                     missing.subList(0, Math.min(5, missing.size()))) + (missing.size() > 5 ? ", …" : "") + ")")
                     + ": blocks announced origin or direct cannot be collected here; retrieve with relays only"
@@ -72,7 +78,7 @@ public final class ServerCollection {
         }
         boolean directory = recorded.transfer().directory();
         if (!directory && destination.isRoot()) {
-            throw new FtpReplyException(Replies.notAFile(destination));
+            throw new NotRegularFileException(destination.toString(), "the root"); // FCOL's reply names the path
         }
         Files.createDirectories(work);
         try (HandleTree tree = open(directory)) {

@@ -1,6 +1,5 @@
 package io.fsp.server.ftp;
 
-import io.fsp.server.ftp.command.FtpCommand;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.util.concurrent.Future;
 import io.netty.channel.ChannelHandlerContext;

@@ -1,6 +1,6 @@
 package io.fsp.server.ftp;
 
-import io.fsp.server.ServerMetrics;
+import io.fsp.server.metrics.ServerMetrics;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandler.Sharable;

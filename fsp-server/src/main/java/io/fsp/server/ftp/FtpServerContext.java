@@ -1,11 +1,9 @@
 package io.fsp.server.ftp;
 
-import io.fsp.server.ServerConfig;
-import io.fsp.server.ServerMetrics;
 import io.fsp.server.auth.LoginThrottle;
 import io.fsp.server.auth.UserStore;
-import io.fsp.server.ftp.command.FtpCommands;
-import io.fsp.server.ftp.data.PassivePorts;
+import io.fsp.server.config.ServerConfig;
+import io.fsp.server.metrics.ServerMetrics;
 import io.fsp.tls.Fingerprint;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetAddress;

@@ -1,12 +1,10 @@
 package io.fsp.server.ftp;
 
-import io.fsp.server.ServerMetrics;
 import io.fsp.server.auth.UserAccount;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.fs.PathEscapeException;
 import io.fsp.server.fs.UserRoot;
-import io.fsp.server.ftp.data.DataConnection;
-import io.fsp.server.ftp.data.Transfer;
+import io.fsp.server.metrics.ServerMetrics;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.util.concurrent.Future;
@@ -63,7 +61,7 @@ public final class FtpSession {
     private HashAlgorithm hashAlgorithm = HashAlgorithm.SHA_256;
     private FileRange hashRange;
     private final ChecksumAllowance checksumAllowance;
-    private Transfer transfer;
+    private RunningTransfer transfer;
     private WholeFileRead wholeFileRead;
     /** Replies sent from other threads and not yet handed to the channel; see {@link #awaitReplyRoom}. */
     private final AtomicInteger repliesQueued = new AtomicInteger();
@@ -502,11 +500,11 @@ public final class FtpSession {
         return Optional.ofNullable(d);
     }
 
-    public Optional<Transfer> transfer() {
+    public Optional<RunningTransfer> transfer() {
         return Optional.ofNullable(transfer);
     }
 
-    public void transfer(Transfer t) {
+    public void transfer(RunningTransfer t) {
         this.transfer = t;
     }
 

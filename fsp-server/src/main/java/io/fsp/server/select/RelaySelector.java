@@ -1,10 +1,10 @@
 package io.fsp.server.select;
 
-import io.fsp.meridian.Constraint;
 import io.fsp.meridian.MultiConstraintQuery;
-import io.fsp.meridian.QueryHit;
-import io.fsp.meridian.ServiceInfo;
 import io.fsp.meridian.net.MeridianService;
+import io.fsp.meridian.wire.Constraint;
+import io.fsp.meridian.wire.QueryHit;
+import io.fsp.meridian.wire.ServiceInfo;
 import io.fsp.tls.Fingerprint;
 import java.net.InetSocketAddress;
 import java.time.Duration;

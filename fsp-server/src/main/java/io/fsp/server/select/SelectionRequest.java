@@ -1,7 +1,7 @@
 package io.fsp.server.select;
 
 import io.fsp.extension.TransferOptions;
-import io.fsp.meridian.Constraint;
+import io.fsp.meridian.wire.Constraint;
 import java.net.InetSocketAddress;
 import java.util.Locale;
 import java.util.Optional;

@@ -185,8 +185,8 @@ class FtpControlHandlerTest {
     @Test
     void registersExtensionCommandsThatRequireTls() throws Exception {
         FtpServerContext base = TestContexts.context(root, PLAIN);
-        io.fsp.server.ftp.command.FtpCommands commands = io.fsp.server.ftp.command.FtpCommands.standard()
-                .register(new io.fsp.server.ftp.command.FtpCommand() {
+        FtpCommands commands = io.fsp.server.ftp.command.StandardCommands.create()
+                .register(new io.fsp.server.ftp.FtpCommand() {
                     @Override
                     public String verb() {
                         return "XFSP";
@@ -198,8 +198,8 @@ class FtpControlHandlerTest {
                     }
 
                     @Override
-                    public io.fsp.server.ftp.command.Access access() {
-                        return io.fsp.server.ftp.command.Access.LOGGED_IN;
+                    public io.fsp.server.ftp.Access access() {
+                        return io.fsp.server.ftp.Access.LOGGED_IN;
                     }
 
                     @Override
@@ -331,8 +331,8 @@ class FtpControlHandlerTest {
     }
 
     /** A command whose blocking work, or what runs after it, fails with {@code failure}. */
-    private static io.fsp.server.ftp.command.FtpCommand failing(String verb, boolean inWork, Error failure) {
-        return new io.fsp.server.ftp.command.FtpCommand() {
+    private static io.fsp.server.ftp.FtpCommand failing(String verb, boolean inWork, Error failure) {
+        return new io.fsp.server.ftp.FtpCommand() {
             @Override
             public String verb() {
                 return verb;
@@ -344,8 +344,8 @@ class FtpControlHandlerTest {
             }
 
             @Override
-            public io.fsp.server.ftp.command.Access access() {
-                return io.fsp.server.ftp.command.Access.ANY;
+            public io.fsp.server.ftp.Access access() {
+                return io.fsp.server.ftp.Access.ANY;
             }
 
             @Override
@@ -362,10 +362,10 @@ class FtpControlHandlerTest {
         };
     }
 
-    private void startWith(io.fsp.server.ftp.command.FtpCommand... extra) throws Exception {
+    private void startWith(io.fsp.server.ftp.FtpCommand... extra) throws Exception {
         FtpServerContext base = TestContexts.context(root, PLAIN);
-        io.fsp.server.ftp.command.FtpCommands commands = io.fsp.server.ftp.command.FtpCommands.standard();
-        for (io.fsp.server.ftp.command.FtpCommand c : extra) {
+        FtpCommands commands = io.fsp.server.ftp.command.StandardCommands.create();
+        for (io.fsp.server.ftp.FtpCommand c : extra) {
             commands.register(c);
         }
         ch = new SocketLikeChannel(new FtpServerContext(base.config(), base.sslContext(), base.dataSslContext(),

@@ -2,13 +2,12 @@ package io.fsp.server.ftp;
 
 import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
-import io.fsp.server.ServerConfig;
 import io.fsp.server.auth.LoginThrottle;
 import io.fsp.server.auth.PasswordHasher;
 import io.fsp.server.auth.UserAccount;
 import io.fsp.server.auth.UserStore;
-import io.fsp.server.ftp.command.FtpCommands;
-import io.fsp.server.ftp.data.PassivePorts;
+import io.fsp.server.config.ServerConfig;
+import io.fsp.server.ftp.command.StandardCommands;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.KeyMaterial;
 import io.fsp.tls.SslContexts;
@@ -32,7 +31,7 @@ final class TestContexts {
         return new FtpServerContext(config, SslContexts.server(KEY),
                 SslContexts.serverWithoutSessionTickets(KEY), KEY.fingerprint(),
                 new UserStore(List.of(new UserAccount("alice", HASH, root, true)), Optional.empty()),
-                new LoginThrottle(config.loginFailureDelay()), FtpCommands.standard(), new InlineExecutor(), new InlineExecutor(),
+                new LoginThrottle(config.loginFailureDelay()), StandardCommands.create(), new InlineExecutor(), new InlineExecutor(),
                 new ConnectionLimits(config.maxConnections(), config.maxConnectionsPerAddress()),
                 new PassivePorts(Optional.empty()), Optional.empty());
     }

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.meridian.MeridianConfig;
-import io.fsp.meridian.ServiceInfo;
 import io.fsp.meridian.net.MeridianService;
 import io.fsp.meridian.net.ProbeResponder;
+import io.fsp.meridian.wire.ServiceInfo;
 import io.fsp.testkit.meridian.EmulatedLatency;
 import io.fsp.tls.Fingerprint;
 import java.net.InetSocketAddress;

@@ -4,12 +4,12 @@ import static io.fsp.testkit.meridian.EmulatedLatency.distance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fsp.meridian.Constraint;
+import io.fsp.meridian.wire.Constraint;
 import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.MultiConstraintQuery;
-import io.fsp.meridian.QueryHit;
+import io.fsp.meridian.wire.QueryHit;
 import io.fsp.meridian.QueryResult;
-import io.fsp.meridian.RingEntry;
+import io.fsp.meridian.wire.RingEntry;
 import io.fsp.meridian.net.MeridianService;
 import io.fsp.meridian.net.ProbeResponder;
 import java.net.InetSocketAddress;

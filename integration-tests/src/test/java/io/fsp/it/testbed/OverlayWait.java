@@ -1,8 +1,8 @@
 package io.fsp.it.testbed;
 
 import io.fsp.meridian.MeridianConfig;
-import io.fsp.meridian.RingEntry;
 import io.fsp.meridian.net.MeridianService;
+import io.fsp.meridian.wire.RingEntry;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;

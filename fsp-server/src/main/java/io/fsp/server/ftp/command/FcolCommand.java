@@ -9,13 +9,13 @@ import io.fsp.server.collect.AnnouncementStream;
 import io.fsp.server.collect.CollectionSlots;
 import io.fsp.server.collect.ServerCollection;
 import io.fsp.server.fs.FtpPath;
+import io.fsp.server.ftp.DataConnection;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpReplyException;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.server.ftp.ReplyCode;
-import io.fsp.server.ftp.data.DataConnection;
 import io.fsp.server.ftp.data.DataTransfers;
 import io.fsp.server.ftp.data.LocalFileException;
 import io.fsp.server.stripe.StripeContext;
@@ -175,8 +175,8 @@ public final class FcolCommand extends FspExtensionCommand {
             summary[0] = (String.format(Locale.ROOT, "FCOL complete: %d files, %d bytes, %d blocks verified on disk"
                     + " (%s) in %.1f s", s.files(), s.bytes(), s.blocks(), s.verifyMode(), s.seconds()));
             collected.trySuccess(s.bytes());
-        } catch (FtpReplyException e) {
-            collected.tryFailure(e);
+        } catch (ServerCollection.NotOnRelaysException e) {
+            collected.tryFailure(new FtpReplyException(ReplyCode.FILE_UNAVAILABLE, e.getMessage()));
         } catch (ControlException | UnsafePathException e) {
             collected.tryFailure(new FtpReplyException(e instanceof UnsafePathException ? ReplyCode.FILE_NAME_NOT_ALLOWED
                     : ReplyCode.SYNTAX_ERROR_IN_ARGUMENTS, "FCOL: " + e.getMessage()));

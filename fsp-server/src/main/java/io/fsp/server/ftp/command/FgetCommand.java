@@ -2,15 +2,15 @@ package io.fsp.server.ftp.command;
 
 import io.fsp.block.stage.SealedBlock;
 import io.fsp.extension.ExtensionLimits;
-import io.fsp.server.ServerMetrics;
 import io.fsp.server.fs.FtpPath;
+import io.fsp.server.ftp.DataConnection;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.server.ftp.ReplyCode;
-import io.fsp.server.ftp.data.DataConnection;
 import io.fsp.server.ftp.data.DataTransfers;
+import io.fsp.server.metrics.ServerMetrics;
 import io.fsp.server.stripe.StripeContext;
 import io.fsp.server.stripe.StripedTransfer;
 import io.fsp.token.TransferId;

@@ -1,6 +1,8 @@
 package io.fsp.server.ftp.command;
 
 import io.fsp.server.fs.FtpPath;
+import io.fsp.server.ftp.Access;
+import io.fsp.server.ftp.FtpCommand;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;

@@ -1,7 +1,9 @@
 package io.fsp.server.ftp.command;
 
-import io.fsp.server.ServerMetrics;
 import io.fsp.server.fs.FtpPath;
+import io.fsp.server.ftp.Access;
+import io.fsp.server.ftp.DataConnection;
+import io.fsp.server.ftp.FtpCommand;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
@@ -9,9 +11,9 @@ import io.fsp.server.ftp.Replies;
 import io.fsp.server.ftp.ReplyCode;
 import io.fsp.server.ftp.FtpReplyException;
 import io.fsp.server.ftp.TransferType;
-import io.fsp.server.ftp.data.DataConnection;
 import io.fsp.server.ftp.data.DataTransfers;
 import io.fsp.server.ftp.data.FileSender;
+import io.fsp.server.metrics.ServerMetrics;
 import java.nio.channels.FileChannel;
 import java.util.Optional;
 

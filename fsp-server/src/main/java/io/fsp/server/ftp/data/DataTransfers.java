@@ -1,5 +1,6 @@
 package io.fsp.server.ftp.data;
 
+import io.fsp.server.ftp.DataConnection;
 import java.util.concurrent.TimeUnit;
 import java.time.Duration;
 import io.netty.channel.ChannelHandlerContext;

@@ -1,6 +1,7 @@
 package io.fsp.server.ftp.data;
 
 import io.fsp.net.SocketBuffers;
+import io.fsp.server.ftp.DataConnection;
 import io.fsp.server.ftp.FtpSession;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;

@@ -3,6 +3,7 @@ package io.fsp.server.ftp.data;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.ReplyCode;
+import io.fsp.server.ftp.RunningTransfer;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
 import java.util.ArrayList;
@@ -15,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * sent only after the transfer cleaned up (file closed, partial upload removed), so a client that sees it
  * also sees the file system as it stays.
  */
-public final class Transfer {
+public final class Transfer implements RunningTransfer {
     /** An abort that has not finished the transfer by then is answered anyway. */
     private static final long ABORT_GRACE_SECONDS = 5;
 
@@ -61,6 +62,7 @@ public final class Transfer {
      * Stops the transfer by closing its data connection; it then ends with 426 through its usual path
      * (cleanup first). {@code reply} false means nobody is left to answer (the control connection closed).
      */
+    @Override
     public void abort(boolean reply) {
         if (finished || aborted) {
             return;
@@ -80,6 +82,7 @@ public final class Transfer {
     }
 
     /** Runs {@code r} once the transfer has sent its final reply (ABOR answers 226 after the 426). */
+    @Override
     public void whenFinished(Runnable r) {
         if (finished) {
             r.run();

@@ -1,4 +1,4 @@
-package io.fsp.server;
+package io.fsp.server.metrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

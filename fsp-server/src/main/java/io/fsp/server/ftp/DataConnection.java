@@ -1,4 +1,4 @@
-package io.fsp.server.ftp.data;
+package io.fsp.server.ftp;
 
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;

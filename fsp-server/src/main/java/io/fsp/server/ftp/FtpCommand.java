@@ -1,7 +1,5 @@
-package io.fsp.server.ftp.command;
+package io.fsp.server.ftp;
 
-import io.fsp.server.ftp.FtpRequest;
-import io.fsp.server.ftp.FtpSession;
 import java.util.List;
 
 /**

@@ -1,4 +1,4 @@
-package io.fsp.server;
+package io.fsp.server.metrics;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufHolder;

@@ -1,4 +1,4 @@
-package io.fsp.server.ftp.command;
+package io.fsp.server.ftp;
 
 /** When a command may run. */
 public enum Access {

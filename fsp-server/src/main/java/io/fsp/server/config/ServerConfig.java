@@ -1,9 +1,8 @@
-package io.fsp.server;
+package io.fsp.server.config;
 
 import io.fsp.config.ByteSize;
 import io.fsp.net.HostPort;
 import io.fsp.net.SocketBuffers;
-import io.fsp.server.ftp.data.PortRange;
 import io.fsp.server.select.CollectRelay;
 import io.fsp.server.select.RelayEndpoint;
 import io.fsp.server.stripe.RetainGrant;

@@ -1,4 +1,4 @@
-package io.fsp.relay;
+package io.fsp.relay.metrics;
 
 import io.fsp.relay.store.BlockStore;
 import io.fsp.relay.wire.RelayErrorCode;
@@ -45,7 +45,7 @@ public final class RelayMetrics {
             "Time from a GET's arrival to its block handed to the connection (reading a spilled block included)");
 
     /** @param connections the connections open now */
-    RelayMetrics(BlockStore store, IntSupplier connections) {
+    public RelayMetrics(BlockStore store, IntSupplier connections) {
         gauge("fsp_relay_store_used_bytes", "Block bytes held, in memory and on disk", () -> store.used());
         gauge("fsp_relay_store_quota_bytes", "The most block bytes held at once (--quota)", () -> store.quota());
         gauge("fsp_relay_store_reserved_bytes", "Bytes reserved by the open transfers", () -> store.reserved());

@@ -1,4 +1,4 @@
-package io.fsp.meridian;
+package io.fsp.meridian.wire;
 
 import io.fsp.tls.Fingerprint;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-package io.fsp.meridian;
+package io.fsp.meridian.wire;
 
 import java.net.InetSocketAddress;
 import java.util.Objects;

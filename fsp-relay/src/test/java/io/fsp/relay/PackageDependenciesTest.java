@@ -1,0 +1,23 @@
+package io.fsp.relay;
+
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import io.fsp.relay.store.BlockStore;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The relay's packages form no cycle, read from this module's compiled classes (the rule of every module;
+ * fsp-common's {@code PackageCycleRuleTest} shows that it catches a cycle).
+ */
+class PackageDependenciesTest {
+    @Test
+    void packagesFormNoCycle() {
+        JavaClasses classes = new ClassFileImporter().importPath(Path.of("target/classes"));
+        assertTrue(classes.contain(BlockStore.class) && classes.contain(FspRelay.class), "the module's classes were read");
+        slices().matching("io.fsp.(**)").should().beFreeOfCycles().check(classes);
+    }
+}
