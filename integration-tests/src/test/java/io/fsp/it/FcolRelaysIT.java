@@ -222,7 +222,8 @@ class FcolRelaysIT {
         int fast = relays.get(0).address().getPort();
         int slow = relays.get(1).address().getPort();
         try (ControlChannel source = login(a, ALICE, ALICE_PASSWORD, false)) {
-            List<String> lines = fret(source, "/big.bin", "block-size=256k");
+            // cyclic: half the blocks on the slow relay (2 MiB/s), so each collection runs for seconds
+            List<String> lines = fret(source, "/big.bin", "block-size=256k strategy=cyclic");
 
             // the client goes away: B stops collecting
             ControlChannel gone = login(b, BOB, BOB_PASSWORD, true);
@@ -233,7 +234,9 @@ class FcolRelaysIT {
             awaitZero("B's connections to the relays once its client left", () -> connectionsTo(b, fast)
                     + connectionsTo(b, slow));
 
-            // the slow relay dies under a collection: it fails with 451
+            // the slow relay dies under a collection: it fails with 451. A new transfer: the blocks the first
+            // collection confirmed before its client left are gone from the relays.
+            lines = fret(source, "/big.bin", "block-size=256k strategy=cyclic");
             try (ControlChannel dest = login(b, BOB, BOB_PASSWORD, true)) {
                 startFcol(dest, "/broken.bin", lines);
                 awaitMarker(dest);
