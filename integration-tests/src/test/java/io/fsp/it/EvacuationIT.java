@@ -277,6 +277,7 @@ class EvacuationIT {
                 assertEquals(connections, full.openConnections(), "the full relay's connection is kept");
             }
             awaitEquals(1, () -> full.aborted().size(), "the normal transfer is aborted once its client has gone");
+            awaitEquals(1, () -> roomy.aborted().size(), "at both relays");
             assertEquals(List.of(normal), full.aborted());
             assertEquals(List.of(normal), roomy.aborted(), "the evacuation is never aborted");
         }
