@@ -10,6 +10,11 @@ public final class ExtensionLimits {
     public static final int MAX_NAME_BYTES = 4096;
     /** Largest block a transfer announces (the largest {@code block-size}). */
     public static final int MAX_BLOCK_LENGTH = 16 * 1024 * 1024;
+    /**
+     * Most files one block may span, empty ones on the way included: a block that carries small files names its
+     * first file, and its bytes run on into the next ones ({@link FileSegment}).
+     */
+    public static final int MAX_FILES_PER_BLOCK = 1024;
     /** Largest sequence number: a transfer has at most 2^32 blocks. */
     public static final long MAX_SEQUENCE = BlockHeader.MAX_SEQUENCE;
     /** Largest relay index in RELAY and BLK lines. */

@@ -157,7 +157,7 @@ final class BlockDriver implements RelaySources.Outcome, OriginFetcher.Receiver 
             Collector.milestone("first block opened");
         }
         try {
-            verifier.submit(new BlockRef(f.local(), a.offset(), a.length()), opened.content(), a.digest())
+            verifier.submit(files.ref(a), opened.content(), a.digest())
                     .whenComplete((verdict, error) -> verdict(b, verdict, error));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -193,7 +193,7 @@ final class BlockDriver implements RelaySources.Outcome, OriginFetcher.Receiver 
         AnnouncedBlock a = b.announcement();
         String cause;
         try {
-            if (verifier.matchesOnDisk(new BlockRef(files.get(a.file()).local(), a.offset(), a.length()), a.digest().value())) {
+            if (verifier.matchesOnDisk(files.ref(a), a.digest().value())) {
                 act(b, b.verified());
                 return;
             }
@@ -207,7 +207,7 @@ final class BlockDriver implements RelaySources.Outcome, OriginFetcher.Receiver 
     /** The block is on disk: count it, maybe complete its file, and let its relays free it. */
     private void done(BlockLifecycle b) {
         AnnouncedBlock a = b.announcement();
-        files.blockIn(a.file(), a.length());
+        files.blockIn(a);
         if (firstVerifiedSeconds < 0) {
             firstVerifiedSeconds = Collector.sinceJvmStart() / 1e3;
             Collector.milestone("first block done, from " + b.source());

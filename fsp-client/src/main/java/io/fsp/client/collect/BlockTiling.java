@@ -1,5 +1,6 @@
 package io.fsp.client.collect;
 
+import io.fsp.extension.FileSegment;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -15,21 +16,21 @@ final class BlockTiling {
     private final Map<Integer, Long> bytes = new HashMap<>();
 
     /**
-     * Records where block {@code a}, inside file {@code name} (checked before), lies.
+     * Records where the part {@code s} of block {@code seq} in file {@code name} (checked before to lie inside it) is.
      *
      * @throws IllegalArgumentException if it overlaps a block announced before
      */
-    void add(AnnouncedBlock a, String name) {
-        long end = a.offset() + a.length();
-        TreeMap<Long, Long> file = ranges.computeIfAbsent(a.file(), k -> new TreeMap<>());
-        Map.Entry<Long, Long> before = file.floorEntry(a.offset());
-        Map.Entry<Long, Long> after = file.ceilingEntry(a.offset());
-        if (before != null && before.getValue() > a.offset() || after != null && after.getKey() < end) {
-            throw new IllegalArgumentException("BLK " + a.seq() + ": bytes " + a.offset() + ".." + end + " of " + name
+    void add(long seq, FileSegment s, String name) {
+        long end = s.end();
+        TreeMap<Long, Long> file = ranges.computeIfAbsent(s.file(), k -> new TreeMap<>());
+        Map.Entry<Long, Long> before = file.floorEntry(s.offset());
+        Map.Entry<Long, Long> after = file.ceilingEntry(s.offset());
+        if (before != null && before.getValue() > s.offset() || after != null && after.getKey() < end) {
+            throw new IllegalArgumentException("BLK " + seq + ": bytes " + s.offset() + ".." + end + " of " + name
                     + " overlap another block (expected: every byte in exactly one block)");
         }
-        file.put(a.offset(), end);
-        bytes.merge(a.file(), (long) a.length(), Long::sum);
+        file.put(s.offset(), end);
+        bytes.merge(s.file(), (long) s.length(), Long::sum);
     }
 
     /** The bytes of file {@code index} that announced blocks cover (with no overlap: its size when it is tiled). */

@@ -22,6 +22,7 @@ import io.fsp.crypto.NativeCrypto;
 import io.fsp.crypto.TransferKey;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
+import io.fsp.extension.FileSegment;
 import io.fsp.extension.Manifest;
 import io.fsp.extension.TransferOptions;
 import io.fsp.token.CapabilityToken;
@@ -344,9 +345,7 @@ public final class Collector {
             log.info("resuming: {} blocks verified by an earlier run", journal.verified().size());
         }
         files.checkSpace(journal.verified().stream().mapToLong(JournalRecord::length).sum());
-        Set<String> journaled = new HashSet<>();
-        journal.verified().forEach(r -> journaled.add(r.path()));
-        files.prepareTemporaryFiles(journaled);
+        files.prepareTemporaryFiles(files.writtenBy(journal.verified()));
         int threads = Math.min(MAX_FETCH_THREADS, Math.max(1, relays.count()) * options.streams() + 1);
         VerifierConfig config = VerifierConfig.defaults().withMode(options.verify()).withAlgorithm(HashAlgorithm.of(digest))
                 .withQueueDepth(Math.max(16, threads * 2)).withHashThreads(2)
@@ -377,9 +376,12 @@ public final class Collector {
     private void block(AnnouncedBlock a) throws IOException {
         prepare();
         RemoteFile f = files.get(a.file());
-        if (f == null || a.offset() + a.length() > f.size()) {
+        List<FileSegment> segments;
+        try {
+            segments = files.segments(a);
+        } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("BLK " + a.seq() + ": file " + a.file() + " @" + a.offset() + "+" + a.length()
-                    + " (expected: inside an announced file)");
+                    + " (expected: inside the announced files: " + e.getMessage() + ")");
         }
         if (plannedBlocks >= 0 && a.seq() >= plannedBlocks) {
             throw new IllegalArgumentException("BLK " + a.seq() + ": (expected: < " + plannedBlocks + " blocks)");
@@ -387,7 +389,9 @@ public final class Collector {
         if (blocks.containsKey(a.seq())) {
             return; // announced twice: the first one counts
         }
-        tiling.add(a, f.name());
+        for (FileSegment s : segments) {
+            tiling.add(a.seq(), s, files.get(s.file()).name());
+        }
         boolean reread = options.verify() == VerificationMode.RIVA;
         if (a.source() == BlockSource.JOURNAL) { // announced have: the client said it holds it (FHAV)
             if (!journal.holds(f.local(), a.offset(), a.length())) {

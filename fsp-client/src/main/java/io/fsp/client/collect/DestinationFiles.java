@@ -1,7 +1,10 @@
 package io.fsp.client.collect;
 
+import io.fsp.client.journal.JournalRecord;
+import io.fsp.client.verify.BlockRef;
 import io.fsp.client.write.DestinationTree;
 import io.fsp.client.write.PositionalWriter;
+import io.fsp.extension.FileSegment;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -9,6 +12,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -29,7 +34,7 @@ final class DestinationFiles implements AutoCloseable {
     private final Path destination;
     private final boolean directWrites;
     private boolean directory;
-    private final Map<Integer, RemoteFile> files = new TreeMap<>();
+    private final TreeMap<Integer, RemoteFile> files = new TreeMap<>();
     private final Map<Integer, Long> bytesIn = new ConcurrentHashMap<>();
     private final List<String> notRenamed = Collections.synchronizedList(new ArrayList<>());
     /** Where the files go when not by path beside this process (a server's user root); null: by path. */
@@ -124,8 +129,67 @@ final class DestinationFiles implements AutoCloseable {
         writer().prepareTemporaryFiles(all);
     }
 
-    /** A block of file {@code index} is in: the last one gives the file its name. */
-    void blockIn(int index, int length) {
+    /**
+     * The bytes of each file that block {@code a} holds (several files for a block that carries small ones).
+     *
+     * @throws IllegalArgumentException if the block does not lie inside the announced files
+     */
+    List<FileSegment> segments(AnnouncedBlock a) {
+        return FileSegment.of(a.file(), a.offset(), a.length(), fileCount(), this::sizeOf);
+    }
+
+    /** One more than the largest file index (FILE lines come in index order from 0). */
+    private int fileCount() {
+        return files.isEmpty() ? 0 : files.lastKey() + 1;
+    }
+
+    private long sizeOf(int index) {
+        RemoteFile f = files.get(index);
+        if (f == null) {
+            throw new IllegalArgumentException("file " + index + " (expected: announced by a FILE line)");
+        }
+        return f.size();
+    }
+
+    /** Where block {@code a} goes on this side: its first file and offset, and each file's part. */
+    BlockRef ref(AnnouncedBlock a) {
+        List<FileSegment> segments = segments(a);
+        List<BlockRef.Part> parts = new ArrayList<>(segments.size());
+        for (FileSegment s : segments) {
+            parts.add(new BlockRef.Part(files.get(s.file()).local(), s.offset(), s.length()));
+        }
+        return new BlockRef(files.get(a.file()).local(), a.offset(), a.length(), parts);
+    }
+
+    /**
+     * The local names of the files that an earlier run's verified blocks ({@code journaled}) wrote into: a block that
+     * carried small files wrote into each of them.
+     */
+    Set<String> writtenBy(Collection<JournalRecord> journaled) {
+        Map<String, RemoteFile> byLocal = new HashMap<>();
+        files.values().forEach(f -> byLocal.put(f.local(), f));
+        Set<String> out = new HashSet<>();
+        for (JournalRecord r : journaled) {
+            RemoteFile first = byLocal.get(r.path());
+            if (first == null || r.offset() + r.length() <= first.size()) {
+                out.add(r.path());
+                continue;
+            }
+            for (FileSegment s : FileSegment.of(first.index(), r.offset(), r.length(), fileCount(), this::sizeOf)) {
+                out.add(files.get(s.file()).local());
+            }
+        }
+        return out;
+    }
+
+    /** Block {@code a} is in: the last block of each of its files gives the file its name. */
+    void blockIn(AnnouncedBlock a) {
+        for (FileSegment s : segments(a)) {
+            bytesIn(s.file(), s.length());
+        }
+    }
+
+    private void bytesIn(int index, int length) {
         RemoteFile f = files.get(index);
         if (f != null && bytesIn.merge(index, (long) length, Long::sum) == f.size()) {
             try {

@@ -1,6 +1,7 @@
 package io.fsp.client.collect;
 
 import io.fsp.extension.Announcement;
+import io.fsp.extension.FileSegment;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -34,11 +35,20 @@ public record RecordedTransfer(List<Announcement> announcements) {
 
     /** By file index, the bytes of the file that recorded blocks placed on relays hold (each block counted once). */
     public Map<Integer, Long> placedBytes() {
+        Map<Integer, Long> sizes = new HashMap<>();
+        files().forEach(f -> sizes.put(f.index(), f.size()));
         Map<Integer, Long> placed = new HashMap<>();
         Set<Long> seen = new HashSet<>();
         for (Announcement a : announcements) {
             if (a instanceof Announcement.Block b && b.placement() instanceof Announcement.Placement.Relays && seen.add(b.seq())) {
-                placed.merge(b.file(), (long) b.length(), Long::sum);
+                try { // a block that carries small files holds bytes of each
+                    for (FileSegment s : FileSegment.of(b.file(), b.offset(), b.length(), transfer().files(),
+                            f -> sizes.getOrDefault(f, -1L))) {
+                        placed.merge(s.file(), (long) s.length(), Long::sum);
+                    }
+                } catch (IllegalArgumentException e) {
+                    // a block of files not recorded: none of them is whole
+                }
             }
         }
         return placed;

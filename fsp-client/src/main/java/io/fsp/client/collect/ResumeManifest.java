@@ -8,6 +8,7 @@ import io.fsp.client.write.AtomicFileWriter;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ByteRange;
 import io.fsp.extension.ExtensionCodec;
+import io.fsp.extension.FileSegment;
 import io.fsp.extension.HeldRanges;
 import io.fsp.extension.Manifest;
 import java.io.IOException;
@@ -85,8 +86,8 @@ final class ResumeManifest {
         boolean dir = lines.get(0).equals("KIND directory");
         Map<String, Integer> indexByLocal = new HashMap<>();
         Manifest earlier;
+        List<Announcement.File> earlierFiles = new ArrayList<>();
         try {
-            List<Announcement.File> earlierFiles = new ArrayList<>();
             for (String line : lines.subList(1, lines.size())) {
                 if (!(ExtensionCodec.parse(line) instanceof Announcement.File f)) {
                     return; // not a manifest this client wrote
@@ -103,8 +104,17 @@ final class ResumeManifest {
         for (JournalRecord r : ResumeJournal.peek(journalFile(),
                 identity(earlier.totalBytes(), earlier.newestModifiedMillis(), digestHex))) {
             Integer index = indexByLocal.get(r.path());
-            if (index != null && r.length() > 0) {
-                held.computeIfAbsent(index, i -> new ArrayList<>()).add(new ByteRange(r.offset(), r.offset() + r.length()));
+            if (index == null || r.length() == 0) {
+                continue;
+            }
+            List<FileSegment> segments;
+            try { // a block that carried small files holds a range of each
+                segments = FileSegment.of(index, r.offset(), r.length(), earlierFiles.size(), f -> earlierFiles.get(f).size());
+            } catch (IllegalArgumentException e) {
+                continue; // not a block of this manifest: claim nothing for it
+            }
+            for (FileSegment seg : segments) {
+                held.computeIfAbsent(seg.file(), i -> new ArrayList<>()).add(new ByteRange(seg.offset(), seg.end()));
             }
         }
         for (Map.Entry<Integer, List<ByteRange>> file : held.entrySet()) {

@@ -294,7 +294,11 @@ public final class FiverVerifier implements AutoCloseable {
 
     private void write(Job job) {
         try {
-            writer.write(job.block.path(), job.block.offset(), job.data);
+            int at = job.data.position();
+            for (BlockRef.Part part : job.block.parts()) {
+                writer.write(part.path(), part.offset(), job.data.duplicate().position(at).limit(at + part.length()));
+                at += part.length();
+            }
             emit(new VerificationEvent.Written(job.block));
         } catch (IOException | RuntimeException e) {
             job.failure = "write failed: " + e.getMessage();
@@ -390,7 +394,12 @@ public final class FiverVerifier implements AutoCloseable {
             Map<String, List<Job>> byFile = new LinkedHashMap<>();
             for (Job job : group) {
                 if (job.failure == null) {
-                    byFile.computeIfAbsent(job.block.path(), p -> new ArrayList<>()).add(job);
+                    for (BlockRef.Part part : job.block.parts()) {
+                        List<Job> jobs = byFile.computeIfAbsent(part.path(), p -> new ArrayList<>());
+                        if (jobs.isEmpty() || jobs.get(jobs.size() - 1) != job) {
+                            jobs.add(job);
+                        }
+                    }
                 }
             }
             flush(byFile);
@@ -482,7 +491,7 @@ public final class FiverVerifier implements AutoCloseable {
                 continue;
             }
             try {
-                job.actual = riva.hashFromDisk(writer.location(job.block.path()), job.block.offset(), job.block.length(), hasher.get());
+                job.actual = hashFromDisk(riva, job.block, hasher.get());
                 emit(new VerificationEvent.Reread(job.block));
             } catch (IOException | RuntimeException e) {
                 job.failure = "re-read from disk failed: " + e.getMessage();
@@ -584,10 +593,17 @@ public final class FiverVerifier implements AutoCloseable {
      */
     public boolean matchesOnDisk(BlockRef block, byte[] expectedDigest) throws IOException {
         synchronized (resumedReader) {
-            byte[] actual = resumedReader.hashFromDisk(writer.location(block.path()), block.offset(), block.length(),
-                    config.algorithm().newHasher());
+            byte[] actual = hashFromDisk(resumedReader, block, config.algorithm().newHasher());
             return java.security.MessageDigest.isEqual(actual, expectedDigest);
         }
+    }
+
+    /** The digest of the block's bytes as {@code reader} reads them back from the disk, part after part. */
+    private byte[] hashFromDisk(RivaVerifier reader, BlockRef block, Hasher h) throws IOException {
+        for (BlockRef.Part part : block.parts()) {
+            reader.update(writer.location(part.path()), part.offset(), part.length(), h);
+        }
+        return h.finish();
     }
 
     /** Waits for all verdicts, then stops the verifier's threads. The writer stays open. */

@@ -31,6 +31,12 @@ public final class RivaVerifier implements Closeable {
 
     /** Digests {@code length} bytes at {@code offset} of {@code file} as read from the device. */
     public byte[] hashFromDisk(Path file, long offset, int length, Hasher hasher) throws IOException {
+        update(file, offset, length, hasher);
+        return hasher.finish();
+    }
+
+    /** Hashes {@code length} bytes at {@code offset} of {@code file} as read from the device into {@code hasher}. */
+    public void update(Path file, long offset, int length, Hasher hasher) throws IOException {
         FileChannel ch = channel(file);
         long end = offset + length;
         long pos = offset - offset % alignment;
@@ -46,7 +52,6 @@ public final class RivaVerifier implements Closeable {
             hasher.update(buffer.duplicate().limit(to).position(from));
             pos += n;
         }
-        return hasher.finish();
     }
 
     private FileChannel channel(Path file) throws IOException {

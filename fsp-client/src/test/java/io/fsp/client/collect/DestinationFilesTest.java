@@ -13,9 +13,16 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.fsp.extension.Announcement;
+import io.fsp.extension.ExtensionCodec;
 
 /** Real files: local names, the temporary name until a file's last block is in, the space check. */
 class DestinationFilesTest {
+    private static AnnouncedBlock blk(int file, long offset, int length) {
+        return AnnouncedBlock.of((Announcement.Block) ExtensionCodec.parse("BLK 0 relay:0 " + file + " " + offset + " "
+                + length + " sha256:" + "ab".repeat(32)));
+    }
+
     @TempDir
     Path dir;
 
@@ -27,10 +34,10 @@ class DestinationFilesTest {
             assertEquals("copy.bin", files.get(0).local());
             files.prepareTemporaryFiles(Set.of());
             files.writer().write("copy.bin", 0, ByteBuffer.wrap(new byte[] {1, 2, 3, 4}));
-            files.blockIn(0, 4);
+            files.blockIn(blk(0, 0, 4));
             assertFalse(Files.exists(dest), "final name before the last block");
             files.writer().write("copy.bin", 4, ByteBuffer.wrap(new byte[] {5, 6, 7, 8, 9, 10}));
-            files.blockIn(0, 6);
+            files.blockIn(blk(0, 4, 6));
             assertArrayEquals(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, Files.readAllBytes(dest));
             assertEquals(List.of(), files.notRenamed());
             try (var left = Files.list(dir)) {
@@ -48,7 +55,7 @@ class DestinationFilesTest {
             files.createDirectory("sub");
             files.prepareTemporaryFiles(Set.of());
             files.writer().write("sub/a.bin", 0, ByteBuffer.wrap(new byte[] {42}));
-            files.blockIn(3, 1);
+            files.blockIn(blk(3, 0, 1));
             assertArrayEquals(new byte[] {42}, Files.readAllBytes(dest.resolve("sub/a.bin")));
         }
     }

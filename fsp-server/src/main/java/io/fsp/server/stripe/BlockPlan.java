@@ -1,22 +1,32 @@
 package io.fsp.server.stripe;
 
+import io.fsp.extension.ExtensionLimits;
+import io.fsp.extension.FileSegment;
+
 import java.util.List;
 
 /**
- * The numbering of a transfer's blocks, made once: the files in order, each cut into blocks of
- * {@code blockSize} bytes (the last one shorter), numbered from 0 across all files; an empty file has none.
- * It keeps one number per file (the sequence number of its first block), never one object per block: block
- * {@code seq} is found by a binary search over the files, so a plan of a billion blocks costs what a plan of
- * one does.
+ * The numbering of a transfer's blocks, made once. The files, in order, are one stream of bytes: a file of at least
+ * {@code blockSize} bytes is cut into blocks of its own ({@code blockSize} bytes, the last one shorter); smaller files
+ * are packed, whole, into blocks of up to {@code blockSize} bytes and {@link ExtensionLimits#MAX_FILES_PER_BLOCK}
+ * files, so a tree of small files costs a block per {@code blockSize} bytes, not one per file. Blocks are numbered
+ * from 0; an empty file has none. It keeps one number per file (the block its first byte is in), never one object
+ * per block: block {@code seq} is found by a binary search over the files with bytes, so a plan of a billion
+ * blocks costs what a plan of one does.
  */
 public final class BlockPlan {
-    /** Block {@code seq}: {@code length} bytes at {@code offset} of file {@code file}. */
+    /**
+     * Block {@code seq}: {@code length} bytes from {@code offset} of file {@code file}, running on into the next
+     * files when it carries several ({@link #segments}); {@code endOfFile} when it ends at the end of a file.
+     */
     public record Block(long seq, int file, long offset, int length, boolean endOfFile) {
     }
 
     private final int blockSize;
     private final long[] sizes;
-    /** {@code first[f]} is the number of file {@code f}'s first block; {@code first[files]} the block count. */
+    /** The indices of the files with bytes, in order. */
+    private final int[] filled;
+    /** {@code first[i]} is the block of file {@code filled[i]}'s first byte; {@code first[filled.length]} the count. */
     private final long[] first;
 
     /**
@@ -28,18 +38,39 @@ public final class BlockPlan {
         }
         this.blockSize = blockSize;
         this.sizes = new long[fileSizes.size()];
-        this.first = new long[fileSizes.size() + 1];
-        long count = 0;
+        int withBytes = 0;
         for (int f = 0; f < sizes.length; f++) {
             long size = fileSizes.get(f);
             if (size < 0) {
                 throw new IllegalArgumentException("file " + f + " size: " + size + " (expected: >= 0)");
             }
             sizes[f] = size;
-            first[f] = count;
-            count += size / blockSize + (size % blockSize == 0 ? 0 : 1); // < 2^51 per file: the sum cannot overflow
+            withBytes += size > 0 ? 1 : 0;
         }
-        first[sizes.length] = count;
+        this.filled = new int[withBytes];
+        this.first = new long[withBytes + 1];
+        long count = 0;
+        long packBytes = 0; // bytes of the open pack, 0: none open
+        int packFirst = 0;  // the open pack's first file
+        for (int f = 0, i = 0; f < sizes.length; f++) {
+            long size = sizes[f];
+            if (size == 0) {
+                continue;
+            }
+            boolean fits = size < blockSize && packBytes > 0 && packBytes + size <= blockSize
+                    && f - packFirst < ExtensionLimits.MAX_FILES_PER_BLOCK;
+            if (fits) {
+                packBytes += size;
+                first[i] = count - 1; // the open pack's block
+            } else {
+                first[i] = count;
+                count += size / blockSize + (size % blockSize == 0 ? 0 : 1); // < 2^51 per file: no overflow
+                packBytes = size < blockSize ? size : 0;
+                packFirst = f;
+            }
+            filled[i++] = f;
+        }
+        first[withBytes] = count;
         if (count > maxBlocks) {
             throw TransferTooLargeException.blocks(count, blockSize, maxBlocks);
         }
@@ -47,21 +78,11 @@ public final class BlockPlan {
 
     /** How many blocks the transfer has. */
     public long count() {
-        return first[sizes.length];
+        return first[filled.length];
     }
 
     public int blockSize() {
         return blockSize;
-    }
-
-    /** The number of file {@code file}'s first block (or, for an empty file, of the next file's first). */
-    public long firstOf(int file) {
-        return first[file];
-    }
-
-    /** How many blocks file {@code file} has. */
-    public long countOf(int file) {
-        return first[file + 1] - first[file];
     }
 
     /** Block {@code seq}, {@code 0 <= seq < count()}. */
@@ -69,29 +90,40 @@ public final class BlockPlan {
         if (seq < 0 || seq >= count()) {
             throw new IndexOutOfBoundsException("block: " + seq + " (expected: 0.." + (count() - 1) + ")");
         }
-        return block(seq, fileOf(seq));
-    }
-
-    /** Block {@code seq}, known to lie in file {@code file}. */
-    Block block(long seq, int file) {
-        long offset = (seq - first[file]) * blockSize;
+        int i = lowestAtLeast(seq);
+        if (i < filled.length && first[i] == seq) { // the block starts at a file's first byte
+            int file = filled[i];
+            if (i + 1 < filled.length && first[i + 1] == seq) { // and carries the next files too
+                long length = 0;
+                for (int j = i; j < filled.length && first[j] == seq; j++) {
+                    length += sizes[filled[j]];
+                }
+                return new Block(seq, file, 0, (int) length, true);
+            }
+            int length = (int) Math.min(blockSize, sizes[file]);
+            return new Block(seq, file, 0, length, length == sizes[file]);
+        }
+        int file = filled[i - 1]; // inside a large file
+        long offset = (seq - first[i - 1]) * blockSize;
         int length = (int) Math.min(blockSize, sizes[file] - offset);
         return new Block(seq, file, offset, length, offset + length == sizes[file]);
     }
 
-    /**
-     * The file block {@code seq} lies in: the last file whose first block number is at most {@code seq}.
-     * Empty files share their number with the next file, so the last of equal numbers is the one with blocks.
-     */
-    private int fileOf(long seq) {
+    /** The bytes of each file that block {@code b} holds, in order. */
+    public List<FileSegment> segments(Block b) {
+        return FileSegment.of(b.file(), b.offset(), b.length(), sizes.length, f -> sizes[f]);
+    }
+
+    /** The smallest {@code i} with {@code first[i] >= seq} ({@code filled.length} if none). */
+    private int lowestAtLeast(long seq) {
         int lo = 0;
-        int hi = sizes.length - 1;
+        int hi = filled.length;
         while (lo < hi) {
-            int mid = (lo + hi + 1) >>> 1;
-            if (first[mid] <= seq) {
-                lo = mid;
+            int mid = (lo + hi) >>> 1;
+            if (first[mid] < seq) {
+                lo = mid + 1;
             } else {
-                hi = mid - 1;
+                hi = mid;
             }
         }
         return lo;
@@ -99,6 +131,6 @@ public final class BlockPlan {
 
     @Override
     public String toString() {
-        return count() + " blocks of " + blockSize + " bytes in " + sizes.length + " files";
+        return count() + " blocks of up to " + blockSize + " bytes in " + sizes.length + " files";
     }
 }

@@ -7,6 +7,7 @@ import io.fsp.block.stage.SealedBlock;
 import io.fsp.checksum.Digest;
 import io.fsp.crypto.NonceSequence;
 import io.fsp.crypto.TransferKey;
+import io.fsp.extension.FileSegment;
 import io.fsp.extension.TransferOptions;
 import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
@@ -199,34 +200,61 @@ public final class StripedTransfer {
 
     /**
      * Opens files of the transfer again from the root's handle, links not followed; a file fails if its name now
-     * names another file than the one planned. The handle of the last file's directory is kept for the next file in
-     * it (a tree's files come directory by directory), so a directory of many small files is walked to once.
+     * names another file than the one planned. The file read last stays open for the next block, and the handle of
+     * its directory for the next file in it (a tree's files come directory by directory), so a directory of many
+     * small files is walked to once.
      */
     public final class Sources implements AutoCloseable {
         private DirectoryHandle dir;
         private Path dirPath;
+        private FileChannel open;
+        private int openIndex = -1;
 
         private Sources() {
         }
 
+        /** File {@code index}, open until another is asked for or this closes. */
         public FileChannel open(int index) throws IOException {
+            if (index == openIndex) {
+                return open;
+            }
+            closeFile();
             SourceFile f = files.get(index);
             Path parent = f.real().getParent();
             if (!parent.equals(dirPath)) {
-                close();
+                closeDirectory();
                 dir = root.open(parent);
                 dirPath = parent;
             }
-            return dir.readFile(f.real().getFileName().toString(), f.fileKey());
+            open = dir.readFile(f.real().getFileName().toString(), f.fileKey());
+            openIndex = index;
+            return open;
         }
 
-        @Override
-        public void close() throws IOException {
+        private void closeFile() throws IOException {
+            if (open != null) {
+                FileChannel ch = open;
+                open = null;
+                openIndex = -1;
+                ch.close();
+            }
+        }
+
+        private void closeDirectory() throws IOException {
             if (dir != null) {
                 DirectoryHandle d = dir;
                 dir = null;
                 dirPath = null;
                 d.close();
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                closeFile();
+            } finally {
+                closeDirectory();
             }
         }
     }
@@ -305,18 +333,25 @@ public final class StripedTransfer {
         return b.build();
     }
 
-    /** Reads the plaintext of {@code block} from its file (a pooled direct buffer the caller releases). */
-    public ByteBuf read(FileChannel file, BlockPlan.Block block) throws IOException {
+    /**
+     * Reads the plaintext of {@code block} from its file, or files when it carries several (a pooled direct buffer
+     * the caller releases).
+     */
+    public ByteBuf read(Sources sources, BlockPlan.Block block) throws IOException {
         ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer(block.length());
         try {
-            long pos = block.offset();
-            while (buf.writableBytes() > 0) {
-                int n = buf.writeBytes(file, pos, buf.writableBytes());
-                if (n < 0) {
-                    throw new IOException(files.get(block.file()).name() + ": ends at " + pos + " (expected: "
-                            + files.get(block.file()).size() + " bytes; the file changed during the transfer)");
+            for (FileSegment s : plan.segments(block)) {
+                FileChannel file = sources.open(s.file());
+                int end = buf.writerIndex() + s.length();
+                long pos = s.offset();
+                while (buf.writerIndex() < end) {
+                    int n = buf.writeBytes(file, pos, end - buf.writerIndex());
+                    if (n < 0) {
+                        throw new IOException(files.get(s.file()).name() + ": ends at " + pos + " (expected: "
+                                + files.get(s.file()).size() + " bytes; the file changed during the transfer)");
+                    }
+                    pos += n;
                 }
-                pos += n;
             }
             return buf;
         } catch (IOException | RuntimeException e) {
@@ -337,13 +372,10 @@ public final class StripedTransfer {
     /** Marks the blocks the claim covers as held by the client: they are announced, never read or sent. */
     public int hold(ResumeClaim claim) {
         int n = 0;
-        for (int f = 0; f < files.size(); f++) {
-            for (long seq = plan.firstOf(f), end = seq + plan.countOf(f); seq < end; seq++) {
-                BlockPlan.Block b = plan.block(seq, f);
-                if (claim.covers(f, b.offset(), b.length())) {
-                    held.set((int) seq);
-                    n++;
-                }
+        for (long seq = 0; seq < plan.count(); seq++) {
+            if (plan.segments(plan.block(seq)).stream().allMatch(s -> claim.covers(s.file(), s.offset(), s.length()))) {
+                held.set((int) seq);
+                n++;
             }
         }
         return n;
@@ -364,9 +396,8 @@ public final class StripedTransfer {
         SourceFile f = files.get(b.file());
         SealedBlock sealed;
         try (Sources sources = sources();
-             FileChannel ch = sources.open(b.file());
              BlockPipeline pipeline = pipeline(seq)) {
-            ByteBuf data = read(ch, b);
+            ByteBuf data = read(sources, b);
             try {
                 sealed = pipeline.seal(data, b.offset(), f.name(), b.endOfFile());
             } finally {

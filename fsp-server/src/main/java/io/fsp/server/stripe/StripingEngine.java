@@ -10,7 +10,6 @@ import io.fsp.relay.wire.RelayErrorCode;
 import io.fsp.server.stripe.StripedTransfer.SourceFile;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -75,8 +74,6 @@ final class StripingEngine {
         BlockPipeline pipeline = transfer.pipeline(0, digests);
         long nextSeq = 0; // the sequence number the pipeline gives the next block it seals
         try {
-            FileChannel open = null;
-            int openIndex = -1;
             try (StripedTransfer.Sources sources = transfer.sources()) {
                 for (long seq = 0; seq < plan.count(); seq++) {
                     BlockPlan.Block b = plan.block(seq);
@@ -88,20 +85,13 @@ final class StripingEngine {
                         announce.announce(new Announcement.Block(b.seq(), Placement.HELD, b.file(), b.offset(), b.length(), null));
                         continue;
                     }
-                    if (b.file() != openIndex) {
-                        if (open != null) {
-                            open.close();
-                        }
-                        open = sources.open(b.file());
-                        openIndex = b.file();
-                    }
                     SourceFile f = transfer.files().get(b.file());
                     if (b.seq() != nextSeq) { // held blocks were left out: go on at this block's own number
                         pipeline.close();
                         pipeline = transfer.pipeline(b.seq(), digests);
                     }
                     nextSeq = b.seq() + 1;
-                    ByteBuf data = transfer.read(open, b);
+                    ByteBuf data = transfer.read(sources, b);
                     SealedBlock sealed;
                     try {
                         sealed = pipeline.seal(data, b.offset(), f.name(), b.endOfFile());
@@ -116,10 +106,6 @@ final class StripingEngine {
                     for (Pending p; (p = again.poll()) != null; ) {
                         place(p, placed);
                     }
-                }
-            } finally {
-                if (open != null) {
-                    open.close();
                 }
             }
         } finally {

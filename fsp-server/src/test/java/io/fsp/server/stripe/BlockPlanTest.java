@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.checksum.ChecksumAlgorithm;
 import io.fsp.checksum.Digest;
+import io.fsp.extension.ExtensionLimits;
+import io.fsp.extension.FileSegment;
 import io.fsp.extension.TransferOptions;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.fs.UserRoot;
@@ -28,35 +30,80 @@ class BlockPlanTest {
     @TempDir
     Path dir;
 
-    /** Every block of the plan is the block a walk through the files, block by block, finds at that number. */
+    /**
+     * Every block of the plan is the block a walk through the files finds at that number: a file of at least a block
+     * cut into blocks of its own, smaller ones packed whole while they fit; and the blocks' segments hold every byte
+     * of every file exactly once, in order.
+     */
     @Test
     void numbersBlocksAsAWalkThroughTheFilesDoes() throws Exception {
         Random random = new Random(12);
-        for (int round = 0; round < 200; round++) {
+        for (int round = 0; round < 500; round++) {
             int blockSize = 1 + random.nextInt(20);
             List<Long> sizes = new ArrayList<>();
-            for (int f = random.nextInt(8); f > 0; f--) {
-                sizes.add(random.nextInt(4) == 0 ? 0L : (long) random.nextInt(100)); // empty files among them
+            for (int f = random.nextInt(12); f > 0; f--) {
+                sizes.add(random.nextInt(4) == 0 ? 0L : (long) random.nextInt(random.nextBoolean() ? 8 : 100)); // empty files among them
             }
             List<BlockPlan.Block> walked = new ArrayList<>();
+            long packed = 0; // bytes in the last block when it is an open pack
             for (int f = 0; f < sizes.size(); f++) {
-                for (long off = 0; off < sizes.get(f); off += blockSize) {
-                    int len = (int) Math.min(blockSize, sizes.get(f) - off);
-                    walked.add(new BlockPlan.Block(walked.size(), f, off, len, off + len == sizes.get(f)));
+                long size = sizes.get(f);
+                if (size == 0) {
+                    continue; // no block of its own, and a pack stays open
                 }
+                if (size < blockSize && packed > 0 && packed + size <= blockSize) {
+                    BlockPlan.Block last = walked.remove(walked.size() - 1);
+                    packed += size;
+                    walked.add(new BlockPlan.Block(last.seq(), last.file(), 0, (int) packed, true));
+                    continue;
+                }
+                for (long off = 0; off < size; off += blockSize) {
+                    int len = (int) Math.min(blockSize, size - off);
+                    walked.add(new BlockPlan.Block(walked.size(), f, off, len, off + len == size));
+                }
+                packed = size < blockSize ? size : 0;
             }
             BlockPlan plan = new BlockPlan(sizes, blockSize, Long.MAX_VALUE);
             assertEquals(walked.size(), plan.count(), plan.toString());
+            long[] next = new long[sizes.size()]; // each file's next byte to be found in a segment
             for (BlockPlan.Block b : walked) {
                 assertEquals(b, plan.block(b.seq()), sizes + " / " + blockSize);
+                long bytes = 0;
+                for (FileSegment s : plan.segments(b)) {
+                    assertEquals(next[s.file()], s.offset(), "segment " + s + " of block " + b);
+                    next[s.file()] = s.end();
+                    bytes += s.length();
+                }
+                assertEquals(b.length(), bytes);
             }
             for (int f = 0; f < sizes.size(); f++) {
-                int file = f;
-                assertEquals(walked.stream().filter(b -> b.file() == file).count(), plan.countOf(f));
+                assertEquals(sizes.get(f), next[f], "file " + f + " covered whole");
             }
             assertThrows(IndexOutOfBoundsException.class, () -> plan.block(plan.count()));
             assertThrows(IndexOutOfBoundsException.class, () -> plan.block(-1));
         }
+    }
+
+    /** A tree of tiny files: a block per block size of bytes, and never more files in one than the limit. */
+    @Test
+    void smallFilesArePackedUpToTheFilesLimit() throws Exception {
+        List<Long> sizes = new ArrayList<>();
+        for (int f = 0; f < 2000; f++) {
+            sizes.add(f % 2 == 0 ? 1L : 0L); // empty ones count towards the files a block spans
+        }
+        BlockPlan plan = new BlockPlan(sizes, 1 << 20, Long.MAX_VALUE);
+        assertEquals(2, plan.count());
+        assertEquals(new BlockPlan.Block(0, 0, 0, ExtensionLimits.MAX_FILES_PER_BLOCK / 2, true), plan.block(0));
+        assertEquals(ExtensionLimits.MAX_FILES_PER_BLOCK / 2, plan.segments(plan.block(0)).size());
+        assertEquals(new BlockPlan.Block(1, ExtensionLimits.MAX_FILES_PER_BLOCK, 0,
+                1000 - ExtensionLimits.MAX_FILES_PER_BLOCK / 2, true), plan.block(1));
+
+        BlockPlan mixed = new BlockPlan(List.of(3000L, 5000L, 100L, 0L, 200L, 4096L, 10L), 4096, Long.MAX_VALUE);
+        assertEquals(List.of(new BlockPlan.Block(0, 0, 0, 3000, true), new BlockPlan.Block(1, 1, 0, 4096, false),
+                new BlockPlan.Block(2, 1, 4096, 904, true), new BlockPlan.Block(3, 2, 0, 300, true),
+                new BlockPlan.Block(4, 5, 0, 4096, true), new BlockPlan.Block(5, 6, 0, 10, true)),
+                java.util.stream.LongStream.range(0, mixed.count()).mapToObj(mixed::block).toList(),
+                "a large file's tail is not packed; the next small files start a block of their own");
     }
 
     @Test
