@@ -88,6 +88,28 @@ class FaultyRelayIT {
         }
     }
 
+    /**
+     * Blocks that carry many small files, damaged at the relays: one on the way (fetched again from its relay), one
+     * for good (from the origin); every file arrives whole.
+     */
+    @Test
+    void damagedBlocksOfSmallFilesAreRecoveredFileByFile() throws Exception {
+        Fault[] bad = faults(new Fault.FlipBitOnce(2), new Fault.FlipBit(5));
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, bad, bad, bad)) {
+            Path tree = rig.root().resolve("small");
+            for (int f = 0; f < 400; f++) {
+                TreeDigests.random(tree.resolve("d" + f % 7 + "/f" + f), f * 7919 % 5000, f);
+            }
+            Path dest = dir.resolve("small.copy");
+            CollectSummary s = rig.get("/small", dest, false, "block-size=64k", "strategy=cyclic");
+            assertTrue(s.complete() && s.verified(), s.toText());
+            assertEquals(TreeDigests.of(tree), TreeDigests.of(dest), "byte-identical");
+            assertTrue(s.blocks() < 40, "400 files in " + s.blocks() + " blocks");
+            assertEquals(1, s.recoveries().get("relay").blocks(), s.toText());
+            assertEquals(1L, s.blocksBySource().get("origin"), s.toText());
+        }
+    }
+
     @Test
     void blockDamagedOnTheWayIsFetchedAgainFromTheRelayThatHoldsIt() throws Exception {
         Fault[] onTheWay = faults(new Fault.FlipBitOnce(1), new Fault.FlipBitOnce(4));

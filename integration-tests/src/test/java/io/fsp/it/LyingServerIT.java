@@ -56,6 +56,14 @@ class LyingServerIT {
         assertTrue(e.getMessage().contains("overlap another block"), e.getMessage());
     }
 
+    /** A block that carries small files may run on into the next files, never past the last one. */
+    @Test
+    void aBlockRunningPastTheLastFileIsRefused() throws Exception {
+        Throwable e = lie(List.of(FILE, "151 BLK 0 origin 0 0 1048577 sha256:" + "00".repeat(32)));
+        assertTrue(e.getMessage().contains("BLK 0: file 0 @0+1048577 (expected: inside the announced files: bytes"
+                + " 0+1048577 from file 0: run past the last file by 1 bytes"), e.getMessage());
+    }
+
     /** Runs a get against a server that says {@code lines} after FRET, then 226; what the get threw. */
     private Throwable lie(List<String> lines) throws Exception {
         KeyMaterial key = Certificates.selfSigned("liar");

@@ -11,6 +11,7 @@ import io.fsp.it.harness.TreeDigests;
 import io.fsp.testkit.relay.Fault;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -119,6 +120,36 @@ class ResumeIT {
             long resumed = s.blocksBySource().getOrDefault("journal", 0L);
             assertTrue(resumed > 0, "blocks taken from the journal: " + s.toText());
             assertEquals(resumed, s.notSent(), "the server neither read nor sent what the journal holds: " + s.toText());
+        }
+    }
+
+    /**
+     * A tree of small files, packed several to a block: the resumed run takes each journaled block, and so every file
+     * in it, from the disk; files a killed run completed keep their content, the others get theirs.
+     */
+    @Test
+    void killedGetOfManySmallFilesResumesTheirSharedBlocks() throws Exception {
+        try (StripeRig rig = slowRig()) {
+            Path tree = rig.root().resolve("small");
+            int files = 0;
+            for (int d = 0; d < 10; d++) {
+                for (int f = 0; f < 100; f++, files++) {
+                    TreeDigests.random(tree.resolve("d" + d + "/f" + f), files * 7919 % 12_000, files);
+                }
+            }
+            Path dest = dir.resolve("small.copy");
+            killMidway(rig, "/small", dest);
+
+            CollectSummary s = rig.get("/small", dest, false, "block-size=64k");
+            assertTrue(s.complete() && s.verified(), s.toText());
+            assertEquals(TreeDigests.of(tree), TreeDigests.of(dest));
+            assertTrue(s.blocks() < files / 5, "small files share blocks: " + s.blocks() + " blocks for " + files + " files");
+            long resumed = s.blocksBySource().getOrDefault("journal", 0L);
+            assertTrue(resumed > 0, "blocks taken from the journal: " + s.toText());
+            assertEquals(resumed, s.notSent(), "the server neither read nor sent what the journal holds: " + s.toText());
+            try (var left = Files.walk(dest)) {
+                assertEquals(List.of(), left.filter(p -> p.getFileName().toString().endsWith(".fsp-part")).toList());
+            }
         }
     }
 
