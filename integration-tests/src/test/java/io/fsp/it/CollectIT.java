@@ -8,6 +8,7 @@ import io.fsp.client.cli.ExitCodes;
 import io.fsp.client.evacuate.EvacuationManifest.State;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.extension.Announcement;
+import io.fsp.extension.FileSegment;
 import io.fsp.it.harness.Bags;
 import io.fsp.it.harness.FspCommand;
 import io.fsp.it.harness.FspCommand.Result;
@@ -236,24 +237,39 @@ class CollectIT {
             Path tree = tree(rig);
             try (RecordedFret fret = RecordedFret.of(rig, "/tree", "block-size=64k")) {
                 Map<String, Integer> index = new TreeMap<>();
+                List<Announcement.File> files = new ArrayList<>();
                 fret.announcements().forEach(a -> {
                     if (a instanceof Announcement.File f) {
                         index.put(f.name(), f.index());
+                        files.add(f);
                     }
                 });
                 int big = index.get("big.bin");
                 int small = index.get("sub/small-3.txt");
-                // Cut as a deadline would: one block of big.bin and the block of sub/small-3.txt never placed.
+                // Cut as a deadline would: one block of big.bin and the block holding sub/small-3.txt never placed;
+                // that block carries small files beside it, which go missing with it.
                 long[] dropped = {-1};
-                fret.write(manifest, safeSite, State.PARTIAL, a -> !(a instanceof Announcement.Block b
-                        && (b.file() == small || b.file() == big && (dropped[0] < 0 ? (dropped[0] = b.seq()) >= 0 : dropped[0] == b.seq()))));
+                List<String> missing = new ArrayList<>();
+                fret.write(manifest, safeSite, State.PARTIAL, a -> {
+                    if (!(a instanceof Announcement.Block b)) {
+                        return true;
+                    }
+                    List<FileSegment> parts = FileSegment.of(b.file(), b.offset(), b.length(), files.size(),
+                            f -> files.get(f).size());
+                    if (parts.stream().anyMatch(p -> p.file() == small)) {
+                        parts.forEach(p -> missing.add(files.get(p.file()).name()));
+                        return false;
+                    }
+                    return !(b.file() == big && (dropped[0] < 0 ? (dropped[0] = b.seq()) >= 0 : dropped[0] == b.seq()));
+                });
+                assertTrue(missing.size() > 1, "the small file shares its block: " + missing);
+                missing.add(0, "big.bin");
                 Result r = collect("--no-origin-check");
                 assertEquals(ExitCodes.PARTIAL, r.exit(), r.toString());
-                assertTrue(r.err().contains("does not hold these files whole, they were not evacuated: big.bin, sub/small-3.txt"),
-                        r.toString());
+                assertTrue(r.err().contains("does not hold these files whole, they were not evacuated: "
+                        + String.join(", ", missing)), r.toString());
                 Map<String, String> expected = TreeDigests.of(tree);
-                expected.remove("big.bin");
-                expected.remove("sub/small-3.txt");
+                missing.forEach(expected::remove);
                 assertEquals(expected, TreeDigests.of(bag.resolve("data")), "the rest byte-identical, nothing of the missing");
                 assertBagIsValid(null);
             }
