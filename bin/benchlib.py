@@ -427,7 +427,7 @@ def build_launchers(launchers):
 def make_class_data_archives():
     """bin/launch makes a class-data archive from the first run after a build, which then takes seconds longer;
     one untimed demo (its own server, relays and client) makes them before anything is timed."""
-    if any(not (ROOT / m / "target" / "cds" / "app.jsa").exists() for m in ("fsp-client", "fsp-server", "fsp-relay")):
+    if any(not (ROOT / m / "target" / "cds" / "app.jsa").exists() for m in ("fsp-cli", "fsp-server", "fsp-relay")):
         log("making the launchers' class-data archives (once per build): bin/fsp demo --size-mb 1")
         subprocess.run([str(BIN / "fsp"), "demo", "--size-mb", "1"], stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)

@@ -301,7 +301,7 @@ fsp_get() { # scenario run links extra-options...
             log "$name ($DS_LABEL) run $run: fsp get failed:"; tail -20 "$WORK/get.err" >&2; cat "$WORK/server.log" | tail -20 >&2; exit 1; }
         t1=$(date +%s.%N)
         grep -q '^fsp: \(building\|making a class-data archive\)' "$WORK/get.err" || break
-        log "$name ($DS_LABEL) run $run: the launcher built fsp-client or made its class-data archive during the run; repeating it"
+        log "$name ($DS_LABEL) run $run: the launcher built fsp-cli or made its class-data archive during the run; repeating it"
     done
     json=$(tail -1 "$WORK/get.out")
     local ident=no total striped clock

@@ -1,6 +1,6 @@
 package io.fsp.bench;
 
-import io.fsp.client.cli.ExitCodes;
+import io.fsp.cli.ExitCodes;
 import io.fsp.crypto.NativeCrypto;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -1,8 +1,8 @@
 package io.fsp.bench;
 
-import io.fsp.client.demo.LoopbackSetup;
-import io.fsp.client.demo.LoopbackWork;
-import io.fsp.client.cli.ExitCodes;
+import io.fsp.cli.ExitCodes;
+import io.fsp.cli.demo.LoopbackSetup;
+import io.fsp.cli.demo.LoopbackWork;
 import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;

@@ -1,8 +1,8 @@
 package io.fsp.bench;
 
-import io.fsp.client.demo.LoopbackSetup;
-import io.fsp.client.demo.LoopbackWork;
-import io.fsp.client.cli.ExitCodes;
+import io.fsp.cli.ExitCodes;
+import io.fsp.cli.demo.LoopbackSetup;
+import io.fsp.cli.demo.LoopbackWork;
 import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
@@ -447,7 +447,7 @@ public final class BenchStripeCommand implements Callable<Integer> {
                     + Files.readString(work.resolve("client.log")));
         }
         if (Files.readString(work.resolve("client.log")).contains("fsp: building")) {
-            throw new IllegalStateException("bin/fsp rebuilt fsp-client during the benchmark (sources changed): its time "
+            throw new IllegalStateException("bin/fsp rebuilt fsp-cli during the benchmark (sources changed): its time "
                     + "includes the build; run the benchmark again");
         }
     }

@@ -47,7 +47,7 @@ class CappedRelayIT {
                 classPath = System.getProperty("java.class.path");
             }
             ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", classPath, "io.fsp.client.cli.FspCli", "get",
+                    "-cp", classPath, "io.fsp.cli.FspCli", "get",
                     "fsp://" + StripeRig.USER + "@127.0.0.1:" + rig.port() + "/six.bin", "-o", dest.toString(),
                     "--trust", rig.server().fingerprint().toString(), "--block-size", "256k", "--streams", "4",
                     "--progress-json", "--json");

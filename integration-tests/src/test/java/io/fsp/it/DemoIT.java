@@ -3,7 +3,7 @@ package io.fsp.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fsp.client.demo.LoopbackWork;
+import io.fsp.cli.demo.LoopbackWork;
 import io.fsp.it.harness.FspCommand;
 import io.fsp.it.harness.TreeDigests;
 import java.nio.file.Files;

@@ -76,7 +76,7 @@ class DistributionIT {
         for (String launcher : List.of("fsp", "fsp-server", "fsp-relay", "launch")) {
             assertTrue(Files.isExecutable(home.resolve("bin").resolve(launcher)), "bin/" + launcher);
         }
-        for (String jar : List.of("fsp-server", "fsp-relay", "fsp-client", "fsp-common")) {
+        for (String jar : List.of("fsp-server", "fsp-relay", "fsp-cli", "fsp-client", "fsp-common")) {
             assertTrue(Files.isRegularFile(home.resolve("lib").resolve(jar + "-0.1.0-SNAPSHOT.jar")), "lib/" + jar);
         }
         for (String f : List.of("conf/server.conf.example", "conf/relay.conf.example", "conf/users.example",

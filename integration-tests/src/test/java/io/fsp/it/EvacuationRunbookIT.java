@@ -173,7 +173,7 @@ class EvacuationRunbookIT {
         }
         Path launcher = dir.resolve("fsp");
         Files.writeString(launcher, "#!/bin/sh\nexec '" + Path.of(System.getProperty("java.home"), "bin", "java")
-                + "' -cp '" + classPath + "' io.fsp.client.cli.FspCli \"$@\"\n", StandardCharsets.UTF_8);
+                + "' -cp '" + classPath + "' io.fsp.cli.FspCli \"$@\"\n", StandardCharsets.UTF_8);
         Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
         return launcher;
     }

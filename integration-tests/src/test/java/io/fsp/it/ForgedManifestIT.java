@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fsp.client.cli.ExitCodes;
+import io.fsp.cli.ExitCodes;
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.FspUrl;
 import io.fsp.client.evacuate.EvacuationManifest;

@@ -1,7 +1,7 @@
 package io.fsp.it.harness;
 
-import io.fsp.client.cli.ExitCodes;
-import io.fsp.client.cli.FspCli;
+import io.fsp.cli.ExitCodes;
+import io.fsp.cli.FspCli;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -34,7 +34,7 @@ public final class FspCommand {
         return new Result(exit, out.toString(), err.toString());
     }
 
-    /** {@code java -cp … io.fsp.client.cli.FspCli ARGS}, with this build's class path, to start. */
+    /** {@code java -cp … io.fsp.cli.FspCli ARGS}, with this build's class path, to start. */
     public static ProcessBuilder process(List<String> args) {
         String classPath = System.getProperty("fsp.it.classpath", "");
         if (classPath.isBlank() || classPath.startsWith("${")) {

@@ -50,7 +50,7 @@ final class WanRig implements AutoCloseable {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             return new Programs(List.of(java, "-cp", classPath, "io.fsp.server.ServerCommand"),
                     List.of(java, "-cp", classPath, "io.fsp.relay.RelayCommand"),
-                    List.of(java, "-cp", classPath, "io.fsp.client.cli.FspCli"));
+                    List.of(java, "-cp", classPath, "io.fsp.cli.FspCli"));
         }
     }
 

@@ -1,0 +1,76 @@
+package io.fsp.cli;
+
+import io.fsp.client.verify.VerificationMode;
+import io.fsp.config.ByteSize;
+import io.fsp.net.HostPort;
+import io.fsp.tls.Fingerprint;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The defaults of the {@code fsp} commands that connect to a server, with the defaults of {@link #defaults()}. Each
+ * component is a key of the client's configuration file ({@code relayTimeout} is {@code relay-timeout}, see
+ * {@code conf/client.conf.example}) and the option of the same name; {@link ClientConfigOption} layers them. Never a
+ * password: at most the path of a file that holds it. Never {@code --insecure} either: a file must not turn off
+ * the server's authentication for every command. {@code block-size}, {@code compression}, {@code cipher},
+ * {@code checksum}, {@code digest}, {@code strategy} and {@code replicas} are sent to the server as FSP options;
+ * empty leaves them to the server.
+ *
+ * @param trust the server certificate's fingerprint (empty: give --trust or --insecure)
+ * @param passwordFile a file whose first line is the password (empty: $FSP_PASSWORD)
+ * @param streams parallel fetches per relay
+ * @param relayTimeout a relay silent this long for one block loses it to the next source
+ */
+public record ClientSettings(
+        Optional<Fingerprint> trust,
+        Optional<Path> passwordFile,
+        Optional<ByteSize> blockSize,
+        Optional<String> compression,
+        Optional<String> cipher,
+        Optional<String> checksum,
+        Optional<String> digest,
+        Optional<String> strategy,
+        Optional<Integer> replicas,
+        boolean includeDirect,
+        int streams,
+        VerificationMode verify,
+        Duration relayTimeout,
+        boolean pageCacheWrites,
+        Optional<HostPort> meridianEntry) {
+    /** What the server's FSPO takes as a value: no blanks, no '='. */
+    private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9._:-]+");
+
+    public ClientSettings {
+        token("compression", compression);
+        token("cipher", cipher);
+        token("checksum", checksum);
+        token("digest", digest);
+        token("strategy", strategy);
+        if (blockSize.isPresent() && (blockSize.get().bytes() < 1 || blockSize.get().bytes() > Integer.MAX_VALUE)) {
+            throw new IllegalArgumentException("block-size: " + blockSize.get() + " (expected: 1 byte..2G)");
+        }
+        if (replicas.isPresent() && (replicas.get() < 1 || replicas.get() > 3)) {
+            throw new IllegalArgumentException("replicas: " + replicas.get() + " (expected: 1..3)");
+        }
+        if (streams < 1 || streams > 64) {
+            throw new IllegalArgumentException("streams: " + streams + " (expected: 1..64)");
+        }
+        if (relayTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
+            throw new IllegalArgumentException("relay-timeout: " + relayTimeout + " (expected: >= 1s)");
+        }
+    }
+
+    public static ClientSettings defaults() {
+        return new ClientSettings(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), false, 4,
+                VerificationMode.FIVER, Duration.ofSeconds(10), false, Optional.empty());
+    }
+
+    private static void token(String key, Optional<String> value) {
+        if (value.isPresent() && !TOKEN.matcher(value.get()).matches()) {
+            throw new IllegalArgumentException(key + ": '" + value.get() + "' (expected: letters, digits, '.', ':' or '-')");
+        }
+    }
+}

@@ -1,0 +1,213 @@
+package io.fsp.cli;
+
+import io.fsp.client.collect.CollectOptions;
+import io.fsp.client.collect.CollectSummary;
+import io.fsp.client.collect.Collector;
+import io.fsp.client.collect.RecordedTransfer;
+import io.fsp.client.evacuate.Bag;
+import io.fsp.client.evacuate.EvacuationManifest;
+import io.fsp.client.evacuate.EvacuationManifest.ManifestException;
+import io.fsp.client.evacuate.EvacuationManifest.UntrustedOriginException;
+import io.fsp.client.verify.VerificationMode;
+import io.fsp.config.ConfigException;
+import io.fsp.crypto.RecipientKey;
+import io.fsp.extension.Announcement;
+import io.fsp.tls.Fingerprint;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code fsp collect MANIFEST -o DEST --identity FILE}: collects an evacuated data set from the relays an evacuation
+ * manifest names, with the origin gone, into a BagIt bag (docs/protocol.md §5).
+ */
+@Command(name = "collect", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+        description = {"Collects what 'fsp evacuate' placed on relays, from the relays alone (the origin is never asked):"
+                + " each block verified against the manifest's digest once it is on disk, resumed after an interruption"
+                + " by running the same command again; DEST becomes a BagIt bag (RFC 8493) with the files under data/."},
+        exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK_HELP, ExitCodes.FAILURE_HELP,
+                ExitCodes.USAGE_HELP, ExitCodes.VERIFICATION_FAILED_HELP, ExitCodes.INTERNAL_HELP,
+                ExitCodes.PARTIAL_COLLECT_HELP, ExitCodes.UNTRUSTED_ORIGIN_HELP})
+public final class CollectCommand implements Callable<Integer> {
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "MANIFEST", description = "The sealed evacuation manifest.")
+    Path manifestFile;
+
+    @Option(names = {"-o", "--output"}, required = true, paramLabel = "DEST",
+            description = "The bag's directory (created if missing): the files go under DEST/data/.")
+    Path destination;
+
+    @Option(names = "--identity", required = true, paramLabel = "FILE",
+            description = "The safe site's identity ('fsp keygen' wrote it; readable by its owner only).")
+    Path identity;
+
+    @Option(names = "--trust-origin", paramLabel = "FINGERPRINT",
+            description = "The origin server's certificate fingerprint, learnt ahead of time ('fsp-server fingerprint'"
+                    + " on the origin): the manifest must hold that certificate and its signature over every"
+                    + " announcement, else nothing is collected (anyone who has the public key can seal a manifest).")
+    String trustOrigin;
+
+    @Option(names = "--no-origin-check",
+            description = "Collect without checking who announced the manifest's contents: only for a manifest whose"
+                    + " sealer you know by other means. Prints a warning.")
+    boolean noOriginCheck;
+
+    // Options that are keys of ClientSettings are read through ClientConfigOption, over the client's configuration file.
+    @Option(names = "--streams", paramLabel = "N", description = "Parallel fetches per relay, 1..64 (default: 4).")
+    String streams;
+
+    @Option(names = "--verify", paramLabel = "fiver|riva",
+            description = "fiver: hash the buffers being written (default); riva: re-read from disk.")
+    String verify;
+
+    @Option(names = "--relay-timeout", paramLabel = "SECONDS",
+            description = "A relay silent this long for one block loses it to the next replica; seconds, or a duration"
+                    + " such as 1500ms (default: 10).")
+    String relayTimeout;
+
+    @Mixin
+    ClientConfigOption configuration;
+
+    @Option(names = "--json", description = "Print the summary as one JSON object.")
+    boolean json;
+
+    @Mixin
+    OutputOption output;
+
+    @Override
+    public Integer call() throws Exception {
+        return output.run(spec, this::collect);
+    }
+
+    private int collect(PrintWriter out, PrintWriter err) throws Exception {
+        ClientSettings settings;
+        Fingerprint trusted;
+        try {
+            settings = configuration.settings(spec.commandLine().getParseResult());
+            if (settings.verify() == VerificationMode.OFF) {
+                throw new IllegalArgumentException("verify: off (expected: fiver or riva: a collection is verified)");
+            }
+            trusted = trustOrigin == null ? null : Fingerprint.parse(trustOrigin);
+            if ((trusted == null) == !noOriginCheck) {
+                throw new IllegalArgumentException(trusted == null ? "--trust-origin FINGERPRINT is needed (the origin"
+                        + " server's, as 'fsp-server fingerprint' prints it; or --no-origin-check to collect what anyone"
+                        + " who has the public key may have sealed)" : "--trust-origin and --no-origin-check: one of them"
+                        + " (expected: not both)");
+            }
+        } catch (IllegalArgumentException | ConfigException e) {
+            err.println("fsp collect: " + e.getMessage());
+            return ExitCodes.USAGE;
+        }
+        EvacuationManifest manifest;
+        try {
+            manifest = EvacuationManifest.read(manifestFile, RecipientKey.readIdentity(identity));
+        } catch (ManifestException | IOException e) {
+            err.println("fsp collect: " + manifestFile + ": " + e.getMessage());
+            return ExitCodes.FAILURE;
+        }
+        if (trusted != null) {
+            try {
+                manifest.checkOrigin(trusted);
+            } catch (UntrustedOriginException e) {
+                // before anything is made: no bag, no journal, no temporary file
+                err.println("fsp collect: " + manifestFile + ": " + e.getMessage() + " (--trust-origin); nothing written");
+                return ExitCodes.UNTRUSTED_ORIGIN;
+            }
+        } else {
+            // even with --quiet: whoever reads the log must see that nothing vouches for this bag
+            err.println("fsp collect: WARNING: --no-origin-check: origin " + manifest.origin() + ", certificate "
+                    + manifest.originFingerprint() + " NOT CHECKED: anyone who has the safe site's public key can have"
+                    + " sealed this manifest, its files are verified only against what the sealer wrote");
+            err.flush();
+        }
+        if (manifest.announcements().isEmpty()) {
+            err.println("fsp collect: " + manifestFile + " (state " + manifest.state().label() + ") holds no transfer:"
+                    + " nothing was announced before it was written");
+            return ExitCodes.PARTIAL;
+        }
+        if (Files.exists(destination.resolve(Bag.TAG_MANIFEST))) {
+            // its blocks were confirmed and freed: collecting again could only fail
+            err.println("fsp collect: " + destination + " is a bag already (" + Bag.TAG_MANIFEST + "): this manifest was"
+                    + " collected into it; check it with any BagIt tool, or choose another -o");
+            return ExitCodes.FAILURE;
+        }
+        RecordedTransfer recorded = new RecordedTransfer(manifest.announcements());
+        Files.createDirectories(destination.resolve(Bag.PAYLOAD));
+        Collector collector = new Collector(CollectOptions.withoutOrigin(manifest.origin().server(), manifest.origin().path(),
+                payloadDestination(recorded, manifest), settings.streams(), settings.verify(), settings.relayTimeout(),
+                Duration.ofSeconds(10)), recorded);
+        ProgressView progress = output.progress(json) ? new ProgressView(collector, out) : null;
+        CollectSummary summary;
+        try {
+            summary = collector.run();
+        } catch (IOException e) {
+            err.println("fsp collect: " + e.getMessage());
+            String hint = Rerun.hint(e);
+            if (hint != null) {
+                err.println("fsp collect: nothing reported complete; " + hint + " (" + collector.journalPath() + ")");
+            }
+            return ExitCodes.FAILURE;
+        } finally {
+            if (progress != null) {
+                progress.close();
+            }
+        }
+        List<String> missing = new ArrayList<>(recorded.missingFiles());
+        if (recorded.unrecordedFiles() > 0) {
+            missing.add("(" + recorded.unrecordedFiles() + " more files the manifest does not name: it ends before them)");
+        }
+        if (!summary.complete()) {
+            List<String> unfinished = collector.unfinishedFiles();
+            out.println(json ? summary.toJson(",\"unverified_files\":" + CollectSummary.quote(unfinished)
+                    + ",\"missing_files\":" + CollectSummary.quote(missing)) : summary.toText());
+            err.println("fsp collect: " + summary.error() + "; files not verified: " + String.join(", ", unfinished)
+                    + "; " + Rerun.HINT);
+            return ExitCodes.VERIFICATION_FAILED;
+        }
+        String oxum = Bag.write(destination, payload(recorded), summary.transferId(), LocalDate.now(ZoneOffset.UTC));
+        out.println(json ? summary.toJson(",\"bag\":" + CollectSummary.quote(destination.toString()) + ",\"payload_oxum\":"
+                + CollectSummary.quote(oxum) + ",\"manifest_state\":" + CollectSummary.quote(manifest.state().label())
+                + ",\"missing_files\":" + CollectSummary.quote(missing)) : summary.toText() + System.lineSeparator()
+                + "  bag: " + destination + " (Payload-Oxum " + oxum + ")");
+        if (!missing.isEmpty()) {
+            err.println("fsp collect: the manifest (state " + manifest.state().label() + ") does not hold these files whole,"
+                    + " they were not evacuated: " + String.join(", ", missing));
+            return ExitCodes.PARTIAL;
+        }
+        return ExitCodes.OK;
+    }
+
+    /** Where the collector puts the transfer: a directory's entries under DEST/data, a single file as DEST/data/NAME. */
+    private Path payloadDestination(RecordedTransfer recorded, EvacuationManifest manifest) {
+        Path data = destination.resolve(Bag.PAYLOAD);
+        if (recorded.transfer().directory()) {
+            return data;
+        }
+        List<Announcement.File> files = recorded.files();
+        // the manifest checked the FILE name (one safe segment); without one, the transfer's id names the journal
+        String name = files.isEmpty() ? recorded.transfer().id().toString() : files.get(0).name();
+        return data.resolve(name);
+    }
+
+    /** The payload's names under data/: the files collected whole, in the manifest's order. */
+    private static List<String> payload(RecordedTransfer recorded) {
+        Set<Integer> whole = recorded.wholeFiles();
+        return recorded.files().stream().filter(f -> whole.contains(f.index())).map(Announcement.File::name).toList();
+    }
+}

@@ -1,0 +1,226 @@
+package io.fsp.cli;
+
+import io.fsp.client.control.FspUrl;
+import io.fsp.client.evacuate.DryRunReport;
+import io.fsp.client.evacuate.Evacuation;
+import io.fsp.client.evacuate.EvacuationReport;
+import io.fsp.config.ConfigException;
+import io.fsp.crypto.RecipientKey;
+import io.fsp.extension.ExtensionCodec;
+import io.fsp.extension.TransferOptions;
+import io.fsp.tls.Fingerprint;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code fsp evacuate fsp://USER@HOST:PORT/PATH --manifest FILE --recipient KEY --trust FP}: has the server stripe a
+ * file or tree to its relays, which keep it for the retention, and writes what a collector needs into a manifest
+ * sealed to the safe site (docs/protocol.md §5).
+ */
+@Command(name = "evacuate", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+        description = {"Evacuates a file or a directory: the server stripes it to its relays, which keep it for the"
+                + " retention (also across restarts), and the manifest - keys, tokens, relays, files, block digests and"
+                + " placements, sealed to the safe site's public key - lets 'fsp collect' fetch it later with the origin"
+                + " gone. Nothing is fetched here. The manifest is rewritten every 5 s while the server stripes.",
+                "--trust and --password-file may come from the client configuration (--config FILE, $FSP_CONFIG or"
+                        + " ~/.config/fsp/client.conf, see conf/client.conf.example); options given here override it.",
+                "Password: --password-file, else $FSP_PASSWORD, else asked on the terminal."},
+        exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.EVACUATED_HELP, ExitCodes.FAILURE_HELP,
+                ExitCodes.USAGE_HELP, ExitCodes.INTERNAL_HELP, ExitCodes.PARTIAL_EVACUATE_HELP})
+public final class EvacuateCommand implements Callable<Integer> {
+    private static final Pattern DURATION = Pattern.compile("([1-9][0-9]{0,8})([smhd])");
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "fsp://USER@HOST:PORT/PATH", description = "What to evacuate.")
+    String url;
+
+    @Option(names = "--manifest", paramLabel = "FILE", description = "Where to write the sealed manifest (needed unless --dry-run).")
+    Path manifest;
+
+    @Option(names = "--recipient", paramLabel = "PUBLIC-KEY-FILE",
+            description = "The safe site's public key ('fsp keygen' printed it; needed unless --dry-run).")
+    Path recipient;
+
+    @Option(names = "--trust", paramLabel = "FINGERPRINT",
+            description = "The server's certificate fingerprint (as fsp-server prints it); the manifest records it.")
+    String trust;
+
+    @Mixin
+    ClientConfigOption configuration;
+
+    @Mixin
+    PasswordOption password;
+
+    @Mixin
+    OutputOption output;
+
+    @Option(names = "--replicas", paramLabel = "N", defaultValue = "2",
+            description = "Store each block on N relays, 1..3 (default: ${DEFAULT-VALUE}), so that one lost relay loses nothing.")
+    int replicas;
+
+    @Option(names = "--priority", paramLabel = "FILE",
+            description = "Names (relative to PATH, one a line; a directory names every file under it) to send first, in this order.")
+    Path priority;
+
+    @Option(names = "--deadline", paramLabel = "DURATION",
+            description = "Stop after this long (e.g. 20m): the manifest then holds what is out, and the report says which files.")
+    String deadline;
+
+    @Option(names = "--retain", paramLabel = "DURATION", defaultValue = "7d",
+            description = "How long the relays keep the blocks for the collector (default: ${DEFAULT-VALUE}; the server's"
+                    + " max-retain caps it, and its retain-user must name the user with at least this long).")
+    String retain;
+
+    @Option(names = "--block-size", paramLabel = "SIZE", description = "Block size, e.g. 4M (server default: 1M).")
+    String blockSize;
+
+    @Option(names = "--compression", paramLabel = "off|zstd|LEVEL",
+            description = "Compress blocks with zstd before they are sealed (server default: off): less to move, more CPU.")
+    String compression;
+
+    @Option(names = "--dry-run", description = "Measure how fast the server places this data set for a few seconds, retaining"
+            + " nothing, and say whether --deadline can be met.")
+    boolean dryRun;
+
+    @Option(names = "--json", description = "Print the report as one JSON object.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        return output.run(spec, this::evacuate);
+    }
+
+    private int evacuate(PrintWriter out, PrintWriter err) throws Exception {
+        Evacuation.Options options;
+        try {
+            options = options();
+        } catch (IllegalArgumentException | ConfigException e) {
+            err.println("fsp evacuate: " + e.getMessage());
+            return ExitCodes.USAGE;
+        }
+        Evacuation evacuation = new Evacuation(options);
+        if (dryRun) {
+            DryRunReport report;
+            try {
+                report = evacuation.probe();
+            } catch (IOException e) {
+                err.println("fsp evacuate --dry-run: " + e.getMessage());
+                return ExitCodes.FAILURE;
+            }
+            out.println(json ? report.toJson() : report.toText());
+            return report.meetsDeadline() ? ExitCodes.OK : ExitCodes.PARTIAL;
+        }
+        EvacuationReport report;
+        ProgressView progress = output.progress(json) ? new ProgressView(evacuation::bytesPlaced,
+                evacuation::totalBytes, evacuation::bytesPlacedByRelay, out) : null;
+        try {
+            report = evacuation.run();
+        } catch (IOException e) {
+            err.println("fsp evacuate: " + e.getMessage() + "; nothing was evacuated");
+            return ExitCodes.FAILURE;
+        } finally {
+            if (progress != null) {
+                progress.close();
+            }
+        }
+        out.println(json ? report.toJson() : report.toText());
+        if (report.error() != null) {
+            err.println("fsp evacuate: " + report.error() + "; the manifest holds what was placed before");
+            return ExitCodes.FAILURE;
+        }
+        if (!report.isComplete()) {
+            err.println("fsp evacuate: " + (report.deadlineReached() ? "the deadline came" : "some blocks found no relay")
+                    + ": only the files listed as out are evacuated");
+            return ExitCodes.PARTIAL;
+        }
+        return ExitCodes.OK;
+    }
+
+    private Evacuation.Options options() throws IOException {
+        FspUrl origin = FspUrl.parse(url);
+        if (!dryRun && (manifest == null || recipient == null)) {
+            throw new IllegalArgumentException("--manifest FILE and --recipient PUBLIC-KEY-FILE are needed (expected: both,"
+                    + " unless --dry-run)");
+        }
+        if (replicas < 1 || replicas > 3) {
+            throw new IllegalArgumentException("--replicas: " + replicas + " (expected: 1..3)");
+        }
+        ClientSettings settings = configuration.settings(spec.commandLine().getParseResult());
+        Fingerprint server = settings.trust().orElseThrow(() -> new IllegalArgumentException("--trust FINGERPRINT (as"
+                + " fsp-server prints it) is needed (or trust = FINGERPRINT in the client configuration)"));
+        Duration retainFor = duration("--retain", retain);
+        Duration stopAfter = deadline == null ? null : duration("--deadline", deadline);
+        List<String> first = priorities();
+        RecipientKey key = recipient == null ? null : RecipientKey.readPublic(recipient);
+        TransferOptions.Request fsp = TransferOptions.Request.NONE;
+        if (blockSize != null) {
+            fsp = fsp.with("block-size", blockSize);
+        }
+        if (compression != null) {
+            fsp = fsp.with("compression", compression);
+        }
+        return new Evacuation.Options(origin, PasswordOption.password(settings.passwordFile(), origin.user() + "@" + origin.host()), server, manifest, key, replicas, retain, retainFor, first,
+                stopAfter, fsp, Duration.ofSeconds(10));
+    }
+
+    /** Digits and a unit, {@code s}, {@code m}, {@code h} or {@code d}, as FSPO retain takes them. */
+    static Duration duration(String option, String text) {
+        Matcher m = DURATION.matcher(text);
+        if (!m.matches()) {
+            throw new IllegalArgumentException(option + ": '" + text + "' (expected: digits and s, m, h or d, e.g. 20m or 7d)");
+        }
+        long n = Long.parseLong(m.group(1));
+        return switch (m.group(2)) {
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            case "h" -> Duration.ofHours(n);
+            default -> Duration.ofDays(n);
+        };
+    }
+
+    /** The --priority file's names: one a line, blank lines and lines starting with # left out. */
+    private List<String> priorities() throws IOException {
+        if (priority == null) {
+            return List.of();
+        }
+        List<String> names = new ArrayList<>();
+        int n = 0;
+        for (String line : Files.readAllLines(priority, StandardCharsets.UTF_8)) {
+            n++;
+            String name = line.strip();
+            if (name.isEmpty() || name.startsWith("#")) {
+                continue;
+            }
+            while (name.endsWith("/") && name.length() > 1) {
+                name = name.substring(0, name.length() - 1);
+            }
+            try {
+                ExtensionCodec.formatPriority(name); // the rules FPRI names follow
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--priority " + priority + ": line " + n + ": " + e.getMessage(), e);
+            }
+            names.add(name);
+        }
+        if (names.size() > 10_000) {
+            throw new IllegalArgumentException("--priority " + priority + ": " + names.size() + " names (expected: at most 10000)");
+        }
+        return names;
+    }
+}

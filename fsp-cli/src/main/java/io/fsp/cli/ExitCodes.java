@@ -1,0 +1,51 @@
+package io.fsp.cli;
+
+import io.fsp.client.control.ControlException;
+import java.io.IOException;
+import picocli.CommandLine;
+
+/**
+ * The exit codes of {@code fsp}, with the one description of each: the commands' help lists them from the
+ * {@code *_HELP} constants here ({@code exitCodeList}), README and docs/protocol.md §1 say the same. One mapper turns
+ * what a subcommand throws into these codes.
+ */
+public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
+    public static final int OK = 0;
+    public static final int FAILURE = 1;
+    public static final int USAGE = 2;
+    public static final int VERIFICATION_FAILED = 3;
+    public static final int INTERNAL = 4;
+    public static final int PARTIAL = 5;
+    public static final int UNTRUSTED_ORIGIN = 6;
+
+    /** The heading of the list in each command's help. */
+    public static final String HEADING = "%nExit codes:%n";
+    public static final String OK_HELP = "0:done: every block on disk and verified (or written, with --verify off)";
+    public static final String TRANSFERRED_HELP = "0:done: the destination server verified every file on its disk";
+    public static final String TRANSFER_UNVERIFIED_HELP = "3:the destination server could not verify every block (a relay"
+            + " failed or lied); run the same command again";
+    public static final String EVACUATED_HELP = "0:done: every block on relays; with --dry-run: the deadline can be met";
+    public static final String FAILURE_HELP = "1:failure: connection, certificate, login, refused command, missing file;"
+            + " the message says which";
+    public static final String USAGE_HELP = "2:usage: bad options or arguments";
+    public static final String VERIFICATION_FAILED_HELP = "3:some block could not be verified from any source; rerun"
+            + " the same command to resume from its journal";
+    public static final String INTERNAL_HELP = "4:internal error: a bug; the message says where";
+    public static final String PARTIAL_EVACUATE_HELP = "5:partial: the deadline came or some blocks found no relay (the"
+            + " report names the files that are out); with --dry-run: the deadline cannot be met";
+    public static final String PARTIAL_COLLECT_HELP = "5:partial: the manifest does not hold every file whole (the"
+            + " missing files are named)";
+    public static final String UNTRUSTED_ORIGIN_HELP = "6:refused: the manifest is not signed by the trusted origin"
+            + " (--trust-origin); nothing was written";
+
+    @Override
+    public int getExitCode(Throwable t) {
+        if (t instanceof CommandLine.ParameterException || t instanceof IllegalArgumentException) {
+            return USAGE;
+        }
+        if (t instanceof ControlException || t instanceof IOException) {
+            return FAILURE;
+        }
+        return INTERNAL;
+    }
+}
