@@ -428,6 +428,27 @@ public final class PositionalWriter implements Closeable {
         }
     }
 
+    /** Whether {@link #syncFileSystem} can serve here (see {@link FileSystemSync}). */
+    public boolean canSyncFileSystem() {
+        return FileSystemSync.available();
+    }
+
+    /**
+     * Makes what was written to {@code files}, and every name this writer made, durable with one sync of the
+     * destination's file system (syncfs): for a group of many small files, in place of {@link #forceData} of each
+     * and {@link #syncEntries}. Only what was written and made before the call counts as durable.
+     */
+    public void syncFileSystem(Collection<String> files) throws IOException {
+        List<String> entries = List.copyOf(entryNotDurable);
+        List<String> directories = List.copyOf(directoryNotDurable);
+        List<String> changed = List.copyOf(changedDirectories);
+        files.forEach(unflushed::remove);
+        FileSystemSync.sync(tree.root());
+        entries.forEach(entryNotDurable::remove);
+        directories.forEach(directoryNotDurable::remove);
+        changed.forEach(changedDirectories::remove);
+    }
+
     /**
      * Makes the names of {@code files} durable where this writer created them: a new file's name lives in its
      * directory, and without syncing that too a power loss could lose the whole file even though its data was
