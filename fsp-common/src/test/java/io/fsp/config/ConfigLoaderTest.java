@@ -167,10 +167,10 @@ class ConfigLoaderTest {
 
     @Test
     void durationsTakeAnyCase() {
-        assertEquals(Duration.ofMinutes(30), ConfigLoader.parseDuration("30M"));
-        assertEquals(Duration.ofMillis(1500), ConfigLoader.parseDuration("1500ms"));
-        assertEquals(Duration.ofHours(2), ConfigLoader.parseDuration("pt2h"));
-        assertEquals(Duration.ofDays(7), ConfigLoader.parseDuration("7d"));
+        assertEquals(Duration.ofMinutes(30), Durations.parse("30M"));
+        assertEquals(Duration.ofMillis(1500), Durations.parse("1500ms"));
+        assertEquals(Duration.ofHours(2), Durations.parse("pt2h"));
+        assertEquals(Duration.ofDays(7), Durations.parse("7d"));
     }
 
     @Test
