@@ -2,7 +2,9 @@ package io.fsp.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -43,5 +45,21 @@ class ByteSizeTest {
         assertEquals("32M", ByteSize.parse("33554432").toString());
         assertEquals("1025", new ByteSize(1025).toString());
         assertEquals("0", new ByteSize(0).toString());
+    }
+
+    @Test
+    void sizesAreBinaryMultiplesAndPrintInTheLargestUnitThatDividesThem() {
+        assertEquals(2L << 30, ByteSize.parse("2G").bytes());
+        assertEquals(512L << 20, ByteSize.parse("512MiB").bytes());
+        assertEquals(64 << 10, ByteSize.parse("64k").bytes());
+        assertEquals(1000, ByteSize.parse("1000").bytes());
+        assertEquals(1L << 40, ByteSize.parse("1 TB").bytes());
+        assertEquals("32M", ByteSize.parse("33554432").toString());
+        assertEquals("1000", ByteSize.parse("1000").toString());
+        assertEquals("0", new ByteSize(0).toString());
+        for (String bad : List.of("", "-5", "2X", "1.5G", "9999999999T", "G")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ByteSize.parse(bad), bad);
+            assertTrue(e.getMessage().startsWith("'" + bad + "' (expected: a size"), e.getMessage());
+        }
     }
 }

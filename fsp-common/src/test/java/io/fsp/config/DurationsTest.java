@@ -62,4 +62,12 @@ class DurationsTest {
         assertEquals("0s", Durations.format(Duration.ZERO));
         assertEquals(Duration.ofMinutes(90), Durations.parseWhole(Durations.format(Duration.ofMinutes(90))));
     }
+
+    @Test
+    void durationsTakeAnyCase() {
+        assertEquals(Duration.ofMinutes(30), Durations.parse("30M"));
+        assertEquals(Duration.ofMillis(1500), Durations.parse("1500ms"));
+        assertEquals(Duration.ofHours(2), Durations.parse("pt2h"));
+        assertEquals(Duration.ofDays(7), Durations.parse("7d"));
+    }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -73,5 +74,16 @@ class HostPortTest {
         assertThrows(IllegalArgumentException.class, () -> new HostPort("", 1));
         assertThrows(IllegalArgumentException.class, () -> new HostPort("h", 65536));
         assertThrows(IllegalArgumentException.class, () -> new HostPort("h", -1));
+    }
+
+    @Test
+    void hostPortsParseAndPrintAsWritten() {
+        assertEquals(new HostPort("::1", 7), HostPort.parse("[::1]:7"));
+        assertEquals("[::1]:7", HostPort.parse("[::1]:7").toString());
+        assertEquals("[::1]:7", HostPort.format(new java.net.InetSocketAddress("::1", 7)));
+        assertEquals(new HostPort("relay.example.org", 7001), HostPort.parse("relay.example.org:7001"));
+        for (String bad : List.of("localhost", ":7", "[::1]7", "::1:7", "h:70000", "h:-1", "h:x")) {
+            assertThrows(IllegalArgumentException.class, () -> HostPort.parse(bad), bad);
+        }
     }
 }
