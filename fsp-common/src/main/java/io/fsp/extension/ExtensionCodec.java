@@ -1,5 +1,6 @@
 package io.fsp.extension;
 
+import io.fsp.block.RelativePaths;
 import io.fsp.checksum.Digest;
 import io.fsp.extension.Announcement.Placement;
 import io.fsp.net.HostPort;
@@ -127,8 +128,8 @@ public final class ExtensionCodec {
     }
 
     /**
-     * Reads the argument of an FPRI line: a name of 1..4096 bytes, encoded as FILE names are, without a
-     * leading {@code /} and without {@code .} or {@code ..} segments.
+     * Reads the argument of an FPRI line: a name of 1..4096 bytes, encoded as FILE names are, a relative path as
+     * {@link RelativePaths} has it.
      */
     public static String parsePriority(String argument) {
         checkLength("FPRI", argument, 3 * ExtensionLimits.MAX_NAME_BYTES);
@@ -138,16 +139,12 @@ public final class ExtensionCodec {
         return name;
     }
 
+    /** An FPRI name: as FILE names are, and a relative path by the one rule ({@link RelativePaths}). */
     private static void checkPriority(String name) {
         checkName(name);
-        if (name.startsWith("/")) {
-            throw new IllegalArgumentException("name: '" + shorten(name) + "' (expected: relative to the retrieved path,"
-                    + " without a leading /)");
-        }
-        for (String segment : name.split("/", -1)) {
-            if (segment.equals(".") || segment.equals("..")) {
-                throw new IllegalArgumentException("name: '" + shorten(name) + "' (expected: no . or .. segments)");
-            }
+        String problem = RelativePaths.problem(name);
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
         }
     }
 
