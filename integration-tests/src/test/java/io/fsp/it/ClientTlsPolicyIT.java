@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.client.cli.ExitCodes;
 import io.fsp.it.harness.FspCommand;
+import io.fsp.it.harness.ScriptedTls;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.KeyMaterial;
 import java.io.BufferedReader;
@@ -16,12 +17,9 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSocket;
@@ -63,13 +61,7 @@ class ClientTlsPolicyIT {
 
     /** {@code fsp get} against a server that speaks TLS 1.2 with {@code suites} only; what each side ended with. */
     private Outcome get(String... suites) throws Exception {
-        KeyStore ks = KeyStore.getInstance("PKCS12");
-        ks.load(null, null);
-        ks.setKeyEntry("k", KEY.privateKey(), new char[0], KEY.chain().toArray(X509Certificate[]::new));
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(ks, new char[0]);
-        SSLContext tls = SSLContext.getInstance("TLS");
-        tls.init(kmf.getKeyManagers(), null, null);
+        SSLContext tls = ScriptedTls.server(KEY);
         Path password = Files.writeString(dir.resolve("password"), "secret\n");
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             int port = listener.getLocalPort();
