@@ -10,6 +10,7 @@ import io.fsp.client.verify.VerificationMode;
 import io.fsp.client.verify.VerifierConfig;
 
 import io.fsp.client.write.PositionalWriter;
+import io.fsp.config.ByteSize;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -368,26 +369,16 @@ public final class FiverBenchmark implements Callable<Integer> {
     }
 
     static long parseSize(String text) {
-        String t = text.trim().toLowerCase(Locale.ROOT);
-        long unit = 1;
-        char last = t.isEmpty() ? ' ' : t.charAt(t.length() - 1);
-        switch (last) {
-            case 'k' -> unit = 1L << 10;
-            case 'm' -> unit = 1L << 20;
-            case 'g' -> unit = 1L << 30;
-            default -> unit = 1;
-        }
-        String digits = unit == 1 ? t : t.substring(0, t.length() - 1);
         try {
-            long v = Long.parseLong(digits) * unit;
-            if (v <= 0) {
-                throw new NumberFormatException();
+            long v = ByteSize.parse(text).bytes();
+            if (v > 0) {
+                return v;
             }
-            return v;
-        } catch (NumberFormatException e) {
-            throw new CommandLine.ParameterException(new CommandLine(new FiverBenchmark()),
-                    "size: " + text + " (expected: a positive number with an optional k, m or g suffix)");
+        } catch (IllegalArgumentException e) {
+            // the message below names the option's form
         }
+        throw new CommandLine.ParameterException(new CommandLine(new FiverBenchmark()),
+                "size: " + text + " (expected: a positive number with an optional k, m or g suffix)");
     }
 
     private static String human(long bytes) {

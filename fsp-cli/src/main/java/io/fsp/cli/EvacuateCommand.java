@@ -5,6 +5,7 @@ import io.fsp.client.evacuate.DryRunReport;
 import io.fsp.client.evacuate.Evacuation;
 import io.fsp.client.evacuate.EvacuationReport;
 import io.fsp.config.ConfigException;
+import io.fsp.config.Durations;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.TransferOptions;
@@ -18,8 +19,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -43,7 +42,6 @@ import picocli.CommandLine.Spec;
         exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.EVACUATED_HELP, ExitCodes.FAILURE_HELP,
                 ExitCodes.USAGE_HELP, ExitCodes.INTERNAL_HELP, ExitCodes.PARTIAL_EVACUATE_HELP})
 public final class EvacuateCommand implements Callable<Integer> {
-    private static final Pattern DURATION = Pattern.compile("([1-9][0-9]{0,8})([smhd])");
 
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -180,19 +178,16 @@ public final class EvacuateCommand implements Callable<Integer> {
                 stopAfter, fsp, Duration.ofSeconds(10));
     }
 
-    /** Digits and a unit, {@code s}, {@code m}, {@code h} or {@code d}, as FSPO retain takes them. */
+    /** Digits and a unit, {@code s}, {@code m}, {@code h} or {@code d}, as FSPO retain takes them; not zero. */
     static Duration duration(String option, String text) {
-        Matcher m = DURATION.matcher(text);
-        if (!m.matches()) {
-            throw new IllegalArgumentException(option + ": '" + text + "' (expected: digits and s, m, h or d, e.g. 20m or 7d)");
+        try {
+            if (!text.startsWith("0")) { // neither zero nor a leading zero
+                return Durations.parseWhole(text);
+            }
+        } catch (IllegalArgumentException e) {
+            // the message below names the option
         }
-        long n = Long.parseLong(m.group(1));
-        return switch (m.group(2)) {
-            case "s" -> Duration.ofSeconds(n);
-            case "m" -> Duration.ofMinutes(n);
-            case "h" -> Duration.ofHours(n);
-            default -> Duration.ofDays(n);
-        };
+        throw new IllegalArgumentException(option + ": '" + text + "' (expected: digits and s, m, h or d, e.g. 20m or 7d)");
     }
 
     /** The --priority file's names: one a line, blank lines and lines starting with # left out. */

@@ -1,22 +1,21 @@
 package io.fsp.cli;
 
-import io.fsp.client.control.ControlException;
-import java.io.IOException;
+import io.fsp.program.ExitCode;
 import picocli.CommandLine;
 
 /**
- * The exit codes of {@code fsp}, with the one description of each: the commands' help lists them from the
- * {@code *_HELP} constants here ({@code exitCodeList}), README and docs/protocol.md §1 say the same. One mapper turns
- * what a subcommand throws into these codes.
+ * The exit codes of {@code fsp} ({@link ExitCode}'s), with the one description of each: the commands' help lists them
+ * from the {@code *_HELP} constants here ({@code exitCodeList}), README and docs/protocol.md §1 say the same.
+ * {@link ExitCode#of} turns what a subcommand throws into these codes.
  */
 public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
-    public static final int OK = 0;
-    public static final int FAILURE = 1;
-    public static final int USAGE = 2;
-    public static final int VERIFICATION_FAILED = 3;
-    public static final int INTERNAL = 4;
-    public static final int PARTIAL = 5;
-    public static final int UNTRUSTED_ORIGIN = 6;
+    public static final int OK = ExitCode.OK;
+    public static final int FAILURE = ExitCode.FAILURE;
+    public static final int USAGE = ExitCode.USAGE;
+    public static final int VERIFICATION_FAILED = ExitCode.VERIFICATION_FAILED;
+    public static final int INTERNAL = ExitCode.INTERNAL;
+    public static final int PARTIAL = ExitCode.PARTIAL;
+    public static final int UNTRUSTED_ORIGIN = ExitCode.UNTRUSTED_ORIGIN;
 
     /** The heading of the list in each command's help. */
     public static final String HEADING = "%nExit codes:%n";
@@ -40,12 +39,6 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
 
     @Override
     public int getExitCode(Throwable t) {
-        if (t instanceof CommandLine.ParameterException || t instanceof IllegalArgumentException) {
-            return USAGE;
-        }
-        if (t instanceof ControlException || t instanceof IOException) {
-            return FAILURE;
-        }
-        return INTERNAL;
+        return ExitCode.of(t);
     }
 }

@@ -3,6 +3,7 @@ package io.fsp.cli;
 import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.net.MeridianService;
 import io.fsp.meridian.wire.RingEntry;
+import io.fsp.net.HostPort;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -41,30 +42,25 @@ public final class NodesCommand implements Callable<Integer> {
             node = parse(entry);
         } catch (IllegalArgumentException e) {
             err.println("fsp nodes: " + e.getMessage());
-            return 2;
+            return ExitCodes.USAGE;
         }
         InetAddress local = node.getAddress().isLoopbackAddress() ? node.getAddress() : null;
         MeridianConfig config = MeridianConfig.builder().queryTimeout(Duration.ofMillis(Math.max(1, timeoutMs))).build();
         try (MeridianService client = MeridianService.client(new InetSocketAddress(local, 0), config)) {
             List<RingEntry> entries = client.rings(node).get(timeoutMs + 1000, TimeUnit.MILLISECONDS);
-            out.printf(Locale.ROOT, "%s knows %d nodes%n", hostPort(node), entries.size());
+            out.printf(Locale.ROOT, "%s knows %d nodes%n", HostPort.format(node), entries.size());
             out.printf(Locale.ROOT, "%-4s %-16s %-9s %-40s %10s%n", "ring", "range (ms)", "role", "node", "rtt (ms)");
             for (RingEntry e : entries) {
                 out.printf(Locale.ROOT, "%-4d %-16s %-9s %-40s %10.3f%n", e.ring(), range(config, e.ring()),
-                        e.primary() ? "primary" : "secondary", hostPort(e.peer()),
+                        e.primary() ? "primary" : "secondary", HostPort.format(e.peer()),
                         e.rttMs());
             }
             out.flush();
             return 0;
         } catch (ExecutionException | TimeoutException e) {
-            err.println("fsp nodes: no answer from " + hostPort(node) + " within " + timeoutMs + " ms");
+            err.println("fsp nodes: no answer from " + HostPort.format(node) + " within " + timeoutMs + " ms");
             return 1;
         }
-    }
-
-    private static String hostPort(InetSocketAddress a) {
-        String host = a.getAddress().getHostAddress();
-        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
     }
 
     private static String range(MeridianConfig c, int ring) {
@@ -77,26 +73,9 @@ public final class NodesCommand implements Callable<Integer> {
     }
 
     static InetSocketAddress parse(String hostPort) {
-        int colon = hostPort.lastIndexOf(':');
-        if (colon <= 0 || colon == hostPort.length() - 1) {
-            throw new IllegalArgumentException(hostPort + ": expected HOST:PORT");
-        }
-        String host = hostPort.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        int port;
-        try {
-            port = Integer.parseInt(hostPort.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(hostPort + ": port is not a number");
-        }
-        if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException(hostPort + ": port: " + port + " (expected: 1..65535)");
-        }
-        InetSocketAddress a = new InetSocketAddress(host, port);
+        InetSocketAddress a = HostPort.parse(hostPort).requirePeerPort().toSocketAddress();
         if (a.isUnresolved()) {
-            throw new IllegalArgumentException(hostPort + ": unknown host " + host);
+            throw new IllegalArgumentException(hostPort + ": unknown host " + a.getHostString());
         }
         return a;
     }

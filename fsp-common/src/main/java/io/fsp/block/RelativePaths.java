@@ -1,7 +1,8 @@
 package io.fsp.block;
 
 /**
- * The rule for file names inside blocks: a relative, normalised path with {@code /} between segments, so a
+ * The one rule for relative file names (in blocks, FILE, DIR and FPRI lines, manifests, and where the client writes
+ * them): a relative, normalised path with {@code /} between segments, so a
  * receiver can join it to its target directory without escaping it. Rejected: empty names, a leading
  * {@code /}, a drive letter ({@code C:}), empty, {@code .} or {@code ..} segments, a trailing {@code /},
  * backslashes, NUL and other control characters, and unpaired surrogates (not encodable as UTF-8).
@@ -10,16 +11,28 @@ public final class RelativePaths {
     private RelativePaths() {
     }
 
-    /** Why {@code name} is unsafe, or {@code null} if it is safe. */
+    /** Why {@code name} is unsafe, or {@code null} if it is safe: {@code name "…" is absolute (expected: …)}. */
     public static String problem(String name) {
         if (name.isEmpty()) {
             return "name is empty (expected: a relative path)";
         }
+        String reason = reason(name);
+        return reason == null ? null : "name \"" + printable(name) + "\" " + reason;
+    }
+
+    /**
+     * Why {@code name} is unsafe, for a caller that names it itself ({@code is absolute (expected: a relative path)}),
+     * or {@code null} if it is safe.
+     */
+    public static String reason(String name) {
+        if (name.isEmpty()) {
+            return "is empty (expected: a relative path)";
+        }
         if (name.charAt(0) == '/') {
-            return "name \"" + printable(name) + "\" is absolute (expected: a relative path)";
+            return "is absolute (expected: a relative path)";
         }
         if (name.length() >= 2 && name.charAt(1) == ':' && isAsciiLetter(name.charAt(0))) {
-            return "name \"" + printable(name) + "\" starts with a drive letter (expected: a relative path)";
+            return "starts with a drive letter (expected: a relative path)";
         }
         int segmentStart = 0;
         for (int i = 0; i <= name.length(); i++) {
@@ -28,20 +41,20 @@ public final class RelativePaths {
                 int len = i - segmentStart;
                 if (len == 0 || (len == 1 && name.charAt(segmentStart) == '.')
                         || (len == 2 && name.charAt(segmentStart) == '.' && name.charAt(segmentStart + 1) == '.')) {
-                    return "name \"" + printable(name) + "\" is not normalised (expected: no empty, . or .. segments)";
+                    return "is not normalised (expected: no empty, . or .. segments)";
                 }
                 segmentStart = i + 1;
             } else if (c == '\\') {
-                return "name \"" + printable(name) + "\" contains a backslash (expected: / between segments)";
+                return "contains a backslash (expected: / between segments)";
             } else if (c < 0x20 || c == 0x7f) {
-                return "name \"" + printable(name) + "\" contains control character " + (int) c + " (expected: none)";
+                return "contains control character " + (int) c + " (expected: none)";
             } else if (Character.isHighSurrogate(c)) {
                 if (i + 1 >= name.length() || !Character.isLowSurrogate(name.charAt(i + 1))) {
-                    return "name \"" + printable(name) + "\" contains an unpaired surrogate (expected: valid UTF-16)";
+                    return "contains an unpaired surrogate (expected: valid UTF-16)";
                 }
                 i++;
             } else if (Character.isLowSurrogate(c)) {
-                return "name \"" + printable(name) + "\" contains an unpaired surrogate (expected: valid UTF-16)";
+                return "contains an unpaired surrogate (expected: valid UTF-16)";
             }
         }
         return null;

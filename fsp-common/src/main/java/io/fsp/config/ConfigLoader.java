@@ -14,8 +14,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -31,7 +29,6 @@ import java.util.stream.Collectors;
  * {@link Optional} of those marks a setting that may be absent; the value {@code none} clears it.
  */
 public final class ConfigLoader {
-    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
 
     private ConfigLoader() {
     }
@@ -166,7 +163,7 @@ public final class ConfigLoader {
             };
         }
         if (c == Duration.class) {
-            return parseDuration(value);
+            return Durations.parse(value);
         }
         if (c == Path.class) {
             Path p = Path.of(value.startsWith("~/") ? System.getProperty("user.home") + value.substring(1) : value);
@@ -206,26 +203,6 @@ public final class ConfigLoader {
             return parser.apply(value.replace("_", ""));
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("'" + value + "' (expected: " + what + ")");
-        }
-    }
-
-    /** {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 1d} (any case), or ISO-8601 ({@code PT30S}). */
-    public static Duration parseDuration(String value) {
-        Matcher m = DURATION.matcher(value.strip().toLowerCase(Locale.ROOT));
-        if (m.matches()) {
-            long n = Long.parseLong(m.group(1));
-            return switch (m.group(2)) {
-                case "ms" -> Duration.ofMillis(n);
-                case "s" -> Duration.ofSeconds(n);
-                case "m" -> Duration.ofMinutes(n);
-                case "h" -> Duration.ofHours(n);
-                default -> Duration.ofDays(n);
-            };
-        }
-        try {
-            return Duration.parse(value.strip());
-        } catch (java.time.format.DateTimeParseException e) {
-            throw new IllegalArgumentException("'" + value + "' (expected: a duration such as 500ms, 30s, 5m, 2h, 7d)");
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.fsp.crypto;
 
 import com.amazon.corretto.crypto.provider.AmazonCorrettoCryptoProvider;
+import io.fsp.program.WarmUp;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.Provider;
@@ -46,7 +47,7 @@ public final class NativeCrypto {
     }
 
     /**
-     * Loads the native libraries on two threads of their own (linking them takes a noticeable part of a short
+     * Loads the native libraries as two warm-ups ({@link WarmUp}; linking them takes a noticeable part of a short
      * process's life), so that a process can parse its arguments and open its first connection meanwhile;
      * returns at once.
      * Netty's BoringSSL (relay links) is loaded beside Conscrypt. Idempotent.
@@ -59,26 +60,24 @@ public final class NativeCrypto {
             started = true;
         }
         boolean jdk = "jdk".equals(System.getProperty("fsp.crypto", ""));
-        load("native-crypto-conscrypt", CONSCRYPT, jdk ? () -> Loaded.jdk("fsp.crypto=jdk") : NativeCrypto::conscrypt,
+        load("native crypto (Conscrypt)", CONSCRYPT, jdk ? () -> Loaded.jdk("fsp.crypto=jdk") : NativeCrypto::conscrypt,
                 () -> io.netty.handler.ssl.OpenSsl.isAvailable()); // relay links' TLS, needed next
-        load("native-crypto-accp", ACCP, jdk ? () -> Loaded.jdk("fsp.crypto=jdk") : NativeCrypto::accp, () -> { });
+        load("native crypto (ACCP)", ACCP, jdk ? () -> Loaded.jdk("fsp.crypto=jdk") : NativeCrypto::accp, () -> { });
         CONSCRYPT.thenAcceptBoth(ACCP, (aes, digests) ->
                 log.info("crypto: AES-GCM {}, digests {}", aes.description(), digests.description()));
     }
 
-    /** Completes {@code into} on a daemon thread, whatever happens there (a waiting caller never hangs). */
-    private static void load(String thread, CompletableFuture<Loaded> into, java.util.function.Supplier<Loaded> loader,
+    /** Completes {@code into} as a warm-up, whatever happens there (a waiting caller never hangs). */
+    private static void load(String what, CompletableFuture<Loaded> into, java.util.function.Supplier<Loaded> loader,
                              Runnable then) {
-        Thread t = new Thread(() -> {
+        WarmUp.inBackground(what, () -> {
             try {
                 into.complete(loader.get());
             } catch (Throwable e) {
                 into.complete(Loaded.jdk("not loaded: " + e));
             }
             then.run();
-        }, thread);
-        t.setDaemon(true);
-        t.start();
+        });
     }
 
     /** The native AES-GCM provider, if it loads here; waits for {@link #loadInBackground()} to finish. */

@@ -1,7 +1,9 @@
 package io.fsp.extension;
 
+import io.fsp.block.RelativePaths;
 import io.fsp.checksum.Digest;
 import io.fsp.extension.Announcement.Placement;
+import io.fsp.net.HostPort;
 import io.fsp.tls.Fingerprint;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TokenException;
@@ -47,8 +49,7 @@ public final class ExtensionCodec {
         } else if (a instanceof Announcement.Token t) {
             return "TOKEN " + t.token().toText();
         } else if (a instanceof Announcement.Relay r) {
-            String host = r.host().indexOf(':') >= 0 ? "[" + r.host() + "]" : r.host();
-            return "RELAY " + r.index() + " " + host + ":" + r.port() + " " + r.fingerprint();
+            return "RELAY " + r.index() + " " + new HostPort(r.host(), r.port()) + " " + r.fingerprint();
         } else if (a instanceof Announcement.Directory d) {
             return "DIR " + encodeName(d.name());
         } else if (a instanceof Announcement.File f) {
@@ -127,8 +128,8 @@ public final class ExtensionCodec {
     }
 
     /**
-     * Reads the argument of an FPRI line: a name of 1..4096 bytes, encoded as FILE names are, without a
-     * leading {@code /} and without {@code .} or {@code ..} segments.
+     * Reads the argument of an FPRI line: a name of 1..4096 bytes, encoded as FILE names are, a relative path as
+     * {@link RelativePaths} has it.
      */
     public static String parsePriority(String argument) {
         checkLength("FPRI", argument, 3 * ExtensionLimits.MAX_NAME_BYTES);
@@ -138,16 +139,12 @@ public final class ExtensionCodec {
         return name;
     }
 
+    /** An FPRI name: as FILE names are, and a relative path by the one rule ({@link RelativePaths}). */
     private static void checkPriority(String name) {
         checkName(name);
-        if (name.startsWith("/")) {
-            throw new IllegalArgumentException("name: '" + shorten(name) + "' (expected: relative to the retrieved path,"
-                    + " without a leading /)");
-        }
-        for (String segment : name.split("/", -1)) {
-            if (segment.equals(".") || segment.equals("..")) {
-                throw new IllegalArgumentException("name: '" + shorten(name) + "' (expected: no . or .. segments)");
-            }
+        String problem = RelativePaths.problem(name);
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
         }
     }
 
@@ -226,17 +223,14 @@ public final class ExtensionCodec {
     private static Announcement relay(String[] w) {
         fields(w, 3);
         int index = (int) number("relay index", w[1], 0, ExtensionLimits.MAX_RELAY_INDEX);
-        String hostPort = w[2];
-        int colon = hostPort.lastIndexOf(':');
-        if (colon <= 0) {
-            throw new IllegalArgumentException("relay address: '" + shorten(hostPort) + "' (expected: <host>:<port>)");
+        HostPort hostPort;
+        try {
+            hostPort = HostPort.parse(w[2]);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("relay address: '" + shorten(w[2]) + "' (expected: <host>:<port>)");
         }
-        String host = hostPort.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]") && host.length() > 2) {
-            host = host.substring(1, host.length() - 1);
-        }
-        int port = (int) number("relay port", hostPort.substring(colon + 1), 1, 65535);
-        return new Announcement.Relay(index, host, port, Fingerprint.parse(w[3]));
+        int port = (int) number("relay port", Integer.toString(hostPort.port()), 1, 65535);
+        return new Announcement.Relay(index, hostPort.host(), port, Fingerprint.parse(w[3]));
     }
 
     private static Announcement block(String[] w) {

@@ -1,6 +1,8 @@
 package io.fsp.extension;
 
 import io.fsp.checksum.ChecksumAlgorithm;
+import io.fsp.config.ByteSize;
+import io.fsp.config.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -116,59 +118,40 @@ public record TransferOptions(int blockSize, int compressionLevel, int cipherBit
         return m;
     }
 
+    /** A size as {@link ByteSize} reads it ({@code 1048576}, {@code 64k}, {@code 4m}, {@code 4mib}), at most an int. */
     static int parseSize(String key, String v) {
-        long factor = 1;
-        String digits = v;
-        if (v.endsWith("k") || v.endsWith("kib")) {
-            factor = 1024;
-            digits = v.substring(0, v.indexOf('k'));
-        } else if (v.endsWith("m") || v.endsWith("mib")) {
-            factor = 1024 * 1024;
-            digits = v.substring(0, v.indexOf('m'));
+        long n;
+        try {
+            n = ByteSize.parse(v).bytes();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(key + ": " + v + " (expected: a number)");
         }
-        long n = parseInt(key, digits) * factor;
         if (n > Integer.MAX_VALUE) {
             throw new IllegalArgumentException(key + ": " + v + " (expected: <= " + MAX_BLOCK_SIZE + ")");
         }
         return (int) n;
     }
 
-    /** {@code off}, or digits with {@code s}, {@code m}, {@code h} or {@code d}: {@code 90m}, {@code 7d}. */
+    /** {@code off}, or a duration in {@link Durations#parseWhole}'s form: {@code 90m}, {@code 7d}. */
     private static Duration parseRetain(String v) {
         if (v.equals("off")) {
             return Duration.ZERO;
         }
-        char unit = v.isEmpty() ? ' ' : v.charAt(v.length() - 1);
-        String digits = v.isEmpty() ? "" : v.substring(0, v.length() - 1);
-        if (digits.isEmpty() || digits.length() > 9 || !digits.chars().allMatch(Character::isDigit)) {
+        Duration d;
+        try {
+            d = Durations.parseWhole(v);
+        } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("retain: " + v + " (expected: off or a duration such as 90m or 7d)");
         }
-        long n = Long.parseLong(digits);
-        if (n == 0) { // not a way to say off
+        if (d.isZero()) { // not a way to say off
             throw new IllegalArgumentException("retain: " + v + " (expected: off or at least " + formatDuration(MIN_RETAIN) + ")");
         }
-        return switch (unit) {
-            case 's' -> Duration.ofSeconds(n);
-            case 'm' -> Duration.ofMinutes(n);
-            case 'h' -> Duration.ofHours(n);
-            case 'd' -> Duration.ofDays(n);
-            default -> throw new IllegalArgumentException("retain: " + v + " (expected: off or a duration such as 90m or 7d)");
-        };
+        return d;
     }
 
-    /** {@code d} in the largest of days, hours, minutes or seconds that holds it whole: {@code 7d}, {@code 90m}. */
+    /** {@link Durations#format}: the form FSPO shows a duration in ({@code 7d}, {@code 90m}). */
     public static String formatDuration(Duration d) {
-        long s = d.getSeconds();
-        if (s != 0 && s % 86_400 == 0) {
-            return s / 86_400 + "d";
-        }
-        if (s != 0 && s % 3600 == 0) {
-            return s / 3600 + "h";
-        }
-        if (s != 0 && s % 60 == 0) {
-            return s / 60 + "m";
-        }
-        return s + "s";
+        return Durations.format(d);
     }
 
     private static int parseCompression(String v) {

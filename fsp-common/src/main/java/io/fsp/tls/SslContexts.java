@@ -1,15 +1,26 @@
 package io.fsp.tls;
 
+import io.fsp.crypto.NativeCrypto;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.ssl.SupportedCipherSuiteFilter;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.security.GeneralSecurityException;
+import java.security.Provider;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Optional;
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
 
 /**
  * Netty SSL contexts for FSP: TLS 1.3 and 1.2 only. Servers may ask peers for a certificate and pin it;
@@ -19,6 +30,9 @@ import javax.net.ssl.SSLException;
  * when its native library loads on this platform, else the JDK's; FTP channels keep the JDK's. Why: on relay links every byte passes through TLS on each hop, and the JDK's TLS engine
  * spends most of its time in GCM's GHASH; BoringSSL's assembly AES-GCM does the same work several times
  * faster. System property {@code fsp.tls.provider=jdk|openssl} overrides the choice.
+ *
+ * <p>The client's blocking FTP sockets (control channel and data connections, {@link #blockingClient}) follow the
+ * same policy through a JSSE factory: Conscrypt's native TLS where it loads, else the JDK's.
  */
 public final class SslContexts {
     private static final String[] PROTOCOLS = {"TLSv1.3", "TLSv1.2"};
@@ -120,5 +134,77 @@ public final class SslContexts {
                 .trustManager(trusted);
         identity.ifPresent(k -> builder.keyManager(k.privateKey(), k.chain().toArray(X509Certificate[]::new)));
         return builder.build();
+    }
+
+    /**
+     * A socket factory for a client's blocking TLS sockets (the FTP control channel, and data connections that resume
+     * its session): {@link #PROTOCOLS} and {@link #CIPHERS} as every context here, trust by {@code trust} alone, no
+     * client certificate. Native TLS (Conscrypt) where it loads ({@link NativeCrypto#tls()}), else the JDK's.
+     */
+    public static SSLSocketFactory blockingClient(X509TrustManager trust) throws GeneralSecurityException {
+        Optional<Provider> nativeTls = NativeCrypto.tls();
+        SSLContext ctx = nativeTls.isPresent() ? SSLContext.getInstance("TLS", nativeTls.get()) : SSLContext.getInstance("TLS");
+        ctx.init(null, new TrustManager[] {trust}, null);
+        return new PolicySocketFactory(ctx.getSocketFactory());
+    }
+
+    /** Every socket it makes speaks only {@link #PROTOCOLS} and {@link #CIPHERS} (those the provider has). */
+    private static final class PolicySocketFactory extends SSLSocketFactory {
+        private final SSLSocketFactory delegate;
+        private final String[] ciphers;
+
+        PolicySocketFactory(SSLSocketFactory delegate) {
+            this.delegate = delegate;
+            List<String> supported = List.of(delegate.getSupportedCipherSuites());
+            this.ciphers = CIPHERS.stream().filter(supported::contains).toArray(String[]::new);
+        }
+
+        private Socket policy(Socket s) {
+            SSLSocket secure = (SSLSocket) s;
+            List<String> supported = List.of(secure.getSupportedProtocols());
+            secure.setEnabledProtocols(java.util.Arrays.stream(PROTOCOLS).filter(supported::contains).toArray(String[]::new));
+            secure.setEnabledCipherSuites(ciphers);
+            return secure;
+        }
+
+        @Override
+        public String[] getDefaultCipherSuites() {
+            return ciphers.clone();
+        }
+
+        @Override
+        public String[] getSupportedCipherSuites() {
+            return ciphers.clone();
+        }
+
+        @Override
+        public Socket createSocket(Socket s, String host, int port, boolean autoClose) throws IOException {
+            return policy(delegate.createSocket(s, host, port, autoClose));
+        }
+
+        @Override
+        public Socket createSocket() throws IOException {
+            return policy(delegate.createSocket());
+        }
+
+        @Override
+        public Socket createSocket(String host, int port) throws IOException {
+            return policy(delegate.createSocket(host, port));
+        }
+
+        @Override
+        public Socket createSocket(String host, int port, InetAddress localHost, int localPort) throws IOException {
+            return policy(delegate.createSocket(host, port, localHost, localPort));
+        }
+
+        @Override
+        public Socket createSocket(InetAddress host, int port) throws IOException {
+            return policy(delegate.createSocket(host, port));
+        }
+
+        @Override
+        public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort) throws IOException {
+            return policy(delegate.createSocket(address, port, localAddress, localPort));
+        }
     }
 }

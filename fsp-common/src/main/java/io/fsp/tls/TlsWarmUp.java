@@ -1,5 +1,6 @@
 package io.fsp.tls;
 
+import io.fsp.program.WarmUp;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -26,18 +27,15 @@ public final class TlsWarmUp {
     private TlsWarmUp() {
     }
 
-    /** {@link #run} on a low-priority daemon thread; returns at once. */
+    /** {@link #run} as a {@link WarmUp}; returns at once. */
     public static void inBackground(SslContext server) {
-        Thread t = new Thread(() -> {
+        WarmUp.inBackground("TLS", () -> {
             try {
                 run(server, RECORDS);
-            } catch (Exception e) { // only speed is lost: the first transfer runs cold
-                log.debug("TLS warm-up: {}", e.toString());
+            } catch (SSLException e) {
+                throw new IllegalStateException(e); // WarmUp logs it: only speed is lost
             }
-        }, "tls-warm-up");
-        t.setDaemon(true);
-        t.setPriority(Thread.MIN_PRIORITY);
-        t.start();
+        });
     }
 
     /** Handshakes with {@code server} in memory and sends {@code records} records from it; returns the bytes opened. */

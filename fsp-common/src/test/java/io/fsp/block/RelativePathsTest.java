@@ -31,4 +31,14 @@ class RelativePathsTest {
     void errorMessagesEscapeControlCharacters(String name) {
         assertEquals("name \"a\\u0000b\" contains control character 0 (expected: none)", RelativePaths.problem(name));
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/etc/passwd", "../x", "a\\b", "C:x", "a\u0000b", "a\uD800b"})
+    void theReasonIsTheProblemWithoutTheName(String name) {
+        String reason = RelativePaths.reason(name);
+        assertNotNull(reason, name);
+        assertTrue(RelativePaths.problem(name).endsWith("\" " + reason), RelativePaths.problem(name));
+        assertNull(RelativePaths.reason("data/x.bin"));
+        assertEquals("is empty (expected: a relative path)", RelativePaths.reason(""));
+    }
 }

@@ -149,41 +149,6 @@ class ConfigLoaderTest {
         assertEquals(f + ":3: count: -1 (expected: >= 0)", e.getMessage());
     }
 
-    @Test
-    void sizesAreBinaryMultiplesAndPrintInTheLargestUnitThatDividesThem() {
-        assertEquals(2L << 30, ByteSize.parse("2G").bytes());
-        assertEquals(512L << 20, ByteSize.parse("512MiB").bytes());
-        assertEquals(64 << 10, ByteSize.parse("64k").bytes());
-        assertEquals(1000, ByteSize.parse("1000").bytes());
-        assertEquals(1L << 40, ByteSize.parse("1 TB").bytes());
-        assertEquals("32M", ByteSize.parse("33554432").toString());
-        assertEquals("1000", ByteSize.parse("1000").toString());
-        assertEquals("0", new ByteSize(0).toString());
-        for (String bad : List.of("", "-5", "2X", "1.5G", "9999999999T", "G")) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ByteSize.parse(bad), bad);
-            assertTrue(e.getMessage().startsWith("'" + bad + "' (expected: a size"), e.getMessage());
-        }
-    }
-
-    @Test
-    void durationsTakeAnyCase() {
-        assertEquals(Duration.ofMinutes(30), ConfigLoader.parseDuration("30M"));
-        assertEquals(Duration.ofMillis(1500), ConfigLoader.parseDuration("1500ms"));
-        assertEquals(Duration.ofHours(2), ConfigLoader.parseDuration("pt2h"));
-        assertEquals(Duration.ofDays(7), ConfigLoader.parseDuration("7d"));
-    }
-
-    @Test
-    void hostPortsParseAndPrintAsWritten() {
-        assertEquals(new HostPort("::1", 7), HostPort.parse("[::1]:7"));
-        assertEquals("[::1]:7", HostPort.parse("[::1]:7").toString());
-        assertEquals("[::1]:7", HostPort.format(new java.net.InetSocketAddress("::1", 7)));
-        assertEquals(new HostPort("relay.example.org", 7001), HostPort.parse("relay.example.org:7001"));
-        for (String bad : List.of("localhost", ":7", "[::1]7", "::1:7", "h:70000", "h:-1", "h:x")) {
-            assertThrows(IllegalArgumentException.class, () -> HostPort.parse(bad), bad);
-        }
-    }
-
     @picocli.CommandLine.Command(name = "test")
     static final class Cli {
         @picocli.CommandLine.Option(names = "--count")

@@ -196,6 +196,15 @@ class ExtensionCodecTest {
         assertTrue(e.getMessage().contains("expected"), e.getMessage());
     }
 
+    /** FPRI names follow the one rule for relative names (RelativePaths), as block names do. */
+    @ParameterizedTest
+    @ValueSource(strings = {"a%2F", "a%2F%2Fb", "a%5Cb", "C%3Awin.ini", "a%0Ab", "a%7Fb", "..%2Fetc"})
+    void refusesUnsafePriorityNames(String argument) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ExtensionCodec.parsePriority(argument));
+        assertTrue(e.getMessage().startsWith("name \""), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> ExtensionCodec.formatPriority("docs/"));
+    }
+
     @Test
     void manifestDigestIsOverTheFileLines() throws Exception {
         Manifest m = new Manifest(List.of(new Announcement.File(0, 10, 1000, "a b"), new Announcement.File(1, 20, 3000, "c")));

@@ -109,6 +109,58 @@ class SslContextsTest {
                 SslContexts.client(pinServer, Optional.of(Certificates.selfSigned("stranger")), SslProvider.JDK)));
     }
 
+    /**
+     * The client's blocking sockets (FTP control and data) follow the same policy: they reach a pinned server, refuse
+     * another certificate, and refuse a server that offers only CBC suites, which a default JSSE client accepts.
+     */
+    @Test
+    void blockingClientSpeaksThePolicy() throws Exception {
+        javax.net.ssl.SSLSocketFactory pinned = SslContexts.blockingClient(PinnedTrustManager.of(Set.of(SERVER.fingerprint())));
+        javax.net.ssl.SSLSocket unconnected = (javax.net.ssl.SSLSocket) pinned.createSocket();
+        assertTrue(Set.of("TLSv1.3", "TLSv1.2").containsAll(List.of(unconnected.getEnabledProtocols())));
+        assertTrue(SslContexts.CIPHERS.containsAll(List.of(unconnected.getEnabledCipherSuites())));
+        assertTrue(unconnected.getEnabledCipherSuites().length > 0);
+        unconnected.close();
+        assertTrue(blockingHandshake(SslContexts.server(SERVER), pinned));
+        assertFalse(blockingHandshake(SslContexts.server(SERVER),
+                SslContexts.blockingClient(PinnedTrustManager.of(Set.of(CLIENT.fingerprint())))));
+
+        SslContext cbcOnly = io.netty.handler.ssl.SslContextBuilder.forServer(SERVER.privateKey(),
+                        SERVER.chain().toArray(java.security.cert.X509Certificate[]::new)).sslProvider(SslProvider.JDK)
+                .protocols("TLSv1.2").ciphers(List.of("TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256",
+                        "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256")).build();
+        javax.net.ssl.SSLContext jdkDefault = javax.net.ssl.SSLContext.getInstance("TLS");
+        jdkDefault.init(null, new javax.net.ssl.TrustManager[] {PinnedTrustManager.of(Set.of(SERVER.fingerprint()))}, null);
+        assertTrue(blockingHandshake(cbcOnly, jdkDefault.getSocketFactory()), "a default client takes CBC");
+        assertFalse(blockingHandshake(cbcOnly, pinned));
+    }
+
+    /** Whether a blocking client socket from {@code client} completes a handshake with a Netty server. */
+    private static boolean blockingHandshake(SslContext serverContext, javax.net.ssl.SSLSocketFactory client) throws Exception {
+        Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(serverContext.newHandler(ch.alloc()));
+                    }
+                }).bind("127.0.0.1", 0).sync().channel();
+        InetSocketAddress address = (InetSocketAddress) server.localAddress();
+        try (java.net.Socket plain = new java.net.Socket("127.0.0.1", address.getPort())) {
+            plain.setSoTimeout(10_000);
+            javax.net.ssl.SSLSocket secure = (javax.net.ssl.SSLSocket) client.createSocket(plain, "127.0.0.1",
+                    address.getPort(), true);
+            secure.setUseClientMode(true);
+            try {
+                secure.startHandshake();
+                return true;
+            } catch (javax.net.ssl.SSLException e) {
+                return false;
+            }
+        } finally {
+            server.close().sync();
+        }
+    }
+
     /** Returns whether both ends completed the handshake. */
     private static boolean handshake(SslContext serverContext, SslContext clientContext) throws Exception {
         java.util.concurrent.CompletableFuture<Boolean> serverSide = new java.util.concurrent.CompletableFuture<>();

@@ -5,6 +5,7 @@ import io.fsp.config.ConfigSource;
 import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.net.MeridianService;
 import io.fsp.net.HostPort;
+import io.fsp.program.ExitCode;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.KeyMaterial;
 import java.io.IOException;
@@ -39,13 +40,11 @@ import picocli.CommandLine.Spec;
                 "Every option is also a key of the --config file (see conf/relay.conf.example); options given"
                         + " here override the file.",
                 "Prints 'fsp-relay: listening on HOST:PORT, certificate sha256 FINGERPRINT' once ready."},
-        exitCodeOnExecutionException = 4, exitCodeListHeading = "Exit codes:%n",
+        exitCodeOnExecutionException = ExitCode.INTERNAL, exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:stopped normally", "1:could not start (address in use, unreadable state)",
                 "2:usage error", "4:internal error"},
         subcommands = RelayCommand.FingerprintCommand.class)
 public final class RelayCommand implements Callable<Integer> {
-    static final int EXIT_FAILURE = 1;
-    static final int EXIT_USAGE = 2;
 
     @Spec
     CommandSpec spec;
@@ -233,7 +232,7 @@ public final class RelayCommand implements Callable<Integer> {
         } catch (IOException e) {
             err.println(certificateProblem(e));
             err.flush();
-            return EXIT_FAILURE;
+            return ExitCode.FAILURE;
         }
         FspRelay relay;
         try {
@@ -241,7 +240,7 @@ public final class RelayCommand implements Callable<Integer> {
         } catch (IOException | RuntimeException e) {
             err.println("fsp-relay: cannot start on " + settings.listen().orElseThrow() + ": " + e.getMessage());
             err.flush();
-            return EXIT_FAILURE;
+            return ExitCode.FAILURE;
         }
         if (settings.meridian().isPresent() || !settings.meridianBootstrap().isEmpty()) {
             try {
@@ -254,7 +253,7 @@ public final class RelayCommand implements Callable<Integer> {
                 err.println("fsp-relay: cannot join the Meridian overlay on " + settings.meridian().orElse(null) + ": "
                         + e.getMessage());
                 err.flush();
-                return EXIT_FAILURE;
+                return ExitCode.FAILURE;
             }
         }
         running = relay;
@@ -277,13 +276,13 @@ public final class RelayCommand implements Callable<Integer> {
         if (node != null) {
             node.close();
         }
-        return 0;
+        return ExitCode.OK;
     }
 
     private static int usage(PrintWriter err, String message) {
         err.println("fsp-relay: " + message);
         err.flush();
-        return EXIT_USAGE;
+        return ExitCode.USAGE;
     }
 
     private static MeridianService joinOverlay(FspRelay relay, RelaySettings settings) throws InterruptedException {
@@ -339,13 +338,13 @@ public final class RelayCommand implements Callable<Integer> {
             } catch (IOException e) {
                 err.println(certificateProblem(e));
                 err.flush();
-                return EXIT_FAILURE;
+                return ExitCode.FAILURE;
             }
             out.println(identity.fingerprint());
             out.flush();
             err.println("fsp-relay: give it to the server as --relay HOST:PORT=" + identity.fingerprint());
             err.flush();
-            return 0;
+            return ExitCode.OK;
         }
     }
 

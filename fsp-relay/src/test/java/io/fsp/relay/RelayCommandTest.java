@@ -3,6 +3,7 @@ package io.fsp.relay;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fsp.program.ExitCode;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
 import io.fsp.relay.net.ConnectionPolicy;
@@ -136,7 +137,7 @@ class RelayCommandTest {
     void meridianOnAnotherIpThanTheBlockServiceIsAUsageError() {
         Run r = run("--listen", "127.0.0.1:0", "--store", dir.resolve("s").toString(), "--state-dir",
                 dir.resolve("st").toString(), "--trust-server", TRUST, "--meridian", "[::1]:0");
-        assertEquals(RelayCommand.EXIT_USAGE, r.exit(), r.err());
+        assertEquals(ExitCode.USAGE, r.exit(), r.err());
         assertTrue(r.err().startsWith("fsp-relay: --meridian [::1]:0: IP differs from --listen 127.0.0.1:"),
                 r.err());
     }
@@ -178,7 +179,7 @@ class RelayCommandTest {
         String[] args = options.entrySet().stream().flatMap(e -> java.util.stream.Stream.of(e.getKey(), e.getValue()))
                 .toArray(String[]::new);
         Run r = run(args);
-        assertEquals(RelayCommand.EXIT_USAGE, r.exit(), r.err());
+        assertEquals(ExitCode.USAGE, r.exit(), r.err());
         assertTrue(r.err().startsWith("fsp-relay: " + message), r.err());
     }
 
@@ -334,7 +335,7 @@ class RelayCommandTest {
         Path conf = Files.writeString(dir.resolve("relay.conf"), "# relay\nlisten = 127.0.0.1:0\n" + line + "\n");
         Run r = run("--config", conf.toString(), "--store", dir.resolve("s").toString(), "--state-dir",
                 dir.resolve("st").toString(), "--trust-server", TRUST);
-        assertEquals(RelayCommand.EXIT_USAGE, r.exit(), r.err());
+        assertEquals(ExitCode.USAGE, r.exit(), r.err());
         assertTrue(r.err().startsWith("fsp-relay: " + conf + ":" + message), r.err());
         assertEquals("", r.out());
     }
@@ -342,7 +343,7 @@ class RelayCommandTest {
     @Test
     void aMissingConfigFileIsAUsageError() {
         Run r = run("--config", dir.resolve("nowhere.conf").toString());
-        assertEquals(RelayCommand.EXIT_USAGE, r.exit(), r.err());
+        assertEquals(ExitCode.USAGE, r.exit(), r.err());
         assertTrue(r.err().startsWith("fsp-relay: " + dir.resolve("nowhere.conf") + ": cannot read"), r.err());
     }
 
@@ -350,7 +351,7 @@ class RelayCommandTest {
     void requiredKeysMayComeFromTheFile() throws Exception {
         Path conf = Files.writeString(dir.resolve("relay.conf"), "listen = 127.0.0.1:0\nstore = s\n");
         Run r = run("--config", conf.toString(), "--state-dir", dir.resolve("st").toString());
-        assertEquals(RelayCommand.EXIT_USAGE, r.exit(), r.err());
+        assertEquals(ExitCode.USAGE, r.exit(), r.err());
         assertTrue(r.err().startsWith("fsp-relay: missing required option: --trust-server=FINGERPRINT (options, or"
                 + " keys of the --config file"), r.err());
     }

@@ -4,6 +4,7 @@ import io.fsp.config.ConfigException;
 import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
 import io.fsp.net.HostPort;
+import io.fsp.program.ExitCode;
 import io.fsp.server.auth.PasswordHasher;
 import io.fsp.server.config.ServerConfig;
 import java.io.BufferedReader;
@@ -33,13 +34,9 @@ import sun.misc.Signal;
         description = {"FTP/FTPS server (RFC 959, 2228, 2389, 2428, 3659, 4217) with the FSP striped-transfer extension.",
                 "Quick start: fsp-server --listen 127.0.0.1:2121 --root DIR --user alice:secret --allow-plain-login"},
         subcommands = {ServerCommand.HashPasswordCommand.class, ServerCommand.FingerprintCommand.class},
-        exitCodeOnInvalidInput = ServerCommand.EXIT_USAGE,
-        exitCodeOnExecutionException = ServerCommand.EXIT_INTERNAL)
+        exitCodeOnInvalidInput = ExitCode.USAGE,
+        exitCodeOnExecutionException = ExitCode.INTERNAL)
 public final class ServerCommand implements Callable<Integer> {
-    static final int EXIT_OK = 0;
-    static final int EXIT_FAILURE = 1;
-    static final int EXIT_USAGE = 2;
-    static final int EXIT_INTERNAL = 4;
 
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -160,17 +157,17 @@ public final class ServerCommand implements Callable<Integer> {
             settings = settingsOptions.settings(spec.commandLine().getParseResult());
         } catch (ConfigException e) {
             err.println("fsp-server: " + e.getMessage());
-            return EXIT_USAGE;
+            return ExitCode.USAGE;
         }
         FspServer server;
         try {
             server = FspServer.start(settings);
         } catch (IllegalArgumentException e) {
             err.println("fsp-server: " + e.getMessage());
-            return EXIT_USAGE;
+            return ExitCode.USAGE;
         } catch (java.io.IOException e) {
             err.println("fsp-server: " + e.getMessage());
-            return EXIT_FAILURE;
+            return ExitCode.FAILURE;
         }
         reloadOnHangup(new ConfigReload(server, settings, settingsOptions.config == null
                 ? "the command line (no --config file)" : settingsOptions.config.toString(),
@@ -194,7 +191,7 @@ public final class ServerCommand implements Callable<Integer> {
             // the JVM is shutting down; the hook closes the server
         }
         server.close();
-        return EXIT_OK;
+        return ExitCode.OK;
     }
 
     /**
@@ -263,11 +260,11 @@ public final class ServerCommand implements Callable<Integer> {
             }
             if (password == null || password.isEmpty()) {
                 spec.commandLine().getErr().println("fsp-server hash-password: no password on standard input");
-                return EXIT_USAGE;
+                return ExitCode.USAGE;
             }
             spec.commandLine().getOut().println(PasswordHasher.hash(password));
             spec.commandLine().getOut().flush();
-            return EXIT_OK;
+            return ExitCode.OK;
         }
     }
 
@@ -298,16 +295,16 @@ public final class ServerCommand implements Callable<Integer> {
                         .fingerprint().toString();
             } catch (ConfigException e) {
                 err.println("fsp-server: " + e.getMessage());
-                return EXIT_USAGE;
+                return ExitCode.USAGE;
             } catch (java.io.IOException e) {
                 err.println("fsp-server: " + e.getMessage());
-                return EXIT_FAILURE;
+                return ExitCode.FAILURE;
             }
             out.println(fingerprint);
             out.flush();
             err.println("fsp-server: give it to relays as --trust-server " + fingerprint);
             err.flush();
-            return EXIT_OK;
+            return ExitCode.OK;
         }
     }
 

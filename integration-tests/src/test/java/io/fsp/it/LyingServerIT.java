@@ -7,6 +7,7 @@ import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.control.ControlException;
 import io.fsp.client.verify.VerificationMode;
+import io.fsp.it.harness.ScriptedTls;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.KeyMaterial;
 import io.fsp.tls.PinnedTrustManager;
@@ -18,13 +19,10 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
@@ -67,13 +65,7 @@ class LyingServerIT {
     /** Runs a get against a server that says {@code lines} after FRET, then 226; what the get threw. */
     private Throwable lie(List<String> lines) throws Exception {
         KeyMaterial key = Certificates.selfSigned("liar");
-        KeyStore ks = KeyStore.getInstance("PKCS12");
-        ks.load(null, null);
-        ks.setKeyEntry("liar", key.privateKey(), new char[0], key.chain().toArray(X509Certificate[]::new));
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(ks, new char[0]);
-        SSLContext tls = SSLContext.getInstance("TLS");
-        tls.init(kmf.getKeyManagers(), null, null);
+        SSLContext tls = ScriptedTls.server(key);
         long blocks = lines.stream().filter(l -> l.startsWith("151 BLK")).count();
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             CompletableFuture<Void> server = CompletableFuture.runAsync(() -> serve(listener, tls, blocks, lines));

@@ -1,8 +1,8 @@
 package io.fsp.client.control;
 
-import io.fsp.crypto.NativeCrypto;
 import io.fsp.net.HostPort;
 import io.fsp.net.NetworkErrors;
+import io.fsp.tls.SslContexts;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -16,22 +16,19 @@ import java.net.Socket;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.security.Provider;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManager;
+import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.X509TrustManager;
 
 /**
@@ -47,7 +44,7 @@ public final class ControlChannel implements Closeable {
     private final String host;
     /** Pipelined commands whose replies are not read yet, in order. */
     private final Queue<Expected> unanswered = new ArrayDeque<>();
-    private SSLContext tls;
+    private SSLSocketFactory tls;
     private Socket socket;
     private InputStream in;
     private OutputStream out;
@@ -63,7 +60,7 @@ public final class ControlChannel implements Closeable {
      */
     public static ControlChannel connect(String host, int port, X509TrustManager trust, Duration timeout) throws IOException {
         ControlChannel c = new ControlChannel(host);
-        CompletableFuture<SSLContext> tls = CompletableFuture.supplyAsync(() -> context(trust));
+        CompletableFuture<SSLSocketFactory> tls = CompletableFuture.supplyAsync(() -> context(trust));
         Socket plain = new Socket();
         try {
             plain.connect(new InetSocketAddress(host, port), (int) timeout.toMillis());
@@ -74,7 +71,7 @@ public final class ControlChannel implements Closeable {
             c.expect(c.read(), ReplyCodes.READY, "greeting");
             c.expect(c.read(), ReplyCodes.SECURITY_EXCHANGE_OK, "AUTH TLS");
             c.tls = joined(tls);
-            SSLSocket secure = (SSLSocket) c.tls.getSocketFactory().createSocket(plain, host, port, true);
+            SSLSocket secure = (SSLSocket) c.tls.createSocket(plain, host, port, true);
             secure.setUseClientMode(true);
             secure.startHandshake();
             c.use(secure);
@@ -88,7 +85,7 @@ public final class ControlChannel implements Closeable {
         }
     }
 
-    private static SSLContext joined(CompletableFuture<SSLContext> context) throws IOException {
+    private static SSLSocketFactory joined(CompletableFuture<SSLSocketFactory> context) throws IOException {
         try {
             return context.join();
         } catch (CompletionException e) {
@@ -105,13 +102,10 @@ public final class ControlChannel implements Closeable {
                 : NetworkErrors.at(address, e);
     }
 
-    /** Native TLS (Conscrypt) where it loads, else the JDK's; either way checked by {@code trust} alone. */
-    private static SSLContext context(X509TrustManager trust) {
+    /** FSP's TLS policy ({@link SslContexts#blockingClient}), checked by {@code trust} alone. */
+    private static SSLSocketFactory context(X509TrustManager trust) {
         try {
-            Optional<Provider> nativeTls = NativeCrypto.tls();
-            SSLContext ctx = nativeTls.isPresent() ? SSLContext.getInstance("TLS", nativeTls.get()) : SSLContext.getInstance("TLS");
-            ctx.init(null, new TrustManager[] {trust}, null);
-            return ctx;
+            return SslContexts.blockingClient(trust);
         } catch (GeneralSecurityException e) {
             throw new UncheckedIOException(new IOException("TLS is not available: " + e.getMessage(), e));
         }
@@ -270,7 +264,7 @@ public final class ControlChannel implements Closeable {
 
     /** Wraps a data connection in TLS (PROT P), resuming this connection's TLS session where possible. */
     public Socket secureData(Socket data) throws IOException {
-        SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket(data, host, socket.getPort(), true);
+        SSLSocket s = (SSLSocket) tls.createSocket(data, host, socket.getPort(), true);
         s.setUseClientMode(true);
         s.startHandshake();
         return s;

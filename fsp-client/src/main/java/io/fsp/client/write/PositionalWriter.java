@@ -1,5 +1,6 @@
 package io.fsp.client.write;
 
+import io.fsp.block.RelativePaths;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -149,6 +150,9 @@ public final class PositionalWriter implements Closeable {
         if (bytes > MAX_PATH_BYTES) {
             throw new UnsafePathException(relativePath.substring(0, 40) + "…",
                     "length: " + bytes + " bytes (expected: <= " + MAX_PATH_BYTES + ")");
+        }
+        if (RelativePaths.reason(relativePath) != null) { // the rule every name follows
+            throw new UnsafePathException(relativePath, RelativePaths.reason(relativePath));
         }
         if (relativePath.startsWith("/")) {
             throw new UnsafePathException(relativePath, "absolute (expected: a relative path)");

@@ -5,6 +5,7 @@ import io.fsp.block.BlockHeader;
 import io.fsp.crypto.NativeCrypto;
 import io.fsp.crypto.NonceSequence;
 import io.fsp.crypto.TransferKey;
+import io.fsp.program.WarmUp;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
@@ -200,13 +201,10 @@ public final class Encryptor {
         warmUp(WARM_UP_ROUNDS, WARM_UP_LENGTH);
     }
 
-    /** {@link #warmUp()} on a daemon thread of its own where the JDK's AES-GCM serves; returns at once. */
+    /** {@link #warmUp()} as a {@link WarmUp} where the JDK's AES-GCM serves; returns at once. */
     public static void warmUpInBackground() {
         if (!WARMED_UP.get() && Provider.preferred() == Provider.JDK) {
-            Thread t = new Thread(Encryptor::warmUp, "aes-gcm-warm-up");
-            t.setDaemon(true);
-            t.setPriority(Thread.MIN_PRIORITY);
-            t.start();
+            WarmUp.inBackground("AES-GCM", Encryptor::warmUp);
         }
     }
 

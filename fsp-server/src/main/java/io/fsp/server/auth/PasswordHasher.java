@@ -3,6 +3,7 @@ package io.fsp.server.auth;
 import de.mkammerer.argon2.Argon2Advanced;
 import de.mkammerer.argon2.Argon2Factory;
 import de.mkammerer.argon2.Argon2Version;
+import io.fsp.program.WarmUp;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -44,19 +45,16 @@ public final class PasswordHasher {
     }
 
     /**
-     * Hashes a throw-away password on a low-priority daemon thread before the first login: it loads libargon2, or
+     * Hashes a throw-away password as a {@link WarmUp} before the first login: it loads libargon2, or
      * where that does not load, lets the JIT compile Bouncy Castle's Argon2 (interpreted, a verification costs
      * several times a compiled one, and the first client of a fresh server would wait for it).
      */
     public static void warmUpInBackground() {
-        Thread t = new Thread(() -> {
+        WarmUp.inBackground("Argon2", () -> {
             for (int i = 0; i < (Native.ARGON2 != null ? 1 : 2); i++) {
                 verify(hash("warm-up"), "warm-up");
             }
-        }, "argon2-warm-up");
-        t.setDaemon(true);
-        t.setPriority(Thread.MIN_PRIORITY);
-        t.start();
+        });
     }
 
     /** A new hash of {@code password} with a fresh random salt and the default cost. */

@@ -1,9 +1,9 @@
 package io.fsp.server.select;
 
+import io.fsp.net.HostPort;
 import io.fsp.tls.Fingerprint;
-import io.netty.util.NetUtil;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
+import java.net.InetSocketAddress;
 import java.util.Optional;
 
 /**
@@ -24,44 +24,19 @@ public record CollectRelay(InetAddress address, int port, Optional<Fingerprint> 
         int eq = s.indexOf('=');
         Optional<Fingerprint> fp = eq < 0 ? Optional.empty() : Optional.of(Fingerprint.parse(s.substring(eq + 1).strip()));
         String address = eq < 0 ? s : s.substring(0, eq).strip();
-        int colon = address.lastIndexOf(':');
-        if (colon <= 0) {
-            throw new IllegalArgumentException("collect-relay: '" + text + "' (expected: IP:PORT[=FINGERPRINT], IPv6 as"
-                    + " [::1]:PORT)");
-        }
-        String host = address.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        InetAddress ip = literal(host);
-        if (ip == null) {
-            throw new IllegalArgumentException("collect-relay: '" + host + "' (expected: a literal IP address; names are"
-                    + " not resolved)");
-        }
-        int port;
+        HostPort hostPort;
         try {
-            port = Integer.parseInt(address.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("collect-relay port: '" + address.substring(colon + 1) + "' (expected: a number)");
+            hostPort = HostPort.parse(address);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("collect-relay: " + e.getMessage());
         }
-        return new CollectRelay(ip, port, fp);
-    }
-
-    /** {@code host} as a literal IPv4 or IPv6 address (no scope), else null; nothing is resolved. */
-    static InetAddress literal(String host) {
-        if (!NetUtil.isValidIpV4Address(host) && !NetUtil.isValidIpV6Address(host) || host.indexOf('%') >= 0) {
-            return null;
-        }
-        try {
-            return InetAddress.getByAddress(NetUtil.createByteArrayFromIpAddressString(host));
-        } catch (UnknownHostException e) {
-            return null;
-        }
+        InetAddress ip = hostPort.literalAddress().orElseThrow(() -> new IllegalArgumentException("collect-relay: '"
+                + hostPort.host() + "' (expected: a literal IP address; names are not resolved)"));
+        return new CollectRelay(ip, hostPort.port(), fp);
     }
 
     @Override
     public String toString() {
-        String host = NetUtil.toAddressString(address);
-        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port + fingerprint.map(f -> "=" + f).orElse("");
+        return HostPort.format(new InetSocketAddress(address, port)) + fingerprint.map(f -> "=" + f).orElse("");
     }
 }

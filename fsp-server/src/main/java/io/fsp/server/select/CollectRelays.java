@@ -1,6 +1,7 @@
 package io.fsp.server.select;
 
 import io.fsp.extension.Announcement;
+import io.fsp.net.HostPort;
 import io.fsp.tls.Fingerprint;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -38,9 +39,8 @@ public final class CollectRelays {
 
     /** Why FCOL may not collect from {@code relay}; empty if it may. Nothing is connected, no name resolved. */
     public Optional<String> refusal(Announcement.Relay relay) {
-        String named = "relay " + relay.index() + " " + (relay.host().indexOf(':') >= 0 ? "[" + relay.host() + "]"
-                : relay.host()) + ":" + relay.port();
-        InetAddress ip = CollectRelay.literal(relay.host());
+        String named = "relay " + relay.index() + " " + new HostPort(relay.host(), relay.port());
+        InetAddress ip = HostPort.literal(relay.host()).orElse(null);
         if (ip == null) {
             return Optional.of(named + ": not a literal IP address (this server resolves no name a stream gives)");
         }
@@ -67,7 +67,7 @@ public final class CollectRelays {
 
     /** The addresses of a configured relay host: a literal as it is, a name as the operator's resolver gives it. */
     private static Set<InetAddress> addresses(String host) {
-        InetAddress literal = CollectRelay.literal(host);
+        InetAddress literal = HostPort.literal(host).orElse(null);
         if (literal != null) {
             return Set.of(literal);
         }

@@ -2,6 +2,7 @@ package io.fsp.server.select;
 
 import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.net.MeridianService;
+import io.fsp.net.HostPort;
 import io.fsp.tls.Fingerprint;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -70,7 +71,7 @@ public final class OverlaySelection implements AutoCloseable {
             return true;
         }
         for (RelayEndpoint relay : staticRelays) {
-            if (relay.port() == entry.getPort() && literal(relay.host()).filter(entry.getAddress()::equals).isPresent()) {
+            if (relay.port() == entry.getPort() && HostPort.literal(relay.host()).filter(entry.getAddress()::equals).isPresent()) {
                 return true;
             }
         }
@@ -80,18 +81,6 @@ public final class OverlaySelection implements AutoCloseable {
     /** As {@link #allowsEntry(InetSocketAddress, Optional, List)} with this server's configured entry. */
     public boolean allowsEntry(InetSocketAddress entry, List<RelayEndpoint> staticRelays) {
         return allowsEntry(entry, defaultEntry, staticRelays);
-    }
-
-    /** The address of an IP literal; empty for a host name (never resolved here). */
-    private static Optional<InetAddress> literal(String host) {
-        if (!host.matches("[0-9.]+|[0-9a-fA-F:]*:[0-9a-fA-F:.]*")) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(InetAddress.getByName(host));
-        } catch (java.net.UnknownHostException e) {
-            return Optional.empty();
-        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.fsp.server.select;
 
+import io.fsp.net.HostPort;
 import io.fsp.tls.Fingerprint;
 import java.net.InetSocketAddress;
 
@@ -22,21 +23,13 @@ public record RelayEndpoint(String host, int port, Fingerprint fingerprint) {
         }
         String address = text.substring(0, eq);
         Fingerprint fp = Fingerprint.parse(text.substring(eq + 1).trim());
-        int colon = address.lastIndexOf(':');
-        if (colon <= 0) {
-            throw new IllegalArgumentException("relay: '" + address + "' (expected: HOST:PORT)");
-        }
-        String host = address.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        int port;
+        HostPort hostPort;
         try {
-            port = Integer.parseInt(address.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("relay port: '" + address.substring(colon + 1) + "' (expected: a number)");
+            hostPort = HostPort.parse(address);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("relay: " + e.getMessage());
         }
-        return new RelayEndpoint(host, port, fp);
+        return new RelayEndpoint(hostPort.host(), hostPort.port(), fp);
     }
 
     public InetSocketAddress address() {
@@ -45,7 +38,7 @@ public record RelayEndpoint(String host, int port, Fingerprint fingerprint) {
 
     /** {@code HOST:PORT} as announced to clients. */
     public String hostPort() {
-        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+        return new HostPort(host, port).toString();
     }
 
     @Override

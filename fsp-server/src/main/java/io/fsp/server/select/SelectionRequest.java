@@ -2,6 +2,8 @@ package io.fsp.server.select;
 
 import io.fsp.extension.TransferOptions;
 import io.fsp.meridian.wire.Constraint;
+import io.fsp.net.HostPort;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Locale;
 import java.util.Optional;
@@ -94,22 +96,18 @@ public record SelectionRequest(double nearSenderMs, double nearClientMs, int rel
 
     /** {@code IP:PORT} or {@code [IPv6]:PORT}, a literal address only: the server resolves no names for clients. */
     private static InetSocketAddress hostPort(String value) {
-        int colon = value.lastIndexOf(':');
-        if (colon <= 0 || value.length() > 64) {
-            throw new IllegalArgumentException("meridian-entry: " + value + " (expected: IP:PORT)");
+        IllegalArgumentException malformed = new IllegalArgumentException("meridian-entry: " + value + " (expected: IP:PORT)");
+        if (value.length() > 64) {
+            throw malformed;
         }
-        String host = value.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        if (!host.matches("[0-9.]+|[0-9a-fA-F:]+")) {
-            throw new IllegalArgumentException("meridian-entry: " + value + " (expected: a literal IP address)");
-        }
-        int port = atLeastOne("meridian-entry port", value.substring(colon + 1));
+        HostPort hostPort;
         try {
-            return new InetSocketAddress(java.net.InetAddress.getByName(host), port);
-        } catch (java.net.UnknownHostException e) {
-            throw new IllegalArgumentException("meridian-entry: " + value + " (expected: a literal IP address)");
+            hostPort = HostPort.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw malformed;
         }
+        InetAddress ip = hostPort.literalAddress().orElseThrow(() -> new IllegalArgumentException("meridian-entry: "
+                + value + " (expected: a literal IP address)"));
+        return new InetSocketAddress(ip, atLeastOne("meridian-entry port", Integer.toString(hostPort.port())));
     }
 }

@@ -1,6 +1,6 @@
 package io.fsp.server.stripe;
 
-import io.fsp.config.ConfigLoader;
+import io.fsp.config.Durations;
 import io.fsp.extension.TransferOptions;
 import io.fsp.server.auth.UserAccount;
 import java.time.Duration;
@@ -30,7 +30,7 @@ public record RetainGrant(String user, Duration most) {
         }
         Duration most;
         try {
-            most = ConfigLoader.parseDuration(value.substring(eq + 1));
+            most = Durations.parse(value.substring(eq + 1));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("retain-user: " + e.getMessage());
         }

@@ -1,0 +1,43 @@
+package io.fsp.program;
+
+import java.io.IOException;
+import picocli.CommandLine;
+
+/**
+ * The exit codes of FSP's programs ({@code fsp}, {@code fsp-server}, {@code fsp-relay}), one meaning each; README and
+ * docs/protocol.md §1 list them. {@link #of} decides what an exception that escapes a command means.
+ */
+public final class ExitCode {
+    public static final int OK = 0;
+    /** Connection, certificate, login, refused command, missing file; the message says which. */
+    public static final int FAILURE = 1;
+    /** Bad options or arguments: picocli's parameter errors and a command's own checks of its options. */
+    public static final int USAGE = 2;
+    public static final int VERIFICATION_FAILED = 3;
+    /** A bug; the message says where. */
+    public static final int INTERNAL = 4;
+    public static final int PARTIAL = 5;
+    public static final int UNTRUSTED_ORIGIN = 6;
+
+    /** {@link #of} for picocli's {@code setExitCodeExceptionMapper}. */
+    public static final CommandLine.IExitCodeExceptionMapper MAPPER = ExitCode::of;
+
+    private ExitCode() {
+    }
+
+    /**
+     * What {@code t}, escaping a command, means: picocli's parameter errors {@link #USAGE}, I/O (a connection, a reply,
+     * a file) {@link #FAILURE}, anything else {@link #INTERNAL}. An {@link IllegalArgumentException} from deep inside
+     * (a bug, or a peer's bad data) is not a usage error: commands check their options before they start and answer
+     * {@link #USAGE} themselves.
+     */
+    public static int of(Throwable t) {
+        if (t instanceof CommandLine.ParameterException) {
+            return USAGE;
+        }
+        if (t instanceof IOException) {
+            return FAILURE;
+        }
+        return INTERNAL;
+    }
+}
