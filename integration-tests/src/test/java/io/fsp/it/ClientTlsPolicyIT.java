@@ -3,7 +3,7 @@ package io.fsp.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fsp.client.cli.ExitCodes;
+import io.fsp.cli.ExitCodes;
 import io.fsp.it.harness.FspCommand;
 import io.fsp.it.harness.ScriptedTls;
 import io.fsp.tls.Certificates;
