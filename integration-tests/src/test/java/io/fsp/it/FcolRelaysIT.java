@@ -1,17 +1,21 @@
 package io.fsp.it;
 
+import static io.fsp.it.harness.TwoSites.ALICE;
+import static io.fsp.it.harness.TwoSites.ALICE_PASSWORD;
+import static io.fsp.it.harness.TwoSites.BOB;
+import static io.fsp.it.harness.TwoSites.BOB_PASSWORD;
+import static io.fsp.it.harness.TwoSites.login;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.Reply;
+import io.fsp.it.harness.Fret;
 import io.fsp.it.harness.RelayProcess;
 import io.fsp.it.harness.ServerProcess;
 import io.fsp.it.harness.TreeDigests;
+import io.fsp.it.harness.TwoSites;
 import io.fsp.tls.Certificates;
-import io.fsp.tls.Fingerprint;
-import io.fsp.tls.KeyMaterial;
-import io.fsp.tls.PinnedTrustManager;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -42,16 +46,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(300)
 class FcolRelaysIT {
-    private static final String ALICE = "alice";
-    private static final String ALICE_PASSWORD = "source-secret";
-    private static final String BOB = "bob";
-    private static final String BOB_PASSWORD = "destination-secret";
     private static final int MAX_BLOCKS = 4096;
 
     @TempDir
     Path dir;
 
     private final List<RelayProcess> relays = new ArrayList<>();
+    private TwoSites sites;
     private ServerProcess a;
     private ServerProcess b;
     private Path rootA;
@@ -61,45 +62,32 @@ class FcolRelaysIT {
 
     @BeforeEach
     void start() throws Exception {
-        rootA = Files.createDirectories(dir.resolve("site-a"));
-        rootB = Files.createDirectories(dir.resolve("site-b"));
-        Path stateA = Files.createDirectories(dir.resolve("state-a"));
-        KeyMaterial key = Certificates.selfSigned("fsp-server");
-        Certificates.write(key, stateA.resolve("server-cert.pem"), stateA.resolve("server-key.pem"));
-        List<String> argsA = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--root", rootA.toString(), "--user", ALICE,
-                "--state-dir", stateA.toString(), "--login-failure-delay", "0s"));
-        List<String> argsB = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--root", rootB.toString(), "--user", BOB,
-                "--state-dir", dir.resolve("state-b").toString(), "--login-failure-delay", "0s",
-                "--config", dir.resolve("b.conf").toString()));
+        sites = TwoSites.prepare(dir);
+        sites.argsB().addAll(List.of("--config", dir.resolve("b.conf").toString()));
         StringBuilder confB = new StringBuilder("max-blocks-per-transfer = " + MAX_BLOCKS + "\n");
-        relays.add(RelayProcess.start(dir.resolve("relay0"), key.fingerprint()));
+        relays.add(RelayProcess.start(dir.resolve("relay0"), sites.key().fingerprint()));
         // 2 MiB/s towards collectors: a collection of a few MiB is under way long enough to be broken
-        relays.add(RelayProcess.withFaults(dir.resolve("relay1"), key.fingerprint(), "--fault", "throttle:2097152"));
+        relays.add(RelayProcess.withFaults(dir.resolve("relay1"), sites.key().fingerprint(), "--fault", "throttle:2097152"));
         for (RelayProcess r : relays) {
-            String relay = "127.0.0.1:" + r.address().getPort() + "=" + r.fingerprint();
-            argsA.addAll(List.of("--relay", relay));
-            confB.append("collect-relay = ").append(relay).append('\n');
+            sites.argsA().addAll(List.of("--relay", TwoSites.option(r)));
+            confB.append("collect-relay = ").append(TwoSites.option(r)).append('\n');
         }
         // a relay B may collect from that A does not use: it knows none of A's transfers
-        spare = RelayProcess.start(dir.resolve("spare"), key.fingerprint());
-        confB.append("collect-relay = 127.0.0.1:").append(spare.address().getPort()).append('=').append(spare.fingerprint())
-                .append('\n');
+        spare = RelayProcess.start(dir.resolve("spare"), sites.key().fingerprint());
+        confB.append("collect-relay = ").append(TwoSites.option(spare)).append('\n');
         Files.writeString(dir.resolve("b.conf"), confB);
-        a = ServerProcess.start(rootA, argsA, 1, Map.of("FSP_PASSWORD_ALICE", ALICE_PASSWORD));
-        b = ServerProcess.start(rootB, argsB, 1, Map.of("FSP_PASSWORD_BOB", BOB_PASSWORD));
+        sites.start();
+        a = sites.a();
+        b = sites.b();
+        rootA = sites.rootA();
+        rootB = sites.rootB();
         foreign = new Foreign();
     }
 
     @AfterEach
     void stop() throws IOException {
-        for (AutoCloseable c : new AutoCloseable[] {b, a}) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (Exception ignored) {
-                // stopping anyway
-            }
+        if (sites != null) {
+            sites.close();
         }
         relays.forEach(RelayProcess::close);
         if (spare != null) {
@@ -338,25 +326,10 @@ class FcolRelaysIT {
         }
     }
 
-    /** Logs in to {@code server} over TLS; {@code protect}: PROT P for data connections. */
-    private static ControlChannel login(ServerProcess server, String user, String password, boolean protect) throws Exception {
-        ControlChannel c = ControlChannel.connect("127.0.0.1", server.port(),
-                PinnedTrustManager.of(Set.of(Fingerprint.parse(server.certificateFingerprint()))), Duration.ofSeconds(10));
-        c.login(user, password.toCharArray(), protect);
-        return c;
-    }
-
     /** FRET on A through relays only: its announcements, the transfer kept open at the relays while {@code source} is. */
     private static List<String> fret(ControlChannel source, String path, String options) throws IOException {
         ControlChannel.expect(source.command("FSPO use-relays=on include-direct=off " + options), 200, "FSPO");
-        source.send("FRET " + path);
-        ControlChannel.expect(source.read(), 150, "FRET");
-        List<String> lines = new ArrayList<>();
-        for (Reply r = source.read(); r.code() != 226; r = source.read()) {
-            assertEquals(151, r.code(), r.toString());
-            lines.add(r.text());
-        }
-        return lines;
+        return Fret.announcements(source, path);
     }
 
     /** The stream with RELAY {@code index} moved to {@code where} ({@code HOST:PORT FINGERPRINT}). */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.Reply;
+import io.fsp.it.harness.Fret;
 import io.fsp.it.harness.RelayProcess;
 import io.fsp.it.harness.ServerProcess;
 import io.fsp.it.harness.TreeDigests;
@@ -136,7 +137,7 @@ class RetentionIT {
                 assertEquals(0, reserved(0), asked[0]);
                 assertEquals(opened, metric(0, "fsp_relay_transfers_total{event=\"opened\"}"), asked[0]);
                 // The session serves on; its FRET is an ordinary transfer, never retained.
-                List<String> lines = fret(c, "/data.bin");
+                List<String> lines = Fret.announcements(c, "/data.bin");
                 assertTrue(lines.get(0).endsWith(" retain=off"), lines.get(0));
                 assertEquals(0, metric(0, "fsp_relay_transfers_retained"), asked[0]);
             }
@@ -158,7 +159,7 @@ class RetentionIT {
         List<String> lines;
         try (ControlChannel c = login(ALICE)) {
             assertEquals(200, c.command("FSPO block-size=256k strategy=cyclic retain=1h").code());
-            lines = fret(c, "/data.bin");
+            lines = Fret.announcements(c, "/data.bin");
         }
         long held = 0;
         for (int i = 0; i < 2; i++) {
@@ -212,7 +213,7 @@ class RetentionIT {
         TreeDigests.random(server.root().resolve("data.bin"), 2 * 1024 * 1024, 4);
         try (ControlChannel c = login(ALICE)) {
             assertEquals(200, c.command("FSPO block-size=256k retain=1h").code());
-            List<String> evacuation = fret(c, "/data.bin");
+            List<String> evacuation = Fret.announcements(c, "/data.bin");
             assertEquals(1, metric(0, "fsp_relay_errors_total{code=\"NO_SPACE\"}"), "the bounded relay refused it");
             assertEquals(0, reserved(0));
             assertEquals(0, metric(0, "fsp_relay_transfers_retained"));
@@ -222,7 +223,7 @@ class RetentionIT {
             assertEquals(reserved(1), used(1));
 
             assertEquals(200, c.command("FSPO retain=off").code());
-            List<String> ordinary = fret(c, "/data.bin");
+            List<String> ordinary = Fret.announcements(c, "/data.bin");
             assertEquals(2, ordinary.stream().filter(l -> l.startsWith("RELAY ")).count(), "not bounded: " + ordinary);
         }
     }
@@ -246,18 +247,6 @@ class RetentionIT {
     private static void send(Socket s, String lines) throws Exception {
         s.getOutputStream().write(lines.getBytes(StandardCharsets.US_ASCII));
         s.getOutputStream().flush();
-    }
-
-    /** FRET {@code path}: its {@code 151} lines, read up to the 226. */
-    private static List<String> fret(ControlChannel c, String path) throws Exception {
-        ControlChannel.expect(c.command("FRET " + path), 150, "FRET");
-        List<String> lines = new ArrayList<>();
-        Reply r;
-        while ((r = c.read()).code() == 151) {
-            lines.add(r.text());
-        }
-        assertEquals(226, r.code(), r.toString());
-        return lines;
     }
 
     /** Fetches every announced block from its relay with the token and confirms it there, as fsp collect does. */

@@ -1,18 +1,21 @@
 package io.fsp.it;
 
+import static io.fsp.it.harness.TwoSites.ALICE;
+import static io.fsp.it.harness.TwoSites.ALICE_PASSWORD;
+import static io.fsp.it.harness.TwoSites.BOB;
+import static io.fsp.it.harness.TwoSites.BOB_PASSWORD;
+import static io.fsp.it.harness.TwoSites.login;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.Reply;
 import io.fsp.it.harness.FspCommand;
+import io.fsp.it.harness.Fret;
 import io.fsp.it.harness.RelayProcess;
 import io.fsp.it.harness.ServerProcess;
 import io.fsp.it.harness.TreeDigests;
-import io.fsp.tls.Certificates;
-import io.fsp.tls.Fingerprint;
-import io.fsp.tls.KeyMaterial;
-import io.fsp.tls.PinnedTrustManager;
+import io.fsp.it.harness.TwoSites;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -21,9 +24,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -41,15 +42,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(300)
 class TransferIT {
-    private static final String ALICE = "alice";
-    private static final String ALICE_PASSWORD = "source-secret";
-    private static final String BOB = "bob";
-    private static final String BOB_PASSWORD = "destination-secret";
-
     @TempDir
     Path dir;
 
     private final List<RelayProcess> relays = new ArrayList<>();
+    private TwoSites sites;
     private ServerProcess a;
     private ServerProcess b;
     private Path rootA;
@@ -57,36 +54,24 @@ class TransferIT {
 
     @BeforeEach
     void start() throws Exception {
-        rootA = Files.createDirectories(dir.resolve("site-a"));
-        rootB = Files.createDirectories(dir.resolve("site-b"));
-        Path stateA = Files.createDirectories(dir.resolve("state-a"));
-        KeyMaterial key = Certificates.selfSigned("fsp-server");
-        Certificates.write(key, stateA.resolve("server-cert.pem"), stateA.resolve("server-key.pem"));
-        List<String> args = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--root", rootA.toString(), "--user", ALICE,
-                "--state-dir", stateA.toString(), "--login-failure-delay", "0s"));
-        List<String> argsB = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--root", rootB.toString(), "--user", BOB,
-                "--state-dir", dir.resolve("state-b").toString(), "--login-failure-delay", "0s"));
+        sites = TwoSites.prepare(dir);
         for (int i = 0; i < 3; i++) {
-            RelayProcess r = RelayProcess.start(dir.resolve("relay" + i), key.fingerprint());
+            RelayProcess r = RelayProcess.start(dir.resolve("relay" + i), sites.key().fingerprint());
             relays.add(r);
-            String relay = "127.0.0.1:" + r.address().getPort() + "=" + r.fingerprint();
-            args.addAll(List.of("--relay", relay));
-            argsB.addAll(List.of("--collect-relay", relay)); // B's operator allows A's relays
+            sites.argsA().addAll(List.of("--relay", TwoSites.option(r)));
+            sites.argsB().addAll(List.of("--collect-relay", TwoSites.option(r))); // B's operator allows A's relays
         }
-        a = ServerProcess.start(rootA, args, 1, Map.of("FSP_PASSWORD_ALICE", ALICE_PASSWORD));
-        b = ServerProcess.start(rootB, argsB, 1, Map.of("FSP_PASSWORD_BOB", BOB_PASSWORD));
+        sites.start();
+        a = sites.a();
+        b = sites.b();
+        rootA = sites.rootA();
+        rootB = sites.rootB();
     }
 
     @AfterEach
     void stop() {
-        for (AutoCloseable c : new AutoCloseable[] {b, a}) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (Exception ignored) {
-                // stopping anyway
-            }
+        if (sites != null) {
+            sites.close();
         }
         relays.forEach(RelayProcess::close);
     }
@@ -156,13 +141,7 @@ class TransferIT {
         try (ControlChannel source = login(a, ALICE, ALICE_PASSWORD, false);
              ControlChannel dest = login(b, BOB, BOB_PASSWORD, true)) {
             ControlChannel.expect(source.command("FSPO use-relays=on include-direct=off block-size=256k"), 200, "FSPO");
-            source.send("FRET /data.bin");
-            ControlChannel.expect(source.read(), 150, "FRET");
-            List<String> lines = new ArrayList<>();
-            for (Reply r = source.read(); r.code() != 226; r = source.read()) {
-                assertEquals(151, r.code(), r.toString());
-                lines.add(r.text());
-            }
+            List<String> lines = new ArrayList<>(Fret.announcements(source, "/data.bin"));
             int blk = lines.indexOf(lines.stream().filter(l -> l.startsWith("BLK ")).findFirst().orElseThrow());
             String line = lines.get(blk);
             char last = line.charAt(line.length() - 1);
@@ -206,12 +185,7 @@ class TransferIT {
 
             // blocks that only the origin holds (no relays): B cannot fetch them, and says so before writing anything
             ControlChannel.expect(source.command("FSPO use-relays=off"), 200, "FSPO");
-            source.send("FRET /data.bin");
-            ControlChannel.expect(source.read(), 150, "FRET");
-            lines.clear();
-            for (r = source.read(); r.code() != 226; r = source.read()) {
-                lines.add(r.text());
-            }
+            lines = Fret.announcements(source, "/data.bin");
             assertTrue(lines.stream().anyMatch(l -> l.startsWith("BLK ") && l.contains(" origin ")), lines.toString());
             port = dest.epsv();
             ControlChannel.expect(dest.command("FCOL /data.bin"), 150, "FCOL");
@@ -225,13 +199,6 @@ class TransferIT {
                 assertEquals(List.of(), left.toList(), "nothing written");
             }
         }
-    }
-
-    private static ControlChannel login(ServerProcess server, String user, String password, boolean protect) throws Exception {
-        ControlChannel c = ControlChannel.connect("127.0.0.1", server.port(),
-                PinnedTrustManager.of(Set.of(Fingerprint.parse(server.certificateFingerprint()))), Duration.ofSeconds(10));
-        c.login(user, password.toCharArray(), protect);
-        return c;
     }
 
     private record Result(int exit, String out, String err) {
