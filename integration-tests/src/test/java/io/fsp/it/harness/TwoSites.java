@@ -92,6 +92,16 @@ public final class TwoSites implements AutoCloseable {
         return b;
     }
 
+    /** Alice logged in to A. */
+    public ControlChannel source() throws IOException {
+        return login(a, ALICE, ALICE_PASSWORD, false);
+    }
+
+    /** Bob logged in to B, data connections protected (PROT P), as FCOL needs. */
+    public ControlChannel destination() throws IOException {
+        return login(b, BOB, BOB_PASSWORD, true);
+    }
+
     /** Logs in to {@code server} over TLS, pinned to its certificate; {@code protect}: PROT P for data connections. */
     public static ControlChannel login(ServerProcess server, String user, String password, boolean protect) throws IOException {
         ControlChannel c = ControlChannel.connect("127.0.0.1", server.port(),
