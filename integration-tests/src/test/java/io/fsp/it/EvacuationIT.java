@@ -8,26 +8,20 @@ import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.Reply;
 import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
+import io.fsp.it.harness.AnnouncedRelays;
 import io.fsp.it.harness.Fret;
 import io.fsp.it.harness.RecordingRelay;
 import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.TreeDigests;
 import io.fsp.relay.FspRelay;
-import io.fsp.relay.client.RelayConnection;
-import io.fsp.relay.client.RelayConnectionConfig;
 import io.fsp.relay.wire.RelayMessage;
 import io.fsp.server.FspServer;
 import io.fsp.server.config.ServerConfig;
 import io.fsp.testkit.relay.Fault;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.PinnedTrustManager;
-import io.fsp.tls.SslContexts;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TransferId;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,7 +31,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -352,27 +345,8 @@ class EvacuationIT {
 
     /** Each relay's STATUS of the transfer, asked as a collector asks: over TLS, with the announced token. */
     private static Map<Integer, Long> statusPerRelay(List<String> lines) throws Exception {
-        TransferId id = TransferId.parse(word(lines, "FSP", 1));
-        CapabilityToken token = CapabilityToken.parse(word(lines, "TOKEN", 1));
         Map<Integer, Long> n = new HashMap<>();
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        try {
-            for (String l : lines) {
-                if (!l.startsWith("RELAY ")) {
-                    continue;
-                }
-                String[] w = l.split(" ");
-                int port = Integer.parseInt(w[2].substring(w[2].lastIndexOf(':') + 1));
-                try (RelayConnection c = RelayConnection.connect(new InetSocketAddress("127.0.0.1", port),
-                        SslContexts.client(PinnedTrustManager.of(Set.of(Fingerprint.parse(w[3]))), Optional.empty()),
-                        group, RelayConnectionConfig.DEFAULT).get(10, TimeUnit.SECONDS)) {
-                    c.authorize(token).get(10, TimeUnit.SECONDS);
-                    n.put(Integer.parseInt(w[1]), c.status(id).get(10, TimeUnit.SECONDS).blocks());
-                }
-            }
-        } finally {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-        }
+        AnnouncedRelays.visit(lines, (relay, c, id) -> n.put(relay, c.status(id).get(10, TimeUnit.SECONDS).blocks()));
         return n;
     }
 

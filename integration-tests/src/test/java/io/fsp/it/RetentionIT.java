@@ -5,24 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.Reply;
+import io.fsp.it.harness.AnnouncedRelays;
 import io.fsp.it.harness.Fret;
 import io.fsp.it.harness.RelayProcess;
 import io.fsp.it.harness.ServerProcess;
 import io.fsp.it.harness.TreeDigests;
 import io.fsp.metrics.Scrape;
-import io.fsp.relay.client.RelayConnection;
-import io.fsp.relay.client.RelayConnectionConfig;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.KeyMaterial;
 import io.fsp.tls.PinnedTrustManager;
-import io.fsp.tls.SslContexts;
-import io.fsp.token.CapabilityToken;
-import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
@@ -35,7 +28,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
@@ -251,36 +243,15 @@ class RetentionIT {
 
     /** Fetches every announced block from its relay with the token and confirms it there, as fsp collect does. */
     private static void collectAndConfirm(List<String> lines) throws Exception {
-        TransferId id = TransferId.parse(word(lines, "FSP"));
-        CapabilityToken token = CapabilityToken.parse(word(lines, "TOKEN"));
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        try {
-            for (String l : lines) {
-                if (!l.startsWith("RELAY ")) {
-                    continue;
-                }
-                String[] w = l.split(" ");
-                int port = Integer.parseInt(w[2].substring(w[2].lastIndexOf(':') + 1));
-                List<Long> seqs = lines.stream().filter(b -> b.startsWith("BLK ") && b.split(" ")[2].equals("relay:" + w[1]))
-                        .map(b -> Long.parseLong(b.split(" ")[1])).toList();
-                try (RelayConnection c = RelayConnection.connect(new InetSocketAddress("127.0.0.1", port),
-                        SslContexts.client(PinnedTrustManager.of(Set.of(Fingerprint.parse(w[3]))), Optional.empty()),
-                        group, RelayConnectionConfig.DEFAULT).get(10, TimeUnit.SECONDS)) {
-                    c.authorize(token).get(10, TimeUnit.SECONDS);
-                    for (long seq : seqs) {
-                        ByteBuf block = c.getBlock(id, seq).get(10, TimeUnit.SECONDS);
-                        block.release();
-                    }
-                    assertEquals((long) seqs.size(), c.confirm(id, seqs).get(10, TimeUnit.SECONDS));
-                }
+        AnnouncedRelays.visit(lines, (relay, c, id) -> {
+            List<Long> seqs = lines.stream().filter(b -> b.startsWith("BLK ") && b.split(" ")[2].equals("relay:" + relay))
+                    .map(b -> Long.parseLong(b.split(" ")[1])).toList();
+            for (long seq : seqs) {
+                ByteBuf block = c.getBlock(id, seq).get(10, TimeUnit.SECONDS);
+                block.release();
             }
-        } finally {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-        }
-    }
-
-    private static String word(List<String> lines, String first) {
-        return lines.stream().filter(l -> l.startsWith(first + " ")).findFirst().orElseThrow().split(" ")[1];
+            assertEquals((long) seqs.size(), c.confirm(id, seqs).get(10, TimeUnit.SECONDS));
+        });
     }
 
     /** Waits for the value to become {@code expected} (the event), at most 30 s, then asserts it. */
