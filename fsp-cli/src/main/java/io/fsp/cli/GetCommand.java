@@ -5,6 +5,7 @@ import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.control.FspUrl;
 import io.fsp.config.ConfigException;
+import io.fsp.extension.SelectionRequest;
 import io.fsp.meridian.net.ProbeResponder;
 import io.fsp.tls.PinnedTrustManager;
 import java.io.PrintWriter;
@@ -232,20 +233,21 @@ public final class GetCommand implements Callable<Integer> {
         if (relays == null || nearSender == null || nearClient == null) {
             throw new IllegalArgumentException("--relays, --near-sender and --near-client go together (expected: all three)");
         }
-        if (relays < 1 || relays > 64) {
-            throw new IllegalArgumentException("--relays: " + relays + " (expected: 1..64)");
+        if (relays < 1 || relays > SelectionRequest.MAX_RELAYS) {
+            throw new IllegalArgumentException("--relays: " + relays + " (expected: 1.." + SelectionRequest.MAX_RELAYS + ")");
         }
-        add(fsp, "near-sender", nearSender);
-        add(fsp, "near-client", nearClient);
-        add(fsp, "relays", String.valueOf(relays));
-        add(fsp, "meridian-entry", settings.meridianEntry().map(String::valueOf).orElse(null));
+        SelectionRequest query = SelectionRequest.NONE.with("near-sender", nearSender).with("near-client", nearClient)
+                .with("relays", String.valueOf(relays));
+        if (settings.meridianEntry().isPresent()) {
+            query = query.with("meridian-entry", settings.meridianEntry().get().toString());
+        }
         InetAddress local;
         try (DatagramSocket route = new DatagramSocket()) {
             route.connect(InetAddress.getByName(host), port); // picks the source address; sends nothing
             local = route.getLocalAddress();
         }
         probe = ProbeResponder.start(new InetSocketAddress(local, 0));
-        fsp.add("client-probe=" + probe.address().getPort());
+        fsp.addAll(query.with("client-probe", Integer.toString(probe.address().getPort())).words());
     }
 
     private boolean matched(String option) {

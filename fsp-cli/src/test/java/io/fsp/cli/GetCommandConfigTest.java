@@ -10,7 +10,10 @@ import io.fsp.client.verify.VerificationMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -108,5 +111,24 @@ class GetCommandConfigTest {
         assertTrue(r.err().startsWith("fsp get: --trust FINGERPRINT (as fsp-server prints it) or --insecure is needed"),
                 r.err());
         assertTrue(r.err().contains("trust = FINGERPRINT"), r.err());
+    }
+
+    /** The relay query is checked as the server checks it (one type, the server's texts), before anything connects. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "--near-sender|0|near-sender: 0 (expected: > 0 and <= 60000 ms)",
+        "--near-client|12,5|near-client: 12,5 (expected: milliseconds, e.g. 40 or 12.5)",
+        "--meridian-entry|relay.example:7400|meridian-entry: relay.example:7400 (expected: a literal IP address)",
+    })
+    void aBadRelayQueryIsAUsageErrorWithTheServersText(String option, String value, String message) throws Exception {
+        Path password = Files.writeString(dir.resolve("password"), "pw\n");
+        Map<String, String> query = new LinkedHashMap<>(Map.of("--relays", "2", "--near-sender", "40", "--near-client", "40"));
+        query.put(option, value);
+        List<String> args = new ArrayList<>(List.of("get", URL, "-o", dir.resolve("out").toString(), "--config", "none",
+                "--trust", FINGERPRINT, "--password-file", password.toString()));
+        query.forEach((k, v) -> args.addAll(List.of(k, v)));
+        FspRun r = fsp(args.toArray(String[]::new));
+        assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+        assertTrue(r.err().startsWith("fsp get: " + message), r.err());
     }
 }

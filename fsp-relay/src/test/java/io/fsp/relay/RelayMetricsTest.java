@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fsp.metrics.Scrape;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayRefusedException;
 import io.fsp.relay.wire.RelayErrorCode;

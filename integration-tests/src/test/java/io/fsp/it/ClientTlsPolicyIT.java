@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.cli.ExitCodes;
 import io.fsp.it.harness.FspCommand;
-import io.fsp.it.harness.ScriptedTls;
+import io.fsp.testkit.control.ScriptedServer;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.KeyMaterial;
 import java.io.BufferedReader;
@@ -61,7 +61,7 @@ class ClientTlsPolicyIT {
 
     /** {@code fsp get} against a server that speaks TLS 1.2 with {@code suites} only; what each side ended with. */
     private Outcome get(String... suites) throws Exception {
-        SSLContext tls = ScriptedTls.server(KEY);
+        SSLContext tls = ScriptedServer.tls(KEY);
         Path password = Files.writeString(dir.resolve("password"), "secret\n");
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             int port = listener.getLocalPort();

@@ -8,25 +8,20 @@ import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.Reply;
 import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
+import io.fsp.it.harness.AnnouncedRelays;
+import io.fsp.it.harness.Fret;
 import io.fsp.it.harness.RecordingRelay;
 import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.TreeDigests;
 import io.fsp.relay.FspRelay;
-import io.fsp.relay.client.RelayConnection;
-import io.fsp.relay.client.RelayConnectionConfig;
 import io.fsp.relay.wire.RelayMessage;
 import io.fsp.server.FspServer;
 import io.fsp.server.config.ServerConfig;
 import io.fsp.testkit.relay.Fault;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.PinnedTrustManager;
-import io.fsp.tls.SslContexts;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TransferId;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,7 +31,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -64,7 +58,7 @@ class EvacuationIT {
              ControlChannel c = control(rig.port(), rig.server().fingerprint(), "block-size=64k retain=2h")) {
             TreeDigests.random(rig.root().resolve("data.bin"), 1 << 20, 1);
             Instant before = Instant.now();
-            List<String> lines = announced(c, "/data.bin");
+            List<String> lines = Fret.announcements(c, "/data.bin");
             Instant after = Instant.now();
             assertTrue(lines.get(0).startsWith("FSP ") && lines.get(0).endsWith(" retain=2h"), lines.get(0));
             CapabilityToken token = CapabilityToken.parse(word(lines, "TOKEN", 1));
@@ -77,7 +71,7 @@ class EvacuationIT {
             // the same session without retain: a transfer of the usual hour
             ControlChannel.expect(c.command("FSPO retain=off"), 200, "FSPO");
             Instant plain = Instant.now();
-            CapabilityToken hour = CapabilityToken.parse(word(announced(c, "/data.bin"), "TOKEN", 1));
+            CapabilityToken hour = CapabilityToken.parse(word(Fret.announcements(c, "/data.bin"), "TOKEN", 1));
             assertBetween(hour.expiresAt(), plain.plus(Duration.ofMinutes(59)), Instant.now().plus(Duration.ofHours(1)), "token");
         }
     }
@@ -92,11 +86,11 @@ class EvacuationIT {
             TreeDigests.random(rig.root().resolve("data.bin"), 4 << 20, 2);
             List<String> evacuation;
             try (ControlChannel c = control(rig.port(), rig.server().fingerprint(), "block-size=64k retain=1h")) {
-                evacuation = announced(c, "/data.bin");
+                evacuation = Fret.announcements(c, "/data.bin");
             }
             TransferId normal;
             try (ControlChannel c = control(rig.port(), rig.server().fingerprint(), "block-size=64k")) {
-                normal = TransferId.parse(word(announced(c, "/data.bin"), "FSP", 1));
+                normal = TransferId.parse(word(Fret.announcements(c, "/data.bin"), "FSP", 1));
                 assertTrue(heldAt(rig, normal) > 4 << 20, "the normal transfer's blocks are at the relays");
             }
             awaitEquals(0, () -> heldAt(rig, normal), "the normal transfer is aborted once its client has gone");
@@ -124,7 +118,7 @@ class EvacuationIT {
                 List<String> lines;
                 try (ControlChannel c = control(rig.port(), rig.server().fingerprint(),
                         "block-size=64k retain=1h replicas=" + replicas)) {
-                    lines = announced(c, "/one-block.bin");
+                    lines = Fret.announcements(c, "/one-block.bin");
                 }
                 TransferId id = TransferId.parse(word(lines, "FSP", 1));
                 Map<Integer, Long> holding = blocksPerRelay(lines);
@@ -190,7 +184,7 @@ class EvacuationIT {
             for (String name : List.of("e.txt", "nothing.txt", "b", "c%20d.txt")) {
                 assertEquals(200, c.command("FPRI " + name).code(), name);
             }
-            List<String> lines = announced(c, "/tree");
+            List<String> lines = Fret.announcements(c, "/tree");
             assertEquals(List.of("e.txt", "b%2Fx.txt", "b%2Fy.txt", "c%20d.txt", "a.txt"), fileNames(lines));
             Map<Long, Integer> fileOfBlock = new HashMap<>();
             for (String l : lines) {
@@ -201,7 +195,7 @@ class EvacuationIT {
             }
             assertEquals(15, fileOfBlock.size());
             fileOfBlock.forEach((seq, file) -> assertEquals((int) (seq / 3), file, "block " + seq + " of file " + file));
-            assertEquals(List.of("a.txt", "b%2Fx.txt", "b%2Fy.txt", "c%20d.txt", "e.txt"), fileNames(announced(c, "/tree")),
+            assertEquals(List.of("a.txt", "b%2Fx.txt", "b%2Fy.txt", "c%20d.txt", "e.txt"), fileNames(Fret.announcements(c, "/tree")),
                     "the next FRET is in name order: the priorities were consumed");
         }
     }
@@ -245,7 +239,7 @@ class EvacuationIT {
             TransferId normal;
             try (ControlChannel c = control(server.addresses().get(0).getPort(), server.fingerprint(),
                     "block-size=4k strategy=cyclic retain=1h")) {
-                List<String> lines = announced(c, "/data.bin");
+                List<String> lines = Fret.announcements(c, "/data.bin");
                 evacuation = TransferId.parse(word(lines, "FSP", 1));
                 CapabilityToken token = CapabilityToken.parse(word(lines, "TOKEN", 1));
                 for (RecordingRelay r : List.of(full, roomy)) {
@@ -268,7 +262,7 @@ class EvacuationIT {
                 int connections = full.connections();
 
                 ControlChannel.expect(c.command("FSPO retain=off"), 200, "FSPO");
-                normal = TransferId.parse(word(announced(c, "/data.bin"), "FSP", 1));
+                normal = TransferId.parse(word(Fret.announcements(c, "/data.bin"), "FSP", 1));
                 RelayMessage.OpenTransfer o = full.opened().get(1);
                 assertEquals(normal, o.transferId());
                 assertFalse(o.retained(), "a normal transfer is not retained");
@@ -305,18 +299,6 @@ class EvacuationIT {
         c.login(StripeRig.USER, StripeRig.PASSWORD.toCharArray(), false);
         ControlChannel.expect(c.command("FSPO " + options), 200, "FSPO");
         return c;
-    }
-
-    /** FRET {@code path} on {@code c}: its {@code 151} lines, read up to the 226. */
-    private static List<String> announced(ControlChannel c, String path) throws Exception {
-        ControlChannel.expect(c.command("FRET " + path), 150, "FRET");
-        List<String> lines = new ArrayList<>();
-        Reply r;
-        while ((r = c.read()).code() == 151) {
-            lines.add(r.text());
-        }
-        assertEquals(226, r.code(), r.toString());
-        return lines;
     }
 
     /** Starts FRET /big.bin with {@code options}, reads up to the 20th BLK line and leaves; the lines read. */
@@ -363,27 +345,8 @@ class EvacuationIT {
 
     /** Each relay's STATUS of the transfer, asked as a collector asks: over TLS, with the announced token. */
     private static Map<Integer, Long> statusPerRelay(List<String> lines) throws Exception {
-        TransferId id = TransferId.parse(word(lines, "FSP", 1));
-        CapabilityToken token = CapabilityToken.parse(word(lines, "TOKEN", 1));
         Map<Integer, Long> n = new HashMap<>();
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        try {
-            for (String l : lines) {
-                if (!l.startsWith("RELAY ")) {
-                    continue;
-                }
-                String[] w = l.split(" ");
-                int port = Integer.parseInt(w[2].substring(w[2].lastIndexOf(':') + 1));
-                try (RelayConnection c = RelayConnection.connect(new InetSocketAddress("127.0.0.1", port),
-                        SslContexts.client(PinnedTrustManager.of(Set.of(Fingerprint.parse(w[3]))), Optional.empty()),
-                        group, RelayConnectionConfig.DEFAULT).get(10, TimeUnit.SECONDS)) {
-                    c.authorize(token).get(10, TimeUnit.SECONDS);
-                    n.put(Integer.parseInt(w[1]), c.status(id).get(10, TimeUnit.SECONDS).blocks());
-                }
-            }
-        } finally {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-        }
+        AnnouncedRelays.visit(lines, (relay, c, id) -> n.put(relay, c.status(id).get(10, TimeUnit.SECONDS).blocks()));
         return n;
     }
 

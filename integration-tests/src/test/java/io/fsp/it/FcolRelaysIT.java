@@ -1,17 +1,19 @@
 package io.fsp.it;
 
+import static io.fsp.it.harness.TwoSites.BOB;
+import static io.fsp.it.harness.TwoSites.BOB_PASSWORD;
+import static io.fsp.it.harness.TwoSites.login;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.Reply;
+import io.fsp.it.harness.Fret;
 import io.fsp.it.harness.RelayProcess;
 import io.fsp.it.harness.ServerProcess;
 import io.fsp.it.harness.TreeDigests;
+import io.fsp.it.harness.TwoSites;
 import io.fsp.tls.Certificates;
-import io.fsp.tls.Fingerprint;
-import io.fsp.tls.KeyMaterial;
-import io.fsp.tls.PinnedTrustManager;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -42,64 +44,40 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(300)
 class FcolRelaysIT {
-    private static final String ALICE = "alice";
-    private static final String ALICE_PASSWORD = "source-secret";
-    private static final String BOB = "bob";
-    private static final String BOB_PASSWORD = "destination-secret";
     private static final int MAX_BLOCKS = 4096;
 
     @TempDir
     Path dir;
 
     private final List<RelayProcess> relays = new ArrayList<>();
-    private ServerProcess a;
-    private ServerProcess b;
-    private Path rootA;
-    private Path rootB;
+    private TwoSites sites;
     private Foreign foreign;
     private RelayProcess spare;
 
     @BeforeEach
     void start() throws Exception {
-        rootA = Files.createDirectories(dir.resolve("site-a"));
-        rootB = Files.createDirectories(dir.resolve("site-b"));
-        Path stateA = Files.createDirectories(dir.resolve("state-a"));
-        KeyMaterial key = Certificates.selfSigned("fsp-server");
-        Certificates.write(key, stateA.resolve("server-cert.pem"), stateA.resolve("server-key.pem"));
-        List<String> argsA = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--root", rootA.toString(), "--user", ALICE,
-                "--state-dir", stateA.toString(), "--login-failure-delay", "0s"));
-        List<String> argsB = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--root", rootB.toString(), "--user", BOB,
-                "--state-dir", dir.resolve("state-b").toString(), "--login-failure-delay", "0s",
-                "--config", dir.resolve("b.conf").toString()));
+        sites = TwoSites.prepare(dir);
+        sites.argsB().addAll(List.of("--config", dir.resolve("b.conf").toString()));
         StringBuilder confB = new StringBuilder("max-blocks-per-transfer = " + MAX_BLOCKS + "\n");
-        relays.add(RelayProcess.start(dir.resolve("relay0"), key.fingerprint()));
+        relays.add(RelayProcess.start(dir.resolve("relay0"), sites.key().fingerprint()));
         // 2 MiB/s towards collectors: a collection of a few MiB is under way long enough to be broken
-        relays.add(RelayProcess.withFaults(dir.resolve("relay1"), key.fingerprint(), "--fault", "throttle:2097152"));
+        relays.add(RelayProcess.withFaults(dir.resolve("relay1"), sites.key().fingerprint(), "--fault", "throttle:2097152"));
         for (RelayProcess r : relays) {
-            String relay = "127.0.0.1:" + r.address().getPort() + "=" + r.fingerprint();
-            argsA.addAll(List.of("--relay", relay));
-            confB.append("collect-relay = ").append(relay).append('\n');
+            sites.argsA().addAll(List.of("--relay", TwoSites.option(r)));
+            confB.append("collect-relay = ").append(TwoSites.option(r)).append('\n');
         }
         // a relay B may collect from that A does not use: it knows none of A's transfers
-        spare = RelayProcess.start(dir.resolve("spare"), key.fingerprint());
-        confB.append("collect-relay = 127.0.0.1:").append(spare.address().getPort()).append('=').append(spare.fingerprint())
-                .append('\n');
+        spare = RelayProcess.start(dir.resolve("spare"), sites.key().fingerprint());
+        confB.append("collect-relay = ").append(TwoSites.option(spare)).append('\n');
         Files.writeString(dir.resolve("b.conf"), confB);
-        a = ServerProcess.start(rootA, argsA, 1, Map.of("FSP_PASSWORD_ALICE", ALICE_PASSWORD));
-        b = ServerProcess.start(rootB, argsB, 1, Map.of("FSP_PASSWORD_BOB", BOB_PASSWORD));
+        sites.start();
         foreign = new Foreign();
     }
 
     @AfterEach
     void stop() throws IOException {
-        for (AutoCloseable c : new AutoCloseable[] {b, a}) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (Exception ignored) {
-                // stopping anyway
-            }
+        if (sites != null) {
+            sites.close();
         }
         relays.forEach(RelayProcess::close);
         if (spare != null) {
@@ -117,9 +95,9 @@ class FcolRelaysIT {
      */
     @Test
     void aForeignRelayGetsNoConnectionAndIsNamed() throws Exception {
-        TreeDigests.random(rootA.resolve("data.bin"), 2 * 1024 * 1024, 1);
-        try (ControlChannel source = login(a, ALICE, ALICE_PASSWORD, false);
-             ControlChannel dest = login(b, BOB, BOB_PASSWORD, true)) {
+        TreeDigests.random(sites.rootA().resolve("data.bin"), 2 * 1024 * 1024, 1);
+        try (ControlChannel source = sites.source();
+             ControlChannel dest = sites.destination()) {
             List<String> lines = fret(source, "/data.bin", "block-size=256k");
             String at = "127.0.0.1:" + foreign.port();
             for (String fingerprint : List.of(Certificates.selfSigned("elsewhere").fingerprint().toString(),
@@ -152,26 +130,26 @@ class FcolRelaysIT {
 
             System.out.println("connections B made to a foreign listener from these FCOLs: " + foreign.accepted());
             assertEquals(0, foreign.accepted(), "connections B made to a listener it was not configured with");
-            assertEquals(List.of(), listing(rootB), "nothing written");
+            assertEquals(List.of(), listing(sites.rootB()), "nothing written");
 
             Reply ok = fcol(dest, "/data.bin", lines);
             assertEquals(226, ok.code(), ok.toString());
-            assertEquals(TreeDigests.sha256(rootA.resolve("data.bin")), TreeDigests.sha256(rootB.resolve("data.bin")));
+            assertEquals(TreeDigests.sha256(sites.rootA().resolve("data.bin")), TreeDigests.sha256(sites.rootB().resolve("data.bin")));
         }
     }
 
     /** B resolves no name a stream gives: a relay named by DNS is refused before anything is looked up or connected. */
     @Test
     void aRelayNamedByDnsIsRefused() throws Exception {
-        TreeDigests.random(rootA.resolve("data.bin"), 300_000, 2);
-        try (ControlChannel source = login(a, ALICE, ALICE_PASSWORD, false);
-             ControlChannel dest = login(b, BOB, BOB_PASSWORD, true)) {
+        TreeDigests.random(sites.rootA().resolve("data.bin"), 300_000, 2);
+        try (ControlChannel source = sites.source();
+             ControlChannel dest = sites.destination()) {
             List<String> lines = fret(source, "/data.bin", "block-size=256k");
             String named = "localhost:" + relays.get(0).address().getPort();
             Reply r = fcol(dest, "/data.bin", withRelay(lines, 0, named + " " + relays.get(0).fingerprint()));
             assertEquals(550, r.code(), r.toString());
             assertTrue(r.text().contains("relay 0 " + named) && r.text().contains("literal IP address"), r.text());
-            assertEquals(List.of(), listing(rootB), "nothing written");
+            assertEquals(List.of(), listing(sites.rootB()), "nothing written");
             assertEquals(200, dest.command("NOOP").code(), "the session serves on");
         }
     }
@@ -179,9 +157,9 @@ class FcolRelaysIT {
     /** More RELAY lines than a transfer is striped over, FILE or DIR lines beyond the FSP line's counts: refused. */
     @Test
     void aStreamWithTooManyRelayOrFileLinesIsRefused() throws Exception {
-        TreeDigests.random(rootA.resolve("set/one.bin"), 1000, 3);
-        try (ControlChannel source = login(a, ALICE, ALICE_PASSWORD, false);
-             ControlChannel dest = login(b, BOB, BOB_PASSWORD, true)) {
+        TreeDigests.random(sites.rootA().resolve("set/one.bin"), 1000, 3);
+        try (ControlChannel source = sites.source();
+             ControlChannel dest = sites.destination()) {
             List<String> lines = fret(source, "/set", "block-size=256k");
             String relay = lines.stream().filter(l -> l.startsWith("RELAY 0 ")).findFirst().orElseThrow();
             List<String> manyRelays = new ArrayList<>(lines);
@@ -207,7 +185,7 @@ class FcolRelaysIT {
             assertEquals(501, r.code(), r.toString());
             assertTrue(r.text().contains("max-blocks-per-transfer"), r.text());
 
-            assertEquals(List.of(), listing(rootB), "nothing written");
+            assertEquals(List.of(), listing(sites.rootB()), "nothing written");
             assertEquals(226, fcol(dest, "/got", lines).code(), "the genuine stream collects");
         }
     }
@@ -218,36 +196,36 @@ class FcolRelaysIT {
      */
     @Test
     void aCollectionBrokenHalfWayFreesItsSlotAndItsRelayConnections() throws Exception {
-        TreeDigests.random(rootA.resolve("big.bin"), 16 * 1024 * 1024, 4);
+        TreeDigests.random(sites.rootA().resolve("big.bin"), 16 * 1024 * 1024, 4);
         int fast = relays.get(0).address().getPort();
         int slow = relays.get(1).address().getPort();
-        try (ControlChannel source = login(a, ALICE, ALICE_PASSWORD, false)) {
+        try (ControlChannel source = sites.source()) {
             // cyclic: half the blocks on the slow relay (2 MiB/s), so each collection runs for seconds
             List<String> lines = fret(source, "/big.bin", "block-size=256k strategy=cyclic");
 
             // the client goes away: B stops collecting
-            ControlChannel gone = login(b, BOB, BOB_PASSWORD, true);
+            ControlChannel gone = sites.destination();
             startFcol(gone, "/gone.bin", lines);
             awaitMarker(gone);
-            assertTrue(connectionsTo(b, slow) > 0, "collecting from the slow relay");
+            assertTrue(connectionsTo(sites.b(), slow) > 0, "collecting from the slow relay");
             gone.close();
-            awaitZero("B's connections to the relays once its client left", () -> connectionsTo(b, fast)
-                    + connectionsTo(b, slow));
+            awaitZero("B's connections to the relays once its client left", () -> connectionsTo(sites.b(), fast)
+                    + connectionsTo(sites.b(), slow));
 
             // the slow relay dies under a collection: it fails with 451. A new transfer: the blocks the first
             // collection confirmed before its client left are gone from the relays.
             lines = fret(source, "/big.bin", "block-size=256k strategy=cyclic");
-            try (ControlChannel dest = login(b, BOB, BOB_PASSWORD, true)) {
+            try (ControlChannel dest = sites.destination()) {
                 startFcol(dest, "/broken.bin", lines);
                 awaitMarker(dest);
                 relays.get(1).kill();
                 Reply r = finalReply(dest);
                 assertEquals(451, r.code(), r.toString());
-                awaitZero("B's connections to the relays after the failure", () -> connectionsTo(b, fast));
-                assertEquals(List.of(), listing(rootB), "nothing left of either collection");
+                awaitZero("B's connections to the relays after the failure", () -> connectionsTo(sites.b(), fast));
+                assertEquals(List.of(), listing(sites.rootB()), "nothing left of either collection");
 
                 // both of bob's slots are free: two collections at once are accepted
-                try (ControlChannel second = login(b, BOB, BOB_PASSWORD, true)) {
+                try (ControlChannel second = sites.destination()) {
                     startFcol(dest, "/again1.bin", lines);
                     startFcol(second, "/again2.bin", lines);
                     assertEquals(451, finalReply(dest).code(), "the slow relay is gone");
@@ -263,17 +241,17 @@ class FcolRelaysIT {
      */
     @Test
     void aRefusedAuthorizeClosesItsConnectionAtOnce() throws Exception {
-        TreeDigests.random(rootA.resolve("big.bin"), 16 * 1024 * 1024, 5);
-        try (ControlChannel source = login(a, ALICE, ALICE_PASSWORD, false);
-             ControlChannel dest = login(b, BOB, BOB_PASSWORD, true)) {
+        TreeDigests.random(sites.rootA().resolve("big.bin"), 16 * 1024 * 1024, 5);
+        try (ControlChannel source = sites.source();
+             ControlChannel dest = sites.destination()) {
             List<String> lines = new ArrayList<>(fret(source, "/big.bin", "block-size=256k"));
             String last = lines.stream().filter(l -> l.startsWith("RELAY ")).reduce((x, y) -> y).orElseThrow();
             lines.add(lines.indexOf(last) + 1, "RELAY 7 127.0.0.1:" + spare.address().getPort() + " " + spare.fingerprint());
             startFcol(dest, "/big.bin", lines);
             awaitMarker(dest);
-            awaitZero("B's connection to the relay that refused its AUTHORIZE", () -> connectionsTo(b,
+            awaitZero("B's connection to the relay that refused its AUTHORIZE", () -> connectionsTo(sites.b(),
                     spare.address().getPort()));
-            assertTrue(connectionsTo(b, relays.get(1).address().getPort()) > 0,
+            assertTrue(connectionsTo(sites.b(), relays.get(1).address().getPort()) > 0,
                     "closed while the collection still runs, not only at its end");
             Reply r = finalReply(dest);
             assertEquals(226, r.code(), r.toString());
@@ -283,9 +261,9 @@ class FcolRelaysIT {
     /** {@code collect-relay} lines are reloaded on SIGHUP: the next FCOL is judged by the file as it is now. */
     @Test
     void theAllowListIsReloadedOnHangUp() throws Exception {
-        TreeDigests.random(rootA.resolve("data.bin"), 1024 * 1024, 7);
-        try (ControlChannel source = login(a, ALICE, ALICE_PASSWORD, false);
-             ControlChannel dest = login(b, BOB, BOB_PASSWORD, true)) {
+        TreeDigests.random(sites.rootA().resolve("data.bin"), 1024 * 1024, 7);
+        try (ControlChannel source = sites.source();
+             ControlChannel dest = sites.destination()) {
             List<String> lines = new ArrayList<>(fret(source, "/data.bin", "block-size=256k"));
             String last = lines.stream().filter(l -> l.startsWith("RELAY ")).reduce((x, y) -> y).orElseThrow();
             String spareAt = "127.0.0.1:" + spare.address().getPort();
@@ -295,13 +273,13 @@ class FcolRelaysIT {
             Path conf = dir.resolve("b.conf");
             Files.writeString(conf, Files.readAllLines(conf).stream().filter(l -> !l.contains(spareAt))
                     .map(l -> l + "\n").reduce("", String::concat));
-            Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(b.pid())).inheritIO().start();
+            Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(sites.b().pid())).inheritIO().start();
             assertEquals(0, kill.waitFor());
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (!b.output().contains("; 2 collect-relay line(s)") && System.nanoTime() < deadline) {
+            while (!sites.b().output().contains("; 2 collect-relay line(s)") && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
-            assertTrue(b.output().contains("; 2 collect-relay line(s)"), "reloaded without the spare relay: " + b.output());
+            assertTrue(sites.b().output().contains("; 2 collect-relay line(s)"), "reloaded without the spare relay: " + sites.b().output());
 
             Reply r = fcol(dest, "/two.bin", lines);
             assertEquals(550, r.code(), r.toString());
@@ -319,11 +297,11 @@ class FcolRelaysIT {
             conf.append("trust-relay = ").append(r.fingerprint()).append('\n');
         }
         Files.writeString(dir.resolve("c.conf"), conf);
-        TreeDigests.random(rootA.resolve("big.bin"), 16 * 1024 * 1024, 6);
+        TreeDigests.random(sites.rootA().resolve("big.bin"), 16 * 1024 * 1024, 6);
         try (ServerProcess c = ServerProcess.start(rootC, List.of("--listen", "127.0.0.1:0", "--root", rootC.toString(),
                 "--user", BOB, "--state-dir", dir.resolve("state-c").toString(), "--login-failure-delay", "0s",
                 "--config", dir.resolve("c.conf").toString()), 1, Map.of("FSP_PASSWORD_BOB", BOB_PASSWORD));
-             ControlChannel source = login(a, ALICE, ALICE_PASSWORD, false);
+             ControlChannel source = sites.source();
              ControlChannel dest = login(c, BOB, BOB_PASSWORD, true)) {
             List<String> lines = fret(source, "/big.bin", "block-size=256k");
             long start = System.nanoTime();
@@ -338,25 +316,10 @@ class FcolRelaysIT {
         }
     }
 
-    /** Logs in to {@code server} over TLS; {@code protect}: PROT P for data connections. */
-    private static ControlChannel login(ServerProcess server, String user, String password, boolean protect) throws Exception {
-        ControlChannel c = ControlChannel.connect("127.0.0.1", server.port(),
-                PinnedTrustManager.of(Set.of(Fingerprint.parse(server.certificateFingerprint()))), Duration.ofSeconds(10));
-        c.login(user, password.toCharArray(), protect);
-        return c;
-    }
-
     /** FRET on A through relays only: its announcements, the transfer kept open at the relays while {@code source} is. */
     private static List<String> fret(ControlChannel source, String path, String options) throws IOException {
         ControlChannel.expect(source.command("FSPO use-relays=on include-direct=off " + options), 200, "FSPO");
-        source.send("FRET " + path);
-        ControlChannel.expect(source.read(), 150, "FRET");
-        List<String> lines = new ArrayList<>();
-        for (Reply r = source.read(); r.code() != 226; r = source.read()) {
-            assertEquals(151, r.code(), r.toString());
-            lines.add(r.text());
-        }
-        return lines;
+        return Fret.announcements(source, path);
     }
 
     /** The stream with RELAY {@code index} moved to {@code where} ({@code HOST:PORT FINGERPRINT}). */

@@ -5,23 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.Reply;
+import io.fsp.it.harness.AnnouncedRelays;
+import io.fsp.it.harness.Fret;
 import io.fsp.it.harness.RelayProcess;
-import io.fsp.it.harness.Scrape;
 import io.fsp.it.harness.ServerProcess;
 import io.fsp.it.harness.TreeDigests;
-import io.fsp.relay.client.RelayConnection;
-import io.fsp.relay.client.RelayConnectionConfig;
+import io.fsp.metrics.Scrape;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.KeyMaterial;
 import io.fsp.tls.PinnedTrustManager;
-import io.fsp.tls.SslContexts;
-import io.fsp.token.CapabilityToken;
-import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
@@ -34,7 +28,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
@@ -136,7 +129,7 @@ class RetentionIT {
                 assertEquals(0, reserved(0), asked[0]);
                 assertEquals(opened, metric(0, "fsp_relay_transfers_total{event=\"opened\"}"), asked[0]);
                 // The session serves on; its FRET is an ordinary transfer, never retained.
-                List<String> lines = fret(c, "/data.bin");
+                List<String> lines = Fret.announcements(c, "/data.bin");
                 assertTrue(lines.get(0).endsWith(" retain=off"), lines.get(0));
                 assertEquals(0, metric(0, "fsp_relay_transfers_retained"), asked[0]);
             }
@@ -158,7 +151,7 @@ class RetentionIT {
         List<String> lines;
         try (ControlChannel c = login(ALICE)) {
             assertEquals(200, c.command("FSPO block-size=256k strategy=cyclic retain=1h").code());
-            lines = fret(c, "/data.bin");
+            lines = Fret.announcements(c, "/data.bin");
         }
         long held = 0;
         for (int i = 0; i < 2; i++) {
@@ -212,7 +205,7 @@ class RetentionIT {
         TreeDigests.random(server.root().resolve("data.bin"), 2 * 1024 * 1024, 4);
         try (ControlChannel c = login(ALICE)) {
             assertEquals(200, c.command("FSPO block-size=256k retain=1h").code());
-            List<String> evacuation = fret(c, "/data.bin");
+            List<String> evacuation = Fret.announcements(c, "/data.bin");
             assertEquals(1, metric(0, "fsp_relay_errors_total{code=\"NO_SPACE\"}"), "the bounded relay refused it");
             assertEquals(0, reserved(0));
             assertEquals(0, metric(0, "fsp_relay_transfers_retained"));
@@ -222,7 +215,7 @@ class RetentionIT {
             assertEquals(reserved(1), used(1));
 
             assertEquals(200, c.command("FSPO retain=off").code());
-            List<String> ordinary = fret(c, "/data.bin");
+            List<String> ordinary = Fret.announcements(c, "/data.bin");
             assertEquals(2, ordinary.stream().filter(l -> l.startsWith("RELAY ")).count(), "not bounded: " + ordinary);
         }
     }
@@ -248,50 +241,17 @@ class RetentionIT {
         s.getOutputStream().flush();
     }
 
-    /** FRET {@code path}: its {@code 151} lines, read up to the 226. */
-    private static List<String> fret(ControlChannel c, String path) throws Exception {
-        ControlChannel.expect(c.command("FRET " + path), 150, "FRET");
-        List<String> lines = new ArrayList<>();
-        Reply r;
-        while ((r = c.read()).code() == 151) {
-            lines.add(r.text());
-        }
-        assertEquals(226, r.code(), r.toString());
-        return lines;
-    }
-
     /** Fetches every announced block from its relay with the token and confirms it there, as fsp collect does. */
     private static void collectAndConfirm(List<String> lines) throws Exception {
-        TransferId id = TransferId.parse(word(lines, "FSP"));
-        CapabilityToken token = CapabilityToken.parse(word(lines, "TOKEN"));
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        try {
-            for (String l : lines) {
-                if (!l.startsWith("RELAY ")) {
-                    continue;
-                }
-                String[] w = l.split(" ");
-                int port = Integer.parseInt(w[2].substring(w[2].lastIndexOf(':') + 1));
-                List<Long> seqs = lines.stream().filter(b -> b.startsWith("BLK ") && b.split(" ")[2].equals("relay:" + w[1]))
-                        .map(b -> Long.parseLong(b.split(" ")[1])).toList();
-                try (RelayConnection c = RelayConnection.connect(new InetSocketAddress("127.0.0.1", port),
-                        SslContexts.client(PinnedTrustManager.of(Set.of(Fingerprint.parse(w[3]))), Optional.empty()),
-                        group, RelayConnectionConfig.DEFAULT).get(10, TimeUnit.SECONDS)) {
-                    c.authorize(token).get(10, TimeUnit.SECONDS);
-                    for (long seq : seqs) {
-                        ByteBuf block = c.getBlock(id, seq).get(10, TimeUnit.SECONDS);
-                        block.release();
-                    }
-                    assertEquals((long) seqs.size(), c.confirm(id, seqs).get(10, TimeUnit.SECONDS));
-                }
+        AnnouncedRelays.visit(lines, (relay, c, id) -> {
+            List<Long> seqs = lines.stream().filter(b -> b.startsWith("BLK ") && b.split(" ")[2].equals("relay:" + relay))
+                    .map(b -> Long.parseLong(b.split(" ")[1])).toList();
+            for (long seq : seqs) {
+                ByteBuf block = c.getBlock(id, seq).get(10, TimeUnit.SECONDS);
+                block.release();
             }
-        } finally {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-        }
-    }
-
-    private static String word(List<String> lines, String first) {
-        return lines.stream().filter(l -> l.startsWith(first + " ")).findFirst().orElseThrow().split(" ")[1];
+            assertEquals((long) seqs.size(), c.confirm(id, seqs).get(10, TimeUnit.SECONDS));
+        });
     }
 
     /** Waits for the value to become {@code expected} (the event), at most 30 s, then asserts it. */

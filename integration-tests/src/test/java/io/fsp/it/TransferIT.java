@@ -1,18 +1,19 @@
 package io.fsp.it;
 
+import static io.fsp.it.harness.TwoSites.ALICE;
+import static io.fsp.it.harness.TwoSites.ALICE_PASSWORD;
+import static io.fsp.it.harness.TwoSites.BOB;
+import static io.fsp.it.harness.TwoSites.BOB_PASSWORD;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.Reply;
 import io.fsp.it.harness.FspCommand;
+import io.fsp.it.harness.Fret;
 import io.fsp.it.harness.RelayProcess;
-import io.fsp.it.harness.ServerProcess;
 import io.fsp.it.harness.TreeDigests;
-import io.fsp.tls.Certificates;
-import io.fsp.tls.Fingerprint;
-import io.fsp.tls.KeyMaterial;
-import io.fsp.tls.PinnedTrustManager;
+import io.fsp.it.harness.TwoSites;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -21,9 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -41,52 +40,28 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(300)
 class TransferIT {
-    private static final String ALICE = "alice";
-    private static final String ALICE_PASSWORD = "source-secret";
-    private static final String BOB = "bob";
-    private static final String BOB_PASSWORD = "destination-secret";
-
     @TempDir
     Path dir;
 
     private final List<RelayProcess> relays = new ArrayList<>();
-    private ServerProcess a;
-    private ServerProcess b;
-    private Path rootA;
-    private Path rootB;
+    private TwoSites sites;
 
     @BeforeEach
     void start() throws Exception {
-        rootA = Files.createDirectories(dir.resolve("site-a"));
-        rootB = Files.createDirectories(dir.resolve("site-b"));
-        Path stateA = Files.createDirectories(dir.resolve("state-a"));
-        KeyMaterial key = Certificates.selfSigned("fsp-server");
-        Certificates.write(key, stateA.resolve("server-cert.pem"), stateA.resolve("server-key.pem"));
-        List<String> args = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--root", rootA.toString(), "--user", ALICE,
-                "--state-dir", stateA.toString(), "--login-failure-delay", "0s"));
-        List<String> argsB = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--root", rootB.toString(), "--user", BOB,
-                "--state-dir", dir.resolve("state-b").toString(), "--login-failure-delay", "0s"));
+        sites = TwoSites.prepare(dir);
         for (int i = 0; i < 3; i++) {
-            RelayProcess r = RelayProcess.start(dir.resolve("relay" + i), key.fingerprint());
+            RelayProcess r = RelayProcess.start(dir.resolve("relay" + i), sites.key().fingerprint());
             relays.add(r);
-            String relay = "127.0.0.1:" + r.address().getPort() + "=" + r.fingerprint();
-            args.addAll(List.of("--relay", relay));
-            argsB.addAll(List.of("--collect-relay", relay)); // B's operator allows A's relays
+            sites.argsA().addAll(List.of("--relay", TwoSites.option(r)));
+            sites.argsB().addAll(List.of("--collect-relay", TwoSites.option(r))); // B's operator allows A's relays
         }
-        a = ServerProcess.start(rootA, args, 1, Map.of("FSP_PASSWORD_ALICE", ALICE_PASSWORD));
-        b = ServerProcess.start(rootB, argsB, 1, Map.of("FSP_PASSWORD_BOB", BOB_PASSWORD));
+        sites.start();
     }
 
     @AfterEach
     void stop() {
-        for (AutoCloseable c : new AutoCloseable[] {b, a}) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (Exception ignored) {
-                // stopping anyway
-            }
+        if (sites != null) {
+            sites.close();
         }
         relays.forEach(RelayProcess::close);
     }
@@ -95,12 +70,12 @@ class TransferIT {
     void bCollectsATreeFromAsRelaysByteForByte() throws Exception {
         Random random = new Random(5);
         for (int i = 0; i < 40; i++) {
-            Path f = rootA.resolve("set/docs/d" + (i % 4) + "/f" + i + ".txt");
+            Path f = sites.rootA().resolve("set/docs/d" + (i % 4) + "/f" + i + ".txt");
             Files.createDirectories(f.getParent());
             TreeDigests.random(f, random.nextInt(30_000), i);
         }
-        Files.createDirectories(rootA.resolve("set/empty"));
-        TreeDigests.random(rootA.resolve("set/big.bin"), 12 * 1024 * 1024 + 5, 77);
+        Files.createDirectories(sites.rootA().resolve("set/empty"));
+        TreeDigests.random(sites.rootA().resolve("set/big.bin"), 12 * 1024 * 1024 + 5, 77);
 
         Result missingParent = transfer("/set", "/incoming/set");
         assertEquals(1, missingParent.exit(), "the destination's parent must exist, as for STOR: " + missingParent);
@@ -109,31 +84,31 @@ class TransferIT {
         Result r = transfer("/set", "/incoming", "--replicas", "2", "--block-size", "256k", "--json");
         System.out.println("fsp transfer of 40 small files and 12 MiB: " + r.out().strip());
         assertEquals(0, r.exit(), r.toString());
-        assertEquals(TreeDigests.of(rootA.resolve("set")), TreeDigests.of(rootB.resolve("incoming")),
+        assertEquals(TreeDigests.of(sites.rootA().resolve("set")), TreeDigests.of(sites.rootB().resolve("incoming")),
                 "byte-identical in bob's root");
-        assertTrue(Files.isDirectory(rootB.resolve("incoming/empty")), "empty directories too");
+        assertTrue(Files.isDirectory(sites.rootB().resolve("incoming/empty")), "empty directories too");
         assertTrue(r.out().contains("\"verified\":true") && r.out().contains("\"files\":41"), r.out());
         assertTrue(r.out().contains("verified on disk (fiver)"), "B's 226 is reported: " + r.out());
-        try (Stream<Path> left = Files.walk(rootB)) {
+        try (Stream<Path> left = Files.walk(sites.rootB())) {
             assertEquals(List.of(), left.filter(p -> p.getFileName().toString().contains("fsp-")).toList(),
                     "no temporary or journal file in bob's root");
         }
         try (Stream<Path> work = Files.list(dir.resolve("state-b/fcol"))) {
             assertEquals(0, work.count(), "the collection's journal is gone from B's state directory");
         }
-        assertTrue(b.awaitNoOpenFilesUnder(rootB, Duration.ofSeconds(10)).isEmpty(), "B holds no file open");
+        assertTrue(sites.b().awaitNoOpenFilesUnder(sites.rootB(), Duration.ofSeconds(10)).isEmpty(), "B holds no file open");
 
         Result single = transfer("/set/big.bin", "/big-copy.bin");
         assertEquals(0, single.exit(), single.toString());
-        assertEquals(TreeDigests.sha256(rootA.resolve("set/big.bin")), TreeDigests.sha256(rootB.resolve("big-copy.bin")),
+        assertEquals(TreeDigests.sha256(sites.rootA().resolve("set/big.bin")), TreeDigests.sha256(sites.rootB().resolve("big-copy.bin")),
                 "a single file takes the destination's name");
     }
 
     @Test
     void aDestinationThatLeadsOutOfBobsRootIsRefused() throws Exception {
-        TreeDigests.random(rootA.resolve("secret.bin"), 300_000, 3);
+        TreeDigests.random(sites.rootA().resolve("secret.bin"), 300_000, 3);
         Path outside = Files.createDirectories(dir.resolve("outside"));
-        Files.createSymbolicLink(rootB.resolve("link"), outside);
+        Files.createSymbolicLink(sites.rootB().resolve("link"), outside);
         Result viaLink = transfer("/secret.bin", "/link/secret.bin");
         assertEquals(1, viaLink.exit(), viaLink.toString());
         assertTrue(viaLink.err().contains("550"), viaLink.toString());
@@ -146,23 +121,17 @@ class TransferIT {
         }
         Result ok = transfer("/secret.bin", "/../secret.bin");
         assertEquals(0, ok.exit(), ok.toString());
-        assertTrue(Files.exists(rootB.resolve("secret.bin")), "/../secret.bin is bob's /secret.bin");
+        assertTrue(Files.exists(sites.rootB().resolve("secret.bin")), "/../secret.bin is bob's /secret.bin");
     }
 
     /** A relay-held block whose announced digest was altered on the way: B reports failure, nothing verified. */
     @Test
     void aTamperedAnnouncementStreamIsReportedAndNothingIsVerified() throws Exception {
-        TreeDigests.random(rootA.resolve("data.bin"), 2 * 1024 * 1024, 9);
-        try (ControlChannel source = login(a, ALICE, ALICE_PASSWORD, false);
-             ControlChannel dest = login(b, BOB, BOB_PASSWORD, true)) {
+        TreeDigests.random(sites.rootA().resolve("data.bin"), 2 * 1024 * 1024, 9);
+        try (ControlChannel source = sites.source();
+             ControlChannel dest = sites.destination()) {
             ControlChannel.expect(source.command("FSPO use-relays=on include-direct=off block-size=256k"), 200, "FSPO");
-            source.send("FRET /data.bin");
-            ControlChannel.expect(source.read(), 150, "FRET");
-            List<String> lines = new ArrayList<>();
-            for (Reply r = source.read(); r.code() != 226; r = source.read()) {
-                assertEquals(151, r.code(), r.toString());
-                lines.add(r.text());
-            }
+            List<String> lines = new ArrayList<>(Fret.announcements(source, "/data.bin"));
             int blk = lines.indexOf(lines.stream().filter(l -> l.startsWith("BLK ")).findFirst().orElseThrow());
             String line = lines.get(blk);
             char last = line.charAt(line.length() - 1);
@@ -189,7 +158,7 @@ class TransferIT {
             }
             assertEquals(451, r.code(), r.toString());
             assertTrue(r.text().contains("could not be verified") && r.text().contains("nothing"), r.text());
-            try (Stream<Path> left = Files.list(rootB)) {
+            try (Stream<Path> left = Files.list(sites.rootB())) {
                 assertEquals(List.of(), left.toList(), "no file under its name, no temporary file left");
             }
 
@@ -206,12 +175,7 @@ class TransferIT {
 
             // blocks that only the origin holds (no relays): B cannot fetch them, and says so before writing anything
             ControlChannel.expect(source.command("FSPO use-relays=off"), 200, "FSPO");
-            source.send("FRET /data.bin");
-            ControlChannel.expect(source.read(), 150, "FRET");
-            lines.clear();
-            for (r = source.read(); r.code() != 226; r = source.read()) {
-                lines.add(r.text());
-            }
+            lines = Fret.announcements(source, "/data.bin");
             assertTrue(lines.stream().anyMatch(l -> l.startsWith("BLK ") && l.contains(" origin ")), lines.toString());
             port = dest.epsv();
             ControlChannel.expect(dest.command("FCOL /data.bin"), 150, "FCOL");
@@ -221,26 +185,19 @@ class TransferIT {
             r = dest.read();
             assertEquals(550, r.code(), r.toString());
             assertTrue(r.text().contains("1 of 1 files are not wholly on relays (data.bin)"), r.text());
-            try (Stream<Path> left = Files.list(rootB)) {
+            try (Stream<Path> left = Files.list(sites.rootB())) {
                 assertEquals(List.of(), left.toList(), "nothing written");
             }
         }
-    }
-
-    private static ControlChannel login(ServerProcess server, String user, String password, boolean protect) throws Exception {
-        ControlChannel c = ControlChannel.connect("127.0.0.1", server.port(),
-                PinnedTrustManager.of(Set.of(Fingerprint.parse(server.certificateFingerprint()))), Duration.ofSeconds(10));
-        c.login(user, password.toCharArray(), protect);
-        return c;
     }
 
     private record Result(int exit, String out, String err) {
     }
 
     private Result transfer(String from, String to, String... more) throws Exception {
-        List<String> args = new ArrayList<>(List.of("transfer", "fsp://" + ALICE + "@127.0.0.1:" + a.port() + from,
-                "fsp://" + BOB + "@127.0.0.1:" + b.port() + to, "--trust", a.certificateFingerprint(), "--trust",
-                b.certificateFingerprint()));
+        List<String> args = new ArrayList<>(List.of("transfer",
+                "fsp://" + ALICE + "@127.0.0.1:" + sites.a().port() + from, "fsp://" + BOB + "@127.0.0.1:" + sites.b().port() + to,
+                "--trust", sites.a().certificateFingerprint(), "--trust", sites.b().certificateFingerprint()));
         args.addAll(List.of(more));
         Path out = dir.resolve("transfer.out");
         Path err = dir.resolve("transfer.err");

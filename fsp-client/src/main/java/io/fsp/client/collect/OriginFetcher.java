@@ -2,13 +2,14 @@ package io.fsp.client.collect;
 
 import io.fsp.block.BlockLimits;
 import io.fsp.client.control.FspConversation;
+import io.fsp.extension.FgetRequest;
 import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.channels.Channels;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -53,29 +54,28 @@ final class OriginFetcher {
     void run(FspConversation fsp, TransferId transferId, Receiver receiver, java.util.function.BooleanSupplier stop)
             throws IOException, InterruptedException {
         for (int round = 0; round < ROUNDS && !waiting.isEmpty() && !stop.getAsBoolean(); round++) {
-            List<BlockLifecycle> wanted = new ArrayList<>();
+            Map<Long, BlockLifecycle> wanted = new LinkedHashMap<>(); // in the order they failed
             for (BlockLifecycle b; (b = waiting.poll()) != null; ) {
                 if (b.originFetchStarted()) { // once per block, and not when done meanwhile
-                    wanted.add(b);
+                    wanted.put(b.seq(), b);
                 }
             }
-            for (int i = 0; i < wanted.size(); i += FspConversation.MAX_FGET_BLOCKS) {
-                fget(fsp, transferId, wanted.subList(i, Math.min(wanted.size(), i + FspConversation.MAX_FGET_BLOCKS)),
-                        receiver);
+            for (FgetRequest request : FgetRequest.of(transferId, List.copyOf(wanted.keySet()))) {
+                fget(fsp, request, wanted, receiver);
             }
             receiver.awaitIdle();
         }
     }
 
-    private void fget(FspConversation fsp, TransferId transferId, List<BlockLifecycle> part, Receiver receiver)
+    private void fget(FspConversation fsp, FgetRequest request, Map<Long, BlockLifecycle> wanted, Receiver receiver)
             throws IOException, InterruptedException {
         Map<Long, BlockLifecycle> bySeq = new TreeMap<>();
-        part.forEach(b -> bySeq.put(b.seq(), b));
-        try (Socket data = fsp.fget(transferId, part.stream().map(BlockLifecycle::seq).toList(), connectTimeout)) {
+        request.blocks().forEach(seq -> bySeq.put(seq, wanted.get(seq)));
+        try (Socket data = fsp.fget(request, connectTimeout)) {
             // through the stream, whose reads keep the socket's timeout
             BlockStreamReader reader = new BlockStreamReader(Channels.newChannel(data.getInputStream()), limits);
             data.setSoTimeout((int) readTimeout.toMillis());
-            for (int n = 0; n < part.size(); n++) {
+            for (int n = 0; n < request.blocks().size(); n++) {
                 ByteBuf wire = reader.next();
                 if (wire == null) {
                     break;

@@ -2,10 +2,9 @@ package io.fsp.client.control;
 
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
-import io.fsp.extension.ExtensionLimits;
+import io.fsp.extension.FgetRequest;
 import io.fsp.extension.HeldRanges;
 import io.fsp.extension.TransferOptions;
-import io.fsp.token.TransferId;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -31,8 +30,6 @@ public final class FspConversation {
      * relay is full, and the server gives a target up after 30 s; a collecting server sends a marker every second.
      */
     public static final Duration SILENCE = Duration.ofMinutes(5);
-    /** Most blocks one FGET names (the server's limit). */
-    public static final int MAX_FGET_BLOCKS = ExtensionLimits.MAX_FGET_BLOCKS;
     /** {@link #announcements} without a deadline. */
     public static final LongSupplier NO_DEADLINE = () -> Long.MAX_VALUE;
     private static final Pattern MARKER_BYTES = Pattern.compile("Stripe Bytes Transferred: (\\d+)");
@@ -199,21 +196,14 @@ public final class FspConversation {
     }
 
     /**
-     * FGET of the blocks {@code seqs} of the transfer {@code id} (at most {@link #MAX_FGET_BLOCKS}) on a new data
-     * connection, which is returned once FGET's 150 is read; after the blocks, {@link #fetched()} reads the 226.
+     * FGET {@code request} on a new data connection, which is returned once FGET's 150 is read; after the blocks,
+     * {@link #fetched()} reads the 226.
      */
-    public Socket fget(TransferId id, List<Long> seqs, Duration connectTimeout) throws IOException {
-        if (seqs.isEmpty() || seqs.size() > MAX_FGET_BLOCKS) {
-            throw new IllegalArgumentException("FGET: " + seqs.size() + " blocks (expected: 1.." + MAX_FGET_BLOCKS + ")");
-        }
+    public Socket fget(FgetRequest request, Duration connectTimeout) throws IOException {
         int port = control.epsv();
         Socket data = control.openData(port, connectTimeout);
         try {
-            StringBuilder list = new StringBuilder();
-            for (long seq : seqs) {
-                list.append(list.length() == 0 ? "" : ",").append(seq);
-            }
-            ControlChannel.expect(control.command("FGET " + id + " " + list), ReplyCodes.OPENING_DATA_CONNECTION,
+            ControlChannel.expect(control.command("FGET " + request.format()), ReplyCodes.OPENING_DATA_CONNECTION,
                     server + "FGET");
             return data;
         } catch (IOException | RuntimeException e) {

@@ -151,20 +151,13 @@ public final class PositionalWriter implements Closeable {
             throw new UnsafePathException(relativePath.substring(0, 40) + "…",
                     "length: " + bytes + " bytes (expected: <= " + MAX_PATH_BYTES + ")");
         }
-        if (RelativePaths.reason(relativePath) != null) { // the rule every name follows
-            throw new UnsafePathException(relativePath, RelativePaths.reason(relativePath));
-        }
-        if (relativePath.startsWith("/")) {
-            throw new UnsafePathException(relativePath, "absolute (expected: a relative path)");
-        }
-        if (relativePath.indexOf('\\') >= 0 || relativePath.indexOf('\0') >= 0) {
-            throw new UnsafePathException(relativePath, "contains a backslash or NUL (expected: '/'-separated segments)");
+        // the rule every name follows: relative, no empty, . or .. segment, no backslash or control character
+        String reason = RelativePaths.reason(relativePath);
+        if (reason != null) {
+            throw new UnsafePathException(relativePath, reason);
         }
         List<String> out = new ArrayList<>();
         for (String segment : relativePath.split("/", -1)) {
-            if (segment.isEmpty() || segment.equals(".") || segment.equals("..")) {
-                throw new UnsafePathException(relativePath, "segment \"" + segment + "\" (expected: no empty, '.' or '..' segments)");
-            }
             int segmentBytes = segment.getBytes(StandardCharsets.UTF_8).length;
             if (segmentBytes > MAX_SEGMENT_BYTES) {
                 throw new UnsafePathException(relativePath,

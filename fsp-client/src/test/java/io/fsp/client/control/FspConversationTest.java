@@ -8,8 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ByteRange;
 import io.fsp.extension.ExtensionCodec;
+import io.fsp.extension.FgetRequest;
 import io.fsp.extension.HeldRanges;
 import io.fsp.extension.TransferOptions;
+import io.fsp.testkit.control.ScriptedServer;
+import io.fsp.tls.PinnedTrustManager;
 import io.fsp.token.TransferId;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -17,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
@@ -40,7 +44,7 @@ class FspConversationTest {
                 "FPRI", List.of("200 first"),
                 "FHAV", List.of("200 held"),
                 "FRET", List.of("150 FSP transfer 0000000000000007", "151 " + FSP, "151 KEY none", "226 every block placed"))));
-             ControlChannel control = server.connect(REPLY)) {
+             ControlChannel control = connect(server)) {
             FspConversation fsp = new FspConversation(control, "", REPLY);
             fsp.options(OPTIONS);
             fsp.prioritize(List.of("b c.bin", "a.bin"));
@@ -61,7 +65,7 @@ class FspConversationTest {
         try (ScriptedServer server = ScriptedServer.start(answers(Map.of(
                 "FSPO", List.of("501 block-size: 64 (expected: 4096..16777216)"),
                 "FRET", List.of("150 FSP transfer 0000000000000007", "151 " + FSP, "226 every block placed"))));
-             ControlChannel control = server.connect(REPLY)) {
+             ControlChannel control = connect(server)) {
             FspConversation fsp = new FspConversation(control, "alice@a:2121", REPLY);
             fsp.pipelineOptions(TransferOptions.Request.NONE.with("block-size", "64"));
             ControlException e = assertThrows(ControlException.class, () -> fsp.retrieve("/data"));
@@ -77,7 +81,7 @@ class FspConversationTest {
         assertEquals(550, refusedAt("FSPO", fsp -> fsp.options(OPTIONS)).code());
         assertEquals(501, refusedAt("FPRI", fsp -> fsp.prioritize(List.of("x"))).code());
         assertEquals(550, refusedAt("FRET", fsp -> fsp.retrieve("/data")).code());
-        assertEquals(550, refusedAt("FGET", fsp -> fsp.fget(new TransferId(7), List.of(1L), REPLY)).code());
+        assertEquals(550, refusedAt("FGET", fsp -> fsp.fget(new FgetRequest(new TransferId(7), List.of(1L)), REPLY)).code());
         assertEquals(550, refusedAt("FCOL", fsp -> fsp.collect("/dest", REPLY)).code());
         ControlException midway = refusedAt("FRET", fsp -> {
             fsp.retrieve("/data");
@@ -99,7 +103,7 @@ class FspConversationTest {
         ScriptedServer[] self = new ScriptedServer[1];
         try (ScriptedServer server = ScriptedServer.start(line -> line.equals("EPSV") ? List.of(self[0].epsv())
                 : line.startsWith(verb + " ") ? reply : List.of());
-             ControlChannel control = server.connect(REPLY)) {
+             ControlChannel control = connect(server)) {
             self[0] = server;
             ControlException e = assertThrows(ControlException.class, () -> step.run(new FspConversation(control, "", REPLY)));
             assertTrue(e.getMessage().contains(verb), e.getMessage());
@@ -110,7 +114,7 @@ class FspConversationTest {
     @Test
     void aFhavTheServerDoesNotTakeIsNotAnError() throws Exception {
         try (ScriptedServer server = ScriptedServer.start(answers(Map.of("FHAV", List.of("502 not here"))));
-             ControlChannel control = server.connect(REPLY)) {
+             ControlChannel control = connect(server)) {
             assertFalse(new FspConversation(control, "", REPLY)
                     .claim(new HeldRanges("ab".repeat(32), 0, List.of(new ByteRange(0, 10)))));
         }
@@ -121,7 +125,7 @@ class FspConversationTest {
     void aSilentServerEndsTheReadAtTheDeadline() throws Exception {
         try (ScriptedServer server = ScriptedServer.start(answers(Map.of(
                 "FRET", List.of("150 FSP transfer 0000000000000007", "151 " + FSP))));
-             ControlChannel control = server.connect(REPLY)) {
+             ControlChannel control = connect(server)) {
             FspConversation fsp = new FspConversation(control, "", REPLY);
             fsp.retrieve("/data");
             List<String> lines = new ArrayList<>();
@@ -138,7 +142,7 @@ class FspConversationTest {
     void aServerSilentAfterFretTimesOut() throws Exception {
         Duration brief = Duration.ofMillis(300);
         try (ScriptedServer server = ScriptedServer.start(line -> List.of());
-             ControlChannel control = server.connect(REPLY)) {
+             ControlChannel control = connect(server)) {
             control.readTimeout(brief);
             FspConversation fsp = new FspConversation(control, "", brief);
             assertThrows(SocketTimeoutException.class, () -> fsp.retrieve("/data"));
@@ -151,7 +155,7 @@ class FspConversationTest {
     void aReaderThatStopsEndsTheRead() throws Exception {
         try (ScriptedServer server = ScriptedServer.start(answers(Map.of(
                 "FRET", List.of("150 FSP transfer 0000000000000007", "151 " + FSP, "151 KEY none", "226 done"))));
-             ControlChannel control = server.connect(REPLY)) {
+             ControlChannel control = connect(server)) {
             FspConversation fsp = new FspConversation(control, "", REPLY);
             fsp.retrieve("/data");
             List<String> lines = new ArrayList<>();
@@ -167,7 +171,7 @@ class FspConversationTest {
         try (ScriptedServer server = ScriptedServer.start(answers(Map.of(
                 "FRET", List.of("150 FSP transfer 0000000000000007", "151 " + FSP, "151 BLK 1 relay:x 0 0 10",
                         "226 done"))));
-             ControlChannel control = server.connect(REPLY)) {
+             ControlChannel control = connect(server)) {
             FspConversation fsp = new FspConversation(control, "", REPLY);
             fsp.retrieve("/data");
             List<Announcement> read = new ArrayList<>();
@@ -185,16 +189,19 @@ class FspConversationTest {
         ScriptedServer[] self = new ScriptedServer[1];
         try (ScriptedServer server = ScriptedServer.start(line -> line.equals("EPSV") ? List.of(self[0].epsv())
                 : line.startsWith("FGET ") ? List.of("150 sending", ScriptedServer.DATA, "226 sent") : List.of());
-             ControlChannel control = server.connect(REPLY)) {
+             ControlChannel control = connect(server)) {
             self[0] = server;
             FspConversation fsp = new FspConversation(control, "", REPLY);
-            try (Socket data = fsp.fget(new TransferId(7), List.of(3L, 1L, 4L), REPLY)) {
+            try (Socket data = fsp.fget(new FgetRequest(new TransferId(7), List.of(3L, 1L, 4L)), REPLY)) {
                 assertEquals(-1, data.getInputStream().read(), "the server sent nothing and closed");
             }
             fsp.fetched();
             assertEquals(List.of("EPSV", "FGET 0000000000000007 3,1,4"), server.received());
-            assertThrows(IllegalArgumentException.class, () -> fsp.fget(new TransferId(7),
-                    java.util.stream.LongStream.range(0, FspConversation.MAX_FGET_BLOCKS + 1).boxed().toList(), REPLY));
         }
+    }
+
+    /** A control channel to {@code server}, pinned to its certificate, with {@link #REPLY} for every reply. */
+    private static ControlChannel connect(ScriptedServer server) throws java.io.IOException {
+        return ControlChannel.connect("127.0.0.1", server.port(), PinnedTrustManager.of(Set.of(server.fingerprint())), REPLY);
     }
 }

@@ -1,5 +1,6 @@
 package io.fsp.server.select;
 
+import io.fsp.extension.SelectionRequest;
 import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.net.MeridianService;
 import io.fsp.net.HostPort;

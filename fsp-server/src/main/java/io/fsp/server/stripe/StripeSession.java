@@ -1,7 +1,7 @@
 package io.fsp.server.stripe;
 
+import io.fsp.extension.SelectionRequest;
 import io.fsp.extension.TransferOptions;
-import io.fsp.server.select.SelectionRequest;
 import io.fsp.token.TransferId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package io.fsp.server.ftp.command;
 
 import io.fsp.block.stage.SealedBlock;
-import io.fsp.extension.ExtensionLimits;
+import io.fsp.extension.FgetRequest;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.ftp.DataConnection;
 import io.fsp.server.ftp.FtpReply;
@@ -13,9 +13,7 @@ import io.fsp.server.ftp.data.DataTransfers;
 import io.fsp.server.metrics.ServerMetrics;
 import io.fsp.server.stripe.StripeContext;
 import io.fsp.server.stripe.StripedTransfer;
-import io.fsp.token.TransferId;
 import io.netty.util.concurrent.Promise;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -26,8 +24,6 @@ import java.util.Optional;
  * EPSV/PASV; 226 when all are sent. For blocks that every relay lost or spoiled.
  */
 public final class FgetCommand extends FspExtensionCommand {
-    static final int MAX_BLOCKS = ExtensionLimits.MAX_FGET_BLOCKS;
-
     public FgetCommand(StripeContext stripe) {
         super(stripe);
     }
@@ -39,43 +35,27 @@ public final class FgetCommand extends FspExtensionCommand {
 
     @Override
     public String syntax() {
-        return "FGET <transfer-id> <seq>[,<seq>...]";
+        return FgetRequest.SYNTAX;
     }
 
     @Override
     public void execute(FtpSession session, FtpRequest request) {
-        String[] words = request.argument().trim().split("\\s+");
-        if (words.length != 2) {
-            session.reply(Replies.missingArgument(verb(), syntax()));
-            return;
-        }
+        FgetRequest fget;
         StripedTransfer transfer;
-        List<Long> seqs = new ArrayList<>();
         try {
-            TransferId id = TransferId.parse(words[0]);
-            transfer = state(session).transfer(id).orElse(null);
+            fget = FgetRequest.parse(request.argument());
+            transfer = state(session).transfer(fget.transfer()).orElse(null);
             if (transfer == null) {
-                session.reply(new FtpReply(ReplyCode.FILE_UNAVAILABLE, "transfer " + words[0]
+                session.reply(new FtpReply(ReplyCode.FILE_UNAVAILABLE, "transfer " + fget.transfer()
                         + ": unknown (expected: one of this session's recent FRET transfers)"));
                 return;
             }
-            String[] list = words[1].split(",", MAX_BLOCKS + 1);
-            if (list.length > MAX_BLOCKS) {
-                session.reply(Replies.badArguments("blocks: more than " + MAX_BLOCKS + " (expected: <= " + MAX_BLOCKS + ")"));
-                return;
-            }
-            for (String s : list) {
-                long seq = Long.parseLong(s);
-                if (seq < 0 || seq >= transfer.plan().count()) {
-                    session.reply(Replies.badArguments("block: " + s + " (expected: 0.." + (transfer.plan().count() - 1) + ")"));
-                    return;
-                }
-                seqs.add(seq);
-            }
+            fget.requireInside(transfer.plan().count());
         } catch (IllegalArgumentException e) {
             session.reply(Replies.badArguments(e.getMessage()));
             return;
         }
+        List<Long> seqs = fget.blocks();
         Optional<DataConnection> connection = session.takeDataConnection();
         if (connection.isEmpty()) {
             session.reply(Replies.noDataConnection());

@@ -1,12 +1,12 @@
 package io.fsp.server.ftp.command;
 
+import io.fsp.extension.SelectionRequest;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.net.HostPort;
 import io.fsp.server.select.OverlaySelection;
 import io.fsp.server.ftp.ReplyCode;
-import io.fsp.server.select.SelectionRequest;
 import io.fsp.server.stripe.StripeContext;
 import io.fsp.extension.TransferOptions;
 import io.fsp.server.stripe.StripeSession;

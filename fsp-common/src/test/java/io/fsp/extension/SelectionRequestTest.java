@@ -1,11 +1,10 @@
-package io.fsp.server.select;
+package io.fsp.extension;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fsp.tls.Fingerprint;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;
@@ -26,20 +25,18 @@ class SelectionRequestTest {
     }
 
     @Test
-    void aClientMayNameOnlyTheConfiguredEntryOrOneOfTheRelays() {
-        Fingerprint fp = new Fingerprint(new byte[32]);
-        List<RelayEndpoint> relays = List.of(new RelayEndpoint("10.0.0.5", 7443, fp), new RelayEndpoint("::1", 7444, fp),
-                new RelayEndpoint("relay.example", 7445, fp));
-        Optional<InetSocketAddress> configured = Optional.of(new InetSocketAddress("10.0.0.9", 7400));
-        assertTrue(OverlaySelection.allowsEntry(new InetSocketAddress("10.0.0.9", 7400), configured, relays));
-        assertTrue(OverlaySelection.allowsEntry(new InetSocketAddress("10.0.0.5", 7443), configured, relays));
-        assertTrue(OverlaySelection.allowsEntry(new InetSocketAddress("0:0:0:0:0:0:0:1", 7444), configured, relays));
-        assertFalse(OverlaySelection.allowsEntry(new InetSocketAddress("10.0.0.5", 53), configured, relays), "another port");
-        assertFalse(OverlaySelection.allowsEntry(new InetSocketAddress("10.0.0.6", 7443), configured, relays), "another host");
-        assertFalse(OverlaySelection.allowsEntry(new InetSocketAddress("10.0.0.9", 7400), Optional.empty(), relays),
-                "nothing configured");
-        assertFalse(OverlaySelection.allowsEntry(new InetSocketAddress("127.0.0.1", 7445), configured, relays),
-                "a relay given by name is not resolved for a client");
+    void whatTheClientSendsParsesBack() {
+        SelectionRequest sent = new SelectionRequest(30, 12.5, 3, 40000, Optional.of(new InetSocketAddress("::1", 7400)));
+        assertEquals(List.of("near-sender=30", "near-client=12.5", "relays=3", "meridian-entry=[::1]:7400",
+                "client-probe=40000"), sent.words());
+        SelectionRequest read = SelectionRequest.NONE;
+        for (String word : sent.words()) {
+            read = read.with(word.substring(0, word.indexOf('=')), word.substring(word.indexOf('=') + 1));
+        }
+        assertEquals(sent, read);
+        assertEquals(List.of(), SelectionRequest.NONE.words(), "nothing asked, nothing sent");
+        assertEquals(List.of("near-sender=40", "near-client=40", "relays=1", "client-probe=9"),
+                new SelectionRequest(40, 40, 1, 9, Optional.empty()).words(), "no entry: the server's own");
     }
 
     @ParameterizedTest

@@ -1,10 +1,11 @@
-package io.fsp.server.select;
+package io.fsp.extension;
 
-import io.fsp.extension.TransferOptions;
 import io.fsp.meridian.wire.Constraint;
 import io.fsp.net.HostPort;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -12,7 +13,9 @@ import java.util.Optional;
  * What a client asks with {@code FSPO near-sender=MS near-client=MS relays=N client-probe=PORT
  * [meridian-entry=HOST:PORT]}: relays within {@code nearSenderMs} of the server and {@code nearClientMs}
  * of the client, measured to the client's probe responder on {@code clientProbePort} at the IP address
- * of its control connection (never another host: a client cannot point overlay probes elsewhere).
+ * of its control connection (never another host: a client cannot point overlay probes elsewhere). The one
+ * parse of these keys ({@link #with}, the server's {@code 501} texts) and the one form the client sends
+ * ({@link #words()}).
  *
  * @param entry the overlay entry node; empty: the server's configured {@code meridian-entry}
  */
@@ -52,6 +55,28 @@ public record SelectionRequest(double nearSenderMs, double nearClientMs, int rel
                     Optional.of(hostPort(value)));
             default -> throw new IllegalArgumentException("option: " + key + " (expected: one of " + String.join(", ", KEYS) + ")");
         };
+    }
+
+    /**
+     * The keys set, as the client sends them in FSPO: {@code near-sender}, {@code near-client}, {@code relays},
+     * {@code meridian-entry}, {@code client-probe}, each {@code key=value}.
+     */
+    public List<String> words() {
+        List<String> words = new ArrayList<>();
+        if (nearSenderMs > 0) {
+            words.add("near-sender=" + format(nearSenderMs));
+        }
+        if (nearClientMs > 0) {
+            words.add("near-client=" + format(nearClientMs));
+        }
+        if (relays > 0) {
+            words.add("relays=" + relays);
+        }
+        entry.ifPresent(e -> words.add("meridian-entry=" + HostPort.format(e)));
+        if (clientProbePort > 0) {
+            words.add("client-probe=" + clientProbePort);
+        }
+        return words;
     }
 
     /** The request as {@code key=value} words, as FSPO answers it. */

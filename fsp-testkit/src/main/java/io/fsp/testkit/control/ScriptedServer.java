@@ -1,8 +1,8 @@
-package io.fsp.client.control;
+package io.fsp.testkit.control;
 
 import io.fsp.tls.Certificates;
+import io.fsp.tls.Fingerprint;
 import io.fsp.tls.KeyMaterial;
-import io.fsp.tls.PinnedTrustManager;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -11,11 +11,10 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.X509Certificate;
-import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
@@ -27,10 +26,11 @@ import javax.net.ssl.SSLSocket;
  * A server that plays a script on a real loopback TLS control connection: the greeting, AUTH TLS, then for each
  * command the lines the script gives (none: it stays silent). {@link #DATA} in the lines accepts the data connection
  * EPSV named ({@code 229 (|||port|)} is {@link #epsv()}) and closes it. What the client sent is kept, in order.
+ * The client connects to {@link #port()} and pins {@link #fingerprint()}.
  */
-final class ScriptedServer implements AutoCloseable {
+public final class ScriptedServer implements AutoCloseable {
     /** In a script's lines: accept the data connection and close it. */
-    static final String DATA = "<data>";
+    public static final String DATA = "<data>";
     private static final KeyMaterial KEY = Certificates.selfSigned("scripted");
 
     private final ServerSocket control;
@@ -42,28 +42,32 @@ final class ScriptedServer implements AutoCloseable {
     private ScriptedServer(Function<String, List<String>> script) throws Exception {
         control = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
         data = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        SSLContext tls = tls();
+        SSLContext tls = tls(KEY);
         done = CompletableFuture.runAsync(() -> serve(tls, script));
     }
 
     /** A server answering each command with what {@code script} gives for it. */
-    static ScriptedServer start(Function<String, List<String>> script) throws Exception {
+    public static ScriptedServer start(Function<String, List<String>> script) throws Exception {
         return new ScriptedServer(script);
     }
 
-    /** A control channel to this server, checked against its certificate, with {@code timeout} for every reply. */
-    ControlChannel connect(Duration timeout) throws IOException {
-        return ControlChannel.connect("127.0.0.1", control.getLocalPort(), PinnedTrustManager.of(Set.of(KEY.fingerprint())),
-                timeout);
+    /** The control port on 127.0.0.1. */
+    public int port() {
+        return control.getLocalPort();
+    }
+
+    /** The fingerprint of the certificate this server presents. */
+    public Fingerprint fingerprint() {
+        return KEY.fingerprint();
     }
 
     /** The reply to EPSV naming this server's data port. */
-    String epsv() {
+    public String epsv() {
         return "229 Entering Extended Passive Mode (|||" + data.getLocalPort() + "|)";
     }
 
     /** The commands received so far, as sent. */
-    List<String> received() {
+    public List<String> received() {
         return List.copyOf(received);
     }
 
@@ -106,10 +110,11 @@ final class ScriptedServer implements AutoCloseable {
         out.flush();
     }
 
-    private static SSLContext tls() throws Exception {
+    /** A JDK TLS context presenting {@code key}, for a test that plays a server line by line. */
+    public static SSLContext tls(KeyMaterial key) throws GeneralSecurityException, IOException {
         KeyStore ks = KeyStore.getInstance("PKCS12");
         ks.load(null, null);
-        ks.setKeyEntry("scripted", KEY.privateKey(), new char[0], KEY.chain().toArray(X509Certificate[]::new));
+        ks.setKeyEntry("key", key.privateKey(), new char[0], key.chain().toArray(X509Certificate[]::new));
         KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
         kmf.init(ks, new char[0]);
         SSLContext tls = SSLContext.getInstance("TLS");

@@ -1,4 +1,4 @@
-package io.fsp.it.harness;
+package io.fsp.metrics;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
