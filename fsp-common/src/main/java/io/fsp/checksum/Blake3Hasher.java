@@ -1,6 +1,7 @@
 package io.fsp.checksum;
 
 import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
 import org.bouncycastle.crypto.digests.Blake3Digest;
 
 /** BLAKE3-256 through Bouncy Castle, which only reads arrays: direct buffers pass through a small scratch. */
@@ -27,6 +28,24 @@ final class Blake3Hasher implements Hasher {
         for (int i = index; i < end; i += SCRATCH) {
             int n = Math.min(SCRATCH, end - i);
             buf.getBytes(i, scratch, 0, n);
+            digest.update(scratch, 0, n);
+        }
+        return this;
+    }
+
+    @Override
+    public Hasher update(ByteBuffer data) {
+        if (data.hasArray()) {
+            digest.update(data.array(), data.arrayOffset() + data.position(), data.remaining());
+            return this;
+        }
+        if (scratch == null) {
+            scratch = new byte[SCRATCH];
+        }
+        int end = data.limit();
+        for (int i = data.position(); i < end; i += SCRATCH) {
+            int n = Math.min(SCRATCH, end - i);
+            data.get(i, scratch, 0, n); // absolute: the position stays
             digest.update(scratch, 0, n);
         }
         return this;

@@ -1,10 +1,15 @@
 package io.fsp.checksum;
 
 import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
 
 /**
  * Incremental checksum or digest computation for one {@link ChecksumAlgorithm}. Not thread-safe: use one
  * per thread. {@link #finish()} resets the hasher, so it can be reused for the next block.
+ *
+ * <p>No {@code update} moves the caller's buffer: not its indices, position, limit or mark, not even for a
+ * while. Another thread may read the same buffer at the same time (the client writes a block to disk while
+ * it hashes it).
  */
 public interface Hasher {
 
@@ -17,6 +22,9 @@ public interface Hasher {
     default Hasher update(ByteBuf buf) {
         return update(buf, buf.readerIndex(), buf.readableBytes());
     }
+
+    /** Feeds the bytes from {@code data}'s position to its limit, without moving its position. */
+    Hasher update(ByteBuffer data);
 
     Hasher update(byte[] bytes, int offset, int length);
 

@@ -99,6 +99,12 @@ final class JdkHasher implements Hasher {
     }
 
     @Override
+    public Hasher update(ByteBuffer data) {
+        engine.update(data.duplicate()); // both JDK interfaces move the position of what they are given
+        return this;
+    }
+
+    @Override
     public Hasher update(byte[] bytes, int offset, int length) {
         engine.update(bytes, offset, length);
         return this;
