@@ -1,10 +1,10 @@
 package io.fsp.bench;
 
+import io.fsp.checksum.ChecksumAlgorithm;
+import io.fsp.checksum.Hasher;
 import io.fsp.client.verify.BlockRef;
 import io.fsp.client.verify.BlockVerdict;
 import io.fsp.client.verify.FiverVerifier;
-import io.fsp.client.verify.HashAlgorithm;
-import io.fsp.client.verify.Hasher;
 import io.fsp.client.verify.VerificationEvent;
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.client.verify.VerifierConfig;
@@ -87,14 +87,14 @@ public final class FiverBenchmark implements Callable<Integer> {
     private int blockSize;
     private ByteBuffer[] pool;
     private byte[][] poolDigests;
-    private HashAlgorithm hash;
+    private ChecksumAlgorithm hash;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         fileSize = parseSize(size);
         blockSize = (int) parseSize(block);
-        hash = HashAlgorithm.of(io.fsp.checksum.ChecksumAlgorithm.fromLabel(algorithm));
+        hash = ChecksumAlgorithm.fromLabel(algorithm);
         pool = new ByteBuffer[queueDepth + 2];
         poolDigests = new byte[pool.length][];
         Random random = new Random(42);
@@ -105,7 +105,7 @@ public final class FiverBenchmark implements Callable<Integer> {
             pool[i] = ByteBuffer.allocateDirect(blockSize + 4096).alignedSlice(4096).limit(blockSize).slice().put(content).flip();
             Hasher h = hash.newHasher();
             h.update(pool[i]);
-            poolDigests[i] = h.finish();
+            poolDigests[i] = h.finish().value();
         }
         Files.createDirectories(dir);
         out.printf(Locale.ROOT, "bench-fiver: %s file, %s blocks, %s, queue depth %d, hash threads %d, %s writes, %d rounds, in %s (%d cores)%n",
@@ -365,7 +365,7 @@ public final class FiverBenchmark implements Callable<Integer> {
     private byte[] digestOf(ByteBuffer data) {
         Hasher h = hash.newHasher();
         h.update(data);
-        return h.finish();
+        return h.finish().value();
     }
 
     static long parseSize(String text) {

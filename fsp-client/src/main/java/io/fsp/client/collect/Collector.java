@@ -14,7 +14,6 @@ import io.fsp.client.control.ReplyCodes;
 import io.fsp.client.journal.JournalRecord;
 import io.fsp.client.journal.ResumeJournal;
 import io.fsp.client.verify.FiverVerifier;
-import io.fsp.client.verify.HashAlgorithm;
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.client.verify.VerifierConfig;
 import io.fsp.client.write.DestinationTree;
@@ -347,7 +346,7 @@ public final class Collector {
         files.checkSpace(journal.verified().stream().mapToLong(JournalRecord::length).sum());
         files.prepareTemporaryFiles(files.writtenBy(journal.verified()));
         int threads = Math.min(MAX_FETCH_THREADS, Math.max(1, relays.count()) * options.streams() + 1);
-        VerifierConfig config = VerifierConfig.defaults().withMode(options.verify()).withAlgorithm(HashAlgorithm.of(digest))
+        VerifierConfig config = VerifierConfig.defaults().withMode(options.verify()).withAlgorithm(digest)
                 .withQueueDepth(Math.max(16, threads * 2)).withHashThreads(2)
                 .withWriterThreads(WRITER_THREADS);
         verifier = new FiverVerifier(files.writer(), config, journal, event -> { });

@@ -1,6 +1,7 @@
 package io.fsp.client.verify;
 
 import io.fsp.checksum.Digest;
+import io.fsp.checksum.Hasher;
 import io.fsp.client.write.PositionalWriter;
 import io.fsp.client.journal.JournalRecord;
 import io.fsp.client.journal.ResumeJournal;
@@ -290,10 +291,10 @@ public final class FiverVerifier implements AutoCloseable {
     }
 
     private void checkAlgorithm(ByteBuf plaintext, Digest expected) {
-        if (config.algorithm() instanceof ChecksumHash c && c.algorithm() != expected.algorithm()) {
+        if (config.algorithm() != expected.algorithm()) {
             plaintext.release();
             throw new IllegalArgumentException("digest: " + expected.algorithm().label()
-                    + " (expected: " + c.algorithm().label() + ", the algorithm the verifier was configured with)");
+                    + " (expected: " + config.algorithm().label() + ", the algorithm the verifier was configured with)");
         }
     }
 
@@ -326,7 +327,7 @@ public final class FiverVerifier implements AutoCloseable {
         try {
             Hasher h = hasher.get();
             h.update(job.data);
-            job.actual = h.finish();
+            job.actual = h.finish().value();
             emit(new VerificationEvent.Hashed(job.block));
         } catch (RuntimeException e) {
             job.failure = "hashing failed: " + e;
@@ -562,7 +563,7 @@ public final class FiverVerifier implements AutoCloseable {
         }
         String what = config.mode() == VerificationMode.RIVA ? "bytes read back from disk" : "bytes received";
         return new BlockVerdict(job.block, BlockVerdict.Outcome.MISMATCH, job.expected, job.actual,
-                config.algorithm().name() + " of the " + what + " differs from the announced digest");
+                config.algorithm().label() + " of the " + what + " differs from the announced digest");
     }
 
     private void emit(VerificationEvent event) {
@@ -617,7 +618,7 @@ public final class FiverVerifier implements AutoCloseable {
         for (BlockRef.Part part : block.parts()) {
             reader.update(writer.location(part.path()), part.offset(), part.length(), h);
         }
-        return h.finish();
+        return h.finish().value();
     }
 
     /** Waits for all verdicts, then stops the verifier's threads. The writer stays open. */

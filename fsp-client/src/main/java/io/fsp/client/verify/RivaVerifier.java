@@ -1,6 +1,7 @@
 package io.fsp.client.verify;
 
 import com.sun.nio.file.ExtendedOpenOption;
+import io.fsp.checksum.Hasher;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -32,7 +33,7 @@ public final class RivaVerifier implements Closeable {
     /** Digests {@code length} bytes at {@code offset} of {@code file} as read from the device. */
     public byte[] hashFromDisk(Path file, long offset, int length, Hasher hasher) throws IOException {
         update(file, offset, length, hasher);
-        return hasher.finish();
+        return hasher.finish().value();
     }
 
     /** Hashes {@code length} bytes at {@code offset} of {@code file} as read from the device into {@code hasher}. */

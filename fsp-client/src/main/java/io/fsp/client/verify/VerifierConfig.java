@@ -1,5 +1,6 @@
 package io.fsp.client.verify;
 
+import io.fsp.checksum.ChecksumAlgorithm;
 import java.util.Objects;
 
 /**
@@ -14,7 +15,7 @@ import java.util.Objects;
  *     thread helps when hashing is slower than the disk
  * @param writerThreads threads doing positional writes
  */
-public record VerifierConfig(VerificationMode mode, HashAlgorithm algorithm, int queueDepth, int hashThreads, int writerThreads) {
+public record VerifierConfig(VerificationMode mode, ChecksumAlgorithm algorithm, int queueDepth, int hashThreads, int writerThreads) {
     public static final int MAX_QUEUE_DEPTH = 4096;
     public static final int MAX_THREADS = 64;
 
@@ -34,14 +35,14 @@ public record VerifierConfig(VerificationMode mode, HashAlgorithm algorithm, int
 
     /** FIVER with SHA-256, 16 blocks in flight, one hashing and one writing thread. */
     public static VerifierConfig defaults() {
-        return new VerifierConfig(VerificationMode.FIVER, HashAlgorithm.sha256(), 16, 1, 1);
+        return new VerifierConfig(VerificationMode.FIVER, ChecksumAlgorithm.SHA256, 16, 1, 1);
     }
 
     public VerifierConfig withMode(VerificationMode m) {
         return new VerifierConfig(m, algorithm, queueDepth, hashThreads, writerThreads);
     }
 
-    public VerifierConfig withAlgorithm(HashAlgorithm a) {
+    public VerifierConfig withAlgorithm(ChecksumAlgorithm a) {
         return new VerifierConfig(mode, a, queueDepth, hashThreads, writerThreads);
     }
 

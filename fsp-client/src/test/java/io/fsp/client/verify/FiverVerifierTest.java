@@ -362,7 +362,7 @@ class FiverVerifierTest {
     void acceptsTheAnnouncedDigestOfItsAlgorithmAndRefusesAnother() throws Exception {
         byte[] data = new byte[1000];
         new Random(4).nextBytes(data);
-        VerifierConfig config = VerifierConfig.defaults().withAlgorithm(HashAlgorithm.of(ChecksumAlgorithm.BLAKE3));
+        VerifierConfig config = VerifierConfig.defaults().withAlgorithm(ChecksumAlgorithm.BLAKE3);
         try (PositionalWriter writer = new PositionalWriter(tmp.resolve("dest"));
              FiverVerifier verifier = new FiverVerifier(writer, config)) {
             Digest blake3 = ChecksumAlgorithm.BLAKE3.newHasher().update(data).finish();
@@ -419,7 +419,7 @@ class FiverVerifierTest {
         try {
             Path probe = Files.write(dir.resolve("direct-probe"), new byte[4096]);
             try (RivaVerifier riva = new RivaVerifier()) {
-                riva.hashFromDisk(probe, 0, 4096, HashAlgorithm.sha256().newHasher());
+                riva.hashFromDisk(probe, 0, 4096, ChecksumAlgorithm.SHA256.newHasher());
             } finally {
                 Files.delete(probe);
             }

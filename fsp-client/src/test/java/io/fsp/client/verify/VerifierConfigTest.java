@@ -1,5 +1,7 @@
 package io.fsp.client.verify;
 
+import io.fsp.checksum.ChecksumAlgorithm;
+
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -30,7 +32,7 @@ class VerifierConfigTest {
     void defaultsAreFiverWithSha256() {
         VerifierConfig d = VerifierConfig.defaults();
         assertEquals(VerificationMode.FIVER, d.mode());
-        assertEquals("sha256", d.algorithm().name());
+        assertEquals(ChecksumAlgorithm.SHA256, d.algorithm());
         assertEquals(16, d.queueDepth());
     }
 }
