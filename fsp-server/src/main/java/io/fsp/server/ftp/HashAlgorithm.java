@@ -3,7 +3,6 @@ package io.fsp.server.ftp;
 import io.fsp.checksum.ChecksumAlgorithm;
 import io.fsp.checksum.Hasher;
 import io.fsp.crypto.NativeCrypto;
-import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -77,8 +76,7 @@ public enum HashAlgorithm {
             return new Digester() {
                 @Override
                 public void update(ByteBuffer bytes) {
-                    hasher.update(Unpooled.wrappedBuffer(bytes)); // no copy, and not released: it owns nothing
-                    bytes.position(bytes.limit());
+                    hasher.update(bytes);
                 }
 
                 @Override
@@ -96,7 +94,7 @@ public enum HashAlgorithm {
         return new Digester() {
             @Override
             public void update(ByteBuffer bytes) {
-                md.update(bytes);
+                md.update(bytes.duplicate()); // MessageDigest moves what it is given
             }
 
             @Override
@@ -108,7 +106,7 @@ public enum HashAlgorithm {
 
     /** Incremental computation of one value. */
     public interface Digester {
-        /** Feeds the buffer's remaining bytes, moving its position to its limit. */
+        /** Feeds the buffer's remaining bytes without moving its position, as {@link Hasher} does. */
         void update(ByteBuffer bytes);
 
         /** The value in lower-case hex. */
