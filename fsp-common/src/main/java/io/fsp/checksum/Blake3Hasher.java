@@ -21,14 +21,8 @@ final class Blake3Hasher implements Hasher {
             digest.update(buf.array(), buf.arrayOffset() + index, length);
             return this;
         }
-        if (scratch == null) {
-            scratch = new byte[SCRATCH];
-        }
-        int end = index + length;
-        for (int i = index; i < end; i += SCRATCH) {
-            int n = Math.min(SCRATCH, end - i);
-            buf.getBytes(i, scratch, 0, n);
-            digest.update(scratch, 0, n);
+        for (ByteBuffer part : buf.nioBuffers(index, length)) {
+            update(part);
         }
         return this;
     }
