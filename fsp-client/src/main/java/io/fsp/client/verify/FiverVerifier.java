@@ -400,11 +400,8 @@ public final class FiverVerifier implements AutoCloseable {
             Map<String, List<Job>> byFile = new LinkedHashMap<>();
             for (Job job : group) {
                 if (job.failure == null) {
-                    for (BlockRef.Part part : job.block.parts()) {
-                        List<Job> jobs = byFile.computeIfAbsent(part.path(), p -> new ArrayList<>());
-                        if (jobs.isEmpty() || jobs.get(jobs.size() - 1) != job) {
-                            jobs.add(job);
-                        }
+                    for (BlockRef.Part part : job.block.parts()) { // each part in a file of its own
+                        byFile.computeIfAbsent(part.path(), p -> new ArrayList<>()).add(job);
                     }
                 }
             }
