@@ -177,12 +177,14 @@ class EvacuateIT {
             assertEquals(ExitCodes.OK, e.exit(), e.toString());
             String fingerprint = rig.server().fingerprint().toString();
             rig.server().close();
-            rig.restartRelay(0);
-            rig.restartRelay(1);
+            for (int i = 0; i < rig.relays().size(); i++) { // packed blocks may leave a relay with none: restart all
+                rig.restartRelay(i);
+            }
             Result c = collect("--trust-origin", fingerprint);
             assertEquals(ExitCodes.OK, c.exit(), c.toString());
             assertEquals(TreeDigests.of(tree), TreeDigests.of(bag.resolve("data")));
-            assertTrue(c.out().contains("\"relay:0\":"), "the restarted relay served: " + c);
+            assertTrue(c.out().matches("(?s).*\"blocks_by_source\":\\{\"relay:\\d\":\\d+(,\"relay:\\d\":\\d+)*\\}.*"),
+                    "every block came from a restarted relay: " + c);
         }
     }
 
