@@ -22,6 +22,7 @@ import java.util.regex.Pattern;
  * @param passwordFile a file whose first line is the password (empty: $FSP_PASSWORD)
  * @param streams parallel fetches per relay
  * @param relayTimeout a relay silent this long for one block loses it to the next source
+ * @param relayBlocksOverTls fetch blocks from relays over TLS too, not over a clear link (frame headers hidden)
  */
 public record ClientSettings(
         Optional<Fingerprint> trust,
@@ -38,6 +39,7 @@ public record ClientSettings(
         VerificationMode verify,
         Duration relayTimeout,
         boolean pageCacheWrites,
+        boolean relayBlocksOverTls,
         Optional<HostPort> meridianEntry) {
     /** What the server's FSPO takes as a value: no blanks, no '='. */
     private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9._:-]+");
@@ -65,7 +67,7 @@ public record ClientSettings(
     public static ClientSettings defaults() {
         return new ClientSettings(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
                 Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), false, 4,
-                VerificationMode.FIVER, Duration.ofSeconds(10), false, Optional.empty());
+                VerificationMode.FIVER, Duration.ofSeconds(10), false, false, Optional.empty());
     }
 
     private static void token(String key, Optional<String> value) {

@@ -100,6 +100,11 @@ public final class GetCommand implements Callable<Integer> {
             + " upkeep).")
     Boolean pageCacheWrites;
 
+    @Option(names = "--relay-blocks-over-tls", negatable = true, description = "Fetch blocks from relays over TLS"
+            + " too, so that frame headers (transfer id, block numbers, sizes) are hidden (default: over a clear link"
+            + " beside the TLS connection; the blocks are sealed either way).")
+    Boolean relayBlocksOverTls;
+
     @Option(names = "--streams", paramLabel = "N", description = "Parallel fetches per relay, 1..64 (default: 4).")
     String streams;
 
@@ -218,7 +223,7 @@ public final class GetCommand implements Callable<Integer> {
         addSelection(fsp, u.host(), u.port(), settings);
         return new CollectOptions(u.host(), u.port(), u.user(), password, u.server(), u.path(), destination, tm, fsp,
                 settings.includeDirect(), settings.streams(), settings.verify(), settings.relayTimeout(),
-                Duration.ofSeconds(10), !noOverlap, true, !settings.pageCacheWrites());
+                Duration.ofSeconds(10), !noOverlap, true, !settings.pageCacheWrites(), settings.relayBlocksOverTls());
     }
 
     /**

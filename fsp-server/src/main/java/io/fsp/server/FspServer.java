@@ -128,7 +128,7 @@ public final class FspServer implements AutoCloseable {
         ExecutorService blocking = executor("fsp-blocking-", config.blockingThreads(), BLOCKING_QUEUE);
         ExecutorService logins = executor("fsp-login-", config.loginThreads(), LOGIN_QUEUE);
         StripeContext stripe = new StripeContext(key, config.relay(), !config.fspWithoutTls(),
-                config.maxBlocksPerTransfer(), config.socketBufferBytes(), config.maxRetain(),
+                config.maxBlocksPerTransfer(), config.socketBufferBytes(), !config.relayBlocksOverTls(), config.maxRetain(),
                 config.retainUser());
         stripe.collectRelays(config.collectRelay(), Set.copyOf(config.trustRelay()));
         if (config.meridian().isPresent() || config.meridianEntry().isPresent()) {

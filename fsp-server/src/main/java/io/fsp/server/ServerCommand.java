@@ -122,6 +122,11 @@ public final class ServerCommand implements Callable<Integer> {
                     + " of --relay or --trust-relay); repeatable.")
     List<String> collectRelay;
 
+    @Option(names = "--relay-blocks-over-tls", description = "Push blocks to relays over TLS too, so that frame"
+            + " headers are hidden (default: over a clear link beside each relay's TLS connection; blocks are sealed"
+            + " either way).")
+    Boolean relayBlocksOverTls;
+
     @Option(names = "--fsp-without-tls", description = "Allow the FSP extension on a control connection without TLS (default: TLS required; the transfer keys travel on it).")
     Boolean fspWithoutTls;
 

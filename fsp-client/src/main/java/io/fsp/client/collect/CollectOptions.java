@@ -22,16 +22,18 @@ import javax.net.ssl.X509TrustManager;
  * @param directWrites write whole aligned blocks with {@code O_DIRECT} (the default), so that they do not pass
  *                     through the page cache; off: every write through the page cache. File systems without
  *                     {@code O_DIRECT} and the unaligned tail of each file go through the page cache either way.
+ * @param relayBlocksOverTls fetch blocks from relays over TLS too; off (the default): over a clear link beside it
+ *                           (docs/protocol.md §3.7)
  */
 public record CollectOptions(String host, int port, String user, char[] password, String server, String remotePath,
                              Path destination, X509TrustManager trust, List<String> fspOptions, boolean includeDirect,
                              int streams, VerificationMode verify, Duration relayTimeout, Duration connectTimeout,
-                             boolean overlap, boolean relayRecovery, boolean directWrites) {
+                             boolean overlap, boolean relayRecovery, boolean directWrites, boolean relayBlocksOverTls) {
     public CollectOptions(String host, int port, String user, char[] password, String server, String remotePath,
                           Path destination, X509TrustManager trust, List<String> fspOptions, boolean includeDirect,
                           int streams, VerificationMode verify, Duration relayTimeout, Duration connectTimeout) {
         this(host, port, user, password, server, remotePath, destination, trust, fspOptions, includeDirect, streams, verify,
-                relayTimeout, connectTimeout, true, true, true);
+                relayTimeout, connectTimeout, true, true, true, false);
     }
 
     public CollectOptions(String host, int port, String user, char[] password, String server, String remotePath,
@@ -39,7 +41,7 @@ public record CollectOptions(String host, int port, String user, char[] password
                           int streams, VerificationMode verify, Duration relayTimeout, Duration connectTimeout,
                           boolean overlap) {
         this(host, port, user, password, server, remotePath, destination, trust, fspOptions, includeDirect, streams, verify,
-                relayTimeout, connectTimeout, overlap, true, true);
+                relayTimeout, connectTimeout, overlap, true, true, false);
     }
 
     /**
@@ -55,13 +57,13 @@ public record CollectOptions(String host, int port, String user, char[] password
     /** The same, with damaged blocks recovered from relays ({@code true}) or only from the origin. */
     public CollectOptions withRelayRecovery(boolean on) {
         return new CollectOptions(host, port, user, password, server, remotePath, destination, trust, fspOptions,
-                includeDirect, streams, verify, relayTimeout, connectTimeout, overlap, on, directWrites);
+                includeDirect, streams, verify, relayTimeout, connectTimeout, overlap, on, directWrites, relayBlocksOverTls);
     }
 
     /** The same, with blocks written with {@code O_DIRECT} where they can be ({@code true}) or through the page cache. */
     public CollectOptions withDirectWrites(boolean on) {
         return new CollectOptions(host, port, user, password, server, remotePath, destination, trust, fspOptions,
-                includeDirect, streams, verify, relayTimeout, connectTimeout, overlap, relayRecovery, on);
+                includeDirect, streams, verify, relayTimeout, connectTimeout, overlap, relayRecovery, on, relayBlocksOverTls);
     }
 
     public CollectOptions {

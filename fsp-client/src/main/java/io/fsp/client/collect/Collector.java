@@ -136,7 +136,8 @@ public final class Collector {
         this.conditions = new TransferConditions(options.relayRecovery(), options.relayTimeout().toMillis());
         this.manifest = new ResumeManifest(options);
         this.files = new DestinationFiles(options.destination(), options.directWrites(), tree);
-        this.relays = new RelaySources(options.streams(), options.relayTimeout(), options.connectTimeout());
+        this.relays = new RelaySources(options.streams(), options.relayTimeout(), options.connectTimeout(),
+                !options.relayBlocksOverTls());
         this.origin = new OriginFetcher(limits, options.connectTimeout(), options.relayTimeout().multipliedBy(3));
     }
 

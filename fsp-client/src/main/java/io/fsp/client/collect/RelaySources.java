@@ -102,7 +102,11 @@ final class RelaySources implements AutoCloseable {
     private final Duration connectTimeout;
     private EventLoopGroup loops;
 
-    RelaySources(int streams, Duration relayTimeout, Duration connectTimeout) {
+    private final boolean clearLinks;
+
+    /** @param clearLinks blocks over clear links beside the TLS connections (docs/protocol.md §3.7), else over TLS */
+    RelaySources(int streams, Duration relayTimeout, Duration connectTimeout, boolean clearLinks) {
+        this.clearLinks = clearLinks;
         this.streams = streams;
         this.relayTimeout = relayTimeout;
         this.connectTimeout = connectTimeout;
@@ -114,7 +118,7 @@ final class RelaySources implements AutoCloseable {
             loops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         }
         RelayConnectionConfig config = RelayConnectionConfig.DEFAULT.withConnectTimeout(connectTimeout)
-                .withRequestTimeout(relayTimeout);
+                .withRequestTimeout(relayTimeout).withClearLinks(clearLinks);
         CompletableFuture<RelayConnection> connection;
         try {
             connection = RelayConnection.connect(address, SslContexts.client(PinnedTrustManager.of(Set.of(fingerprint)),

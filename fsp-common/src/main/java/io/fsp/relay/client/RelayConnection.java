@@ -2,6 +2,7 @@ package io.fsp.relay.client;
 
 import io.fsp.net.NetworkErrors;
 import io.fsp.net.SocketBuffers;
+import io.fsp.relay.wire.ClearLink;
 import io.fsp.relay.wire.RelayErrorCode;
 import io.fsp.relay.wire.RelayFrameDecoder;
 import io.fsp.relay.wire.RelayFrameEncoder;
@@ -72,6 +73,9 @@ public final class RelayConnection implements AutoCloseable {
     private volatile long minRoundTripNanos = Long.MAX_VALUE; // written on the event loop only
     private RelayRole role;
     private Throwable failure;
+    /** The clear link that carries this connection's blocks (§3.7) once bound, else null: blocks go over TLS. */
+    private Channel clear;
+    private CompletableFuture<Void> binding;
 
     private RelayConnection(Channel channel, InetSocketAddress relay, RelayConnectionConfig config) {
         this.channel = channel;
@@ -309,7 +313,10 @@ public final class RelayConnection implements AutoCloseable {
 
     /** Presents a capability token; the relay checks it and remembers it for this connection. */
     public CompletableFuture<Void> authorize(CapabilityToken token) {
-        return request(id -> new RelayMessage.Authorize(id, token.encode()), config.requestTimeout(), Void.class);
+        CompletableFuture<Void> accepted = request(id -> new RelayMessage.Authorize(id, token.encode()),
+                config.requestTimeout(), Void.class);
+        // Futures complete on the event loop, where the link is bound: blocks go over it once it is.
+        return accepted.thenCompose(ok -> bindClearLink());
     }
 
     /**
@@ -369,7 +376,13 @@ public final class RelayConnection implements AutoCloseable {
         return f;
     }
 
+    /** Sends a request over the clear link when it carries blocks and one is bound, else over TLS. */
     private void send(RelayMessage msg, Pending p, Duration timeout) {
+        boolean block = msg instanceof RelayMessage.PutBlock || msg instanceof RelayMessage.GetBlock;
+        send(block && clear != null ? clear : channel, msg, p, timeout);
+    }
+
+    private void send(Channel on, RelayMessage msg, Pending p, Duration timeout) {
         int id = msg.id();
         p.timeout = channel.eventLoop().schedule(() -> {
             if (pending.remove(id) != null) {
@@ -379,7 +392,7 @@ public final class RelayConnection implements AutoCloseable {
             }
         }, timeout.toMillis(), TimeUnit.MILLISECONDS);
         pending.put(id, p);
-        channel.writeAndFlush(msg).addListener(w -> {
+        on.writeAndFlush(msg).addListener(w -> {
             if (!w.isSuccess()) {
                 noteFailure(w.cause());
                 channel.close();
@@ -409,8 +422,96 @@ public final class RelayConnection implements AutoCloseable {
                 channel.close();
             } else {
                 role = w.role();
-                ready.complete(this);
+                if (role == RelayRole.SERVER) {
+                    bindClearLink().whenComplete((ok, e) -> {
+                        if (e != null) {
+                            ready.completeExceptionally(e);
+                            channel.close();
+                        } else {
+                            ready.complete(this);
+                        }
+                    });
+                } else {
+                    ready.complete(this); // a client is granted a clear link once its token is accepted
+                }
             }
+        });
+    }
+
+    /**
+     * Asks the relay for a clear link and opens it (docs/protocol.md §3.7), once; completes at once when the
+     * configuration keeps blocks on TLS. On the event loop.
+     */
+    private CompletableFuture<Void> bindClearLink() {
+        if (!config.clearLinks()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        if (binding != null) {
+            return binding;
+        }
+        binding = new CompletableFuture<>();
+        int id = nextId();
+        RelayMessage request = new RelayMessage.BindRequest(id);
+        CompletableFuture<RelayMessage.BindGrant> granted = new CompletableFuture<>();
+        send(request, new Pending(RelayMessage.BindGrant.class, granted, 0, request), config.connectTimeout());
+        granted.whenComplete((grant, error) -> {
+            if (error != null) {
+                binding.completeExceptionally(error);
+            } else {
+                openClearLink(grant);
+            }
+        });
+        return binding;
+    }
+
+    private void openClearLink(RelayMessage.BindGrant grant) {
+        byte[] secret = grant.secret();
+        Bootstrap bootstrap = SocketBuffers.apply(new Bootstrap(), config.socketBufferBytes())
+                .group(channel.eventLoop()).channel(NioSocketChannel.class) // one event loop: no locks between the two
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast("decoder", new RelayFrameDecoder(config.limits(), true, ClearLink.fromRelay(secret)))
+                                .addLast("encoder", new RelayFrameEncoder(ClearLink.toRelay(secret)))
+                                .addLast("relay", new Handler());
+                    }
+                });
+        bootstrap.connect(relay).addListener((ChannelFuture f) -> {
+            if (!f.isSuccess()) {
+                binding.completeExceptionally(new RelayClosedException(relay, "cannot open a clear link: "
+                        + NetworkErrors.reason(f.cause()), f.cause()));
+                return;
+            }
+            Channel link = f.channel();
+            if (!channel.isActive()) {
+                link.close();
+                binding.completeExceptionally(closedException());
+                return;
+            }
+            // Either connection closing ends both: requests in flight on the other would wait for nothing.
+            link.closeFuture().addListener(x -> channel.close());
+            channel.closeFuture().addListener(x -> link.close());
+            link.writeAndFlush(link.alloc().buffer(ClearLink.PREAMBLE.length + ClearLink.TICKET_LENGTH)
+                    .writeBytes(ClearLink.PREAMBLE).writeBytes(grant.ticket()));
+            int id = nextId();
+            RelayMessage hello = new RelayMessage.Hello(id, RelayMessage.VERSION);
+            CompletableFuture<RelayMessage.Welcome> welcome = new CompletableFuture<>();
+            Pending p = new Pending(RelayMessage.Welcome.class, welcome, 0, hello);
+            send(link, hello, p, config.connectTimeout());
+            welcome.whenComplete((w, error) -> {
+                if (error != null) {
+                    binding.completeExceptionally(error);
+                } else if (w.role() != role) {
+                    binding.completeExceptionally(new RelayRefusedException(relay, RelayErrorCode.BAD_HANDSHAKE,
+                            "clear link welcomed as " + w.role() + " (expected: " + role + ")"));
+                    channel.close();
+                } else {
+                    clear = link;
+                    binding.complete(null);
+                }
+            });
         });
     }
 

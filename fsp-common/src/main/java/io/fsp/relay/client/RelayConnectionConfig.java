@@ -15,16 +15,19 @@ import java.time.Duration;
  * @param limits frame limits for what the relay sends
  * @param socketBufferBytes a fixed size for both socket buffers, 0 (the default) to leave them to the kernel's
  *                          autotuning ({@link SocketBuffers})
+ * @param clearLinks blocks over a clear link beside the TLS connection (docs/protocol.md §3.7; the default), or
+ *                   false: everything over TLS, frame headers hidden too
  */
 public record RelayConnectionConfig(Duration connectTimeout, Duration requestTimeout, Duration putTimeout,
-                                    long pushWindowBytes, RelayLimits limits, int socketBufferBytes) {
+                                    long pushWindowBytes, RelayLimits limits, int socketBufferBytes,
+                                    boolean clearLinks) {
     public static final RelayConnectionConfig DEFAULT = new RelayConnectionConfig(Duration.ofSeconds(10),
             Duration.ofSeconds(30), Duration.ofMinutes(10), 16L * 1024 * 1024, RelayLimits.DEFAULT);
 
-    /** Socket buffers left to the kernel. */
+    /** Socket buffers left to the kernel, blocks over clear links. */
     public RelayConnectionConfig(Duration connectTimeout, Duration requestTimeout, Duration putTimeout,
                                  long pushWindowBytes, RelayLimits limits) {
-        this(connectTimeout, requestTimeout, putTimeout, pushWindowBytes, limits, 0);
+        this(connectTimeout, requestTimeout, putTimeout, pushWindowBytes, limits, 0, true);
     }
 
     public RelayConnectionConfig {
@@ -38,23 +41,28 @@ public record RelayConnectionConfig(Duration connectTimeout, Duration requestTim
     }
 
     public RelayConnectionConfig withConnectTimeout(Duration timeout) {
-        return new RelayConnectionConfig(timeout, requestTimeout, putTimeout, pushWindowBytes, limits, socketBufferBytes);
+        return new RelayConnectionConfig(timeout, requestTimeout, putTimeout, pushWindowBytes, limits, socketBufferBytes, clearLinks);
     }
 
     public RelayConnectionConfig withRequestTimeout(Duration timeout) {
-        return new RelayConnectionConfig(connectTimeout, timeout, putTimeout, pushWindowBytes, limits, socketBufferBytes);
+        return new RelayConnectionConfig(connectTimeout, timeout, putTimeout, pushWindowBytes, limits, socketBufferBytes, clearLinks);
     }
 
     public RelayConnectionConfig withPutTimeout(Duration timeout) {
-        return new RelayConnectionConfig(connectTimeout, requestTimeout, timeout, pushWindowBytes, limits, socketBufferBytes);
+        return new RelayConnectionConfig(connectTimeout, requestTimeout, timeout, pushWindowBytes, limits, socketBufferBytes, clearLinks);
     }
 
     public RelayConnectionConfig withPushWindowBytes(long bytes) {
-        return new RelayConnectionConfig(connectTimeout, requestTimeout, putTimeout, bytes, limits, socketBufferBytes);
+        return new RelayConnectionConfig(connectTimeout, requestTimeout, putTimeout, bytes, limits, socketBufferBytes, clearLinks);
     }
 
     public RelayConnectionConfig withSocketBufferBytes(int bytes) {
-        return new RelayConnectionConfig(connectTimeout, requestTimeout, putTimeout, pushWindowBytes, limits, bytes);
+        return new RelayConnectionConfig(connectTimeout, requestTimeout, putTimeout, pushWindowBytes, limits, bytes, clearLinks);
+    }
+
+    /** Blocks over a clear link ({@code true}), or everything over TLS. */
+    public RelayConnectionConfig withClearLinks(boolean clear) {
+        return new RelayConnectionConfig(connectTimeout, requestTimeout, putTimeout, pushWindowBytes, limits, socketBufferBytes, clear);
     }
 
     private static void requirePositive(String name, Duration d) {

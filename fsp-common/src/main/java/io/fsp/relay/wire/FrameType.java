@@ -4,6 +4,7 @@ package io.fsp.relay.wire;
 final class FrameType {
     static final int HELLO = 0x01;
     static final int WELCOME = 0x02;
+    static final int BIND_REQUEST = 0x03;
     static final int OPEN_TRANSFER = 0x10;
     static final int PUT_BLOCK = 0x11;
     static final int ABORT_TRANSFER = 0x12;
@@ -17,6 +18,7 @@ final class FrameType {
     static final int NOT_FOUND = 0x82;
     static final int CONFIRMED = 0x83;
     static final int STATUS_REPLY = 0x84;
+    static final int BIND_GRANT = 0x85;
     static final int ERROR = 0xFF;
 
     /** type u8 + body length u32. */
@@ -33,7 +35,7 @@ final class FrameType {
 
     static boolean known(int type) {
         return switch (type) {
-            case HELLO, WELCOME, OPEN_TRANSFER, PUT_BLOCK, ABORT_TRANSFER, FINISH_TRANSFER, AUTHORIZE, GET_BLOCK, CONFIRM, STATUS,
+            case HELLO, WELCOME, BIND_REQUEST, BIND_GRANT, OPEN_TRANSFER, PUT_BLOCK, ABORT_TRANSFER, FINISH_TRANSFER, AUTHORIZE, GET_BLOCK, CONFIRM, STATUS,
                     OK, BLOCK, NOT_FOUND, CONFIRMED, STATUS_REPLY, ERROR -> true;
             default -> false;
         };

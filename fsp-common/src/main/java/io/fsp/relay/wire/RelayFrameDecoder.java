@@ -19,12 +19,16 @@ import java.util.List;
  * frame that arrives in pieces is gathered into one buffer of exactly its length, allocated once its header
  * has been checked: letting the cumulation grow instead copies each megabyte-sized block several times, into
  * buffers too large for the pool, which the JVM zero-fills. After the first bad frame the decoder discards
- * everything else: the stream cannot be trusted to be in step any more.
+ * everything else: the stream cannot be trusted to be in step any more. On a clear link (§3.7) every frame carries a
+ * tag after its header, checked before the frame is parsed.
  */
 public final class RelayFrameDecoder extends ByteToMessageDecoder {
     private enum State { HEADER, BODY, BROKEN }
 
     private final RelayLimits limits;
+    /** The tags frames carry on a clear link, or null on TLS. */
+    private final ClearLink.FrameTags tags;
+    private final byte[] tag;
     private boolean acceptBlocks;
     private State state = State.HEADER;
     private int type;
@@ -43,8 +47,15 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
      *                     trust to push blocks can never make it buffer a large frame.
      */
     public RelayFrameDecoder(RelayLimits limits, boolean acceptBlocks) {
+        this(limits, acceptBlocks, null);
+    }
+
+    /** @param tags the tags every frame carries after its header (a clear link, §3.7), or null (TLS) */
+    public RelayFrameDecoder(RelayLimits limits, boolean acceptBlocks, ClearLink.FrameTags tags) {
         this.limits = limits;
         this.acceptBlocks = acceptBlocks;
+        this.tags = tags;
+        this.tag = tags == null ? null : new byte[ClearLink.TAG_LENGTH];
     }
 
     /** From now on, block frames may carry up to {@link RelayLimits#maxBlockBytes()}. */
@@ -56,11 +67,14 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         switch (state) {
             case HEADER -> {
-                if (in.readableBytes() < FrameType.HEADER_LENGTH) {
+                if (in.readableBytes() < FrameType.HEADER_LENGTH + (tags == null ? 0 : ClearLink.TAG_LENGTH)) {
                     return;
                 }
                 type = in.readUnsignedByte();
                 long bodyLength = in.readUnsignedInt();
+                if (tags != null) {
+                    in.readBytes(tag);
+                }
                 if (!FrameType.known(type)) {
                     throw broken(in, new CorruptedFrameException(
                             "type: 0x" + Integer.toHexString(type) + " (expected: a known relay frame type)"));
@@ -98,6 +112,12 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
             body = in.readSlice(length).retain();
         }
         state = State.HEADER;
+        if (tags != null && !tags.check(type, length, body.slice(body.readerIndex(),
+                FrameType.carriesBlock(type) ? Math.min(length, FrameType.BLOCK_PREFIX) : length), tag)) {
+            body.release();
+            throw broken(in, new CorruptedFrameException("frame type 0x" + Integer.toHexString(type)
+                    + ": its tag does not match (changed, replayed, reordered or from another link)"));
+        }
         try {
             out.add(parse(type, body));
         } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
@@ -140,6 +160,8 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
     private static RelayMessage parse(int type, ByteBuf body) {
         int fixed = switch (type) {
             case FrameType.HELLO -> 4 + 2;
+            case FrameType.BIND_REQUEST -> 4;
+            case FrameType.BIND_GRANT -> 4 + ClearLink.TICKET_LENGTH + ClearLink.SECRET_LENGTH;
             case FrameType.WELCOME -> 4 + 2 + 1;
             case FrameType.OPEN_TRANSFER -> body.readableBytes() == OPEN_TRANSFER_BODY + 1 ? OPEN_TRANSFER_BODY + 1
                     : OPEN_TRANSFER_BODY; // the flags byte is optional
@@ -161,6 +183,9 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
             case FrameType.HELLO -> new RelayMessage.Hello(id, body.readUnsignedShort());
             case FrameType.WELCOME -> new RelayMessage.Welcome(id, body.readUnsignedShort(),
                     RelayRole.ofWire(body.readUnsignedByte()));
+            case FrameType.BIND_REQUEST -> new RelayMessage.BindRequest(id);
+            case FrameType.BIND_GRANT -> new RelayMessage.BindGrant(id, bytes(body, ClearLink.TICKET_LENGTH),
+                    bytes(body, ClearLink.SECRET_LENGTH));
             case FrameType.OPEN_TRANSFER -> new RelayMessage.OpenTransfer(id, transferId(body),
                     new TokenKey(bytes(body, TokenKey.LENGTH)), Instant.ofEpochMilli(body.readLong()), body.readLong(),
                     body.isReadable() && openFlags(body.readUnsignedByte()));

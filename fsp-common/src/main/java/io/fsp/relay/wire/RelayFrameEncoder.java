@@ -10,12 +10,21 @@ import java.util.List;
 
 /**
  * Writes {@link RelayMessage}s as frames. Block bytes are not copied: the frame header and the block's
- * own buffer go out as two buffers.
+ * own buffer go out as two buffers. An encoder for a clear link (§3.7) tags every frame and serves one channel;
+ * one without tags may be shared.
  */
 @Sharable
 public final class RelayFrameEncoder extends MessageToMessageEncoder<RelayMessage> {
+    private final ClearLink.FrameTags tags;
+
     public RelayFrameEncoder() {
+        this(null);
+    }
+
+    /** @param tags the tags of what this side sends on a clear link, or null (TLS) */
+    public RelayFrameEncoder(ClearLink.FrameTags tags) {
         super(RelayMessage.class);
+        this.tags = tags;
     }
 
     @Override
@@ -33,21 +42,38 @@ public final class RelayFrameEncoder extends MessageToMessageEncoder<RelayMessag
         ByteBuf buf = ctx.alloc().buffer(64);
         int start = buf.writerIndex();
         buf.writeByte(0).writeInt(0); // header, patched below
+        buf.writeZero(tagLength());
+        int bodyStart = buf.writerIndex();
         buf.writeInt(msg.id());
         int type = writeBody(msg, buf);
+        int length = buf.writerIndex() - bodyStart;
         buf.setByte(start, type);
-        buf.setInt(start + 1, buf.writerIndex() - start - FrameType.HEADER_LENGTH);
+        buf.setInt(start + 1, length);
+        tag(buf, start, type, length, bodyStart, length);
         out.add(buf);
     }
 
-    private static ByteBuf blockHeader(ChannelHandlerContext ctx, int type, int id, TransferId transfer, long seq,
-                                       ByteBuf content) {
-        ByteBuf header = ctx.alloc().buffer(FrameType.HEADER_LENGTH + FrameType.BLOCK_PREFIX);
-        return header.writeByte(type)
-                .writeInt(FrameType.BLOCK_PREFIX + content.readableBytes())
-                .writeInt(id)
-                .writeLong(transfer.value())
-                .writeLong(seq);
+    private ByteBuf blockHeader(ChannelHandlerContext ctx, int type, int id, TransferId transfer, long seq,
+                                ByteBuf content) {
+        int length = FrameType.BLOCK_PREFIX + content.readableBytes();
+        ByteBuf header = ctx.alloc().buffer(FrameType.HEADER_LENGTH + tagLength() + FrameType.BLOCK_PREFIX);
+        int start = header.writerIndex();
+        header.writeByte(type).writeInt(length).writeZero(tagLength());
+        int prefixStart = header.writerIndex();
+        header.writeInt(id).writeLong(transfer.value()).writeLong(seq);
+        tag(header, start, type, length, prefixStart, FrameType.BLOCK_PREFIX);
+        return header;
+    }
+
+    private int tagLength() {
+        return tags == null ? 0 : ClearLink.TAG_LENGTH;
+    }
+
+    /** On a clear link, fills the tag after the header at {@code start}: over the header and the covered body bytes. */
+    private void tag(ByteBuf buf, int start, int type, int length, int coveredStart, int covered) {
+        if (tags != null) {
+            buf.setBytes(start + FrameType.HEADER_LENGTH, tags.next(type, length, buf.slice(coveredStart, covered)));
+        }
     }
 
     /** Writes the body after the id and returns the frame type. */
@@ -59,6 +85,13 @@ public final class RelayFrameEncoder extends MessageToMessageEncoder<RelayMessag
         if (msg instanceof RelayMessage.Welcome w) {
             buf.writeShort(w.version()).writeByte(w.role().wire());
             return FrameType.WELCOME;
+        }
+        if (msg instanceof RelayMessage.BindRequest) {
+            return FrameType.BIND_REQUEST;
+        }
+        if (msg instanceof RelayMessage.BindGrant g) {
+            buf.writeBytes(g.ticket()).writeBytes(g.secret());
+            return FrameType.BIND_GRANT;
         }
         if (msg instanceof RelayMessage.OpenTransfer o) {
             buf.writeLong(o.transferId().value()).writeBytes(o.tokenKey().bytes())

@@ -28,6 +28,40 @@ public sealed interface RelayMessage {
     record Welcome(int id, int version, RelayRole role) implements RelayMessage {
     }
 
+    /** Asks the relay for a clear link (§3.7) for this connection's blocks; answered by BIND_GRANT. TLS only. */
+    record BindRequest(int id) implements RelayMessage {
+    }
+
+    /**
+     * The ticket a clear link presents and the secret its frames' tags are made with, valid once and briefly;
+     * sent only over TLS.
+     */
+    record BindGrant(int id, byte[] ticket, byte[] secret) implements RelayMessage {
+        public BindGrant {
+            if (ticket.length != ClearLink.TICKET_LENGTH || secret.length != ClearLink.SECRET_LENGTH) {
+                throw new IllegalArgumentException("ticket " + ticket.length + ", secret " + secret.length
+                        + " bytes (expected: " + ClearLink.TICKET_LENGTH + ", " + ClearLink.SECRET_LENGTH + ")");
+            }
+            ticket = ticket.clone();
+            secret = secret.clone();
+        }
+
+        @Override
+        public byte[] ticket() {
+            return ticket.clone();
+        }
+
+        @Override
+        public byte[] secret() {
+            return secret.clone();
+        }
+
+        @Override
+        public String toString() {
+            return "BindGrant[id=" + id + "]";
+        }
+    }
+
     // ---- server to relay ----
 
     /**

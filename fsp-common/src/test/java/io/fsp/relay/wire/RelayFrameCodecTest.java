@@ -41,6 +41,9 @@ class RelayFrameCodecTest {
         return List.of(
                 new RelayMessage.Hello(1, RelayMessage.VERSION),
                 new RelayMessage.Welcome(1, RelayMessage.VERSION, RelayRole.SERVER),
+                new RelayMessage.BindRequest(1),
+                new RelayMessage.BindGrant(1, new byte[ClearLink.TICKET_LENGTH], "a secret of thirty-two bytes ...".getBytes(
+                        StandardCharsets.US_ASCII)),
                 new RelayMessage.OpenTransfer(2, T, new TokenKey(new byte[32]), WHEN, 1L << 40),
                 new RelayMessage.OpenTransfer(2, T, new TokenKey(new byte[32]), WHEN, 1L << 40, true),
                 new RelayMessage.PutBlock(3, T, 7, Unpooled.wrappedBuffer(BLOCK)),
@@ -298,6 +301,160 @@ class RelayFrameCodecTest {
         if (m instanceof RelayMessage.OpenTransfer o) {
             return o + " " + HexFormat.of().formatHex(o.tokenKey().bytes());
         }
+        if (m instanceof RelayMessage.BindGrant g) {
+            return g + " " + HexFormat.of().formatHex(g.ticket()) + " " + HexFormat.of().formatHex(g.secret());
+        }
         return m.toString();
+    }
+
+    // ---------------------------------------------------------------- clear links (§3.7)
+
+    private static final byte[] SECRET = ClearLink.random(ClearLink.SECRET_LENGTH);
+
+    /** Every frame, tagged in one stream as one side of a clear link sends them. */
+    private static byte[] tagged(byte[] secret, List<RelayMessage> messages) {
+        EmbeddedChannel ch = new EmbeddedChannel(new RelayFrameEncoder(ClearLink.toRelay(secret)));
+        ByteBuf out = Unpooled.buffer();
+        for (RelayMessage m : messages) {
+            assertTrue(ch.writeOutbound(m));
+            for (ByteBuf b; (b = ch.readOutbound()) != null; ) {
+                out.writeBytes(b);
+                b.release();
+            }
+        }
+        assertFalse(ch.finish());
+        byte[] bytes = ByteBufUtil.getBytes(out);
+        out.release();
+        return bytes;
+    }
+
+    /** Decodes a tagged stream in pieces of {@code chunk} bytes; a bad tag ends it with the exception. */
+    private static List<Object> decodeTagged(byte[] secret, byte[] wire, int chunk) {
+        EmbeddedChannel ch = new EmbeddedChannel(new RelayFrameDecoder(RelayLimits.DEFAULT, true, ClearLink.toRelay(secret)));
+        List<Object> out = new ArrayList<>();
+        try {
+            for (int i = 0; i < wire.length; i += chunk) {
+                ch.writeInbound(Unpooled.directBuffer().writeBytes(wire, i, Math.min(chunk, wire.length - i)));
+            }
+        } catch (DecoderException e) {
+            for (Object o; (o = ch.readInbound()) != null; ) {
+                out.add(o);
+            }
+            out.add(e);
+            ch.finishAndReleaseAll();
+            return out;
+        }
+        for (Object o; (o = ch.readInbound()) != null; ) {
+            out.add(o);
+        }
+        assertFalse(ch.finish());
+        return out;
+    }
+
+    private static List<RelayMessage> copies() {
+        return everyMessage();
+    }
+
+    @Test
+    void taggedFramesSurviveEncodingAndDecodingInAnyPieces() {
+        List<String> expected = copies().stream().map(RelayFrameCodecTest::describe).toList();
+        byte[] wire = tagged(SECRET, copies());
+        assertEquals(encodedLength(copies()) + copies().size() * ClearLink.TAG_LENGTH, wire.length, "a tag per frame");
+        for (int chunk : new int[] {1, 7, 64, wire.length}) {
+            List<Object> decoded = decodeTagged(SECRET, wire, chunk);
+            assertEquals(expected, decoded.stream().map(o -> describe((RelayMessage) o)).toList(), "chunk " + chunk);
+            decoded.forEach(ReferenceCountUtil::release);
+        }
+    }
+
+    private static int encodedLength(List<RelayMessage> messages) {
+        return messages.stream().mapToInt(m -> encode(m).length).sum();
+    }
+
+    /** Every byte of a frame's header, tag and body up to the block bytes is covered: a change ends the stream. */
+    @Test
+    void aChangedHeaderTagOrFieldIsRefused() {
+        RelayMessage first = new RelayMessage.Hello(1, RelayMessage.VERSION);
+        byte[] clean = tagged(SECRET, List.of(new RelayMessage.Hello(1, RelayMessage.VERSION),
+                new RelayMessage.PutBlock(2, T, 7, Unpooled.wrappedBuffer(BLOCK))));
+        int put = encode(first).length + ClearLink.TAG_LENGTH;
+        int covered = FrameType.HEADER_LENGTH + ClearLink.TAG_LENGTH + FrameType.BLOCK_PREFIX;
+        for (int i = put; i < put + covered; i++) {
+            byte[] wire = clean.clone();
+            wire[i] ^= 0x01;
+            List<Object> decoded = decodeTagged(SECRET, wire, wire.length);
+            assertInstanceOf(RelayMessage.Hello.class, decoded.get(0));
+            boolean longer = i > put && i < put + FrameType.HEADER_LENGTH && decoded.size() == 1;
+            if (!longer) { // a length made longer waits for bytes that never come (truncated, below)
+                assertEquals(2, decoded.size(), "byte " + (i - put) + " of the PUT_BLOCK frame");
+                assertInstanceOf(CorruptedFrameException.class, decoded.get(1), "byte " + (i - put));
+            }
+        }
+    }
+
+    /**
+     * The block bytes themselves are not tagged: a block is sealed, and the client checks its digest (it arrives over
+     * TLS), as it does for a relay that changes a block.
+     */
+    @Test
+    void aChangedBlockByteIsLeftToTheBlocksOwnChecks() {
+        byte[] wire = tagged(SECRET, List.of(new RelayMessage.Block(2, T, 7, Unpooled.wrappedBuffer(BLOCK))));
+        wire[wire.length - 1] ^= 0x01;
+        List<Object> decoded = decodeTagged(SECRET, wire, wire.length);
+        RelayMessage.Block b = (RelayMessage.Block) decoded.get(0);
+        assertEquals(BLOCK[BLOCK.length - 1] ^ 0x01, b.content().getByte(BLOCK.length - 1));
+        b.release();
+    }
+
+    @Test
+    void aReplayedOrReorderedFrameIsRefused() {
+        RelayMessage get = new RelayMessage.GetBlock(2, T, 7);
+        byte[] one = tagged(SECRET, List.of(get));
+        byte[] twice = new byte[one.length * 2];
+        System.arraycopy(one, 0, twice, 0, one.length);
+        System.arraycopy(one, 0, twice, one.length, one.length);
+        List<Object> decoded = decodeTagged(SECRET, twice, twice.length);
+        assertEquals(get, decoded.get(0));
+        assertInstanceOf(CorruptedFrameException.class, decoded.get(1), "the same frame again: its number is past");
+
+        byte[] two = tagged(SECRET, List.of(new RelayMessage.GetBlock(2, T, 7), new RelayMessage.GetBlock(3, T, 8)));
+        int half = two.length / 2;
+        byte[] swapped = new byte[two.length];
+        System.arraycopy(two, half, swapped, 0, half);
+        System.arraycopy(two, 0, swapped, half, half);
+        assertInstanceOf(CorruptedFrameException.class, decodeTagged(SECRET, swapped, swapped.length).get(0),
+                "the second frame first");
+    }
+
+    @Test
+    void aFrameFromAnotherLinkOrDirectionIsRefused() {
+        byte[] wire = tagged(SECRET, List.of(new RelayMessage.GetBlock(2, T, 7)));
+        assertInstanceOf(CorruptedFrameException.class,
+                decodeTagged(ClearLink.random(ClearLink.SECRET_LENGTH), wire, wire.length).get(0), "another secret");
+        EmbeddedChannel fromRelay = new EmbeddedChannel(new RelayFrameEncoder(ClearLink.fromRelay(SECRET)));
+        assertTrue(fromRelay.writeOutbound(new RelayMessage.Ok(2)));
+        ByteBuf reflected = fromRelay.readOutbound();
+        byte[] back = ByteBufUtil.getBytes(reflected);
+        reflected.release();
+        fromRelay.finish();
+        assertInstanceOf(CorruptedFrameException.class, decodeTagged(SECRET, back, back.length).get(0),
+                "the relay's own frame sent back to it");
+        byte[] untagged = encode(new RelayMessage.GetBlock(2, T, 7));
+        List<Object> decoded = decodeTagged(SECRET, untagged, untagged.length);
+        assertTrue(decoded.isEmpty() || decoded.get(0) instanceof DecoderException, "a frame without a tag: " + decoded);
+    }
+
+    /** A stream cut short yields no frame for the cut one: what arrived before stands, the rest never does. */
+    @Test
+    void aTruncatedFrameYieldsNothing() {
+        byte[] wire = tagged(SECRET, List.of(new RelayMessage.GetBlock(2, T, 7),
+                new RelayMessage.PutBlock(3, T, 8, Unpooled.wrappedBuffer(BLOCK))));
+        int first = encode(new RelayMessage.GetBlock(2, T, 7)).length + ClearLink.TAG_LENGTH;
+        for (int cut = first; cut < wire.length; cut++) {
+            byte[] part = java.util.Arrays.copyOf(wire, cut);
+            List<Object> decoded = decodeTagged(SECRET, part, part.length);
+            assertEquals(1, decoded.size(), "cut at " + cut);
+            assertInstanceOf(RelayMessage.GetBlock.class, decoded.get(0));
+        }
     }
 }

@@ -13,10 +13,11 @@ import java.util.Arrays;
 /**
  * Coverage-guided fuzzing of the relay frame decoder: any exception other than a {@link DecoderException},
  * a hang, or an allocation beyond the frame limits is a finding. Decoded messages are encoded again, which
- * must always work. {@code mvn verify} fuzzes for a bounded time; plain test runs replay stored inputs.
+ * must always work; with the first byte's bit 1 set, as a clear link's decoder (tagged frames). {@code mvn verify} fuzzes for a bounded time; plain test runs replay stored inputs.
  */
 class RelayFrameDecoderFuzzTest {
     private static final RelayLimits LIMITS = new RelayLimits(128 * 1024);
+    private static final byte[] SECRET = new byte[ClearLink.SECRET_LENGTH];
 
     /** Allocates like Unpooled, but records any request larger than a frame can be under LIMITS. */
     private static final class BoundedAllocator extends AbstractByteBufAllocator {
@@ -58,13 +59,14 @@ class RelayFrameDecoderFuzzTest {
             return;
         }
         boolean acceptBlocks = (input[0] & 1) != 0;
+        ClearLink.FrameTags tags = (input[0] & 2) != 0 ? ClearLink.toRelay(SECRET) : null; // a clear link's frames
         byte[] stream = Arrays.copyOfRange(input, 2, input.length);
         int split = stream.length == 0 ? 0 : (input[1] & 0xff) % (stream.length + 1);
         BoundedAllocator alloc = new BoundedAllocator(
                 Math.max(5 + 20 + LIMITS.maxBlockBytes(), RelayLimits.MAX_CONTROL_BODY) + input.length * 2);
         EmbeddedChannel ch = new EmbeddedChannel();
         ch.config().setAllocator(alloc);
-        ch.pipeline().addLast(new RelayFrameDecoder(LIMITS, acceptBlocks));
+        ch.pipeline().addLast(new RelayFrameDecoder(LIMITS, acceptBlocks, tags));
         feed(ch, ch.alloc().buffer(split).writeBytes(stream, 0, split));
         feed(ch, ch.alloc().buffer(stream.length - split).writeBytes(stream, split, stream.length - split));
         EmbeddedChannel encoder = new EmbeddedChannel(new RelayFrameEncoder());

@@ -2,9 +2,11 @@ package io.fsp.relay.net;
 
 import io.fsp.relay.metrics.RelayMetrics;
 import io.fsp.relay.store.BlockStore;
+import io.fsp.relay.wire.ClearLink;
 import io.fsp.relay.wire.RelayFrameDecoder;
 import io.fsp.relay.wire.RelayFrameEncoder;
 import io.fsp.relay.wire.RelayLimits;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
@@ -25,7 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The pipeline of a relay connection: {@code [shaper] → ssl → idle → decoder → encoder → [extra] → session}. The TLS
+ * The pipeline of a relay connection: {@code [shaper] → ssl → idle → decoder → encoder → [extra] → session}; a clear
+ * link (docs/protocol.md §3.7) has no ssl, and its codec checks and writes frame tags. The TLS
  * context asks for a client certificate but does not require one: a peer that presents a pinned one is a server, a
  * peer that presents none is a client, and a peer that presents an unknown one fails the handshake.
  *
@@ -40,6 +43,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class RelayServerInitializer extends ChannelInitializer<SocketChannel> {
     public static final String SHAPER = "shaper";
+    public static final String DETECTOR = "detector";
     public static final String SSL = "ssl";
     public static final String IDLE = "idle";
     public static final String DECODER = "decoder";
@@ -67,6 +71,7 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
     private final AtomicInteger connections = new AtomicInteger();
     private final ConcurrentHashMap<InetAddress, Integer> unauthenticated = new ConcurrentHashMap<>();
     private final ClientAdmission clients;
+    private final ClearLinks links;
     private final AtomicLong refusedSinceLog = new AtomicLong();
     private final AtomicLong lastRefusalLog = new AtomicLong(System.nanoTime() - REFUSAL_LOG_INTERVAL_NANOS);
 
@@ -90,6 +95,7 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
         this.extra = extra;
         this.policy = policy;
         this.clients = new ClientAdmission(policy);
+        this.links = new ClearLinks(policy.authTimeout());
         this.blockCheck = blockCheck;
         // Spilled blocks in flight to clients: a few blocks' worth, at least 64 MiB.
         this.readBudget = new ReadBudget(Math.max(64L << 20, 4L * limits.maxBlockBytes()));
@@ -102,7 +108,14 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
             refused(ch, "max-connections", policy.maxConnections() + " connections open (relay option --max-connections)");
             return;
         }
-        ch.closeFuture().addListener(f -> connections.decrementAndGet());
+        // A clear link is part of its TLS connection: once known as one, it leaves the count.
+        AtomicBoolean counted = new AtomicBoolean(true);
+        Runnable uncount = () -> {
+            if (counted.getAndSet(false)) {
+                connections.decrementAndGet();
+            }
+        };
+        ch.closeFuture().addListener(f -> uncount.run());
         InetAddress address = ch.remoteAddress().getAddress();
         if (!takeUnauthenticatedSlot(address)) {
             refused(ch, "max-unauthenticated-per-address", policy.maxUnauthenticatedPerAddress() + " from that address not authenticated yet (relay"
@@ -120,14 +133,30 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
         if (shaper != null) {
             ch.pipeline().addLast(SHAPER, shaper);
         }
+        // TLS or a clear link: the detector adds the handlers of either before the idle timer and leaves.
         ch.pipeline()
-                .addLast(SSL, ssl.newHandler(ch.alloc()))
-                .addLast(IDLE, new IdleStateHandler(0, 0, policy.idleTimeout().toMillis(), TimeUnit.MILLISECONDS))
-                .addLast(DECODER, new RelayFrameDecoder(limits, false)) // large frames once a server said HELLO
-                .addLast(ENCODER, ENCODER_INSTANCE);
+                .addLast(DETECTOR, new LinkDetector(links, this::tls, (detector, grant) -> {
+                    uncount.run();
+                    clear(detector, grant);
+                }))
+                .addLast(IDLE, new IdleStateHandler(0, 0, policy.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
         extra.ifPresent(handler -> ch.pipeline().addLast(EXTRA, handler.get()));
         ch.pipeline().addLast(SESSION, new RelaySessionHandler(store, clock, blockCheck, readBudget, policy, giveBack,
-                clients, metrics, pacing));
+                clients, metrics, pacing, links));
+    }
+
+    private void tls(ChannelHandlerContext detector) {
+        detector.pipeline()
+                .addAfter(DETECTOR, SSL, ssl.newHandler(detector.alloc()))
+                .addAfter(IDLE, DECODER, new RelayFrameDecoder(limits, false)) // large frames once a server said HELLO
+                .addAfter(DECODER, ENCODER, ENCODER_INSTANCE);
+    }
+
+    private void clear(ChannelHandlerContext detector, ClearLinks.Grant grant) {
+        detector.pipeline()
+                .addAfter(IDLE, DECODER, new RelayFrameDecoder(limits, false, ClearLink.toRelay(grant.secret())))
+                .addAfter(DECODER, ENCODER, new RelayFrameEncoder(ClearLink.fromRelay(grant.secret())));
+        detector.pipeline().get(RelaySessionHandler.class).bind(grant);
     }
 
     private void refused(SocketChannel ch, String limit, String why) {
@@ -156,7 +185,7 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
         return taken[0];
     }
 
-    /** Connections open now. */
+    /** Connections open now, clear links not counted (each is part of a TLS connection). */
     public int connections() {
         return connections.get();
     }

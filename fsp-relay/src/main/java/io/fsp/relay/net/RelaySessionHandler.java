@@ -28,7 +28,7 @@ import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.util.ArrayDeque;
-import java.util.HashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -51,6 +51,8 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(RelaySessionHandler.class);
     /** Distinct transfers one connection may hold tokens for. */
     static final int MAX_TOKENS_PER_CONNECTION = 64;
+    /** Clear links one TLS connection may ask for: so there are never more clear links than TLS connections. */
+    static final int MAX_BIND_REQUESTS = 1;
 
     private final BlockStore store;
     private final Clock clock;
@@ -62,7 +64,12 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private final RelayMetrics metrics;
     private final Pacing pacing;
     private final ArrayDeque<RelayMessage> inbox = new ArrayDeque<>();
-    private final Map<TransferId, CapabilityToken> tokens = new HashMap<>();
+    /** Shared with this connection's clear link, which may serve them from another event loop. */
+    private Map<TransferId, CapabilityToken> tokens = new ConcurrentHashMap<>();
+    private final ClearLinks links;
+    /** On a clear link: what it acts for (its TLS connection's role, server and tokens); null on TLS. */
+    private ClearLinks.Grant grant;
+    private int bindRequests;
     /** Transfers this (server) connection opened and has not finished or aborted: its closing finishes them. */
     private final java.util.Set<TransferId> pushing = new java.util.HashSet<>();
     private ChannelHandlerContext ctx;
@@ -87,7 +94,8 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
      */
     RelaySessionHandler(BlockStore store, Clock clock, BlockCheck blockCheck, ReadBudget readBudget,
                         ConnectionPolicy policy, Runnable onAuthenticated, ClientAdmission clients,
-                        RelayMetrics metrics, Pacing pacing) {
+                        RelayMetrics metrics, Pacing pacing, ClearLinks links) {
+        this.links = links;
         this.clients = clients;
         this.metrics = metrics;
         this.pacing = pacing;
@@ -137,6 +145,17 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             authDeadline.cancel(false);
             onAuthenticated.run();
         }
+    }
+
+    /**
+     * Makes this connection a clear link acting for {@code grant}'s TLS connection (called before its first frame): it
+     * closes with that connection.
+     */
+    void bind(ClearLinks.Grant grant) {
+        this.grant = grant;
+        this.tokens = grant.tokens();
+        session = session.substring(0, session.length() - 1) + " clear]";
+        grant.parent().closeFuture().addListener(f -> ctx.channel().close());
     }
 
     @Override
@@ -269,7 +288,15 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             hello(m);
             return;
         }
-        if (m instanceof RelayMessage.OpenTransfer o) {
+        if (grant != null && !(m instanceof RelayMessage.PutBlock || m instanceof RelayMessage.GetBlock)) {
+            ReferenceCountUtil.release(m);
+            fail(new RelayMessage.Error(0, RelayErrorCode.BAD_FRAME, "a clear link carries blocks only (PUT_BLOCK,"
+                    + " GET_BLOCK); " + m.getClass().getSimpleName() + " goes over TLS"));
+            return;
+        }
+        if (m instanceof RelayMessage.BindRequest b) {
+            bindRequest(b);
+        } else if (m instanceof RelayMessage.OpenTransfer o) {
             open(o);
         } else if (m instanceof RelayMessage.PutBlock p) {
             put(p);
@@ -307,6 +334,9 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         }
         role = peerRole();
         welcomed = true;
+        if (grant != null) {
+            authenticated(); // the ticket came over the TLS connection it acts for
+        }
         if (role == RelayRole.SERVER) {
             ctx.pipeline().get(RelayFrameDecoder.class).acceptBlocks();
             authenticated();
@@ -315,8 +345,15 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         reply(new RelayMessage.Welcome(h.id(), RelayMessage.VERSION, role));
     }
 
-    /** SERVER exactly when the TLS peer presented a certificate; the trust manager has pinned it. */
+    /**
+     * SERVER exactly when the TLS peer presented a certificate; the trust manager has pinned it. A clear link has the
+     * role of the TLS connection it acts for.
+     */
     private RelayRole peerRole() {
+        if (grant != null) {
+            server = grant.server();
+            return grant.role();
+        }
         SslHandler ssl = ctx.pipeline().get(SslHandler.class);
         try {
             Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
@@ -335,6 +372,27 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             return false;
         }
         return true;
+    }
+
+    /**
+     * Grants a clear link for this connection's blocks (§3.7): only to a peer that has shown its credentials (a trusted
+     * server, or a client with a token accepted), a few times per connection.
+     */
+    private void bindRequest(RelayMessage.BindRequest b) {
+        if (!authenticated) {
+            refuse(b.id(), RelayErrorCode.TOKEN_FOREIGN, "a clear link is granted to a trusted server or after a token"
+                    + " was accepted (expected: AUTHORIZE first)");
+            return;
+        }
+        if (++bindRequests > MAX_BIND_REQUESTS) {
+            refuse(b.id(), RelayErrorCode.TOO_MANY_REQUESTS, "clear links: " + bindRequests + " asked on one connection"
+                    + " (expected: <= " + MAX_BIND_REQUESTS + ")");
+            return;
+        }
+        byte[] secret = io.fsp.relay.wire.ClearLink.random(io.fsp.relay.wire.ClearLink.SECRET_LENGTH);
+        byte[] ticket = links.grant(role, server, tokens, secret, ctx.channel());
+        log.debug("{} clear link granted", session);
+        reply(new RelayMessage.BindGrant(b.id(), ticket, secret));
     }
 
     // ---------------------------------------------------------------- server operations

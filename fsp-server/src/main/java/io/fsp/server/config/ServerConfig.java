@@ -56,6 +56,7 @@ public record ServerConfig(
         boolean fsyncUploads,
         int maxBlocksPerTransfer,
         ByteSize socketBuffer,
+        boolean relayBlocksOverTls,
         Duration maxRetain,
         List<RetainGrant> retainUser,
         long checksumRate,
@@ -131,6 +132,7 @@ public record ServerConfig(
                 true,
                 1 << 20,
                 new ByteSize(0),
+                false,
                 Duration.ofDays(30), List.of(),
                 128L << 20, 16L << 30,
                 Optional.empty());

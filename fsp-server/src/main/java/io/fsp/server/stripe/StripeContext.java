@@ -58,16 +58,18 @@ public final class StripeContext implements AutoCloseable {
     /**
      * @param maxBlocksPerTransfer the most blocks one transfer may have (more is refused before anything is sent)
      * @param socketBuffer fixed socket buffers of relay connections, 0 for the kernel's autotuning
+     * @param clearLinks push blocks over a clear link beside each relay's TLS connection (docs/protocol.md §3.7), or
+     *                   over TLS
      * @param maxRetain the longest retention an evacuation may ask relays for ({@code max-retain})
      * @param retainGrants who may evacuate, and for how long ({@code retain-user})
      */
     public StripeContext(KeyMaterial identity, List<RelayEndpoint> relays, boolean requireTls, long maxBlocksPerTransfer,
-                         int socketBuffer, Duration maxRetain, List<RetainGrant> retainGrants) {
+                         int socketBuffer, boolean clearLinks, Duration maxRetain, List<RetainGrant> retainGrants) {
         this.maxRetain = maxRetain;
         this.retainGrants = retainGrants.stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
                 RetainGrant::user, RetainGrant::most));
         this.identity = identity;
-        this.relayConfig = RelayConnectionConfig.DEFAULT.withSocketBufferBytes(socketBuffer);
+        this.relayConfig = RelayConnectionConfig.DEFAULT.withSocketBufferBytes(socketBuffer).withClearLinks(clearLinks);
         this.relays = List.copyOf(relays);
         this.requireTls = requireTls;
         this.maxBlocksPerTransfer = maxBlocksPerTransfer;

@@ -15,7 +15,7 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * A relay's misbehaviour towards clients ({@link FaultPlan}), as a handler of its own between the frame codec and
  * the session, put into each connection's pipeline through {@link FaultPlan#handlers()}: an honest relay's path
  * has no trace of them. It acts on client connections only (a server presents a certificate, a
- * client none), decided at the first frame, once the TLS handshake is done.
+ * client none), decided at the first frame, once the TLS handshake is done; on a clear link, at the first request.
  */
 public final class FaultInjector extends ChannelDuplexHandler {
     private final FaultPlan plan;
@@ -35,7 +35,7 @@ public final class FaultInjector extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (client(ctx) && plan.stalls()) {
+        if (client(ctx, msg) && plan.stalls()) {
             ReferenceCountUtil.release(msg); // a stalled relay reads everything and answers nothing
             return;
         }
@@ -44,7 +44,7 @@ public final class FaultInjector extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (!(msg instanceof RelayMessage.Block b) || !client(ctx)) {
+        if (!(msg instanceof RelayMessage.Block b) || !client(ctx, null)) {
             ctx.write(msg, promise);
             return;
         }
@@ -81,18 +81,42 @@ public final class FaultInjector extends ChannelDuplexHandler {
         }
     }
 
-    private boolean client(ChannelHandlerContext ctx) {
+    /**
+     * Whether the peer is a client: over TLS, one without a certificate; on a clear link (no TLS), one whose first
+     * request after HELLO is a GET_BLOCK (a server's is a PUT_BLOCK). Undecided until then: not a client.
+     */
+    private boolean client(ChannelHandlerContext ctx, Object inbound) {
         if (client == null) {
-            try {
-                ctx.pipeline().get(SslHandler.class).engine().getSession().getPeerCertificates();
-                client = false;
-            } catch (SSLPeerUnverifiedException e) {
+            SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+            if (ssl != null) {
+                try {
+                    ssl.engine().getSession().getPeerCertificates();
+                    client = false;
+                } catch (SSLPeerUnverifiedException e) {
+                    client = true;
+                }
+            } else if (inbound instanceof RelayMessage.GetBlock) {
                 client = true;
-                plan.closeAfter().ifPresent(n -> ctx.pipeline().addAfter(after, "fault-close", new CloseAfterHandler(n)));
-                plan.throttle().ifPresent(rate -> ctx.pipeline().addAfter(after, "fault-throttle",
+            } else if (inbound instanceof RelayMessage.PutBlock) {
+                client = false;
+            } else {
+                return false;
+            }
+            if (client) {
+                plan.closeAfter().ifPresent(n -> addBytewise(ctx, "fault-close", new CloseAfterHandler(n)));
+                plan.throttle().ifPresent(rate -> addBytewise(ctx, "fault-throttle",
                         new ChannelTrafficShapingHandler(rate, 0, 100)));
             }
         }
         return client;
+    }
+
+    /** Right behind TLS, or first on a clear link: where the bytes are those the client's frames are made of. */
+    private void addBytewise(ChannelHandlerContext ctx, String name, io.netty.channel.ChannelHandler handler) {
+        if (ctx.pipeline().get(after) != null) {
+            ctx.pipeline().addAfter(after, name, handler);
+        } else {
+            ctx.pipeline().addFirst(name, handler);
+        }
     }
 }

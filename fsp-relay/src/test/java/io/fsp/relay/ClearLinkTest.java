@@ -1,0 +1,368 @@
+package io.fsp.relay;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fsp.relay.client.RelayConnection;
+import io.fsp.relay.client.RelayConnectionConfig;
+import io.fsp.relay.client.RelayException;
+import io.fsp.relay.wire.ClearLink;
+import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.relay.wire.RelayFrameDecoder;
+import io.fsp.relay.wire.RelayFrameEncoder;
+import io.fsp.relay.wire.RelayLimits;
+import io.fsp.relay.wire.RelayMessage;
+import io.fsp.relay.wire.RelayRole;
+import io.fsp.tls.PinnedTrustManager;
+import io.fsp.tls.SslContexts;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Clear links (docs/protocol.md §3.7) with a real relay and real sockets, through a tap that records (and may change)
+ * every byte between the peers and the relay: blocks cross without a second encryption, token keys, tokens and link
+ * secrets never appear on the wire, a frame changed on the wire is refused, and a ticket opens one link that carries
+ * blocks only.
+ */
+@Timeout(60)
+class ClearLinkTest {
+    @TempDir
+    Path store;
+    private RelayHarness h;
+    private Tap tap;
+
+    @AfterEach
+    void stop() throws IOException {
+        if (tap != null) {
+            tap.close();
+        }
+        if (h != null) {
+            h.close();
+        }
+    }
+
+    private static byte[] block(int size, long seed) {
+        byte[] b = new byte[size];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    private RelayConnection through(Tap tap, boolean server, RelayConnectionConfig config) throws Exception {
+        return RelayConnection.connect(tap.address(), SslContexts.client(PinnedTrustManager.of(
+                Set.of(RelayHarness.RELAY.fingerprint())), server ? Optional.of(RelayHarness.SERVER) : Optional.empty()),
+                h.group, config).get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void blocksCrossAClearLinkWhileKeysAndTokensStayUnderTls() throws Exception {
+        h = new RelayHarness(store, 64 << 20, 64 << 20);
+        tap = new Tap(h.relay.address(), (c, toRelay, offset, bytes, n) -> { });
+        byte[] data = block(256 << 10, 1);
+        RelayHarness.Opened t;
+        try (RelayConnection server = through(tap, true, RelayConnectionConfig.DEFAULT);
+             RelayConnection client = through(tap, false, RelayConnectionConfig.DEFAULT)) {
+            t = h.open(server);
+            server.putBlock(t.id(), 0, Unpooled.wrappedBuffer(data)).get(5, TimeUnit.SECONDS);
+            client.authorize(t.token()).get(5, TimeUnit.SECONDS);
+            ByteBuf got = client.getBlock(t.id(), 0).get(5, TimeUnit.SECONDS);
+            assertArrayEquals(data, ByteBufUtil.getBytes(got));
+            got.release();
+        }
+        tap.awaitClosed();
+        assertEquals(List.of(true, false, true, false), tap.kinds(), "the server's TLS connection and link, the client's");
+        byte[] window = java.util.Arrays.copyOfRange(data, 1000, 1064);
+        assertEquals(2, tap.streamsContaining(window), "the block crossed in clear, to the relay and from it");
+        assertEquals(0, tap.streamsContaining(t.key().bytes()), "the token key");
+        assertEquals(0, tap.streamsContaining(t.token().encode()), "the token");
+        assertEquals(0, tap.streamsContaining(java.util.Arrays.copyOf(t.token().encode(), 16)), "any part of the token");
+    }
+
+    @Test
+    void withBlocksOverTlsNothingOfABlockIsReadable() throws Exception {
+        h = new RelayHarness(store, 64 << 20, 64 << 20);
+        tap = new Tap(h.relay.address(), (c, toRelay, offset, bytes, n) -> { });
+        byte[] data = block(256 << 10, 2);
+        RelayConnectionConfig tls = RelayConnectionConfig.DEFAULT.withClearLinks(false);
+        try (RelayConnection server = through(tap, true, tls); RelayConnection client = through(tap, false, tls)) {
+            RelayHarness.Opened t = h.open(server);
+            server.putBlock(t.id(), 0, Unpooled.wrappedBuffer(data)).get(5, TimeUnit.SECONDS);
+            client.authorize(t.token()).get(5, TimeUnit.SECONDS);
+            ByteBuf got = client.getBlock(t.id(), 0).get(5, TimeUnit.SECONDS);
+            assertArrayEquals(data, ByteBufUtil.getBytes(got));
+            got.release();
+        }
+        tap.awaitClosed();
+        assertEquals(List.of(true, true), tap.kinds(), "two TLS connections, no clear link");
+        assertEquals(0, tap.streamsContaining(java.util.Arrays.copyOfRange(data, 1000, 1064)));
+    }
+
+    /**
+     * The 8th byte of a PUT_BLOCK's seq changed on its way: the relay refuses the frame (its tag), stores nothing, and
+     * the server's connection ends, so the server places the block elsewhere; the relay goes on serving others.
+     */
+    @Test
+    void aBlockFrameChangedOnTheWireIsRefusedAndStoresNothing() throws Exception {
+        h = new RelayHarness(store, 64 << 20, 64 << 20);
+        // The peer's clear stream: preamble and ticket (20), HELLO (5 + 16 + 6), then PUT_BLOCK: header 5, tag 16,
+        // id 4, transfer 8, seq 8.
+        long seqByte = 20 + 27 + 5 + 16 + 4 + 8 + 7;
+        tap = new Tap(h.relay.address(), (c, toRelay, offset, bytes, n) -> {
+            if (!c.tls() && toRelay && offset <= seqByte && seqByte < offset + n) {
+                bytes[(int) (seqByte - offset)] ^= 0x01;
+            }
+        });
+        RelayHarness.Opened t;
+        try (RelayConnection direct = h.server()) {
+            t = h.open(direct);
+            try (RelayConnection server = through(tap, true, RelayConnectionConfig.DEFAULT)) {
+                ExecutionException e = assertThrows(ExecutionException.class,
+                        () -> server.putBlock(t.id(), 0, Unpooled.wrappedBuffer(block(4096, 3))).get(5, TimeUnit.SECONDS));
+                assertInstanceOf(RelayException.class, e.getCause());
+                server.closeFuture().get(5, TimeUnit.SECONDS); // the link and its TLS connection end together
+            }
+            assertEquals(0, direct.status(t.id()).get(5, TimeUnit.SECONDS).blocks(), "nothing stored");
+            direct.putBlock(t.id(), 0, Unpooled.wrappedBuffer(block(4096, 3))).get(5, TimeUnit.SECONDS);
+            assertEquals(1, direct.status(t.id()).get(5, TimeUnit.SECONDS).blocks(), "the relay serves on");
+        }
+    }
+
+    @Test
+    void aTicketOpensOneLinkThatCarriesBlocksOnly() throws Exception {
+        h = new RelayHarness(store, 64 << 20, 64 << 20);
+        RelayHarness.Opened t;
+        byte[] data = block(1000, 4);
+        try (RelayConnection server = h.server()) {
+            t = h.open(server);
+            server.putBlock(t.id(), 0, Unpooled.wrappedBuffer(data)).get(5, TimeUnit.SECONDS);
+        }
+        try (SSLSocket tls = h.rawTls()) {
+            Frames control = new Frames(tls.getInputStream(), tls.getOutputStream(), null);
+            control.send(new RelayMessage.Hello(1, RelayMessage.VERSION));
+            assertEquals(RelayRole.CLIENT, ((RelayMessage.Welcome) control.read()).role());
+            control.send(new RelayMessage.BindRequest(2));
+            assertEquals(RelayErrorCode.TOKEN_FOREIGN, ((RelayMessage.Error) control.read()).code(),
+                    "no link before a token is accepted");
+            control.send(new RelayMessage.Authorize(3, t.token().encode()));
+            assertInstanceOf(RelayMessage.Ok.class, control.read());
+            control.send(new RelayMessage.BindRequest(4));
+            RelayMessage.BindGrant grant = (RelayMessage.BindGrant) control.read();
+            control.send(new RelayMessage.BindRequest(5));
+            assertEquals(RelayErrorCode.TOO_MANY_REQUESTS, ((RelayMessage.Error) control.read()).code(), "one link");
+
+            try (Socket forged = link(ClearLink.random(ClearLink.TICKET_LENGTH))) {
+                RelayHarness.assertClosed(forged.getInputStream());
+            }
+            try (Socket link = link(grant.ticket())) {
+                Frames blocks = new Frames(link.getInputStream(), link.getOutputStream(), grant.secret());
+                blocks.send(new RelayMessage.Hello(1, RelayMessage.VERSION));
+                assertEquals(RelayRole.CLIENT, ((RelayMessage.Welcome) blocks.read()).role(), "the role of its TLS connection");
+                blocks.send(new RelayMessage.GetBlock(2, t.id(), 0));
+                RelayMessage.Block b = (RelayMessage.Block) blocks.read();
+                assertArrayEquals(data, ByteBufUtil.getBytes(b.content()), "served with the token of its TLS connection");
+                b.release();
+                try (Socket again = link(grant.ticket())) {
+                    RelayHarness.assertClosed(again.getInputStream()); // a ticket opens one link
+                }
+                blocks.send(new RelayMessage.Confirm(3, t.id(), List.of(0L)));
+                RelayMessage.Error e = (RelayMessage.Error) blocks.read();
+                assertEquals(RelayErrorCode.BAD_FRAME, e.code(), e.text());
+                RelayHarness.assertClosed(link.getInputStream());
+            }
+            control.send(new RelayMessage.StatusRequest(6, t.id()));
+            assertEquals(1, ((RelayMessage.Status) control.read()).blocks(), "the refused CONFIRM freed nothing");
+        }
+    }
+
+    /** A plain connection to the relay that presents {@code ticket} as a clear link. */
+    private Socket link(byte[] ticket) throws IOException {
+        Socket s = new Socket(h.relay.address().getAddress(), h.relay.address().getPort());
+        s.setSoTimeout(5000);
+        s.getOutputStream().write(ClearLink.PREAMBLE);
+        s.getOutputStream().write(ticket);
+        return s;
+    }
+
+    /** Frames over a blocking stream, tagged when {@code secret} is given (a peer's side of a clear link). */
+    private static final class Frames {
+        private final DataInputStream in;
+        private final OutputStream out;
+        private final EmbeddedChannel encoder;
+        private final EmbeddedChannel decoder;
+        private final int tag;
+
+        Frames(InputStream in, OutputStream out, byte[] secret) {
+            this.in = new DataInputStream(in);
+            this.out = out;
+            this.encoder = new EmbeddedChannel(secret == null ? new RelayFrameEncoder()
+                    : new RelayFrameEncoder(ClearLink.toRelay(secret)));
+            this.decoder = new EmbeddedChannel(new RelayFrameDecoder(RelayLimits.DEFAULT, true,
+                    secret == null ? null : ClearLink.fromRelay(secret)));
+            this.tag = secret == null ? 0 : ClearLink.TAG_LENGTH;
+        }
+
+        void send(RelayMessage m) throws IOException {
+            encoder.writeOutbound(m);
+            for (ByteBuf b; (b = encoder.readOutbound()) != null; ) {
+                out.write(ByteBufUtil.getBytes(b));
+                b.release();
+            }
+            out.flush();
+        }
+
+        RelayMessage read() throws IOException {
+            byte[] header = new byte[5 + tag];
+            in.readFully(header);
+            byte[] body = new byte[Unpooled.wrappedBuffer(header).getInt(1)];
+            in.readFully(body);
+            decoder.writeInbound(Unpooled.wrappedBuffer(header, body));
+            return decoder.readInbound();
+        }
+    }
+
+    /** What the tap may do to the bytes of connection {@code c} on their way, at {@code offset} in its stream. */
+    private interface Change {
+        void apply(Tap.Connection c, boolean toRelay, long offset, byte[] bytes, int n);
+    }
+
+    /** A TCP proxy in front of the relay that records every stream and lets a test change bytes on their way. */
+    private static final class Tap implements AutoCloseable {
+        private final ServerSocket listener = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        private final InetSocketAddress target;
+        private final Change change;
+        private final List<Connection> connections = Collections.synchronizedList(new ArrayList<>());
+
+        Tap(InetSocketAddress target, Change change) throws IOException {
+            this.target = target;
+            this.change = change;
+            Thread accept = new Thread(this::accept, "tap-accept");
+            accept.setDaemon(true);
+            accept.start();
+        }
+
+        InetSocketAddress address() {
+            return new InetSocketAddress(listener.getInetAddress(), listener.getLocalPort());
+        }
+
+        private void accept() {
+            try {
+                while (true) {
+                    Socket peer = listener.accept();
+                    Socket relay = new Socket(target.getAddress(), target.getPort());
+                    Connection c = new Connection();
+                    connections.add(c);
+                    c.pump(peer, relay, true);
+                    c.pump(relay, peer, false);
+                }
+            } catch (IOException e) {
+                // closed
+            }
+        }
+
+        /** Per connection in order of acceptance: whether it is TLS (else a clear link). */
+        List<Boolean> kinds() {
+            synchronized (connections) {
+                return connections.stream().map(Connection::tls).toList();
+            }
+        }
+
+        int streamsContaining(byte[] needle) {
+            int n = 0;
+            synchronized (connections) {
+                for (Connection c : connections) {
+                    n += (contains(c.toRelay.toByteArray(), needle) ? 1 : 0) + (contains(c.fromRelay.toByteArray(), needle) ? 1 : 0);
+                }
+            }
+            return n;
+        }
+
+        void awaitClosed() throws InterruptedException {
+            synchronized (connections) {
+                for (Connection c : connections) {
+                    c.done.await(5, TimeUnit.SECONDS);
+                }
+            }
+        }
+
+        private static boolean contains(byte[] hay, byte[] needle) {
+            outer:
+            for (int i = 0; i + needle.length <= hay.length; i++) {
+                for (int j = 0; j < needle.length; j++) {
+                    if (hay[i + j] != needle[j]) {
+                        continue outer;
+                    }
+                }
+                return true;
+            }
+            return false;
+        }
+
+        @Override
+        public void close() throws IOException {
+            listener.close();
+        }
+
+        final class Connection {
+            final ByteArrayOutputStream toRelay = new ByteArrayOutputStream();
+            final ByteArrayOutputStream fromRelay = new ByteArrayOutputStream();
+            final java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(2);
+
+            boolean tls() {
+                byte[] first = toRelay.toByteArray();
+                return first.length > 0 && first[0] == 0x16;
+            }
+
+            void pump(Socket from, Socket to, boolean towardsRelay) {
+                Thread t = new Thread(() -> {
+                    byte[] buf = new byte[64 << 10];
+                    long offset = 0;
+                    try (from; to) {
+                        InputStream in = from.getInputStream();
+                        OutputStream out = to.getOutputStream();
+                        for (int n; (n = in.read(buf)) > 0; ) {
+                            synchronized (this) {
+                                (towardsRelay ? toRelay : fromRelay).write(buf, 0, n);
+                            }
+                            change.apply(this, towardsRelay, offset, buf, n);
+                            offset += n;
+                            out.write(buf, 0, n);
+                        }
+                    } catch (IOException e) {
+                        // one side closed: close both
+                    } finally {
+                        done.countDown();
+                    }
+                }, "tap-pump");
+                t.setDaemon(true);
+                t.start();
+            }
+        }
+    }
+}
