@@ -105,6 +105,30 @@ class ClearLinkTest {
         assertEquals(0, tap.streamsContaining(java.util.Arrays.copyOf(t.token().encode(), 16)), "any part of the token");
     }
 
+    /** A block the relay spilled to disk is sent from its file on a clear link (sendfile), and read into memory for TLS. */
+    @Test
+    void aSpilledBlockIsServedWholeOverALinkAndOverTls() throws Exception {
+        h = new RelayHarness(store, 64 << 20, 64 << 10);
+        byte[] data = block(1 << 20, 5);
+        try (RelayConnection server = h.server(); RelayConnection clear = h.client();
+             RelayConnection tls = h.connect(Optional.empty(), RelayConnectionConfig.DEFAULT.withClearLinks(false))) {
+            RelayHarness.Opened t = h.open(server);
+            for (int seq = 0; seq < 3; seq++) {
+                server.putBlock(t.id(), seq, Unpooled.wrappedBuffer(data)).get(5, TimeUnit.SECONDS);
+            }
+            assertTrue(h.relay.store().held(t.id(), 2).orElseThrow().onDisk(), "beyond 64 KiB of memory: on disk");
+            clear.authorize(t.token()).get(5, TimeUnit.SECONDS);
+            tls.authorize(t.token()).get(5, TimeUnit.SECONDS);
+            for (RelayConnection c : List.of(clear, tls, clear)) {
+                for (int seq = 0; seq < 3; seq++) {
+                    ByteBuf got = c.getBlock(t.id(), seq).get(5, TimeUnit.SECONDS);
+                    assertArrayEquals(data, ByteBufUtil.getBytes(got), "block " + seq);
+                    got.release();
+                }
+            }
+        }
+    }
+
     @Test
     void withBlocksOverTlsNothingOfABlockIsReadable() throws Exception {
         h = new RelayHarness(store, 64 << 20, 64 << 20);

@@ -39,6 +39,11 @@ public final class RelayFrameEncoder extends MessageToMessageEncoder<RelayMessag
             out.add(b.content().retain());
             return;
         }
+        if (msg instanceof RelayMessage.BlockRegion r) {
+            out.add(blockHeader(ctx, FrameType.BLOCK, r.id(), r.transferId(), r.seq(), Math.toIntExact(r.region().count())));
+            out.add(r.region().retain());
+            return;
+        }
         ByteBuf buf = ctx.alloc().buffer(64);
         int start = buf.writerIndex();
         buf.writeByte(0).writeInt(0); // header, patched below
@@ -55,7 +60,11 @@ public final class RelayFrameEncoder extends MessageToMessageEncoder<RelayMessag
 
     private ByteBuf blockHeader(ChannelHandlerContext ctx, int type, int id, TransferId transfer, long seq,
                                 ByteBuf content) {
-        int length = FrameType.BLOCK_PREFIX + content.readableBytes();
+        return blockHeader(ctx, type, id, transfer, seq, content.readableBytes());
+    }
+
+    private ByteBuf blockHeader(ChannelHandlerContext ctx, int type, int id, TransferId transfer, long seq, int size) {
+        int length = FrameType.BLOCK_PREFIX + size;
         ByteBuf header = ctx.alloc().buffer(FrameType.HEADER_LENGTH + tagLength() + FrameType.BLOCK_PREFIX);
         int start = header.writerIndex();
         header.writeByte(type).writeInt(length).writeZero(tagLength());

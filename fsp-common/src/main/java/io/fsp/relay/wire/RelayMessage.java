@@ -210,6 +210,59 @@ public sealed interface RelayMessage {
         }
     }
 
+    /**
+     * A BLOCK whose bytes the kernel sends from the relay's block file ({@code sendfile}), never passing through the
+     * JVM: the same frame on the wire. Only on a clear link (§3.7): TLS must see the bytes to encrypt them. The relay
+     * writes it; nobody decodes it.
+     */
+    final class BlockRegion extends io.netty.util.AbstractReferenceCounted implements RelayMessage {
+        private final int id;
+        private final TransferId transferId;
+        private final long seq;
+        private final io.netty.channel.FileRegion region;
+
+        public BlockRegion(int id, TransferId transferId, long seq, io.netty.channel.FileRegion region) {
+            requireNonNegative("seq", seq);
+            this.id = id;
+            this.transferId = transferId;
+            this.seq = seq;
+            this.region = region;
+        }
+
+        @Override
+        public int id() {
+            return id;
+        }
+
+        public TransferId transferId() {
+            return transferId;
+        }
+
+        public long seq() {
+            return seq;
+        }
+
+        /** The block's bytes in its file; released with this message. */
+        public io.netty.channel.FileRegion region() {
+            return region;
+        }
+
+        @Override
+        protected void deallocate() {
+            region.release();
+        }
+
+        @Override
+        public BlockRegion touch(Object hint) {
+            return this;
+        }
+
+        @Override
+        public String toString() {
+            return "BlockRegion[id=" + id + ", transfer=" + transferId + ", seq=" + seq + ", bytes=" + region.count() + "]";
+        }
+    }
+
     /** The relay does not hold this block (never put, already confirmed, or expired). */
     record NotFound(int id, TransferId transferId, long seq) implements RelayMessage {
     }

@@ -2,6 +2,8 @@ package io.fsp.relay.net;
 
 import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.FileRegion;
+import io.netty.util.ReferenceCounted;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.Map;
 import java.util.Optional;
@@ -32,9 +34,10 @@ final class Pacing {
         this.limits = limits;
     }
 
-    /** {@code block}, completed once its transfer's cap lets it be sent. */
-    CompletableFuture<Optional<ByteBuf>> beforeSending(TransferId transfer, CompletableFuture<Optional<ByteBuf>> block,
-                                                       EventExecutor executor) {
+    /** {@code block} (its bytes, or a region of its file), completed once its transfer's cap lets it be sent. */
+    CompletableFuture<Optional<ReferenceCounted>> beforeSending(TransferId transfer,
+                                                                CompletableFuture<Optional<ReferenceCounted>> block,
+                                                                EventExecutor executor) {
         if (limits.perTransfer() == 0) {
             return block;
         }
@@ -43,7 +46,8 @@ final class Pacing {
                 return block;
             }
             long now = System.nanoTime();
-            long start = clock(sending, transfer, now).take(b.get().readableBytes(), limits.perTransfer(), now);
+            long size = b.get() instanceof ByteBuf bytes ? bytes.readableBytes() : ((FileRegion) b.get()).count();
+            long start = clock(sending, transfer, now).take(size, limits.perTransfer(), now);
             return delay(start - now, b, executor);
         });
     }

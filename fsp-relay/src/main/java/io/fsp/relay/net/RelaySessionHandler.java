@@ -588,11 +588,14 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         }
         long seq = g.seq();
         long arrived = System.nanoTime();
-        // A spilled block is read into fresh memory: take it from the shared budget until it is written.
-        long budget = store.held(g.transferId(), seq).filter(BlockStore.HeldBlock::onDisk)
+        // On a clear link the kernel sends a spilled block from its file; over TLS it is read into fresh memory,
+        // taken from the shared budget until it is written.
+        boolean fromFile = grant != null;
+        long budget = fromFile ? 0 : store.held(g.transferId(), seq).filter(BlockStore.HeldBlock::onDisk)
                 .map(BlockStore.HeldBlock::size).orElse(0);
-        CompletableFuture<Optional<ByteBuf>> read = pacing.beforeSending(g.transferId(),
-                readBudget.acquire(budget).thenCompose(granted -> store.get(g.transferId(), seq)), ctx.executor());
+        CompletableFuture<Optional<ReferenceCounted>> read = pacing.beforeSending(g.transferId(),
+                readBudget.acquire(budget).thenCompose(granted -> fromFile ? store.getForSending(g.transferId(), seq)
+                        : store.get(g.transferId(), seq).thenApply(o -> o.<ReferenceCounted>map(b -> b))), ctx.executor());
         Runnable giveBack = () -> readBudget.release(budget);
         await(read, (block, error) -> {
             if (error != null || block.isEmpty()) {
@@ -603,9 +606,12 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             } else if (block.isEmpty()) {
                 reply(new RelayMessage.NotFound(g.id(), g.transferId(), seq));
             } else {
-                ByteBuf bytes = block.get();
-                int size = bytes.readableBytes();
-                ctx.writeAndFlush(new RelayMessage.Block(g.id(), g.transferId(), seq, bytes)).addListener(w -> {
+                RelayMessage served = block.get() instanceof ByteBuf bytes
+                        ? new RelayMessage.Block(g.id(), g.transferId(), seq, bytes)
+                        : new RelayMessage.BlockRegion(g.id(), g.transferId(), seq, (io.netty.channel.FileRegion) block.get());
+                long size = served instanceof RelayMessage.Block b ? b.content().readableBytes()
+                        : ((RelayMessage.BlockRegion) served).region().count();
+                ctx.writeAndFlush(served).addListener(w -> {
                     giveBack.run();
                     if (w.isSuccess()) {
                         metrics.served(size, System.nanoTime() - arrived);

@@ -416,6 +416,39 @@ public final class BlockStore {
         return result;
     }
 
+    /**
+     * A held block for sending: its memory as {@link #get} gives it, or for a spilled block a region of its file that
+     * the kernel sends without a copy through the JVM ({@code sendfile}); the caller releases it. The file is opened
+     * on the disk executor, so a block confirmed meanwhile is still sent whole (or is empty if it was gone before).
+     */
+    public CompletableFuture<Optional<io.netty.util.ReferenceCounted>> getForSending(TransferId id, long seq) {
+        Path file;
+        int size;
+        synchronized (this) {
+            Transfer t = transfers.get(id);
+            Held h = t == null ? null : t.blocks.get(seq);
+            if (h == null || h.memory != null) {
+                return get(id, seq).thenApply(o -> o.<io.netty.util.ReferenceCounted>map(b -> b));
+            }
+            t.touch(clock.instant());
+            file = h.file;
+            size = h.size;
+        }
+        CompletableFuture<Optional<io.netty.util.ReferenceCounted>> result = new CompletableFuture<>();
+        disk.execute(() -> {
+            try {
+                result.complete(Optional.of(files.region(file, size)));
+            } catch (NoSuchFileException e) {
+                result.complete(Optional.empty()); // confirmed or expired meanwhile
+            } catch (IOException e) {
+                log.warn("cannot open spilled block {} of transfer {}: {}", seq, id, e.toString());
+                result.completeExceptionally(new StoreException(RelayErrorCode.STORE_FAILED,
+                        "cannot read block " + seq + ": " + e.getMessage(), e));
+            }
+        });
+        return result;
+    }
+
     /** Size of a held block and whether reading it needs the disk; empty if not held. */
     public synchronized Optional<HeldBlock> held(TransferId id, long seq) {
         Transfer t = transfers.get(id);

@@ -113,6 +113,23 @@ final class SpillFiles {
         }
     }
 
+    /**
+     * The {@code size} bytes of a block file as a region for the kernel to send; {@link NoSuchFileException} if the
+     * file is gone, an {@link IOException} if it is shorter. The region owns the open file.
+     */
+    io.netty.channel.FileRegion region(Path file, int size) throws IOException {
+        FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
+        try {
+            if (ch.size() < size) {
+                throw new IOException(file + ": " + ch.size() + " bytes (expected: " + size + ")");
+            }
+            return new io.netty.channel.DefaultFileRegion(ch, 0, size);
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
     /** Deletes {@code file}, and its directory if nothing else is left in it; a failure is logged. */
     static void deleteQuietly(Path file) {
         try {

@@ -43,7 +43,10 @@ public final class FaultInjector extends ChannelDuplexHandler {
     }
 
     @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws java.io.IOException {
+        if (msg instanceof RelayMessage.BlockRegion r && client(ctx, null)) {
+            msg = inMemory(ctx, r); // the faults change bytes: the ones the kernel would have sent from the file
+        }
         if (!(msg instanceof RelayMessage.Block b) || !client(ctx, null)) {
             ctx.write(msg, promise);
             return;
@@ -60,6 +63,24 @@ public final class FaultInjector extends ChannelDuplexHandler {
             }
             writeDamaged(ctx, b.replace(other.get()), promise, true);
         }));
+    }
+
+    private static RelayMessage.Block inMemory(ChannelHandlerContext ctx, RelayMessage.BlockRegion r) throws java.io.IOException {
+        long count = r.region().count();
+        ByteBuf bytes = ctx.alloc().buffer(Math.toIntExact(count));
+        try {
+            java.nio.channels.WritableByteChannel into = java.nio.channels.Channels.newChannel(
+                    new io.netty.buffer.ByteBufOutputStream(bytes));
+            for (long done = 0; done < count; ) {
+                done += r.region().transferTo(into, done);
+            }
+            return new RelayMessage.Block(r.id(), r.transferId(), r.seq(), bytes);
+        } catch (java.io.IOException | RuntimeException e) {
+            bytes.release();
+            throw e;
+        } finally {
+            r.release();
+        }
     }
 
     private void writeDamaged(ChannelHandlerContext ctx, RelayMessage.Block b, ChannelPromise promise, boolean flush) {
