@@ -68,16 +68,27 @@ public final class StripeRig implements AutoCloseable {
      */
     public static StripeRig start(Path dir, long relayMemoryBytes, UnaryOperator<RelayConfig> relayConfig,
                                   Map<String, List<String>> serverSettings, Fault[]... relayFaults) throws Exception {
-        return start(dir, Certificates.selfSigned("fsp-server"), relayMemoryBytes, relayConfig, serverSettings, relayFaults);
+        return start(dir, Certificates.selfSigned("fsp-server"), relayMemoryBytes, relayConfig, serverSettings, a -> a,
+                relayFaults);
+    }
+
+    /**
+     * As {@link #start}, the server told to reach each relay (and to announce it to clients) at {@code front.apply(its
+     * address)}: a test puts something on the wire in between.
+     */
+    public static StripeRig startBehind(Path dir, long relayMemoryBytes, UnaryOperator<InetSocketAddress> front,
+                                        Fault[]... relayFaults) throws Exception {
+        return start(dir, Certificates.selfSigned("fsp-server"), relayMemoryBytes, c -> c, Map.of(), front, relayFaults);
     }
 
     /** As {@link #start}, the server with the certificate and key {@code key} (e.g. RSA, as an operator may configure). */
     public static StripeRig start(Path dir, KeyMaterial key, long relayMemoryBytes, Fault[]... relayFaults) throws Exception {
-        return start(dir, key, relayMemoryBytes, c -> c, Map.of(), relayFaults);
+        return start(dir, key, relayMemoryBytes, c -> c, Map.of(), a -> a, relayFaults);
     }
 
     private static StripeRig start(Path dir, KeyMaterial key, long relayMemoryBytes, UnaryOperator<RelayConfig> relayConfig,
-                                   Map<String, List<String>> serverSettings, Fault[]... relayFaults) throws Exception {
+                                   Map<String, List<String>> serverSettings, UnaryOperator<InetSocketAddress> front,
+                                   Fault[]... relayFaults) throws Exception {
         Path state = dir.resolve("server-state");
         Files.createDirectories(state);
         Certificates.write(key, state.resolve("server-cert.pem"), state.resolve("server-key.pem"));
@@ -89,7 +100,7 @@ public final class StripeRig implements AutoCloseable {
                         relayFaults[i]);
                 FspRelay r = FspRelay.start(relayConfig.apply(config));
                 relays.add(r);
-                specs.add("127.0.0.1:" + r.address().getPort() + "=" + r.fingerprint());
+                specs.add("127.0.0.1:" + front.apply(r.address()).getPort() + "=" + r.fingerprint());
             }
             Path root = dir.resolve("root");
             Files.createDirectories(root);

@@ -1,4 +1,4 @@
-package io.fsp.relay;
+package io.fsp.testkit.relay;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fsp.relay.RelayHarness;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
 import io.fsp.relay.client.RelayException;
@@ -19,21 +20,17 @@ import io.fsp.relay.wire.RelayMessage;
 import io.fsp.relay.wire.RelayRole;
 import io.fsp.tls.PinnedTrustManager;
 import io.fsp.tls.SslContexts;
+import io.fsp.testkit.net.WireTap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
@@ -57,7 +54,7 @@ class ClearLinkTest {
     @TempDir
     Path store;
     private RelayHarness h;
-    private Tap tap;
+    private WireTap tap;
 
     @AfterEach
     void stop() throws IOException {
@@ -75,7 +72,7 @@ class ClearLinkTest {
         return b;
     }
 
-    private RelayConnection through(Tap tap, boolean server, RelayConnectionConfig config) throws Exception {
+    private RelayConnection through(WireTap tap, boolean server, RelayConnectionConfig config) throws Exception {
         return RelayConnection.connect(tap.address(), SslContexts.client(PinnedTrustManager.of(
                 Set.of(RelayHarness.RELAY.fingerprint())), server ? Optional.of(RelayHarness.SERVER) : Optional.empty()),
                 h.group, config).get(10, TimeUnit.SECONDS);
@@ -84,7 +81,7 @@ class ClearLinkTest {
     @Test
     void blocksCrossAClearLinkWhileKeysAndTokensStayUnderTls() throws Exception {
         h = new RelayHarness(store, 64 << 20, 64 << 20);
-        tap = new Tap(h.relay.address(), (c, toRelay, offset, bytes, n) -> { });
+        tap = new WireTap(h.relay.address(), WireTap.Change.NONE);
         byte[] data = block(256 << 10, 1);
         RelayHarness.Opened t;
         try (RelayConnection server = through(tap, true, RelayConnectionConfig.DEFAULT);
@@ -97,7 +94,7 @@ class ClearLinkTest {
             got.release();
         }
         tap.awaitClosed();
-        assertEquals(List.of(true, false, true, false), tap.kinds(), "the server's TLS connection and link, the client's");
+        assertEquals(List.of(true, false, true, false), tap.connections().stream().map(WireTap.Connection::tls).toList(), "the server's TLS connection and link, the client's");
         byte[] window = java.util.Arrays.copyOfRange(data, 1000, 1064);
         assertEquals(2, tap.streamsContaining(window), "the block crossed in clear, to the relay and from it");
         assertEquals(0, tap.streamsContaining(t.key().bytes()), "the token key");
@@ -132,7 +129,7 @@ class ClearLinkTest {
     @Test
     void withBlocksOverTlsNothingOfABlockIsReadable() throws Exception {
         h = new RelayHarness(store, 64 << 20, 64 << 20);
-        tap = new Tap(h.relay.address(), (c, toRelay, offset, bytes, n) -> { });
+        tap = new WireTap(h.relay.address(), WireTap.Change.NONE);
         byte[] data = block(256 << 10, 2);
         RelayConnectionConfig tls = RelayConnectionConfig.DEFAULT.withClearLinks(false);
         try (RelayConnection server = through(tap, true, tls); RelayConnection client = through(tap, false, tls)) {
@@ -144,7 +141,7 @@ class ClearLinkTest {
             got.release();
         }
         tap.awaitClosed();
-        assertEquals(List.of(true, true), tap.kinds(), "two TLS connections, no clear link");
+        assertEquals(List.of(true, true), tap.connections().stream().map(WireTap.Connection::tls).toList(), "two TLS connections, no clear link");
         assertEquals(0, tap.streamsContaining(java.util.Arrays.copyOfRange(data, 1000, 1064)));
     }
 
@@ -158,7 +155,7 @@ class ClearLinkTest {
         // The peer's clear stream: preamble and ticket (20), HELLO (5 + 16 + 6), then PUT_BLOCK: header 5, tag 16,
         // id 4, transfer 8, seq 8.
         long seqByte = 20 + 27 + 5 + 16 + 4 + 8 + 7;
-        tap = new Tap(h.relay.address(), (c, toRelay, offset, bytes, n) -> {
+        tap = new WireTap(h.relay.address(), (c, toRelay, offset, bytes, n) -> {
             if (!c.tls() && toRelay && offset <= seqByte && seqByte < offset + n) {
                 bytes[(int) (seqByte - offset)] ^= 0x01;
             }
@@ -268,125 +265,6 @@ class ClearLinkTest {
             in.readFully(body);
             decoder.writeInbound(Unpooled.wrappedBuffer(header, body));
             return decoder.readInbound();
-        }
-    }
-
-    /** What the tap may do to the bytes of connection {@code c} on their way, at {@code offset} in its stream. */
-    private interface Change {
-        void apply(Tap.Connection c, boolean toRelay, long offset, byte[] bytes, int n);
-    }
-
-    /** A TCP proxy in front of the relay that records every stream and lets a test change bytes on their way. */
-    private static final class Tap implements AutoCloseable {
-        private final ServerSocket listener = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
-        private final InetSocketAddress target;
-        private final Change change;
-        private final List<Connection> connections = Collections.synchronizedList(new ArrayList<>());
-
-        Tap(InetSocketAddress target, Change change) throws IOException {
-            this.target = target;
-            this.change = change;
-            Thread accept = new Thread(this::accept, "tap-accept");
-            accept.setDaemon(true);
-            accept.start();
-        }
-
-        InetSocketAddress address() {
-            return new InetSocketAddress(listener.getInetAddress(), listener.getLocalPort());
-        }
-
-        private void accept() {
-            try {
-                while (true) {
-                    Socket peer = listener.accept();
-                    Socket relay = new Socket(target.getAddress(), target.getPort());
-                    Connection c = new Connection();
-                    connections.add(c);
-                    c.pump(peer, relay, true);
-                    c.pump(relay, peer, false);
-                }
-            } catch (IOException e) {
-                // closed
-            }
-        }
-
-        /** Per connection in order of acceptance: whether it is TLS (else a clear link). */
-        List<Boolean> kinds() {
-            synchronized (connections) {
-                return connections.stream().map(Connection::tls).toList();
-            }
-        }
-
-        int streamsContaining(byte[] needle) {
-            int n = 0;
-            synchronized (connections) {
-                for (Connection c : connections) {
-                    n += (contains(c.toRelay.toByteArray(), needle) ? 1 : 0) + (contains(c.fromRelay.toByteArray(), needle) ? 1 : 0);
-                }
-            }
-            return n;
-        }
-
-        void awaitClosed() throws InterruptedException {
-            synchronized (connections) {
-                for (Connection c : connections) {
-                    c.done.await(5, TimeUnit.SECONDS);
-                }
-            }
-        }
-
-        private static boolean contains(byte[] hay, byte[] needle) {
-            outer:
-            for (int i = 0; i + needle.length <= hay.length; i++) {
-                for (int j = 0; j < needle.length; j++) {
-                    if (hay[i + j] != needle[j]) {
-                        continue outer;
-                    }
-                }
-                return true;
-            }
-            return false;
-        }
-
-        @Override
-        public void close() throws IOException {
-            listener.close();
-        }
-
-        final class Connection {
-            final ByteArrayOutputStream toRelay = new ByteArrayOutputStream();
-            final ByteArrayOutputStream fromRelay = new ByteArrayOutputStream();
-            final java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(2);
-
-            boolean tls() {
-                byte[] first = toRelay.toByteArray();
-                return first.length > 0 && first[0] == 0x16;
-            }
-
-            void pump(Socket from, Socket to, boolean towardsRelay) {
-                Thread t = new Thread(() -> {
-                    byte[] buf = new byte[64 << 10];
-                    long offset = 0;
-                    try (from; to) {
-                        InputStream in = from.getInputStream();
-                        OutputStream out = to.getOutputStream();
-                        for (int n; (n = in.read(buf)) > 0; ) {
-                            synchronized (this) {
-                                (towardsRelay ? toRelay : fromRelay).write(buf, 0, n);
-                            }
-                            change.apply(this, towardsRelay, offset, buf, n);
-                            offset += n;
-                            out.write(buf, 0, n);
-                        }
-                    } catch (IOException e) {
-                        // one side closed: close both
-                    } finally {
-                        done.countDown();
-                    }
-                }, "tap-pump");
-                t.setDaemon(true);
-                t.start();
-            }
         }
     }
 }
