@@ -233,7 +233,7 @@ class EvacuationIT {
     @Test
     void relaysOpenAnEvacuationRetainedAndOneOutOfSpaceGetsNoMoreOfItsBlocks() throws Exception {
         try (RecordingRelay full = RecordingRelay.start(3); RecordingRelay roomy = RecordingRelay.start(Integer.MAX_VALUE);
-             FspServer server = server(List.of(full.spec(), roomy.spec()))) {
+             FspServer server = server(List.of(full.spec(), roomy.spec()), true)) { // it speaks TLS only
             TreeDigests.random(dir.resolve("root").resolve("data.bin"), 40 * 4096, 5);
             TransferId evacuation;
             TransferId normal;
@@ -281,6 +281,10 @@ class EvacuationIT {
 
     /** A server whose relay list is {@code relays}, with one user whose root is {@code dir/root}. */
     private FspServer server(List<String> relays) throws Exception {
+        return server(relays, false);
+    }
+
+    private FspServer server(List<String> relays, boolean blocksOverTls) throws Exception {
         Path root = Files.createDirectories(dir.resolve("root"));
         Map<String, List<String>> settings = new LinkedHashMap<>();
         settings.put("listen", List.of("127.0.0.1:0"));
@@ -290,6 +294,7 @@ class EvacuationIT {
         settings.put("relay", relays);
         settings.put("login-failure-delay", List.of("0s"));
         settings.put("retain-user", List.of(StripeRig.USER + "=30d"));
+        settings.put("relay-blocks-over-tls", List.of(String.valueOf(blocksOverTls)));
         return FspServer.start(ConfigLoader.load(ServerConfig.defaults(), ConfigSource.of("test", settings)));
     }
 
