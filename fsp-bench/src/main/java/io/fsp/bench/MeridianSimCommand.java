@@ -2,10 +2,10 @@ package io.fsp.bench;
 
 import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.RingReplacement;
-import io.fsp.meridian.sim.LatencyMatrix;
-import io.fsp.meridian.sim.MeridianSimulation;
-import io.fsp.meridian.sim.SimOptions;
-import io.fsp.meridian.sim.SimReport;
+import io.fsp.testkit.meridian.sim.LatencyMatrix;
+import io.fsp.testkit.meridian.sim.MeridianSimulation;
+import io.fsp.testkit.meridian.sim.SimOptions;
+import io.fsp.testkit.meridian.sim.SimReport;
 import io.fsp.meridian.wire.WireLimits;
 import java.io.IOException;
 import java.io.PrintWriter;
