@@ -42,7 +42,7 @@ public final class MeridianSimCommand implements Callable<Integer> {
     Integer synthetic;
 
     @Option(names = "--rough", description = "Synthetic matrices get what real ones have: sub-millisecond RTTs between "
-            + "locations of one site, about 2 % unknown pairs and outliers of 500 to 2000 ms.")
+            + "locations of one site, about 2 %% unknown pairs and outliers of 500 to 2000 ms.")
     boolean rough;
 
     @Option(names = "--queries", defaultValue = "500", description = "Queries of each kind (default: ${DEFAULT-VALUE}).")
