@@ -2,10 +2,10 @@ package io.fsp.bench;
 
 import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.RingReplacement;
-import io.fsp.meridian.sim.LatencyMatrix;
-import io.fsp.meridian.sim.MeridianSimulation;
-import io.fsp.meridian.sim.SimOptions;
-import io.fsp.meridian.sim.SimReport;
+import io.fsp.testkit.meridian.sim.LatencyMatrix;
+import io.fsp.testkit.meridian.sim.MeridianSimulation;
+import io.fsp.testkit.meridian.sim.SimOptions;
+import io.fsp.testkit.meridian.sim.SimReport;
 import io.fsp.meridian.wire.WireLimits;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -42,7 +42,7 @@ public final class MeridianSimCommand implements Callable<Integer> {
     Integer synthetic;
 
     @Option(names = "--rough", description = "Synthetic matrices get what real ones have: sub-millisecond RTTs between "
-            + "locations of one site, about 2 % unknown pairs and outliers of 500 to 2000 ms.")
+            + "locations of one site, about 2 %% unknown pairs and outliers of 500 to 2000 ms.")
     boolean rough;
 
     @Option(names = "--queries", defaultValue = "500", description = "Queries of each kind (default: ${DEFAULT-VALUE}).")

@@ -108,22 +108,23 @@ public sealed interface Announcement {
         }
     }
 
-    /** {@code DIR <name>}: a directory of the transfer, relative to the retrieved path. */
+    /** {@code DIR <name>}: a directory of the transfer, relative to the retrieved path ({@link io.fsp.block.RelativePaths}). */
     record Directory(String name) implements Announcement {
         public Directory {
-            ExtensionCodec.checkName(name);
+            ExtensionCodec.checkRelativeName("DIR ", name);
         }
     }
 
     /**
-     * {@code FILE <index> <size> <mtime-ms> <name>}: a file of the transfer; blocks refer to it by index. The
-     * FILE lines together are the transfer's {@link Manifest}.
+     * {@code FILE <index> <size> <mtime-ms> <name>}: a file of the transfer, relative to the retrieved path
+     * ({@link io.fsp.block.RelativePaths}); blocks refer to it by index. The FILE lines together are the transfer's
+     * {@link Manifest}.
      */
     record File(int index, long size, long modifiedMillis, String name) implements Announcement {
         public File {
             ExtensionCodec.check("file index", index, 0, Integer.MAX_VALUE);
             ExtensionCodec.check("file size", size, 0, Long.MAX_VALUE);
-            ExtensionCodec.checkName(name);
+            ExtensionCodec.checkRelativeName("FILE ", name);
         }
     }
 

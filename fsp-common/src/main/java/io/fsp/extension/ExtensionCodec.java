@@ -123,7 +123,7 @@ public final class ExtensionCodec {
      * {@code /}-separated, percent-encoded as FILE names are.
      */
     public static String formatPriority(String name) {
-        checkPriority(name);
+        checkRelativeName("", name);
         return encodeName(name);
     }
 
@@ -134,18 +134,9 @@ public final class ExtensionCodec {
     public static String parsePriority(String argument) {
         checkLength("FPRI", argument, 3 * ExtensionLimits.MAX_NAME_BYTES);
         String name = decodeName(argument);
-        checkPriority(name);
+        checkRelativeName("", name);
         canonical(argument, encodeName(name));
         return name;
-    }
-
-    /** An FPRI name: as FILE names are, and a relative path by the one rule ({@link RelativePaths}). */
-    private static void checkPriority(String name) {
-        checkName(name);
-        String problem = RelativePaths.problem(name);
-        if (problem != null) {
-            throw new IllegalArgumentException(problem);
-        }
     }
 
     /** Reads the argument of an FHAV line. */
@@ -354,7 +345,20 @@ public final class ExtensionCodec {
         }
     }
 
-    static void checkName(String name) {
+    /**
+     * A DIR, FILE or FPRI name: {@link #checkName}, and a relative path by the one rule ({@link RelativePaths}), so
+     * nothing that holds an announcement holds a name that would leave the directory it is joined to. A refusal's
+     * message starts with {@code what}.
+     */
+    static void checkRelativeName(String what, String name) {
+        checkName(name);
+        String problem = RelativePaths.problem(name);
+        if (problem != null) {
+            throw new IllegalArgumentException(what + problem);
+        }
+    }
+
+    private static void checkName(String name) {
         if (name == null || name.isEmpty()) {
             throw new IllegalArgumentException("name: empty (expected: a relative path)");
         }

@@ -39,7 +39,7 @@ import java.util.function.DoubleConsumer;
 /**
  * One Meridian node: rings of peers placed by its own RTT probes, gossip discovery, ring-membership
  * replacement, and the closest-node and multi-constraint queries of paper 004 §3.1. The same code runs
- * over UDP ({@code io.fsp.meridian.net}) and inside the simulator ({@code io.fsp.meridian.sim}, module fsp-bench); it
+ * over UDP ({@code io.fsp.meridian.net}) and inside the simulator ({@code io.fsp.testkit.meridian.sim}, module fsp-testkit); it
  * sees the world only through {@link MeridianTransport} and {@link MeridianScheduler}.
  *
  * <p>Every method must be called on the scheduler's thread.

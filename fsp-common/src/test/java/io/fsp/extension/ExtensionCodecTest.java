@@ -205,6 +205,31 @@ class ExtensionCodecTest {
         assertThrows(IllegalArgumentException.class, () -> ExtensionCodec.formatPriority("docs/"));
     }
 
+    /**
+     * DIR and FILE names follow the same rule, checked as the line is read (and as the record is made), so no
+     * consumer of announcements (get, collect, FCOL, evacuation manifests) ever holds a name that leaves its target.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"..", ".", "%2Fetc%2Fpasswd", "..%2F..%2Fescaped.bin", "a%2F..%2F..%2Fb", "a%2F.", "a%2F",
+        "a%2F%2Fb", "a%5Cb", "..%5Cx", "C%3Awin.ini", "a%00b", "a%0Ab", "a%7Fb"})
+    void refusesUnsafeDirectoryAndFileNames(String encoded) {
+        IllegalArgumentException dir = assertThrows(IllegalArgumentException.class, () -> ExtensionCodec.parse("DIR " + encoded));
+        assertTrue(dir.getMessage().startsWith("DIR name \"") && dir.getMessage().contains("(expected: "), dir.getMessage());
+        IllegalArgumentException file = assertThrows(IllegalArgumentException.class,
+                () -> ExtensionCodec.parse("FILE 0 10 1700000000000 " + encoded));
+        assertTrue(file.getMessage().startsWith("FILE name \"") && file.getMessage().contains("(expected: "),
+                file.getMessage());
+        String name = java.net.URLDecoder.decode(encoded, java.nio.charset.StandardCharsets.UTF_8);
+        assertThrows(IllegalArgumentException.class, () -> new Announcement.Directory(name));
+        assertThrows(IllegalArgumentException.class, () -> new Announcement.File(0, 10, 0, name));
+    }
+
+    @Test
+    void theMessageShowsAControlCharacterEscaped() {
+        assertEquals("FILE name \"a\\u001bb\" contains control character 27 (expected: none)",
+                assertThrows(IllegalArgumentException.class, () -> ExtensionCodec.parse("FILE 0 1 1 a%1Bb")).getMessage());
+    }
+
     @Test
     void manifestDigestIsOverTheFileLines() throws Exception {
         Manifest m = new Manifest(List.of(new Announcement.File(0, 10, 1000, "a b"), new Announcement.File(1, 20, 3000, "c")));

@@ -1,6 +1,7 @@
 package io.fsp.server;
 
 import io.fsp.block.stage.Encryptor;
+import io.fsp.config.ConfigException;
 import io.fsp.crypto.NativeCrypto;
 import io.fsp.metrics.MetricsEndpoint;
 import io.fsp.net.HostPort;
@@ -102,6 +103,9 @@ public final class FspServer implements AutoCloseable {
     /**
      * Loads or creates the TLS certificate, reads the users, binds every listen address and returns once
      * all of them accept connections.
+     *
+     * @throws ConfigException settings that do not fit together (no users, a user without a root), a bad users file
+     * @throws IOException what this machine refuses: an address in use, an unreadable certificate or users file
      */
     public static FspServer start(ServerConfig config) throws IOException, InterruptedException {
         return start(config, StandardCommands.create());
@@ -121,7 +125,8 @@ public final class FspServer implements AutoCloseable {
         TlsWarmUp.inBackground(ssl);
         UserStore users = users(config);
         if (users.size() == 0) {
-            throw new IllegalArgumentException("no users: give --user NAME:PASSWORD, --users-file FILE or --anonymous");
+            throw new ConfigException("no users: give --user NAME:PASSWORD, --users-file FILE or --anonymous (options, or"
+                    + " keys of the --config file)");
         }
         Optional<InetAddress> announce = config.announceAddress().isPresent()
                 ? Optional.of(InetAddress.getByName(config.announceAddress().get())) : Optional.empty();
@@ -138,10 +143,10 @@ public final class FspServer implements AutoCloseable {
                 stripe.overlay(OverlaySelection.start(bind, config.meridianEntry().map(HostPort::toSocketAddress),
                         stripe::relays, Set.copyOf(config.trustRelay()), config.trustOverlayRelays(),
                         config.relaySelectionTimeout()));
-            } catch (RuntimeException e) {
+            } catch (RuntimeException e) { // a ConfigException, or a bug; a port in use is an IOException
                 stripe.close();
                 shutdownNow(blocking, logins);
-                throw new IllegalArgumentException("meridian " + bind + ": " + e.getMessage(), e);
+                throw e;
             }
         }
         stripe.warmRelayConnections();
@@ -228,7 +233,7 @@ public final class FspServer implements AutoCloseable {
                 return new String(typed);
             }
         }
-        throw new IllegalArgumentException("--user " + name + ": no password (expected: $" + variable
+        throw new ConfigException("--user " + name + ": no password (expected: $" + variable
                 + " set, or a terminal to type it on, or --user " + name + ":PASSWORD)");
     }
 
@@ -236,25 +241,35 @@ public final class FspServer implements AutoCloseable {
         return "FSP_PASSWORD_" + name.toUpperCase(java.util.Locale.ROOT).replaceAll("[^A-Z0-9]", "_");
     }
 
+    /** The accounts of {@code user}, {@code users-file} and {@code anonymous}; one the rules refuse is a {@link ConfigException}. */
     private static UserStore users(ServerConfig config) throws IOException {
         List<UserAccount> accounts = new ArrayList<>();
         for (String spec : config.user()) {
             int colon = spec.indexOf(':');
             String name = colon < 0 ? spec : spec.substring(0, colon);
-            Path root = config.root().orElseThrow(() -> new IllegalArgumentException(
+            Path root = config.root().orElseThrow(() -> new ConfigException(
                     "--user " + name + ": needs --root DIR (the directory users see)"));
             String password = colon < 0 ? passwordOf(name) : spec.substring(colon + 1);
-            accounts.add(new UserAccount(name, PasswordHasher.hash(password), root, true));
+            String hash = PasswordHasher.hash(password);
+            try {
+                accounts.add(new UserAccount(name, hash, root, true));
+            } catch (IllegalArgumentException e) { // the name
+                throw new ConfigException("--user: " + e.getMessage(), e);
+            }
         }
         if (config.usersFile().isPresent()) {
             accounts.addAll(UserStore.readFile(config.usersFile().get(), config.root().orElse(null)));
         }
         Optional<UserAccount> anonymous = Optional.empty();
         if (config.anonymous()) {
-            Path root = config.root().orElseThrow(() -> new IllegalArgumentException("--anonymous: needs --root DIR"));
+            Path root = config.root().orElseThrow(() -> new ConfigException("--anonymous: needs --root DIR"));
             anonymous = Optional.of(new UserAccount(UserAccount.ANONYMOUS, "", root, false));
         }
-        return new UserStore(accounts, anonymous);
+        try {
+            return new UserStore(accounts, anonymous);
+        } catch (IllegalArgumentException e) { // a name given twice
+            throw new ConfigException(e.getMessage(), e);
+        }
     }
 
     private static void shutdownNow(ExecutorService... executors) {

@@ -35,7 +35,10 @@ import sun.misc.Signal;
                 "Quick start: fsp-server --listen 127.0.0.1:2121 --root DIR --user alice:secret --allow-plain-login"},
         subcommands = {ServerCommand.HashPasswordCommand.class, ServerCommand.FingerprintCommand.class},
         exitCodeOnInvalidInput = ExitCode.USAGE,
-        exitCodeOnExecutionException = ExitCode.INTERNAL)
+        exitCodeOnExecutionException = ExitCode.INTERNAL, exitCodeListHeading = "Exit codes:%n",
+        exitCodeList = {"0:stopped normally", "1:could not start (address in use, unreadable certificate or users file)",
+                "2:usage error (an option, a key or value of the --config file, the users file)",
+                "4:internal error"})
 public final class ServerCommand implements Callable<Integer> {
 
     @Spec
@@ -167,7 +170,7 @@ public final class ServerCommand implements Callable<Integer> {
         FspServer server;
         try {
             server = FspServer.start(settings);
-        } catch (IllegalArgumentException e) {
+        } catch (ConfigException e) { // settings that do not fit together, a bad users file: as a bad value
             err.println("fsp-server: " + e.getMessage());
             return ExitCode.USAGE;
         } catch (java.io.IOException e) {

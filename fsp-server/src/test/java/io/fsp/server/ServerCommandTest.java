@@ -182,6 +182,34 @@ class ServerCommandTest {
         assertTrue(err.toString().contains("no users"), err.toString());
     }
 
+    /**
+     * Settings that do not fit together, or a users file the server cannot take, are the user's to fix: exit 2, as
+     * fsp-relay answers a bad configuration, with a message naming the key (the users file by its file and line).
+     */
+    @Test
+    void settingsThatDoNotFitTogetherAreUsageErrorsNamingTheKey() throws Exception {
+        String state = tmp.resolve("state").toString();
+        assertEquals(2, cli(new ServerCommand()).execute("--listen", "127.0.0.1:0", "--user", "alice:secret",
+                "--state-dir", state));
+        assertEquals("fsp-server: --user alice: needs --root DIR (the directory users see)\n", err.toString());
+        err.getBuffer().setLength(0);
+        Files.writeString(tmp.resolve("users"), "# users\nbob sometimes " + PasswordHasher.hash("pw") + "\n");
+        Path conf = Files.writeString(tmp.resolve("server.conf"), "listen = 127.0.0.1:0\nusers-file = users\nroot = .\n");
+        assertEquals(2, cli(new ServerCommand()).execute("--config", conf.toString(), "--state-dir", state));
+        assertTrue(err.toString().startsWith("fsp-server: ") && err.toString().endsWith(
+                "users:2: access 'sometimes' (expected: read-only or read-write)\n"), err.toString());
+        err.getBuffer().setLength(0);
+        assertEquals(2, cli(new ServerCommand()).execute("--listen", "127.0.0.1:0", "--root", tmp.toString(), "--user",
+                "bad name:pw", "--state-dir", state));
+        assertTrue(err.toString().startsWith("fsp-server: --user: user name: 'bad name' (expected:"), err.toString());
+        err.getBuffer().setLength(0);
+        assertEquals(2, cli(new ServerCommand()).execute("--listen", "0.0.0.0:0", "--root", tmp.toString(), "--user",
+                "alice:pw", "--meridian-entry", "127.0.0.1:9", "--state-dir", state));
+        assertTrue(err.toString().startsWith("fsp-server: meridian: ")
+                && err.toString().contains("(expected: a concrete IP address"), err.toString());
+        assertEquals("", out.toString(), "nothing served");
+    }
+
     @Test
     void busyPortIsAFailureNamingTheAddress() throws Exception {
         try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {

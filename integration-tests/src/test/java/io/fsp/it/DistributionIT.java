@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.fsp.program.ExitCode;
 import io.fsp.testkit.relay.FaultPlan;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -222,6 +223,29 @@ class DistributionIT {
         } finally {
             Files.createSymbolicLink(tools.resolve("java"), Path.of(System.getProperty("java.home"), "bin", "java"));
         }
+    }
+
+    /**
+     * A configuration the user must fix stops fsp-server as it stops fsp-relay: exit 2 and a message naming the file,
+     * the line and the key, or the keys that do not fit together; nothing served.
+     */
+    @Test
+    void serverAndRelayStopAlikeOnABadConfiguration() throws Exception {
+        Path conf = Files.writeString(dir.resolve("bad.conf"), "# both programs have this key\nmax-connections = many\n");
+        for (String program : List.of("fsp-server", "fsp-relay")) {
+            Result r = runFromArchive(Map.of(), "bin/" + program, "--config", conf.toString());
+            assertEquals(ExitCode.USAGE, r.exit(), program + ": " + r);
+            assertEquals(program + ": " + conf + ":2: max-connections: 'many' (expected: an integer)\n", r.err(),
+                    program + ": " + r);
+            assertEquals("", r.out(), program + ": " + r);
+        }
+        Result noRoot = runFromArchive(Map.of(), "bin/fsp-server", "--listen", "127.0.0.1:0", "--user", "alice:secret",
+                "--state-dir", dir.resolve("bad-config-state").toString());
+        assertEquals(ExitCode.USAGE, noRoot.exit(), noRoot.toString());
+        // after the log lines of the start-up warm-ups
+        assertEquals(List.of("fsp-server: --user alice: needs --root DIR (the directory users see)"),
+                noRoot.err().lines().filter(l -> l.startsWith("fsp-server:")).toList(), noRoot.toString());
+        assertEquals("", noRoot.out(), noRoot.toString());
     }
 
     /**

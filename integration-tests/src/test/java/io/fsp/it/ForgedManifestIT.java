@@ -216,7 +216,7 @@ class ForgedManifestIT {
                     Result r = collect(sealed, bag, "--no-origin-check");
                     System.out.println(name + ": " + r);
                     assertEquals(ExitCodes.FAILURE, r.exit(), name + ": " + r);
-                    assertTrue(r.err().contains("FILE path \"" + name + "\""), name + ": " + r);
+                    assertTrue(r.err().contains("FILE name \"" + name + "\""), name + ": " + r);
                     assertEquals(List.of(out), everything(out), name + ": nothing created, inside the bag or beside it");
                 }
             }

@@ -1,5 +1,6 @@
 package io.fsp.it;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,11 +10,13 @@ import io.fsp.client.control.ControlException;
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.testkit.control.ScriptedServer;
 import io.fsp.tls.PinnedTrustManager;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,10 +54,26 @@ class LyingServerIT {
                 + " 0+1048577 from file 0: run past the last file by 1 bytes"), e.getMessage());
     }
 
+    /** A name that would leave the destination is refused as its line is read: no path is made of it. */
+    @Test
+    void aFileNameThatLeavesTheDestinationIsRefusedAsItIsRead() throws Exception {
+        Throwable e = lie("directory", List.of("151 DIR sub", "151 FILE 0 10 1700000000000 sub%2F..%2F..%2Fescaped.bin"));
+        assertTrue(e.getMessage().contains("announcement 'FILE 0 10 1700000000000 sub%2F..%2F..%2Fescaped.bin': FILE name"
+                + " \"sub/../../escaped.bin\" is not normalised (expected: no empty, . or .. segments)"), e.getMessage());
+        try (Stream<Path> made = Files.walk(dir)) {
+            assertEquals(List.of(), made.filter(p -> !Files.isDirectory(p)).toList(), "no file created, inside or beside");
+        }
+    }
+
     /** Runs a get against a server that says {@code lines} after FRET, then 226; what the get threw. */
     private Throwable lie(List<String> lines) throws Exception {
+        return lie("file", lines);
+    }
+
+    /** The same for a transfer of {@code kind} (file or directory). */
+    private Throwable lie(String kind, List<String> lines) throws Exception {
         long blocks = lines.stream().filter(l -> l.startsWith("151 BLK")).count();
-        try (ScriptedServer server = ScriptedServer.start(command -> answer(command, blocks, lines))) {
+        try (ScriptedServer server = ScriptedServer.start(command -> answer(command, kind, blocks, lines))) {
             Path dest = dir.resolve("big.bin");
             CollectOptions options = new CollectOptions("127.0.0.1", server.port(), "alice", "secret".toCharArray(),
                     "alice@127.0.0.1:" + server.port(), "/big.bin", dest, PinnedTrustManager.of(Set.of(server.fingerprint())),
@@ -64,14 +83,14 @@ class LyingServerIT {
     }
 
     /** The liar's replies to {@code command}: it logs anyone in, and FRET announces {@code lines}. */
-    private static List<String> answer(String command, long blocks, List<String> lines) {
+    private static List<String> answer(String command, String kind, long blocks, List<String> lines) {
         return switch (command.split(" ")[0]) {
             case "USER" -> List.of("331 password");
             case "PASS" -> List.of("230 in");
             case "PBSZ", "PROT", "FSPO" -> List.of("200 ok");
             case "FRET" -> {
                 List<String> replies = new ArrayList<>(List.of("150 FSP transfer 0000000000000001",
-                        "151 FSP 0000000000000001 kind=file files=1 directories=0 bytes=1048576 blocks=" + blocks
+                        "151 FSP 0000000000000001 kind=" + kind + " files=1 directories=0 bytes=1048576 blocks=" + blocks
                                 + " block-size=524288 compression=off cipher=none checksum=crc32c digest=sha256",
                         "151 KEY none"));
                 replies.addAll(lines);

@@ -277,8 +277,9 @@ public record EvacuationManifest(FspUrl origin, X509Certificate originCertificat
     }
 
     /**
-     * Every DIR and FILE name is a safe relative path ({@link PositionalWriter#checkRelative}) before any path is
-     * made of it, and a single file's name is one segment: it becomes DEST/data/NAME.
+     * Every DIR and FILE name, a relative path already (an announcement holds no other), fits a destination
+     * ({@link PositionalWriter#checkRelative}) before any path is made of it, and a single file's name is one
+     * segment: it becomes DEST/data/NAME.
      */
     private static void checkNames(List<Announcement> announcements) {
         boolean single = !announcements.isEmpty() && announcements.get(0) instanceof Announcement.Transfer t && !t.directory();
@@ -293,7 +294,7 @@ public record EvacuationManifest(FspUrl origin, X509Certificate originCertificat
                 throw new IllegalArgumentException(ExtensionCodec.format(a).split(" ", 2)[0] + " " + e.getMessage(), e);
             }
             if (single && a instanceof Announcement.File && name.indexOf('/') >= 0) {
-                throw new IllegalArgumentException("FILE path \"" + shorten(name) + "\": a single file's name with a '/'"
+                throw new IllegalArgumentException("FILE name \"" + shorten(name) + "\": a single file's name with a '/'"
                         + " (expected: one segment)");
             }
         }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fsp.client.control.FspUrl;
 import io.fsp.client.evacuate.EvacuationManifest.ManifestException;
 import io.fsp.client.evacuate.EvacuationManifest.State;
+import io.fsp.client.write.PositionalWriter;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
@@ -235,13 +236,14 @@ class EvacuationManifestTest {
     @ParameterizedTest
     @CsvSource({"..", "..%2F..%2Fescaped.bin", "%2Fetc%2Fpasswd", "a%2F..%2F..%2Fb", "sub%2Fname.bin", "."})
     void aSingleFilesNameThatIsNotOneSafeSegmentIsRefused(String encoded) {
-        List<Announcement> lines = List.of(
-                ExtensionCodec.parse("FSP 00112233445566ff kind=file files=1 directories=0 bytes=10 blocks=1"),
-                ExtensionCodec.parse("KEY none"), announcements().get(2), ExtensionCodec.parse("FILE 0 10 0 " + encoded));
         Instant t = Instant.EPOCH;
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), t, t, State.RUNNING, lines, null));
-        assertTrue(e.getMessage().startsWith("FILE path"), e.getMessage());
+        // an unsafe name is refused as its line is read, a safe path with a '/' by the manifest
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new EvacuationManifest(ORIGIN_URL,
+                ORIGIN.certificate(), t, t, State.RUNNING, List.of(
+                        ExtensionCodec.parse("FSP 00112233445566ff kind=file files=1 directories=0 bytes=10 blocks=1"),
+                        ExtensionCodec.parse("KEY none"), announcements().get(2), ExtensionCodec.parse("FILE 0 10 0 " + encoded)),
+                null));
+        assertTrue(e.getMessage().startsWith("FILE name"), e.getMessage());
     }
 
     @ParameterizedTest
@@ -249,9 +251,22 @@ class EvacuationManifestTest {
             "FILE 0 4096 1700000000000,a%2F%2Fb", "FILE 0 4096 1700000000000,a%5Cb"})
     void aDirectoryEntryThatLeavesTheBagIsRefused(String prefix, String encoded) {
         List<Announcement> lines = new ArrayList<>(announcements().subList(0, 5));
-        lines.add(ExtensionCodec.parse(prefix + " " + encoded));
         Instant t = Instant.EPOCH;
-        assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> {
+            lines.add(ExtensionCodec.parse(prefix + " " + encoded));
+            new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), t, t, State.RUNNING, lines, null);
+        });
+        assertTrue(e.getMessage().startsWith(prefix.split(" ")[0] + " name \""), e.getMessage());
+    }
+
+    /** The destination's limits too: a segment longer than a file system takes is refused before a file is made. */
+    @Test
+    void aNameTooLongForADestinationIsRefused() {
+        List<Announcement> lines = new ArrayList<>(announcements().subList(0, 5));
+        lines.add(new Announcement.Directory("d/" + "x".repeat(PositionalWriter.MAX_SEGMENT_BYTES + 1)));
+        Instant t = Instant.EPOCH;
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), t, t, State.RUNNING, lines, null));
+        assertTrue(e.getMessage().startsWith("DIR path"), e.getMessage());
     }
 }

@@ -1,5 +1,6 @@
 package io.fsp.server.auth;
 
+import io.fsp.config.ConfigException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -51,7 +52,7 @@ public final class UserStore {
         return accounts.size() + (anonymous.isPresent() ? 1 : 0);
     }
 
-    /** Reads a users file; errors name the file and line. */
+    /** Reads a users file; a line it cannot take is a {@link ConfigException} naming the file and line. */
     public static List<UserAccount> readFile(Path file, Path defaultRoot) throws IOException {
         List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
         Path dir = file.toAbsolutePath().getParent();
@@ -64,12 +65,12 @@ public final class UserStore {
             String[] f = line.split("\\s+", 4);
             String where = file + ":" + (i + 1) + ": ";
             if (f.length < 3) {
-                throw new IllegalArgumentException(where + "'" + f[0] + "' (expected: NAME ACCESS HASH [ROOT])");
+                throw new ConfigException(where + "'" + f[0] + "' (expected: NAME ACCESS HASH [ROOT])");
             }
             boolean writable = switch (f[1]) {
                 case "read-write", "rw" -> true;
                 case "read-only", "ro" -> false;
-                default -> throw new IllegalArgumentException(where + "access '" + f[1]
+                default -> throw new ConfigException(where + "access '" + f[1]
                         + "' (expected: read-only or read-write)");
             };
             try {
@@ -80,7 +81,7 @@ public final class UserStore {
                 }
                 result.add(new UserAccount(f[0], f[2], root, writable));
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(where + e.getMessage(), e);
+                throw new ConfigException(where + e.getMessage(), e);
             }
         }
         return result;

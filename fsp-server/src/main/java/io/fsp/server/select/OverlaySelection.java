@@ -1,5 +1,6 @@
 package io.fsp.server.select;
 
+import io.fsp.config.ConfigException;
 import io.fsp.extension.SelectionRequest;
 import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.net.MeridianService;
@@ -43,7 +44,7 @@ public final class OverlaySelection implements AutoCloseable {
                                          Supplier<List<RelayEndpoint>> staticRelays, Set<Fingerprint> trustedRelays,
                                          boolean trustOverlayRelays, Duration timeout) throws InterruptedException {
         if (bind.isUnresolved() || bind.getAddress().isAnyLocalAddress()) {
-            throw new IllegalArgumentException("meridian: " + bind + " (expected: a concrete IP address; query answers"
+            throw new ConfigException("meridian: " + bind + " (expected: a concrete IP address; query answers"
                     + " and probes come back to it)");
         }
         MeridianConfig config = MeridianConfig.defaults().toBuilder().queryTimeout(timeout).build();

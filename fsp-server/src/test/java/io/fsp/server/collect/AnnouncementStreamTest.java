@@ -50,6 +50,9 @@ class AnnouncementStreamTest {
         assertRefused(new AnnouncementStream(1 << 20, 10, RELAYS), "KEY none\n", "line 1: not an FSP line");
         assertRefused(new AnnouncementStream(1 << 20, 10, RELAYS), FSP + "\n" + FSP + "\n", "line 2: a second FSP line");
         assertRefused(new AnnouncementStream(1 << 20, 10, RELAYS), FSP + "\nBLK x\n", "announcement line 2: ");
+        // a name no FCOL may make a path of: refused with the stream, before anything is collected
+        assertRefused(new AnnouncementStream(1 << 20, 10, RELAYS), FSP + "\nKEY none\nFILE 0 10 0 ..%2F..%2Fescaped.bin\n",
+                "announcement line 3: FILE name \"../../escaped.bin\" is not normalised (expected: no empty, . or .. segments)");
         AnnouncementStream invalid = new AnnouncementStream(1 << 20, 10, RELAYS);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> invalid.feed(ByteBuffer.wrap(new byte[] {'D', 'I', 'R', ' ', (byte) 0xC3, '\n'})));

@@ -1,6 +1,6 @@
 package io.fsp.it.testbed;
 
-import io.fsp.meridian.sim.LatencyMatrix;
+import io.fsp.testkit.meridian.sim.LatencyMatrix;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,7 +20,7 @@ import java.util.Locale;
  */
 public final class DelayLineBench {
     /** From the integration-tests module directory, where bin/bench-delayline runs this. */
-    private static final Path PLANETLAB = Path.of("..", "fsp-bench", "src", "test", "resources", "latency",
+    private static final Path PLANETLAB = Path.of("..", "fsp-testkit", "src", "test", "resources", "latency",
             "planetlab-303-rtt-ms.txt.gz");
     private DelayLineBench() {
     }

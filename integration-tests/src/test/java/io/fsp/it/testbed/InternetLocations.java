@@ -1,6 +1,6 @@
 package io.fsp.it.testbed;
 
-import io.fsp.meridian.sim.LatencyMatrix;
+import io.fsp.testkit.meridian.sim.LatencyMatrix;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,7 +24,7 @@ import java.util.SplittableRandom;
  */
 record InternetLocations(LatencyMatrix matrix, int server, int client, List<Integer> relays, int perGroup) {
     /** From the integration-tests module directory (where Maven and the bench scripts run). */
-    static final Path PLANETLAB = Path.of("..", "fsp-bench", "src", "test", "resources", "latency",
+    static final Path PLANETLAB = Path.of("..", "fsp-testkit", "src", "test", "resources", "latency",
             "planetlab-303-rtt-ms.txt.gz");
     private static final double FAR_SHARE = 0.8;
 

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fsp.meridian.sim.LatencyMatrix;
+import io.fsp.testkit.meridian.sim.LatencyMatrix;
 import java.util.HashSet;
 import java.util.List;
 import org.junit.jupiter.api.Test;

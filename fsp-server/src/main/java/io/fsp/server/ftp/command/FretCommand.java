@@ -73,8 +73,9 @@ public final class FretCommand extends FspExtensionCommand {
      * Everything prepared off the event loop: the plan and the relays that took the transfer. Closed when it is never
      * started (its client left while it was planned): nobody will push or collect it, so it is aborted at its relays.
      */
-    private record Prepared(StripeContext stripe, StripedTransfer transfer, Manifest manifest, TokenKey tokenKey,
-                            CapabilityToken token, Map<Integer, RelayConnection> relays, List<RelayEndpoint> endpoints)
+    private record Prepared(StripeContext stripe, StripedTransfer transfer, List<Announcement.Directory> directories,
+                            Manifest manifest, TokenKey tokenKey, CapabilityToken token, Map<Integer, RelayConnection> relays,
+                            List<RelayEndpoint> endpoints)
             implements AutoCloseable {
         /** The transfer is over: connections that served it to the end wait for the next one, the others close. */
         void release(Striping striping, boolean completed) {
@@ -155,7 +156,14 @@ public final class FretCommand extends FspExtensionCommand {
         } catch (TransferTooLargeException e) {
             throw new FtpReplyException(ReplyCode.FILE_UNAVAILABLE, Replies.quote(path) + ": " + e.getMessage());
         }
-        Manifest manifest = manifest(transfer);
+        List<Announcement.Directory> directories;
+        Manifest manifest;
+        try {
+            directories = transfer.directories().stream().map(Announcement.Directory::new).toList();
+            manifest = manifest(transfer);
+        } catch (IllegalArgumentException e) { // a name the extension cannot carry: refused before anything is sent
+            throw new FtpReplyException(ReplyCode.FILE_UNAVAILABLE, Replies.quote(path) + ": " + e.getMessage());
+        }
         holdWhatTheClientHas(session, transfer, manifest);
         TokenKey tokenKey = TokenKey.random();
         // An evacuation's blocks wait at the relays for a collector that comes later: the token lives as long.
@@ -183,7 +191,7 @@ public final class FretCommand extends FspExtensionCommand {
                 opening.get(i).thenAccept(RelayConnection::close); // late: this transfer went on without it
             }
         }
-        return new Prepared(stripe, transfer, manifest, tokenKey, token, relays, endpoints);
+        return new Prepared(stripe, transfer, directories, manifest, tokenKey, token, relays, endpoints);
     }
 
     /**
@@ -203,7 +211,7 @@ public final class FretCommand extends FspExtensionCommand {
         }
     }
 
-    /** The FILE lines of the transfer (a name the extension cannot carry fails the FRET here, before anything is sent). */
+    /** The FILE lines of the transfer. */
     private static Manifest manifest(StripedTransfer transfer) {
         List<Announcement.File> files = new ArrayList<>();
         for (int i = 0; i < transfer.files().size(); i++) {
@@ -254,9 +262,7 @@ public final class FretCommand extends FspExtensionCommand {
             RelayEndpoint e = p.endpoints().get(r.getKey());
             info.add(new Announcement.Relay(r.getKey(), e.host(), e.port(), e.fingerprint()));
         }
-        for (String d : t.directories()) {
-            info.add(new Announcement.Directory(d));
-        }
+        info.addAll(p.directories());
         info.addAll(p.manifest().files());
         // An evacuation's lines end up in a manifest sealed by whoever holds the safe site's public key: the
         // collector trusts them only as signed by this server's certificate (docs/protocol.md §1, "Evacuation").

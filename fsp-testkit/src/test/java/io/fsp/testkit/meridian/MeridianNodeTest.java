@@ -1,14 +1,14 @@
-package io.fsp.meridian;
+package io.fsp.testkit.meridian;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fsp.meridian.sim.LatencyMatrix;
-import io.fsp.meridian.sim.MeridianSimulation;
-import io.fsp.meridian.sim.SimNetwork;
-import io.fsp.meridian.sim.SimOptions;
+import io.fsp.meridian.MeridianConfig;
+import io.fsp.meridian.MeridianNode;
+import io.fsp.meridian.MultiConstraintQuery;
+import io.fsp.meridian.QueryResult;
 import io.fsp.meridian.wire.Constraint;
 import io.fsp.meridian.wire.MeridianMessage;
 import io.fsp.meridian.wire.MeridianMessage.Gossip;
@@ -21,6 +21,10 @@ import io.fsp.meridian.wire.MeridianMessage.QueryReply;
 import io.fsp.meridian.wire.MeridianMessage.RingsReply;
 import io.fsp.meridian.wire.QueryHit;
 import io.fsp.meridian.wire.RingEntry;
+import io.fsp.testkit.meridian.sim.LatencyMatrix;
+import io.fsp.testkit.meridian.sim.MeridianSimulation;
+import io.fsp.testkit.meridian.sim.SimNetwork;
+import io.fsp.testkit.meridian.sim.SimOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.fsp.meridian.sim;
+package io.fsp.testkit.meridian.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

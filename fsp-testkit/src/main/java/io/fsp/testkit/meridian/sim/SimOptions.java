@@ -1,4 +1,4 @@
-package io.fsp.meridian.sim;
+package io.fsp.testkit.meridian.sim;
 
 import io.fsp.meridian.MeridianConfig;
 import java.time.Duration;

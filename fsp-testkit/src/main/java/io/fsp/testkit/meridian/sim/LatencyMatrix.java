@@ -1,4 +1,4 @@
-package io.fsp.meridian.sim;
+package io.fsp.testkit.meridian.sim;
 
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -1,10 +1,10 @@
-package io.fsp.meridian.sim;
+package io.fsp.testkit.meridian.sim;
 
 import io.fsp.meridian.MeridianNode;
 import io.fsp.meridian.MultiConstraintQuery;
 import io.fsp.meridian.QueryResult;
-import io.fsp.meridian.sim.SimReport.ClosestStats;
-import io.fsp.meridian.sim.SimReport.McqStats;
+import io.fsp.testkit.meridian.sim.SimReport.ClosestStats;
+import io.fsp.testkit.meridian.sim.SimReport.McqStats;
 import io.fsp.meridian.wire.Constraint;
 import io.fsp.meridian.wire.QueryHit;
 import java.util.ArrayList;
