@@ -260,12 +260,19 @@ class RelayFrameCodecTest {
     // ---------------------------------------------------------------- helpers
 
     private static byte[] encode(RelayMessage m) {
-        EmbeddedChannel ch = new EmbeddedChannel(new RelayFrameEncoder());
-        assertTrue(ch.writeOutbound(m));
+        return encode(new RelayFrameEncoder(), List.of(m));
+    }
+
+    /** The frames {@code encoder} writes for {@code messages}, one after another. */
+    private static byte[] encode(RelayFrameEncoder encoder, List<RelayMessage> messages) {
+        EmbeddedChannel ch = new EmbeddedChannel(encoder);
         ByteBuf out = Unpooled.buffer();
-        for (ByteBuf b; (b = ch.readOutbound()) != null; ) {
-            out.writeBytes(b);
-            b.release();
+        for (RelayMessage m : messages) {
+            assertTrue(ch.writeOutbound(m));
+            for (ByteBuf b; (b = ch.readOutbound()) != null; ) {
+                out.writeBytes(b);
+                b.release();
+            }
         }
         assertFalse(ch.finish());
         byte[] bytes = ByteBufUtil.getBytes(out);
@@ -313,19 +320,7 @@ class RelayFrameCodecTest {
 
     /** Every frame, tagged in one stream as one side of a clear link sends them. */
     private static byte[] tagged(byte[] secret, List<RelayMessage> messages) {
-        EmbeddedChannel ch = new EmbeddedChannel(new RelayFrameEncoder(ClearLink.toRelay(secret)));
-        ByteBuf out = Unpooled.buffer();
-        for (RelayMessage m : messages) {
-            assertTrue(ch.writeOutbound(m));
-            for (ByteBuf b; (b = ch.readOutbound()) != null; ) {
-                out.writeBytes(b);
-                b.release();
-            }
-        }
-        assertFalse(ch.finish());
-        byte[] bytes = ByteBufUtil.getBytes(out);
-        out.release();
-        return bytes;
+        return encode(new RelayFrameEncoder(ClearLink.toRelay(secret)), messages);
     }
 
     /** Decodes a tagged stream in pieces of {@code chunk} bytes; a bad tag ends it with the exception. */
@@ -351,15 +346,11 @@ class RelayFrameCodecTest {
         return out;
     }
 
-    private static List<RelayMessage> copies() {
-        return everyMessage();
-    }
-
     @Test
     void taggedFramesSurviveEncodingAndDecodingInAnyPieces() {
-        List<String> expected = copies().stream().map(RelayFrameCodecTest::describe).toList();
-        byte[] wire = tagged(SECRET, copies());
-        assertEquals(encodedLength(copies()) + copies().size() * ClearLink.TAG_LENGTH, wire.length, "a tag per frame");
+        List<String> expected = everyMessage().stream().map(RelayFrameCodecTest::describe).toList();
+        byte[] wire = tagged(SECRET, everyMessage());
+        assertEquals(encodedLength(everyMessage()) + everyMessage().size() * ClearLink.TAG_LENGTH, wire.length, "a tag per frame");
         for (int chunk : new int[] {1, 7, 64, wire.length}) {
             List<Object> decoded = decodeTagged(SECRET, wire, chunk);
             assertEquals(expected, decoded.stream().map(o -> describe((RelayMessage) o)).toList(), "chunk " + chunk);
@@ -431,12 +422,7 @@ class RelayFrameCodecTest {
         byte[] wire = tagged(SECRET, List.of(new RelayMessage.GetBlock(2, T, 7)));
         assertInstanceOf(CorruptedFrameException.class,
                 decodeTagged(ClearLink.random(ClearLink.SECRET_LENGTH), wire, wire.length).get(0), "another secret");
-        EmbeddedChannel fromRelay = new EmbeddedChannel(new RelayFrameEncoder(ClearLink.fromRelay(SECRET)));
-        assertTrue(fromRelay.writeOutbound(new RelayMessage.Ok(2)));
-        ByteBuf reflected = fromRelay.readOutbound();
-        byte[] back = ByteBufUtil.getBytes(reflected);
-        reflected.release();
-        fromRelay.finish();
+        byte[] back = encode(new RelayFrameEncoder(ClearLink.fromRelay(SECRET)), List.of(new RelayMessage.Ok(2)));
         assertInstanceOf(CorruptedFrameException.class, decodeTagged(SECRET, back, back.length).get(0),
                 "the relay's own frame sent back to it");
         byte[] untagged = encode(new RelayMessage.GetBlock(2, T, 7));

@@ -72,6 +72,19 @@ class ClearLinkTest {
         return b;
     }
 
+    /** A server puts {@code data} as block 0 of a new transfer, a client fetches it: both through the tap. */
+    private RelayHarness.Opened roundTrip(RelayConnectionConfig config, byte[] data) throws Exception {
+        try (RelayConnection server = through(tap, true, config); RelayConnection client = through(tap, false, config)) {
+            RelayHarness.Opened t = h.open(server);
+            server.putBlock(t.id(), 0, Unpooled.wrappedBuffer(data)).get(5, TimeUnit.SECONDS);
+            client.authorize(t.token()).get(5, TimeUnit.SECONDS);
+            ByteBuf got = client.getBlock(t.id(), 0).get(5, TimeUnit.SECONDS);
+            assertArrayEquals(data, ByteBufUtil.getBytes(got));
+            got.release();
+            return t;
+        }
+    }
+
     private RelayConnection through(WireTap tap, boolean server, RelayConnectionConfig config) throws Exception {
         return RelayConnection.connect(tap.address(), SslContexts.client(PinnedTrustManager.of(
                 Set.of(RelayHarness.RELAY.fingerprint())), server ? Optional.of(RelayHarness.SERVER) : Optional.empty()),
@@ -83,18 +96,10 @@ class ClearLinkTest {
         h = new RelayHarness(store, 64 << 20, 64 << 20);
         tap = new WireTap(h.relay.address(), WireTap.Change.NONE);
         byte[] data = block(256 << 10, 1);
-        RelayHarness.Opened t;
-        try (RelayConnection server = through(tap, true, RelayConnectionConfig.DEFAULT);
-             RelayConnection client = through(tap, false, RelayConnectionConfig.DEFAULT)) {
-            t = h.open(server);
-            server.putBlock(t.id(), 0, Unpooled.wrappedBuffer(data)).get(5, TimeUnit.SECONDS);
-            client.authorize(t.token()).get(5, TimeUnit.SECONDS);
-            ByteBuf got = client.getBlock(t.id(), 0).get(5, TimeUnit.SECONDS);
-            assertArrayEquals(data, ByteBufUtil.getBytes(got));
-            got.release();
-        }
+        RelayHarness.Opened t = roundTrip(RelayConnectionConfig.DEFAULT, data);
         tap.awaitClosed();
-        assertEquals(List.of(true, false, true, false), tap.connections().stream().map(WireTap.Connection::tls).toList(), "the server's TLS connection and link, the client's");
+        assertEquals(List.of(true, false, true, false), tap.connections().stream().map(WireTap.Connection::tls).toList(),
+                "the server's TLS connection and link, the client's");
         byte[] window = java.util.Arrays.copyOfRange(data, 1000, 1064);
         assertEquals(2, tap.streamsContaining(window), "the block crossed in clear, to the relay and from it");
         assertEquals(0, tap.streamsContaining(t.key().bytes()), "the token key");
@@ -131,15 +136,7 @@ class ClearLinkTest {
         h = new RelayHarness(store, 64 << 20, 64 << 20);
         tap = new WireTap(h.relay.address(), WireTap.Change.NONE);
         byte[] data = block(256 << 10, 2);
-        RelayConnectionConfig tls = RelayConnectionConfig.DEFAULT.withClearLinks(false);
-        try (RelayConnection server = through(tap, true, tls); RelayConnection client = through(tap, false, tls)) {
-            RelayHarness.Opened t = h.open(server);
-            server.putBlock(t.id(), 0, Unpooled.wrappedBuffer(data)).get(5, TimeUnit.SECONDS);
-            client.authorize(t.token()).get(5, TimeUnit.SECONDS);
-            ByteBuf got = client.getBlock(t.id(), 0).get(5, TimeUnit.SECONDS);
-            assertArrayEquals(data, ByteBufUtil.getBytes(got));
-            got.release();
-        }
+        roundTrip(RelayConnectionConfig.DEFAULT.withClearLinks(false), data);
         tap.awaitClosed();
         assertEquals(List.of(true, true), tap.connections().stream().map(WireTap.Connection::tls).toList(), "two TLS connections, no clear link");
         assertEquals(0, tap.streamsContaining(java.util.Arrays.copyOfRange(data, 1000, 1064)));
