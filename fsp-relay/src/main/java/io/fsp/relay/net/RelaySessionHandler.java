@@ -34,6 +34,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
@@ -70,6 +71,8 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     /** On a clear link: what it acts for (its TLS connection's role, server and tokens); null on TLS. */
     private ClearLinks.Grant grant;
     private int bindRequests;
+    /** When a frame last came in, on this connection or on the other of its pair (a TLS connection and its link). */
+    private AtomicLong activity = new AtomicLong(System.nanoTime());
     /** Transfers this (server) connection opened and has not finished or aborted: its closing finishes them. */
     private final java.util.Set<TransferId> pushing = new java.util.HashSet<>();
     private ChannelHandlerContext ctx;
@@ -154,6 +157,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     void bind(ClearLinks.Grant grant) {
         this.grant = grant;
         this.tokens = grant.tokens();
+        this.activity = grant.activity();
         session = session.substring(0, session.length() - 1) + " clear]";
         grant.parent().closeFuture().addListener(f -> ctx.channel().close());
     }
@@ -164,6 +168,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             return;
         }
+        activity.set(System.nanoTime());
         inbox.add(m);
         serveNext();
     }
@@ -210,7 +215,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt instanceof IdleStateEvent && !busy) {
+        if (evt instanceof IdleStateEvent && !busy && !pairBusy()) {
             // A request waiting for space keeps its connection; silence otherwise ends it.
             log.debug("{} idle: closing", session);
             closing = true;
@@ -218,6 +223,11 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ctx.fireUserEventTriggered(evt);
+    }
+
+    /** Whether this connection is one of a pair (a TLS connection and its link) whose other one had a frame lately. */
+    private boolean pairBusy() {
+        return (grant != null || bindRequests > 0) && System.nanoTime() - activity.get() < policy.idleTimeout().toNanos();
     }
 
     @Override
@@ -390,7 +400,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         byte[] secret = io.fsp.relay.wire.ClearLink.random(io.fsp.relay.wire.ClearLink.SECRET_LENGTH);
-        byte[] ticket = links.grant(role, server, tokens, secret, ctx.channel());
+        byte[] ticket = links.grant(role, server, tokens, secret, ctx.channel(), activity);
         log.debug("{} clear link granted", session);
         reply(new RelayMessage.BindGrant(b.id(), ticket, secret));
     }

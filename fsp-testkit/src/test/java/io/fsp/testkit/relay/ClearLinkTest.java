@@ -172,6 +172,25 @@ class ClearLinkTest {
         }
     }
 
+    /**
+     * A server pushing over its link says nothing on TLS meanwhile: the pair is idle only when both are, so its TLS
+     * connection outlives the relay's idle timeout while blocks flow, and both end once nothing does.
+     */
+    @Test
+    void aTlsConnectionLivesWhileItsLinkIsBusy() throws Exception {
+        h = new RelayHarness(store, 64 << 20, 64 << 20, io.fsp.relay.ConnectionHandlers.NONE, RelayConnectionConfig.DEFAULT,
+                RelayHarness.POLICY.withIdleTimeout(java.time.Duration.ofMillis(600)), false);
+        try (RelayConnection server = h.server()) {
+            RelayHarness.Opened t = h.open(server);
+            for (int seq = 0; seq < 12; seq++) { // 2.4 s: four idle timeouts of the TLS connection
+                server.putBlock(t.id(), seq, Unpooled.wrappedBuffer(block(1024, seq))).get(5, TimeUnit.SECONDS);
+                Thread.sleep(200);
+            }
+            assertTrue(server.isOpen(), "open while its link pushes");
+            server.closeFuture().get(5, TimeUnit.SECONDS); // then both idle: closed
+        }
+    }
+
     @Test
     void aTicketOpensOneLinkThatCarriesBlocksOnly() throws Exception {
         h = new RelayHarness(store, 64 << 20, 64 << 20);
