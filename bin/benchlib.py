@@ -1,8 +1,10 @@
 # benchlib: what the loopback benchmarks bin/bench-peers and bin/bench-scale share. Servers started as their
 # users start them (fsp-server with three fsp-relay daemons, fsp-server without relays, vsftpd, GridFTP), each in
-# its own session and CPU-accounted per role in a cgroup; peak RSS of FSP's daemons; the Debian packages the
-# benchmarks need; the launchers built and their class-data archives made before anything is timed; a bar chart
-# drawn by gnuplot. Imported by the scripts beside it (Python puts a script's directory on sys.path).
+# its own session and CPU-accounted per role in a cgroup; for bench-peers also two private sshds and
+# magic-wormhole's mailbox server and transit relay (in a network namespace with only lo); peak RSS of FSP's
+# daemons; the Debian packages and the Python venv the benchmarks need; the launchers built and their class-data
+# archives made before anything is timed; a bar chart drawn by gnuplot. Imported by the scripts beside it
+# (Python puts a script's directory on sys.path).
 """Shared pieces of the loopback benchmarks in bin/ (bench-peers, bench-scale)."""
 
 import os
@@ -65,10 +67,10 @@ class Daemons:
     def __init__(self):
         self.procs = []
 
-    def start(self, name, argv, log_path, env=None):
+    def start(self, name, argv, log_path, env=None, cwd=None):
         out = open(log_path, "wb")
         p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env,
-                             start_new_session=True)
+                             cwd=cwd, start_new_session=True)
         out.close()
         p.name, p.log = name, log_path
         self.procs.append(p)
@@ -367,6 +369,162 @@ rsa_private_key_file={key}
         self.ports["gridftp"] = port
         log(f"globus-gridftp-server on {HOST}:{port}")
 
+    def start_sshd(self, role):
+        """A private OpenSSH server on 127.0.0.1:<free port>: its own host key, config file and authorized_keys
+        (DIR/run/ssh), public-key login only. Roles: sshd (the server), sshd-hop (the ProxyJump hop). The
+        client's files (key, known_hosts, ssh_config with StrictHostKeyChecking) are in DIR/run/ssh too."""
+        d = self.run / "ssh"
+        if not d.exists():
+            d.mkdir(mode=0o700)
+            subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "fsp-bench-client",
+                            "-f", str(d / "id_ed25519")], check=True)
+            shutil.copy(d / "id_ed25519.pub", d / "authorized_keys")
+            Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's privilege separation directory
+        port = free_port()
+        key = d / f"{role}_host_ed25519"
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"fsp-bench-{role}", "-f", str(key)],
+                       check=True)
+        conf = d / f"{role}_config"
+        conf.write_text(f"""Port {port}
+ListenAddress {HOST}
+HostKey {key}
+PidFile none
+AuthorizedKeysFile {d / "authorized_keys"}
+PermitRootLogin prohibit-password
+AuthenticationMethods publickey
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+UseDNS no
+AllowTcpForwarding yes
+X11Forwarding no
+PrintMotd no
+Subsystem sftp internal-sftp
+""")
+        p = self.daemons.start(role, ["/usr/sbin/sshd", "-D", "-e", "-f", str(conf)], self.run / f"{role}.log")
+        self.cpu.add(role, p.pid)  # the listener; the session processes it forks join its cgroup
+        wait_for_port(p, port)
+        self.ports[role] = port
+        with open(d / "known_hosts", "a") as f:
+            f.write(f"[{HOST}]:{port} {' '.join(key.with_suffix('.pub').read_text().split()[:2])}\n")
+        # the client's config: every host of it is 127.0.0.1, checked against the bench's own known_hosts;
+        # the hop's cipher is set here (the command line's -c sets the server's)
+        hosts = {"sshd": "fsp-sshd", "sshd-hop": "fsp-sshd-hop"}
+        blocks = [f"Host {hosts[r]}\n  Port {self.ports[r]}\n" for r in hosts if r in self.ports]
+        (d / "ssh_config").write_text("".join(blocks) + f"""Host fsp-sshd-hop
+  Ciphers aes128-gcm@openssh.com
+Host {" ".join(hosts.values())}
+  HostName {HOST}
+  User root
+  IdentityFile {d / "id_ed25519"}
+  IdentitiesOnly yes
+  UserKnownHostsFile {d / "known_hosts"}
+  GlobalKnownHostsFile /dev/null
+  StrictHostKeyChecking yes
+  CheckHostIP no
+  BatchMode yes
+  ControlMaster no
+  LogLevel ERROR
+""")
+        self.ssh_config = d / "ssh_config"
+        r = subprocess.run(["ssh", "-F", str(self.ssh_config), hosts[role], "true"], stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=60)
+        if r.returncode != 0:
+            die(f"ssh key login to {role} on {HOST}:{port} failed: {r.stderr.strip()}; {p.log}:\n{tail(p.log)}")
+        log(f"{role} (OpenSSH) on {HOST}:{port}")
+
+    def start_wormhole(self, venv):
+        """magic-wormhole's mailbox server and transit relay (twistd), counted together as role wormhole, in a
+        network namespace of their own that has only lo; the wormhole clients run in it too, so nothing they
+        send can leave loopback."""
+        self.netns = LoopbackNamespace(f"fsp-{PROG}-{os.getpid()}")
+        twistd = str(venv / "bin" / "twistd")
+        for name, port, plugin in [
+                ("wormhole-mailbox", WORMHOLE_MAILBOX,
+                 ["wormhole-mailbox", f"--port=tcp:{WORMHOLE_MAILBOX}:interface={HOST}",
+                  f"--channel-db={self.run / 'wormhole-mailbox.sqlite'}"]),
+                ("wormhole-transit", WORMHOLE_TRANSIT,
+                 ["transitrelay", f"--port=tcp:{WORMHOLE_TRANSIT}:interface={HOST}"])]:
+            p = self.daemons.start(name, self.netns.argv([twistd, "-n", "--pidfile=", "-l",
+                                                          str(self.run / f"{name}.twistd.log"), *plugin]),
+                                   self.run / f"{name}.log", cwd=self.run)
+            self.cpu.add("wormhole", p.pid)  # ip netns exec execs twistd: the same process
+            self.netns.wait_listening(p, port)
+        self.ports["wormhole"] = WORMHOLE_MAILBOX
+        log(f"magic-wormhole mailbox server on {HOST}:{WORMHOLE_MAILBOX}, transit relay on {HOST}:{WORMHOLE_TRANSIT}, "
+            f"in network namespace {self.netns.name} (lo only)")
+
+
+WORMHOLE_PKGS = ["magic-wormhole==0.24.0", "magic-wormhole-mailbox-server==0.8.0",
+                 "magic-wormhole-transit-relay==0.5.0"]
+WORMHOLE_MAILBOX, WORMHOLE_TRANSIT = 4000, 4001  # fixed ports: the network namespace is the bench's own
+
+
+class LoopbackNamespace:
+    """A network namespace with only lo (up), its own /etc/netns hosts and resolv.conf (name lookups fail at
+    once): what runs in it can reach nothing but its own loopback. Removed with whatever still runs in it (only
+    processes this script started)."""
+
+    def __init__(self, name):
+        self.name = name
+        r = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True)
+        if r.returncode != 0:
+            die(f"ip netns add {name} failed: {r.stderr.strip()}")
+        self.etc = Path("/etc/netns") / name
+        self.made_parent = not self.etc.parent.exists()  # /etc/netns: removed again only if made here and empty
+        self.etc.mkdir(parents=True, exist_ok=True)
+        (self.etc / "hosts").write_text(f"127.0.0.1 localhost {socket.gethostname()}\n::1 localhost\n")
+        (self.etc / "resolv.conf").write_text("nameserver 127.0.0.1\n")
+        subprocess.run(self.argv(["ip", "link", "set", "lo", "up"]), check=True)
+        links = subprocess.run(self.argv(["ip", "-o", "link"]), capture_output=True, text=True).stdout.splitlines()
+        if [line.split(":")[1].strip() for line in links] != ["lo"]:
+            self.remove()
+            die(f"network namespace {name} has more than lo: {links}")
+
+    def argv(self, argv):
+        return ["ip", "netns", "exec", self.name, *argv]
+
+    def wait_listening(self, p, port, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and p.poll() is None:
+            ss = subprocess.run(self.argv(["ss", "-Hltn", f"sport = :{port}"]), capture_output=True, text=True)
+            if f"{HOST}:{port}" in ss.stdout:
+                return
+            time.sleep(0.1)
+        die(f"{p.name} does not listen on {HOST}:{port} in {self.name}; {p.log}:\n{tail(p.log)}")
+
+    def remove(self):
+        for _ in range(50):
+            left = subprocess.run(["ip", "netns", "pids", self.name], capture_output=True, text=True).stdout.split()
+            if not left:
+                break
+            for pid in left:
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.1)
+        subprocess.run(["ip", "netns", "del", self.name], stderr=subprocess.DEVNULL)
+        shutil.rmtree(self.etc, ignore_errors=True)
+        if self.made_parent:
+            try:
+                self.etc.parent.rmdir()
+            except OSError:
+                pass
+
+
+def wormhole_venv(venv):
+    """magic-wormhole, its mailbox server and transit relay from PyPI (pinned) in a venv of the benchmark's own
+    (made once, kept in DIR); never the system Python's."""
+    if all((venv / "bin" / x).exists() for x in ("wormhole", "twistd")):
+        return venv
+    log(f"installing {' '.join(WORMHOLE_PKGS)} into {venv} (python -m venv, pip from PyPI)")
+    subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--disable-pip-version-check", *WORMHOLE_PKGS],
+                   check=True)
+    return venv
+
 
 # ---- before anything is timed ------------------------------------------------------------------------------
 
@@ -384,13 +542,23 @@ def install_missing(need_gridftp, need_vsftpd, extra=()):
             need.append("globus-gridftp-server-progs")
         if not shutil.which("globus-url-copy"):
             need.append("globus-gass-copy-progs")
-    need += [pkg for cmd, pkg in extra if not shutil.which(cmd)]
+    need += [pkg for cmd, pkg in extra if not shutil.which(cmd) and pkg not in need]
     if need:
         log(f"installing {' '.join(need)} (apt-get)")
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *need], check=True, env=env,
-                       stdout=subprocess.DEVNULL)
+        # no service may start (openssh-server would start a system sshd on port 22): policy-rc.d says no
+        policy = Path("/usr/sbin/policy-rc.d")
+        made = not policy.exists()
+        if made:
+            policy.write_text("#!/bin/sh\nexit 101\n")
+            policy.chmod(0o755)
+        try:
+            subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+            subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *need], check=True,
+                           env=env, stdout=subprocess.DEVNULL)
+        finally:
+            if made:
+                policy.unlink()
 
 
 def make_source(src, size):
