@@ -315,8 +315,8 @@ public final class RelayConnection implements AutoCloseable {
     public CompletableFuture<Void> authorize(CapabilityToken token) {
         CompletableFuture<Void> accepted = request(id -> new RelayMessage.Authorize(id, token.encode()),
                 config.requestTimeout(), Void.class);
-        // Futures complete on the event loop, where the link is bound: blocks go over it once it is.
-        return accepted.thenCompose(ok -> bindClearLink());
+        // The link is bound on the event loop, where its state lives: blocks go over it once it is.
+        return accepted.thenComposeAsync(ok -> bindClearLink(), channel.eventLoop());
     }
 
     /**
