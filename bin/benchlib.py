@@ -38,6 +38,20 @@ def die(msg, code=1):
     sys.exit(code)
 
 
+def kill_until_gone(pids_now):
+    """SIGKILLs every process pids_now() lists until it lists none (at most about 5 s)."""
+    for _ in range(50):
+        left = pids_now()
+        if not left:
+            return
+        for pid in left:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.1)
+
+
 def parse_size(text):
     m = re.fullmatch(r"(\d+)([KMGT]?)(i?B)?", text.strip(), re.IGNORECASE)
     if not m or int(m.group(1)) == 0:
@@ -205,16 +219,7 @@ class CpuGroups:
             return
         for d in self.root.iterdir():
             if d.is_dir():
-                for _ in range(50):
-                    left = (d / "cgroup.procs").read_text().split()
-                    if not left:
-                        break
-                    for pid in left:
-                        try:
-                            os.kill(int(pid), signal.SIGKILL)
-                        except ProcessLookupError:
-                            pass
-                    time.sleep(0.1)
+                kill_until_gone(lambda: (d / "cgroup.procs").read_text().split())
                 d.rmdir()
         self.root.rmdir()
 
@@ -495,16 +500,8 @@ class LoopbackNamespace:
         die(f"{p.name} does not listen on {HOST}:{port} in {self.name}; {p.log}:\n{tail(p.log)}")
 
     def remove(self):
-        for _ in range(50):
-            left = subprocess.run(["ip", "netns", "pids", self.name], capture_output=True, text=True).stdout.split()
-            if not left:
-                break
-            for pid in left:
-                try:
-                    os.kill(int(pid), signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            time.sleep(0.1)
+        kill_until_gone(lambda: subprocess.run(["ip", "netns", "pids", self.name], capture_output=True,
+                                               text=True).stdout.split())
         subprocess.run(["ip", "netns", "del", self.name], stderr=subprocess.DEVNULL)
         shutil.rmtree(self.etc, ignore_errors=True)
         if self.made_parent:
