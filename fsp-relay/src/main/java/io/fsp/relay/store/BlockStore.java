@@ -385,35 +385,7 @@ public final class BlockStore {
      * Reading a spilled block happens on the disk executor.
      */
     public CompletableFuture<Optional<ByteBuf>> get(TransferId id, long seq) {
-        Held h;
-        synchronized (this) {
-            Transfer t = transfers.get(id);
-            h = t == null ? null : t.blocks.get(seq);
-            if (t != null) {
-                t.touch(clock.instant());
-            }
-            if (h != null && h.memory != null) {
-                return CompletableFuture.completedFuture(Optional.of(h.memory.retainedDuplicate()));
-            }
-        }
-        if (h == null) {
-            return CompletableFuture.completedFuture(Optional.empty());
-        }
-        CompletableFuture<Optional<ByteBuf>> result = new CompletableFuture<>();
-        Path file = h.file;
-        int size = h.size;
-        disk.execute(() -> {
-            try {
-                result.complete(Optional.of(files.read(file, size)));
-            } catch (NoSuchFileException e) {
-                result.complete(Optional.empty()); // confirmed or expired meanwhile
-            } catch (IOException e) {
-                log.warn("cannot read spilled block {} of transfer {}: {}", seq, id, e.toString());
-                result.completeExceptionally(new StoreException(RelayErrorCode.STORE_FAILED,
-                        "cannot read block " + seq + ": " + e.getMessage(), e));
-            }
-        });
-        return result;
+        return held(id, seq, b -> b, files::read);
     }
 
     /**
@@ -422,26 +394,41 @@ public final class BlockStore {
      * on the disk executor, so a block confirmed meanwhile is still sent whole (or is empty if it was gone before).
      */
     public CompletableFuture<Optional<io.netty.util.ReferenceCounted>> getForSending(TransferId id, long seq) {
-        Path file;
-        int size;
+        return held(id, seq, b -> b, files::region);
+    }
+
+    /** How a spilled block is taken from its file. */
+    private interface Spilled<T> {
+        T take(Path file, int size) throws IOException;
+    }
+
+    /** A held block: {@code inMemory} of its memory, or {@code spilled} of its file on the disk executor. */
+    private <T> CompletableFuture<Optional<T>> held(TransferId id, long seq,
+                                                    java.util.function.Function<ByteBuf, T> inMemory, Spilled<T> spilled) {
+        Held h;
         synchronized (this) {
             Transfer t = transfers.get(id);
-            Held h = t == null ? null : t.blocks.get(seq);
-            if (h == null || h.memory != null) {
-                return get(id, seq).thenApply(o -> o.<io.netty.util.ReferenceCounted>map(b -> b));
+            h = t == null ? null : t.blocks.get(seq);
+            if (t != null) {
+                t.touch(clock.instant());
             }
-            t.touch(clock.instant());
-            file = h.file;
-            size = h.size;
+            if (h != null && h.memory != null) {
+                return CompletableFuture.completedFuture(Optional.of(inMemory.apply(h.memory.retainedDuplicate())));
+            }
         }
-        CompletableFuture<Optional<io.netty.util.ReferenceCounted>> result = new CompletableFuture<>();
+        if (h == null) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        CompletableFuture<Optional<T>> result = new CompletableFuture<>();
+        Path file = h.file;
+        int size = h.size;
         disk.execute(() -> {
             try {
-                result.complete(Optional.of(files.region(file, size)));
+                result.complete(Optional.of(spilled.take(file, size)));
             } catch (NoSuchFileException e) {
                 result.complete(Optional.empty()); // confirmed or expired meanwhile
             } catch (IOException e) {
-                log.warn("cannot open spilled block {} of transfer {}: {}", seq, id, e.toString());
+                log.warn("cannot read spilled block {} of transfer {}: {}", seq, id, e.toString());
                 result.completeExceptionally(new StoreException(RelayErrorCode.STORE_FAILED,
                         "cannot read block " + seq + ": " + e.getMessage(), e));
             }
