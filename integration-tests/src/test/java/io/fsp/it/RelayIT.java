@@ -187,6 +187,89 @@ class RelayIT {
     }
 
     @Test
+    void oneAddressHoldsItsShareOfTokenConnectionsWhateverTokensItShows() throws Exception {
+        // 4 per transfer, 6 per address: a second token from the same address adds 2, not 4.
+        try (RelayProcess relay = RelayProcess.start(dir, SERVER.fingerprint(), "--max-connections-per-transfer", "4",
+                "--max-client-connections-per-address", "6");
+             RelayConnection server = connect(relay, Optional.of(SERVER))) {
+            List<RelayConnection> held = new ArrayList<>();
+            try {
+                CapabilityToken first = openWithToken(server);
+                CapabilityToken second = openWithToken(server);
+                List<String> refusals = new ArrayList<>();
+                for (CapabilityToken token : List.of(first, first, first, first, first, second, second, second)) {
+                    authorizeOrRefused(relay, token, refusals).ifPresent(held::add);
+                }
+                assertEquals(6, held.size(), "connections one address kept with two tokens: " + refusals);
+                assertEquals(2, refusals.size(), refusals.toString());
+                assertTrue(refusals.get(0).contains("--max-connections-per-transfer"), refusals.get(0));
+                assertTrue(refusals.get(1).contains("--max-client-connections-per-address"), refusals.get(1));
+            } finally {
+                held.forEach(RelayConnection::close);
+            }
+        }
+    }
+
+    @Test
+    void clientsAtTheirCapLeaveTheServersTheirConnections() throws Exception {
+        // 12 connections, 4 kept for servers: token holders get 8; with those held, servers still connect and push.
+        try (RelayProcess relay = RelayProcess.start(dir, SERVER.fingerprint(), "--max-connections", "12",
+                "--server-connections", "4");
+             RelayConnection server = connect(relay, Optional.of(SERVER))) {
+            List<RelayConnection> held = new ArrayList<>();
+            List<RelayConnection> servers = new ArrayList<>();
+            try {
+                CapabilityToken token = openWithToken(server);
+                List<String> refusals = new ArrayList<>();
+                for (int i = 0; i < 10; i++) {
+                    authorizeOrRefused(relay, token, refusals).ifPresent(held::add);
+                }
+                assertEquals(8, held.size(), "client connections held: " + refusals);
+                assertEquals(2, refusals.size(), refusals.toString());
+                assertTrue(refusals.stream().allMatch(r -> r.contains("--server-connections")), refusals.toString());
+                // Two more servers at once, beside the first and the 8 clients (one place spare, for a refused
+                // connection the relay may not have counted out yet): each opens a transfer and pushes into it.
+                for (int i = 0; i < 2; i++) {
+                    servers.add(connect(relay, Optional.of(SERVER)));
+                }
+                for (RelayConnection s : servers) {
+                    push(s, TransferId.random(), TokenKey.random(), 1);
+                }
+            } finally {
+                held.forEach(RelayConnection::close);
+                servers.forEach(RelayConnection::close);
+            }
+        }
+    }
+
+    /** Opens a transfer over {@code server} with one block in it; the token a client would be given for it. */
+    private static CapabilityToken openWithToken(RelayConnection server) throws Exception {
+        TransferId id = TransferId.random();
+        TokenKey key = TokenKey.random();
+        push(server, id, key, 1);
+        return CapabilityToken.issue(key, id, Instant.now().plusSeconds(600), TokenScope.ALL);
+    }
+
+    /**
+     * A new client connection that shows {@code token}: kept if the relay accepts it; else the refusal (which must be
+     * TOO_MANY_CONNECTIONS, the connection closed by the relay) is added to {@code refusals}.
+     */
+    private static Optional<RelayConnection> authorizeOrRefused(RelayProcess relay, CapabilityToken token,
+                                                                List<String> refusals) throws Exception {
+        RelayConnection c = connect(relay, Optional.empty());
+        try {
+            c.authorize(token).get(10, TimeUnit.SECONDS);
+            return Optional.of(c);
+        } catch (ExecutionException e) {
+            assertEquals(io.fsp.relay.wire.RelayErrorCode.TOO_MANY_CONNECTIONS,
+                    ((io.fsp.relay.client.RelayRefusedException) e.getCause()).code(), e.toString());
+            c.closeFuture().get(10, TimeUnit.SECONDS); // the relay closed it
+            refusals.add(e.getCause().getMessage());
+            return Optional.empty();
+        }
+    }
+
+    @Test
     void killedRelaySurfacesAsRelayClosedToItsPeers() throws Exception {
         RelayProcess relay = RelayProcess.start(dir, SERVER.fingerprint());
         try (RelayConnection server = connect(relay, Optional.of(SERVER))) {
