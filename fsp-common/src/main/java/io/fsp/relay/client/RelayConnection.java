@@ -2,6 +2,7 @@ package io.fsp.relay.client;
 
 import io.fsp.net.NetworkErrors;
 import io.fsp.net.SocketBuffers;
+import io.fsp.relay.wire.BlockReads;
 import io.fsp.relay.wire.ClearLink;
 import io.fsp.relay.wire.RelayErrorCode;
 import io.fsp.relay.wire.RelayFrameDecoder;
@@ -473,7 +474,9 @@ public final class RelayConnection implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast("decoder", new RelayFrameDecoder(config.limits(), true, ClearLink.fromRelay(secret)))
+                        RelayFrameDecoder decoder = new RelayFrameDecoder(config.limits(), true, ClearLink.fromRelay(secret));
+                        BlockReads.install(ch).into(decoder);
+                        ch.pipeline().addLast("decoder", decoder)
                                 .addLast("encoder", new RelayFrameEncoder(ClearLink.toRelay(secret)))
                                 .addLast("relay", new Handler());
                     }

@@ -3,6 +3,7 @@ package io.fsp.relay.wire;
 import io.fsp.token.TokenKey;
 import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.CorruptedFrameException;
@@ -18,7 +19,8 @@ import java.util.List;
  * are handed on as a slice of the received buffer (no copy) when the whole frame came in one read. A block
  * frame that arrives in pieces is gathered into one buffer of exactly its length, allocated once its header
  * has been checked: letting the cumulation grow instead copies each megabyte-sized block several times, into
- * buffers too large for the pool, which the JVM zero-fills. After the first bad frame the decoder discards
+ * buffers too large for the pool, which the JVM zero-fills; on a clear link the channel then reads the rest of the
+ * frame straight into that buffer ({@link BlockReads}). After the first bad frame the decoder discards
  * everything else: the stream cannot be trusted to be in step any more. On a clear link (§3.7) every frame carries a
  * tag after its header, checked before the frame is parsed.
  */
@@ -35,6 +37,8 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
     private int length;
     /** The block frame being gathered, or null. */
     private ByteBuf gathering;
+    /** The part of {@link #gathering} the channel was last given to read into, or null. */
+    private ByteBuf filling;
 
     /** A decoder that accepts block frames up to the limit (what a peer of a relay uses). */
     public RelayFrameDecoder(RelayLimits limits) {
@@ -111,6 +115,51 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
         } else {
             body = in.readSlice(length).retain();
         }
+        complete(in, body, out);
+    }
+
+    /**
+     * Where the channel's next read should go: the rest of the block frame being gathered, or null (a buffer of
+     * the channel's allocator). Only for a channel whose reads reach this decoder unchanged (no TLS before it):
+     * see {@link BlockReads}. Once a frame is being gathered its earlier bytes have all been taken from the
+     * cumulation, so bytes read here come next in the stream.
+     */
+    ByteBuf readTarget() {
+        if (gathering == null || state != State.BODY) {
+            return null;
+        }
+        filling = gathering.retainedSlice(gathering.writerIndex(), gathering.writableBytes()).clear();
+        return filling;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (filling == null || msg != filling) {
+            super.channelRead(ctx, msg);
+            return;
+        }
+        filling = null;
+        ByteBuf read = (ByteBuf) msg;
+        int n = read.readableBytes();
+        read.release();
+        if (gathering == null) { // the decoder broke or was removed meanwhile: the bytes are not wanted
+            return;
+        }
+        gathering.writerIndex(gathering.writerIndex() + n);
+        if (gathering.isWritable()) {
+            ctx.read(); // more of the block is wanted (reads may be on demand)
+            return;
+        }
+        ByteBuf body = gathering;
+        gathering = null;
+        List<Object> out = new ArrayList<>(1);
+        complete(Unpooled.EMPTY_BUFFER, body, out);
+        for (Object m : out) {
+            ctx.fireChannelRead(m);
+        }
+    }
+
+    private void complete(ByteBuf in, ByteBuf body, List<Object> out) {
         state = State.HEADER;
         if (tags != null && !tags.check(type, length, body.slice(body.readerIndex(),
                 FrameType.carriesBlock(type) ? Math.min(length, FrameType.BLOCK_PREFIX) : length), tag)) {

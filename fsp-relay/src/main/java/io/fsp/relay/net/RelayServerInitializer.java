@@ -2,6 +2,7 @@ package io.fsp.relay.net;
 
 import io.fsp.relay.metrics.RelayMetrics;
 import io.fsp.relay.store.BlockStore;
+import io.fsp.relay.wire.BlockReads;
 import io.fsp.relay.wire.ClearLink;
 import io.fsp.relay.wire.RelayFrameDecoder;
 import io.fsp.relay.wire.RelayFrameEncoder;
@@ -134,10 +135,11 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
             ch.pipeline().addLast(SHAPER, shaper);
         }
         // TLS or a clear link: the detector adds the handlers of either before the idle timer and leaves.
+        BlockReads reads = BlockReads.install(ch);
         ch.pipeline()
                 .addLast(DETECTOR, new LinkDetector(links, this::tls, (detector, grant) -> {
                     uncount.run();
-                    clear(detector, grant);
+                    clear(detector, grant, reads);
                 }))
                 .addLast(IDLE, new IdleStateHandler(0, 0, policy.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
         extra.ifPresent(handler -> ch.pipeline().addLast(EXTRA, handler.get()));
@@ -152,9 +154,11 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
                 .addAfter(DECODER, ENCODER, ENCODER_INSTANCE);
     }
 
-    private void clear(ChannelHandlerContext detector, ClearLinks.Grant grant) {
+    private void clear(ChannelHandlerContext detector, ClearLinks.Grant grant, BlockReads reads) {
+        RelayFrameDecoder decoder = new RelayFrameDecoder(limits, false, ClearLink.toRelay(grant.secret()));
+        reads.into(decoder);
         detector.pipeline()
-                .addAfter(IDLE, DECODER, new RelayFrameDecoder(limits, false, ClearLink.toRelay(grant.secret())))
+                .addAfter(IDLE, DECODER, decoder)
                 .addAfter(DECODER, ENCODER, new RelayFrameEncoder(ClearLink.fromRelay(grant.secret())));
         detector.pipeline().get(RelaySessionHandler.class).bind(grant);
     }
