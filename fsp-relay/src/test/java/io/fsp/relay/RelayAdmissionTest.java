@@ -19,6 +19,9 @@ import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.io.DataInputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -28,6 +31,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLSocket;
@@ -56,9 +60,23 @@ class RelayAdmissionTest {
     }
 
     private RelayHarness start(ConnectionPolicy policy) throws Exception {
-        h = new RelayHarness(store, 1 << 20, 1 << 20, ConnectionHandlers.NONE,
+        return start(policy, ConnectionHandlers.NONE);
+    }
+
+    private RelayHarness start(ConnectionPolicy policy, ConnectionHandlers handlers) throws Exception {
+        h = new RelayHarness(store, 1 << 20, 1 << 20, handlers,
                 RelayConnectionConfig.DEFAULT.withRequestTimeout(Duration.ofSeconds(5)), policy, false);
         return h;
+    }
+
+    /** Adds the relay's side of each connection it accepts to {@code accepted}. */
+    private static ConnectionHandlers recording(List<Channel> accepted) {
+        return store -> new ChannelInboundHandlerAdapter() {
+            @Override
+            public void handlerAdded(ChannelHandlerContext ctx) {
+                accepted.add(ctx.channel());
+            }
+        };
     }
 
     /** A transfer with one block, and a client that holds its token: the well-behaved peers. */
@@ -131,11 +149,13 @@ class RelayAdmissionTest {
 
     @Test
     void silentConnectionsAreClosedAtTheAuthDeadlineButAuthenticatedOnesStay() throws Exception {
-        start(RelayHarness.POLICY.withAuthTimeout(Duration.ofMillis(700)));
+        Duration authTimeout = Duration.ofMillis(700);
+        List<Channel> accepted = new CopyOnWriteArrayList<>();
+        start(RelayHarness.POLICY.withAuthTimeout(authTimeout), recording(accepted));
         try (RelayConnection server = h.server(); RelayConnection client = h.client()) {
             RelayHarness.Opened t = placeOneBlock(server);
             client.authorize(t.token()).get(5, TimeUnit.SECONDS);
-            long start = System.nanoTime();
+            long start = System.nanoTime(); // the authenticated peers' deadlines are due before start + authTimeout
             try (SSLSocket afterHello = h.rawTls();
                  SSLSocket handshakeOnly = h.rawTls();
                  Socket tcpOnly = new Socket(h.relay.address().getAddress(), h.relay.address().getPort())) {
@@ -152,7 +172,12 @@ class RelayAdmissionTest {
                 RelayHarness.assertClosed(tcpOnly.getInputStream()); // well before TLS's own 10 s handshake timeout
             }
             assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(8), "closed at the deadline");
-            Thread.sleep(300); // the authenticated peers are well past the deadline too
+            // A connection's deadline runs on its event loop, in deadline order with the loop's other timers: once
+            // a timer due later has run on every connection's loop, the authenticated peers' deadlines have too.
+            long after = Math.max(0, start + authTimeout.toNanos() - System.nanoTime());
+            for (Channel c : accepted) {
+                c.eventLoop().schedule(() -> { }, after, TimeUnit.NANOSECONDS).get(5, TimeUnit.SECONDS);
+            }
             assertServed(server, client, t);
         }
     }

@@ -33,6 +33,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import javax.net.ssl.SSLContext;
@@ -165,6 +166,20 @@ public final class RelayHarness implements AutoCloseable {
             assertEquals(-1, in.read());
         } catch (EOFException | SSLException | SocketException e) {
             // closed
+        }
+    }
+
+    /**
+     * Waits until the relay has taken {@code put} in: it waits there for space ({@link
+     * io.fsp.relay.store.BlockStore#waiting()}), or it is answered. Whether it is answered can then be asserted.
+     */
+    public void awaitTakenIn(CompletableFuture<?> put) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (relay.store().waiting() == 0 && !put.isDone()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the relay neither answered the put nor made it wait");
+            }
+            Thread.sleep(5);
         }
     }
 

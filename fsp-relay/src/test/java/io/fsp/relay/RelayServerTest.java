@@ -299,10 +299,11 @@ class RelayServerTest {
                 puts.add(server.putBlock(t.id(), seq, Unpooled.wrappedBuffer(block(blockSize, seq))));
             }
             awaitStored(puts, 16);
-            Thread.sleep(300);
+            h.awaitTakenIn(puts.get(16));
             assertEquals(16, puts.stream().filter(CompletableFuture::isDone).count(),
                     "the relay holds a quota's worth and makes the rest wait");
-            assertTrue(h.relay.store().used() <= 1 << 20);
+            assertEquals(1 << 20, h.relay.store().used(), "a quota's worth taken in, no more");
+            assertEquals(1, h.relay.store().waiting());
             int next = 0;
             while (next < blocks) {
                 if (!puts.get(next).isDone()) {
@@ -406,6 +407,9 @@ class RelayServerTest {
                 CompletableFuture.allOf(toBig.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
                 assertTrue(toBig.size() >= 32, "blocks on the big relay: " + toBig.size());
                 assertEquals(toBig.size(), h.relay.store().status(onBig.id()).orElseThrow().blocks());
+                assertTrue(toSmall.size() > 5, "blocks for the small relay: " + toSmall.size());
+                CompletableFuture.allOf(toSmall.subList(0, 5).toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+                other.awaitTakenIn(toSmall.get(5));
                 assertEquals(5, other.relay.store().status(onSmall.id()).orElseThrow().blocks());
                 assertEquals(toSmall.size() - 5, toSmall.stream().filter(f -> !f.isDone()).count(),
                         "every block past the small relay's quota waits for it");

@@ -125,8 +125,9 @@ class RelaySpaceTest {
             for (int i = 0; i < 4; i++) {
                 puts.get(i).get(5, TimeUnit.SECONDS); // a quarter of the quota: the transfer's reservation
             }
-            Thread.sleep(300);
+            h.awaitTakenIn(puts.get(4));
             assertFalse(puts.get(4).isDone(), "the fifth block waits for the client to confirm");
+            assertEquals(1, h.relay.store().waiting());
             assertEquals(QUOTA / 4, h.relay.store().used());
             // Meanwhile a second transfer is served at once (on a connection of its own: the first one reads
             // nothing more while its put waits).

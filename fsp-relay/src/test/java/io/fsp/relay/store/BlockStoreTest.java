@@ -157,7 +157,7 @@ class BlockStoreTest {
         store.put(transfer, 1, buf(bytes(1000, 2))).get(5, TimeUnit.SECONDS);
         byte[] third = bytes(1000, 3);
         CompletableFuture<Void> waiting = store.put(transfer, 2, buf(third));
-        Thread.sleep(200);
+        disk.submit(() -> { }).get(5, TimeUnit.SECONDS); // a write of the third block would have run by now
         assertFalse(waiting.isDone(), "put must wait for space");
         assertEquals(1, store.waiting());
         assertEquals(1, store.confirm(transfer, List.of(0L)));
@@ -416,16 +416,19 @@ class BlockStoreTest {
         TransferId t = TransferId.random();
         Instant expires = START.plus(Duration.ofDays(1));
         CompletableFuture<BlockStore.OpenResult> opened = store.open(t, key, expires, 1000, SERVER, true);
+        Path metadata = dir.resolve(t.toString()).resolve(RetainedTransfer.FILE_NAME);
+        CompletableFuture<Boolean> onDiskWhenOpened = opened.handle((r, e) -> Files.exists(metadata));
         CompletableFuture<BlockStore.OpenResult> again = store.open(t, key, expires, 1000, SERVER, true);
         TransferId closed = TransferId.random();
         CompletableFuture<BlockStore.OpenResult> aborted = store.open(closed, key, expires, 1000, SERVER, true);
         assertTrue(store.abort(closed));
-        Thread.sleep(100);
+        // The store works on the calling thread and on the disk executor only, held here: what it would complete
+        // without the metadata on disk is complete by now.
         assertFalse(opened.isDone() || again.isDone() || aborted.isDone(), "nothing is open before its metadata");
         diskBusy.countDown();
         assertEquals(BlockStore.OpenResult.OPENED, opened.get(5, TimeUnit.SECONDS));
         assertEquals(BlockStore.OpenResult.ALREADY_OPEN, again.get(5, TimeUnit.SECONDS));
-        assertTrue(Files.exists(dir.resolve(t.toString()).resolve(RetainedTransfer.FILE_NAME)));
+        assertTrue(onDiskWhenOpened.get(5, TimeUnit.SECONDS), "open once its metadata is on disk");
         ExecutionException e = assertThrows(ExecutionException.class, () -> aborted.get(5, TimeUnit.SECONDS));
         assertEquals(RelayErrorCode.UNKNOWN_TRANSFER, ((StoreException) e.getCause()).code());
         disk.submit(() -> { }).get(5, TimeUnit.SECONDS);

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.FutureTask;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -312,22 +313,69 @@ class FtpControlHandlerTest {
         start(PLAIN);
         FtpSession session = ch.pipeline().get(FtpControlHandler.class).session();
         ch.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
-        java.util.concurrent.CompletableFuture<Boolean> waited =
-                java.util.concurrent.CompletableFuture.supplyAsync(session::awaitReplyRoom);
-        Thread.sleep(300);
-        assertFalse(waited.isDone(), "waits while the client does not read");
+        Producer waited = Producer.start(session);
+        long looked = waited.awaitReturnedOrWaitingAfter(0);
+        session.writabilityChanged(); // wakes it as the loop would: it looks again, and must wait again
+        waited.awaitReturnedOrWaitingAfter(looked);
+        assertFalse(waited.result().isDone(), "waits while the client does not read");
         ch.unsafe().outboundBuffer().setUserDefinedWritability(1, true);
         replies(); // the loop sees the channel writable again
-        assertTrue(waited.get(5, java.util.concurrent.TimeUnit.SECONDS));
+        assertTrue(waited.result().get(5, java.util.concurrent.TimeUnit.SECONDS));
 
         ch.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
         replies();
-        java.util.concurrent.CompletableFuture<Boolean> closed =
-                java.util.concurrent.CompletableFuture.supplyAsync(session::awaitReplyRoom);
-        Thread.sleep(300);
+        Producer closed = Producer.start(session);
+        closed.awaitReturnedOrWaitingAfter(0);
+        assertFalse(closed.result().isDone(), "waits while the client does not read");
         ch.close();
         replies();
-        assertFalse(closed.get(5, java.util.concurrent.TimeUnit.SECONDS), "gives up once the connection closed");
+        assertFalse(closed.result().get(5, java.util.concurrent.TimeUnit.SECONDS), "gives up once the connection closed");
+    }
+
+    /** A producer of replies on a thread of its own, calling {@link FtpSession#awaitReplyRoom}. */
+    private record Producer(Thread thread, FutureTask<Boolean> result) {
+        static Producer start(FtpSession session) {
+            FutureTask<Boolean> result = new FutureTask<>(session::awaitReplyRoom);
+            Thread thread = new Thread(result, "reply producer");
+            thread.setDaemon(true);
+            thread.start();
+            return new Producer(thread, result);
+        }
+
+        /**
+         * Waits until the producer returned, or waits for room after looking once more than {@code looked} times:
+         * it is in {@code Object.wait} inside awaitReplyRoom, and has entered a wait more than {@code looked} times.
+         * Returns how many times it has.
+         */
+        long awaitReturnedOrWaitingAfter(long looked) throws InterruptedException {
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+            while (!result.isDone()) {
+                long waits = waits();
+                if (waits > looked && waitingForRoom()) {
+                    return waits;
+                }
+                assertTrue(System.nanoTime() < deadline, "the producer neither returned nor waited for room");
+                Thread.sleep(5);
+            }
+            return looked;
+        }
+
+        private long waits() {
+            java.lang.management.ThreadInfo info =
+                    java.lang.management.ManagementFactory.getThreadMXBean().getThreadInfo(thread.getId());
+            return info == null ? 0 : info.getWaitedCount();
+        }
+
+        private boolean waitingForRoom() {
+            StackTraceElement[] stack = thread.getStackTrace();
+            if (thread.getState() != Thread.State.TIMED_WAITING || stack.length == 0
+                    || !stack[0].getClassName().equals(Object.class.getName())
+                    || !stack[0].getMethodName().startsWith("wait")) {
+                return false;
+            }
+            return java.util.Arrays.stream(stack).anyMatch(
+                    f -> f.getClassName().equals(FtpSession.class.getName()) && f.getMethodName().equals("awaitReplyRoom"));
+        }
     }
 
     /** A command whose blocking work, or what runs after it, fails with {@code failure}. */
