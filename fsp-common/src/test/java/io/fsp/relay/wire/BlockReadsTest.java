@@ -13,6 +13,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -21,8 +22,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.RecvByteBufAllocator;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
-import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -204,18 +203,6 @@ class BlockReadsTest {
     }
 
     private static byte[] tagged(List<RelayMessage> messages) {
-        EmbeddedChannel ch = new EmbeddedChannel(new RelayFrameEncoder(ClearLink.toRelay(SECRET)));
-        ByteBuf out = Unpooled.buffer();
-        for (RelayMessage m : messages) {
-            assertTrue(ch.writeOutbound(m));
-            for (ByteBuf b; (b = ch.readOutbound()) != null; ) {
-                out.writeBytes(b);
-                b.release();
-            }
-        }
-        assertFalse(ch.finish());
-        byte[] bytes = ByteBufUtil.getBytes(out);
-        out.release();
-        return bytes;
+        return RelayFrameCodecTest.encode(new RelayFrameEncoder(ClearLink.toRelay(SECRET)), messages);
     }
 }

@@ -264,7 +264,7 @@ class RelayFrameCodecTest {
     }
 
     /** The frames {@code encoder} writes for {@code messages}, one after another. */
-    private static byte[] encode(RelayFrameEncoder encoder, List<RelayMessage> messages) {
+    static byte[] encode(RelayFrameEncoder encoder, List<RelayMessage> messages) {
         EmbeddedChannel ch = new EmbeddedChannel(encoder);
         ByteBuf out = Unpooled.buffer();
         for (RelayMessage m : messages) {
