@@ -68,7 +68,7 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(names = "--anonymous", description = "Allow read-only anonymous login (USER anonymous or ftp) to --root.")
     Boolean anonymous;
 
-    @Option(names = "--passive-ports", paramLabel = "LOW-HIGH", description = "Ports for passive data connections (default: any free port).")
+    @Option(names = "--passive-ports", paramLabel = "LOW-HIGH", description = "Ports for passive data connections (default: free ports above the system's ephemeral range).")
     String passivePorts;
 
     @Option(names = "--announce-address", paramLabel = "ADDR", description = "IPv4 address PASV replies announce, e.g. behind NAT (default: the control connection's local address).")

@@ -13,16 +13,23 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Binds listening sockets for passive data connections, on ports taken in turn from the configured range, or
- * without one from the system's ephemeral range ({@code net.ipv4.ip_local_port_range}). Binding is a single system
- * call, so it is done directly (also on an event loop); successive binds start at successive ports so a port just
- * closed is not the first tried. The port is always chosen here, never left to the kernel (port 0): a server that has
- * sent thousands of files holds as many connections in TIME_WAIT, and the kernel's search for a free port walks
- * them on every bind (lftp mirroring 20,000 files: 66 CPU s in that search, 40 s instead of a few).
+ * Binds listening sockets for passive data connections, on ports taken in turn from the configured range or, without
+ * one, from the ports above the system's ephemeral range ({@code net.ipv4.ip_local_port_range}; 61000-65535 with
+ * Linux's defaults), which the kernel never hands out itself. A server leaves a connection in TIME_WAIT for every
+ * file it sends (it closes the data connection to end the file): in the ephemeral range, mirroring 20,000 small files
+ * held the whole range for a minute, and other programs on the host found no port for their own connections (a
+ * GridFTP client beside it failed to bind). Where the system's range leaves fewer than {@link #MIN_DEFAULT_PORTS}
+ * above it, the ephemeral range itself is used. The port is always chosen here, never left to the kernel (port 0)
+ * unless every try failed: with thousands of connections in TIME_WAIT the kernel's search for a free port walks them
+ * on every bind (lftp mirroring 20,000 files: 66 CPU s in that search, 40 s instead of a few). Binding is a single
+ * system call, so it is done directly (also on an event loop); successive binds start at successive ports so a port
+ * just closed is not the first tried.
  */
 public final class PassivePorts {
     private static final int BACKLOG = 4;
     private static final int MAX_ATTEMPTS = 1024;
+    /** The fewest ports above the ephemeral range worth taking as the default range. */
+    static final int MIN_DEFAULT_PORTS = 1024;
     /** Linux's default ephemeral range, where the system's cannot be read. */
     private static final PortRange EPHEMERAL = new PortRange(32768, 60999);
 
@@ -32,8 +39,14 @@ public final class PassivePorts {
 
     public PassivePorts(Optional<PortRange> range) {
         this.configured = range.isPresent();
-        this.range = range.orElseGet(PassivePorts::ephemeral);
+        this.range = range.orElseGet(() -> defaultRange(ephemeral()));
         next.set(new java.util.Random().nextInt(this.range.size()));
+    }
+
+    /** The ports above {@code ephemeral} up to 65535, or {@code ephemeral} itself where that leaves too few. */
+    static PortRange defaultRange(PortRange ephemeral) {
+        int low = ephemeral.high() + 1;
+        return 65535 - low + 1 >= MIN_DEFAULT_PORTS ? new PortRange(low, 65535) : ephemeral;
     }
 
     /** The system's ephemeral port range: the ports the kernel itself would pick. */
@@ -58,7 +71,7 @@ public final class PassivePorts {
             }
         }
         if (!configured) {
-            return tryBind(local, 0); // a crowded system range: let the kernel search it
+            return tryBind(local, 0); // a crowded range: let the kernel search its own
         }
         throw new BindException("no free port in the passive range " + range + " (widen --passive-ports)");
     }

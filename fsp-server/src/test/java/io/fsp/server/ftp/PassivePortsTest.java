@@ -20,10 +20,13 @@ class PassivePortsTest {
         return ((InetSocketAddress) ch.getLocalAddress()).getPort();
     }
 
-    /** Without a range, ports come in turn from the system's ephemeral range, never from the kernel's own search. */
+    /**
+     * Without a range, ports come in turn from above the system's ephemeral range, so the TIME_WAIT every file sent
+     * leaves behind never takes the ports other programs on the host connect and bind with.
+     */
     @Test
-    void withoutARangePortsComeInTurnFromTheEphemeralRange() throws Exception {
-        PortRange ephemeral = PassivePorts.ephemeral();
+    void withoutARangePortsComeInTurnFromAboveTheEphemeralRange() throws Exception {
+        PortRange expected = PassivePorts.defaultRange(PassivePorts.ephemeral());
         PassivePorts ports = new PassivePorts(Optional.empty());
         List<ServerSocketChannel> bound = new ArrayList<>();
         try {
@@ -33,7 +36,7 @@ class PassivePortsTest {
             int previous = -1;
             for (ServerSocketChannel ch : bound) {
                 int p = port(ch);
-                assertTrue(p >= ephemeral.low() && p <= ephemeral.high(), p + " in " + ephemeral);
+                assertTrue(p >= expected.low() && p <= expected.high(), p + " in " + expected);
                 assertNotEquals(previous, p);
                 previous = p;
             }
@@ -42,6 +45,17 @@ class PassivePortsTest {
                 ch.close();
             }
         }
+    }
+
+    @Test
+    void theDefaultRangeLiesAboveTheEphemeralOneWhereThereIsRoom() {
+        assertEquals(new PortRange(61000, 65535), PassivePorts.defaultRange(new PortRange(32768, 60999)), "Linux's defaults");
+        PortRange wide = new PortRange(1024, 65535);
+        assertEquals(wide, PassivePorts.defaultRange(wide), "nothing above it: the ephemeral range itself");
+        PortRange high = new PortRange(32768, 65000);
+        assertEquals(high, PassivePorts.defaultRange(high), "535 ports above it are too few");
+        assertEquals(new PortRange(64512, 65535), PassivePorts.defaultRange(new PortRange(32768, 64511)),
+                "exactly " + PassivePorts.MIN_DEFAULT_PORTS);
     }
 
     /** A port in use is skipped; the next one serves. */
