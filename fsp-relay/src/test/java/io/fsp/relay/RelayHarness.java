@@ -202,4 +202,11 @@ public final class RelayHarness implements AutoCloseable {
         relay.close();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
+
+    /** {@code size} bytes that {@code seed} alone determines: a block a test puts and later compares. */
+    public static byte[] block(int size, long seed) {
+        byte[] b = new byte[size];
+        new java.util.Random(seed).nextBytes(b);
+        return b;
+    }
 }

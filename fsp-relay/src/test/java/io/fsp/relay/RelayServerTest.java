@@ -1,5 +1,6 @@
 package io.fsp.relay;
 
+import static io.fsp.relay.RelayHarness.block;
 import static io.fsp.relay.RelayHarness.seqs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -41,7 +42,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -69,12 +69,6 @@ class RelayServerTest {
     private RelayHarness start(long quota, long memory) throws Exception {
         h = new RelayHarness(store, quota, memory);
         return h;
-    }
-
-    private static byte[] block(int size, long seed) {
-        byte[] b = new byte[size];
-        new Random(seed).nextBytes(b);
-        return b;
     }
 
     private static <T> Throwable failure(CompletableFuture<T> f) {

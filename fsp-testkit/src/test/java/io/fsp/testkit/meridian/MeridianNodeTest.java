@@ -179,12 +179,7 @@ class MeridianNodeTest {
                 {40, 50, 0, 60},
                 {-1, 8, 60, 0}};
         SimNetwork net = new SimNetwork(new LatencyMatrix("unreachable", rtt));
-        List<MeridianNode> nodes = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            MeridianNode node = new MeridianNode(net.address(i), MeridianConfig.defaults(), net.transport(i), net, new Random(i));
-            net.attach(i, node::onMessage);
-            nodes.add(node);
-        }
+        List<MeridianNode> nodes = nodes(net, 3);
         net.attachResponder(3);
         nodes.get(0).start(List.of());
         nodes.get(1).start(List.of(net.address(0)));
@@ -209,12 +204,7 @@ class MeridianNodeTest {
                 {-1, 45, 0, 5},
                 {100, 50, 5, 0}};
         SimNetwork net = new SimNetwork(new LatencyMatrix("one-way-back", rtt));
-        List<MeridianNode> nodes = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            MeridianNode node = new MeridianNode(net.address(i), MeridianConfig.defaults(), net.transport(i), net, new Random(i));
-            net.attach(i, node::onMessage);
-            nodes.add(node);
-        }
+        List<MeridianNode> nodes = nodes(net, 3);
         net.attachResponder(3);
         nodes.get(0).start(List.of());
         nodes.get(1).start(List.of(net.address(0)));
@@ -228,5 +218,16 @@ class MeridianNodeTest {
         QueryResult result = closest.join();
         assertEquals(3, result.hops());
         assertEquals(List.of(net.address(2)), result.hits().stream().map(QueryHit::node).toList());
+    }
+
+    /** Nodes at the first {@code count} locations of {@code net}, each attached to its location, none started. */
+    private static List<MeridianNode> nodes(SimNetwork net, int count) {
+        List<MeridianNode> nodes = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            MeridianNode node = new MeridianNode(net.address(i), MeridianConfig.defaults(), net.transport(i), net, new Random(i));
+            net.attach(i, node::onMessage);
+            nodes.add(node);
+        }
+        return nodes;
     }
 }

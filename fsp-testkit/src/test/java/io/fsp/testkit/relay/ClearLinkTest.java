@@ -1,5 +1,6 @@
 package io.fsp.testkit.relay;
 
+import static io.fsp.relay.RelayHarness.block;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -33,7 +34,6 @@ import java.net.Socket;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -64,12 +64,6 @@ class ClearLinkTest {
         if (h != null) {
             h.close();
         }
-    }
-
-    private static byte[] block(int size, long seed) {
-        byte[] b = new byte[size];
-        new Random(seed).nextBytes(b);
-        return b;
     }
 
     /** A server puts {@code data} as block 0 of a new transfer, a client fetches it: both through the tap. */

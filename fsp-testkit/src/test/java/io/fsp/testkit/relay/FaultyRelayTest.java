@@ -1,5 +1,6 @@
 package io.fsp.testkit.relay;
 
+import static io.fsp.relay.RelayHarness.block;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -48,12 +49,6 @@ class FaultyRelayTest {
         if (h != null) {
             h.close();
         }
-    }
-
-    private static byte[] block(int size, long seed) {
-        byte[] b = new byte[size];
-        new Random(seed).nextBytes(b);
-        return b;
     }
 
     private static byte[] take(CompletableFuture<ByteBuf> f) throws Exception {
