@@ -1,14 +1,33 @@
 package io.fsp.cli;
 
 import io.fsp.crypto.NativeCrypto;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** {@code fsp}: the FSP command line. Subcommands are added as they are built. */
+/** {@code fsp}: the FSP command line. */
 @Command(name = "fsp", mixinStandardHelpOptions = true, version = "fsp 0.1.0",
-        description = "Fast Send Protocol client.",
-        subcommands = {GetCommand.class, EvacuateCommand.class, CollectCommand.class, TransferCommand.class, KeygenCommand.class, NodesCommand.class, DemoCommand.class})
+        description = "Fast Send Protocol client.")
 public final class FspCli implements Runnable {
+    /**
+     * The subcommands in the order help lists them. Picocli builds a command's model from its annotations by
+     * reflection, which costs a new process tens of milliseconds per command: {@link #commandLine} builds only the
+     * one a run names.
+     */
+    private static final Map<String, Supplier<Object>> SUBCOMMANDS = new LinkedHashMap<>();
+
+    static {
+        SUBCOMMANDS.put("get", GetCommand::new);
+        SUBCOMMANDS.put("evacuate", EvacuateCommand::new);
+        SUBCOMMANDS.put("collect", CollectCommand::new);
+        SUBCOMMANDS.put("transfer", TransferCommand::new);
+        SUBCOMMANDS.put("keygen", KeygenCommand::new);
+        SUBCOMMANDS.put("nodes", NodesCommand::new);
+        SUBCOMMANDS.put("demo", DemoCommand::new);
+    }
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -17,9 +36,28 @@ public final class FspCli implements Runnable {
         spec.commandLine().usage(System.out);
     }
 
+    /**
+     * The command line for {@code args}: with the subcommand that {@code args} starts with, or with every
+     * subcommand when it starts with none (help, an option, a mistyped name, which picocli then answers as usual).
+     */
+    public static CommandLine commandLine(String... args) {
+        CommandLine cli = new CommandLine(new FspCli()).setExitCodeExceptionMapper(new ExitCodes());
+        Supplier<Object> named = args.length > 0 ? SUBCOMMANDS.get(args[0]) : null;
+        if (named != null) {
+            cli.addSubcommand(args[0], named.get());
+        } else {
+            SUBCOMMANDS.forEach((name, command) -> cli.addSubcommand(name, command.get()));
+        }
+        return cli;
+    }
+
     public static void main(String[] args) {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", System.getProperty("fsp.log", "warn"));
+        // The logging backend by name (SLF4J would otherwise open every jar of the class path to look for one),
+        // without SLF4J's note that it was named.
+        System.setProperty("slf4j.provider", System.getProperty("slf4j.provider", "org.slf4j.simple.SimpleServiceProvider"));
+        System.setProperty("slf4j.internal.verbosity", System.getProperty("slf4j.internal.verbosity", "WARN"));
         NativeCrypto.loadInBackground(); // beside argument parsing and class loading, before the first TLS handshake
-        System.exit(new CommandLine(new FspCli()).setExitCodeExceptionMapper(new ExitCodes()).execute(args));
+        System.exit(commandLine(args).execute(args));
     }
 }

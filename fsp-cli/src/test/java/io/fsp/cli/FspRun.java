@@ -9,7 +9,7 @@ record FspRun(int exit, String out, String err) {
     static FspRun fsp(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cli = new CommandLine(new FspCli()).setExitCodeExceptionMapper(new ExitCodes());
+        CommandLine cli = FspCli.commandLine(args);
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         return new FspRun(cli.execute(args), out.toString(), err.toString());

@@ -90,7 +90,7 @@ class DistributionIT {
 
     /**
      * Signed jars cost every new process their signature checks and stay out of its class-data archive
-     * (build/UnsignJars.java): the signed libraries (Bouncy Castle, ACCP, Conscrypt) are shipped without them.
+     * (build/SlimJars.java): the signed libraries (Bouncy Castle, ACCP, Conscrypt) are shipped without them.
      */
     @Test
     void librariesCarryNoSignatures() throws IOException {
@@ -108,6 +108,49 @@ class DistributionIT {
         }
         assertTrue(jars.stream().anyMatch(j -> j.startsWith("bcprov-")), "Bouncy Castle (signed upstream) in lib/: " + jars);
         assertTrue(jars.stream().anyMatch(j -> j.startsWith("conscrypt-")), "Conscrypt (signed upstream) in lib/: " + jars);
+    }
+
+    /**
+     * The native libraries shipped in {@code native/} are loaded from there (build/SlimJars.java): the jars no
+     * longer carry them, and a server's start copies none out (Conscrypt copies its library into a work directory at
+     * every start when its jar holds it; kept there for this test).
+     */
+    @Test
+    void nativeLibrariesLoadFromNativeWithoutCopies() throws Exception {
+        List<String> unpacked;
+        try (Stream<Path> files = Files.walk(home.resolve("native"))) {
+            unpacked = files.filter(Files::isRegularFile).map(f -> home.resolve("native").relativize(f).toString()).toList();
+        }
+        assertTrue(unpacked.contains("META-INF/native/libconscrypt_openjdk_jni-linux-x86_64.so"), "native/: " + unpacked);
+        try (Stream<Path> lib = Files.list(home.resolve("lib"))) {
+            for (Path jar : lib.filter(p -> p.toString().endsWith(".jar")).toList()) {
+                try (ZipFile z = new ZipFile(jar.toFile())) {
+                    assertEquals(List.of(), unpacked.stream().filter(n -> z.getEntry(n) != null).toList(),
+                            jar.getFileName() + ": libraries also in native/");
+                }
+            }
+        }
+        Path work = Files.createDirectories(dir.resolve("native-work"));
+        Process server = builder(Map.of("FSP_JAVA_OPTS", "-Dorg.conscrypt.native.workdir=" + work
+                + " -Dorg.conscrypt.native.deleteLibAfterLoading=false"), "bin/fsp-server",
+                "--listen", "127.0.0.1:0", "--root", Files.createDirectories(dir.resolve("served")).toString(),
+                "--user", "alice:secret", "--state-dir", dir.resolve("native-state").toString())
+                .redirectErrorStream(true).start();
+        try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8))) {
+            StringBuilder seen = new StringBuilder();
+            String crypto = null;
+            for (String line; crypto == null && (line = lines.readLine()) != null; ) {
+                seen.append(line).append('\n');
+                crypto = line.contains("crypto: AES-GCM") ? line : null;
+            }
+            assertTrue(crypto != null && crypto.contains("Conscrypt") && crypto.contains("ACCP"), "native crypto loaded: " + seen);
+            try (Stream<Path> copies = Files.list(work)) { // while it runs: a copy kept is deleted at the JVM's exit
+                assertEquals(List.of(), copies.toList(), "libraries copied out at the start");
+            }
+        } finally {
+            server.destroy();
+            assertTrue(server.waitFor(20, TimeUnit.SECONDS), "the server stops on SIGTERM");
+        }
     }
 
     /**

@@ -1,13 +1,11 @@
 package io.fsp.it.harness;
 
-import io.fsp.cli.ExitCodes;
 import io.fsp.cli.FspCli;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import picocli.CommandLine;
 
 /**
  * The {@code fsp} command line as the tests run it: in this JVM ({@link #run}, its output captured), or as a
@@ -29,8 +27,9 @@ public final class FspCommand {
     public static Result run(List<String> args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int exit = new CommandLine(new FspCli()).setExitCodeExceptionMapper(new ExitCodes()).setOut(new PrintWriter(out))
-                .setErr(new PrintWriter(err)).execute(args.toArray(String[]::new));
+        String[] argv = args.toArray(String[]::new);
+        int exit = FspCli.commandLine(argv).setOut(new PrintWriter(out))
+                .setErr(new PrintWriter(err)).execute(argv);
         return new Result(exit, out.toString(), err.toString());
     }
 
