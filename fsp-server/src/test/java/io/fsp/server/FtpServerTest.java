@@ -26,6 +26,9 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
 import org.apache.commons.net.ftp.FTP;
 import org.apache.commons.net.ftp.FTPClient;
 import org.apache.commons.net.ftp.FTPFile;
@@ -517,6 +520,44 @@ class FtpServerTest {
             assertTrue(FTPReply.isPositiveCompletion(c.noop()), "the control connection goes on");
             c.disconnect();
         }
+    }
+
+    /**
+     * curl makes its passive data connection and starts its TLS handshake there before it sends RETR or STOR,
+     * and reads the control connection again only once that handshake is done: the server answers such a
+     * ClientHello at once (TLS 1.2, as for an upload, since the transfer command is not known yet).
+     */
+    @Test
+    void dataHandshakeBeforeTheTransferCommandIsAnsweredAtOnce() throws Exception {
+        FTPSClient c = tlsClient(v4());
+        try (SSLSocket down = earlyHandshake(c)) {
+            assertEquals("TLSv1.2", down.getSession().getProtocol());
+            assertEquals(150, c.sendCommand("RETR big.bin"), c.getReplyString());
+            assertArrayEquals(big, down.getInputStream().readAllBytes());
+        }
+        assertTrue(c.completePendingCommand(), c.getReplyString());
+        try (SSLSocket up = earlyHandshake(c)) {
+            assertEquals(150, c.sendCommand("STOR early.bin"), c.getReplyString());
+            up.getOutputStream().write(big);
+        }
+        assertTrue(c.completePendingCommand(), c.getReplyString());
+        assertArrayEquals(big, Files.readAllBytes(root.resolve("early.bin")));
+        assertTrue(c.deleteFile("early.bin"));
+        c.disconnect();
+    }
+
+    /** EPSV, a connection to its port, and a finished TLS handshake there before any transfer command. */
+    static SSLSocket earlyHandshake(FTPSClient c) throws Exception {
+        assertEquals(229, c.sendCommand("EPSV"), c.getReplyString());
+        String reply = c.getReplyString();
+        int port = Integer.parseInt(reply.substring(reply.indexOf("(|||") + 4, reply.indexOf("|)")));
+        SSLContext tls = SSLContext.getInstance("TLS");
+        tls.init(null, new TrustManager[] {TrustManagerUtils.getAcceptAllTrustManager()}, null);
+        Socket plain = new Socket("127.0.0.1", port);
+        SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket(plain, "127.0.0.1", port, true);
+        s.setSoTimeout(5_000); // before the command, no answer at all would end here
+        s.startHandshake();
+        return s;
     }
 
     @Test

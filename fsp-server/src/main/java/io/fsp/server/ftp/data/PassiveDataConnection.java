@@ -66,6 +66,7 @@ public final class PassiveDataConnection implements DataConnection {
                             ch.close(); // one connection per PASV
                         } else {
                             server.close();
+                            DataChannelInitializer.startEarly(session, ch);
                         }
                     }
                 })

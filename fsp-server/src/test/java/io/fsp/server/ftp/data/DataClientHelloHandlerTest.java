@@ -11,18 +11,33 @@ import org.junit.jupiter.params.provider.CsvSource;
 class DataClientHelloHandlerTest {
     /** A ClientHello body with a session id of {@code sessionId} bytes and the given extensions (type, length). */
     private static ByteBuf hello(int sessionId, int... extensions) {
+        ByteBuf ext = Unpooled.buffer();
+        for (int i = 0; i < extensions.length; i += 2) {
+            ext.writeShort(extensions[i]).writeShort(extensions[i + 1]).writeZero(extensions[i + 1]);
+        }
+        return hello(sessionId, ext);
+    }
+
+    private static ByteBuf hello(int sessionId, ByteBuf extensions) {
         ByteBuf b = Unpooled.buffer();
         b.writeShort(0x0303).writeZero(32);
         b.writeByte(sessionId).writeZero(sessionId);
         b.writeShort(2).writeShort(0x1301); // one cipher suite
         b.writeByte(1).writeByte(0);        // null compression
-        ByteBuf ext = Unpooled.buffer();
-        for (int i = 0; i < extensions.length; i += 2) {
-            ext.writeShort(extensions[i]).writeShort(extensions[i + 1]).writeZero(extensions[i + 1]);
-        }
-        b.writeShort(ext.readableBytes()).writeBytes(ext);
-        ext.release();
+        b.writeShort(extensions.readableBytes()).writeBytes(extensions);
+        extensions.release();
         return b;
+    }
+
+    /** A ClientHello body with a session id, a key share (51) and a supported_versions extension listing {@code versions}. */
+    private static ByteBuf offering(int... versions) {
+        ByteBuf ext = Unpooled.buffer();
+        ext.writeShort(51).writeShort(4).writeZero(4);
+        ext.writeShort(43).writeShort(1 + 2 * versions.length).writeByte(2 * versions.length);
+        for (int v : versions) {
+            ext.writeShort(v);
+        }
+        return hello(32, ext);
     }
 
     @ParameterizedTest(name = "session id {0}, extensions {1}/{2} {3}/{4}, TLS 1.2 only {5} -> {6}")
@@ -53,6 +68,32 @@ class DataClientHelloHandlerTest {
         ByteBuf full = hello(32, 41, 40);
         ByteBuf cut = full.slice(0, Math.min(length, full.readableBytes()));
         assertEquals(false, DataClientHelloHandler.attemptsResumption(cut, false));
+        full.release();
+    }
+
+    /** A connection made before its transfer command is limited to TLS 1.2 unless the client cannot speak it. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+        "'TLS 1.3 and 1.2', 772, 771, true",
+        "'TLS 1.3 only', 772, 772, false",
+        "'TLS 1.2 in supported_versions', 771, 771, true",
+    })
+    void knowsWhichClientsOfferTls12(String what, int first, int second, boolean expected) {
+        ByteBuf b = offering(first, second);
+        assertEquals(expected, DataClientHelloHandler.offersTls12(b), what);
+        b.release();
+        ByteBuf legacy = hello(32, 10, 4); // no supported_versions: a TLS 1.2 client
+        assertEquals(true, DataClientHelloHandler.offersTls12(legacy));
+        legacy.release();
+    }
+
+    @ParameterizedTest
+    @CsvSource({"0", "30", "40", "50", "55", "56", "57", "58", "59"})
+    void truncatedVersionsAreReadAsTls12AndNoCrash(int length) {
+        ByteBuf full = offering(772);
+        ByteBuf cut = full.slice(0, Math.min(length, full.readableBytes()));
+        assertEquals(length >= full.readableBytes() ? false : true, DataClientHelloHandler.offersTls12(cut),
+                "first " + length + " of " + full.readableBytes() + " bytes");
         full.release();
     }
 }
