@@ -546,11 +546,32 @@ class FtpServerTest {
         c.disconnect();
     }
 
+    /** A transfer command before the connection is made (as FCOL's client sends it): a download gets TLS 1.3. */
+    @Test
+    void dataConnectionMadeAfterTheTransferCommandStillWorks() throws Exception {
+        FTPSClient c = tlsClient(v4());
+        int port = epsv(c);
+        assertEquals(150, c.sendCommand("RETR big.bin"), c.getReplyString());
+        try (SSLSocket down = handshake(port)) {
+            assertEquals("TLSv1.3", down.getSession().getProtocol());
+            assertArrayEquals(big, down.getInputStream().readAllBytes());
+        }
+        assertTrue(c.completePendingCommand(), c.getReplyString());
+        c.disconnect();
+    }
+
     /** EPSV, a connection to its port, and a finished TLS handshake there before any transfer command. */
     static SSLSocket earlyHandshake(FTPSClient c) throws Exception {
+        return handshake(epsv(c));
+    }
+
+    static int epsv(FTPSClient c) throws IOException {
         assertEquals(229, c.sendCommand("EPSV"), c.getReplyString());
         String reply = c.getReplyString();
-        int port = Integer.parseInt(reply.substring(reply.indexOf("(|||") + 4, reply.indexOf("|)")));
+        return Integer.parseInt(reply.substring(reply.indexOf("(|||") + 4, reply.indexOf("|)")));
+    }
+
+    static SSLSocket handshake(int port) throws Exception {
         SSLContext tls = SSLContext.getInstance("TLS");
         tls.init(null, new TrustManager[] {TrustManagerUtils.getAcceptAllTrustManager()}, null);
         Socket plain = new Socket("127.0.0.1", port);

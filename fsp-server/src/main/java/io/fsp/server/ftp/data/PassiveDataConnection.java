@@ -62,11 +62,15 @@ public final class PassiveDataConnection implements DataConnection {
                         if (!from.equals(allowed)) {
                             log.warn("{} data connection from {} refused (expected: {})", session, from, allowed);
                             ch.close();
-                        } else if (!accepted.trySuccess(ch)) {
-                            ch.close(); // one connection per PASV
                         } else {
-                            server.close();
+                            // before a transfer that is already waiting (FCOL, or RETR sent before the connection)
+                            // takes the connection over, as it does one made earlier
                             DataChannelInitializer.startEarly(session, ch);
+                            if (!accepted.trySuccess(ch)) {
+                                ch.close(); // one connection per PASV
+                            } else {
+                                server.close();
+                            }
                         }
                     }
                 })
