@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * after the handshake: a client that closes an upload connection with an unread ticket makes the kernel
  * reset it, and the reset discards the end of the upload. A ClientHello that comes before the transfer command
  * (curl starts its handshake as soon as the passive connection is made, and waits for it before it reads the
- * control connection again) is answered at once, as for an upload: which command follows is not known yet. With
+ * control connection again) is answered at once, as for an upload, since which command follows is not known yet
+ * (TLS 1.3 for a client that offers nothing else). With
  * {@code require-tls-session-reuse}, a data connection that did not resume the control session is closed.
  */
 final class DataClientHelloHandler extends SslClientHelloHandler<SslContext> {
