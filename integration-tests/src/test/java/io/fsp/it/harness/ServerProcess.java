@@ -40,7 +40,11 @@ public final class ServerProcess implements AutoCloseable {
         this.root = root;
     }
 
-    /** Starts {@code fsp-server} with {@code arguments} and waits until it listens on {@code listenCount} addresses. */
+    /**
+     * Starts {@code fsp-server} with {@code arguments} and waits until it listens on {@code listenCount} addresses.
+     * SIGHUP has its default disposition in the server, as from a shell, even when the tests themselves run under
+     * {@code nohup} (which the server would inherit and then could not be reloaded).
+     */
     public static ServerProcess start(Path root, List<String> arguments, int listenCount) throws IOException {
         return start(root, arguments, listenCount, java.util.Map.of());
     }
@@ -48,7 +52,7 @@ public final class ServerProcess implements AutoCloseable {
     /** As above, with {@code environment} added to the server process's environment. */
     public static ServerProcess start(Path root, List<String> arguments, int listenCount,
                                       java.util.Map<String, String> environment) throws IOException {
-        return start(root, arguments, listenCount, environment, List.of());
+        return start(root, arguments, listenCount, environment, List.of("env", "--default-signal=HUP"));
     }
 
     /** As {@link #start(Path, List, int)}, started by {@code nohup}: SIGHUP is ignored from the process's start. */
