@@ -130,17 +130,19 @@ class EvacuateIT {
                     .map(a -> ((Announcement.File) a).name()).findFirst().orElseThrow(), "the server sent it first");
             String fingerprint = rig.server().fingerprint().toString();
             for (var relay : rig.relays()) {
-                assertTrue(relay.store().used() > 0, "every relay holds blocks");
                 assertEquals(relay.store().used(), relay.store().reserved(), "once evacuated: reserved what is held");
             }
+            // Which relays take a tree of a few blocks is a race between them (first come, first served): the relay
+            // lost is one that holds some, so that its blocks must come from the other replicas.
+            var lost = rig.relays().stream().filter(r -> r.store().used() > 0).reduce((a, b) -> b).orElseThrow();
 
             rig.server().close(); // the origin is lost
-            rig.relays().get(2).close(); // and a relay
+            lost.close(); // and a relay
             Result c = collect("--trust-origin", fingerprint);
             assertEquals(ExitCodes.OK, c.exit(), c.toString());
             assertEquals(TreeDigests.of(tree), TreeDigests.of(bag.resolve("data")));
             assertEquals(15, Bags.assertValid(bag).size(), "15 files and nothing else");
-            for (var relay : rig.relays().subList(0, 2)) { // fsp collect confirmed every block before it exited
+            for (var relay : rig.relays().stream().filter(r -> r != lost).toList()) { // collect confirmed every block
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); // the relay deletes them meanwhile
                 while (relay.store().reserved() > 0 && System.nanoTime() < deadline) {
                     Thread.sleep(20);
