@@ -83,6 +83,10 @@ public final class Collector {
     /** The blocks of the transfer's plan (sequence numbers below). */
     private long plannedBlocks = -1;
     private long totalBytes;
+    /** The transfer's number of files (its FSP line); -1 until announced. */
+    private int announcedFiles = -1;
+    /** Whether the KEY line has come (its key may be none). */
+    private boolean keyAnnounced;
     private final List<Announcement.File> manifestFiles = new ArrayList<>();
     private final BlockTiling tiling = new BlockTiling();
     /** Null: announcements come from FRET. */
@@ -282,10 +286,12 @@ public final class Collector {
                 plannedBlocks = t.blocks();
                 totalBlocks = recorded == null ? t.blocks() : recordedBlocks();
                 totalBytes = t.bytes();
+                announcedFiles = t.files();
                 checksum = t.checksum();
                 digest = t.digest();
             } else if (line instanceof Announcement.Key k) {
                 key = k.aes() == null ? null : TransferKey.of(transferId.value(), k.aes());
+                keyAnnounced = true;
             } else if (line instanceof Announcement.Token t) {
                 token = t.token();
             } else if (line instanceof Announcement.Relay r) {
@@ -301,6 +307,11 @@ public final class Collector {
                 manifestFiles.add(f);
                 if (isCollected(f.index())) {
                     files.add(f.index(), f.name(), f.size(), f.modifiedMillis());
+                }
+                if (manifestFiles.size() == announcedFiles && keyAnnounced) {
+                    // Every file is known: the destination, journal and threads are made while the server places
+                    // the first block, not after it (a tree of thousands of files takes tens of milliseconds).
+                    prepare();
                 }
             } else if (line instanceof Announcement.Block b && isCollected(b.file())) {
                 if (blocks.isEmpty()) {
