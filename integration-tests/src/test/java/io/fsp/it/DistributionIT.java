@@ -318,6 +318,7 @@ class DistributionIT {
             }
             assertTrue(m != null, "no listening line: " + seen);
             assertEquals(fingerprint, m.group(2), "the fingerprint printed before serving is the one served");
+            assertTrue(javaEnvironment(relay).contains("MALLOC_ARENA_MAX=2"), "a daemon's native memory in two arenas");
         } finally {
             relay.destroy();
             assertTrue(relay.waitFor(20, TimeUnit.SECONDS), "the relay stops on SIGTERM");
@@ -349,6 +350,19 @@ class DistributionIT {
         public String toString() {
             return "exit " + exit + ", standard output:\n" + out + "\nstandard error:\n" + err;
         }
+    }
+
+    /** The environment of the JVM that {@code launched} is or started (bin/launch execs it or waits for it). */
+    private static List<String> javaEnvironment(Process launched) throws IOException {
+        List<ProcessHandle> candidates = new ArrayList<>(List.of(launched.toHandle()));
+        launched.descendants().forEach(candidates::add);
+        for (ProcessHandle h : candidates) {
+            if (h.info().command().orElse("").endsWith("/java")) {
+                byte[] environ = Files.readAllBytes(Path.of("/proc", Long.toString(h.pid()), "environ"));
+                return List.of(new String(environ, StandardCharsets.UTF_8).split("\0"));
+            }
+        }
+        throw new AssertionError("no java process among " + candidates);
     }
 
     /** Runs {@code command} to its end; standard output and error apart. */
