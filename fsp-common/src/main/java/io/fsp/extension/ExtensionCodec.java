@@ -290,7 +290,7 @@ public final class ExtensionCodec {
 
     /** A decimal number without sign in {@code min..max}. */
     private static long number(String field, String text, long min, long max) {
-        if (text.isEmpty() || text.length() > 19 || !text.chars().allMatch(c -> c >= '0' && c <= '9')) {
+        if (text.isEmpty() || text.length() > 19 || !digits(text)) {
             throw new IllegalArgumentException(field + ": '" + shorten(text) + "' (expected: a decimal number)");
         }
         long n;
@@ -301,6 +301,16 @@ public final class ExtensionCodec {
         }
         check(field, n, min, max);
         return n;
+    }
+
+    private static boolean digits(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** A decimal number, possibly negative (modification times before 1970). */
@@ -362,6 +372,12 @@ public final class ExtensionCodec {
         if (name == null || name.isEmpty()) {
             throw new IllegalArgumentException("name: empty (expected: a relative path)");
         }
+        if (ascii(name)) { // one byte a character, always valid: the common case needs no encoder
+            if (name.length() > ExtensionLimits.MAX_NAME_BYTES) {
+                throw new IllegalArgumentException("name: " + name.length() + " bytes (expected: <= " + ExtensionLimits.MAX_NAME_BYTES + ")");
+            }
+            return;
+        }
         try {
             int bytes = StandardCharsets.UTF_8.newEncoder().onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT).encode(java.nio.CharBuffer.wrap(name)).remaining();
@@ -375,10 +391,17 @@ public final class ExtensionCodec {
 
     /** Percent-encoded UTF-8: only letters, digits and {@code . - * _} stay as they are. */
     static String encodeName(String name) {
+        if (plainPath(name)) { // as most names are: what URLEncoder gives without its per-character work
+            return name.indexOf('/') < 0 ? name : name.replace("/", "%2F");
+        }
         return URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     private static String decodeName(String text) {
+        String plain = decodePlainPath(text);
+        if (plain != null) {
+            return plain;
+        }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(text.length());
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
@@ -397,6 +420,55 @@ public final class ExtensionCodec {
         } catch (CharacterCodingException e) {
             throw new IllegalArgumentException("name: '" + shorten(text) + "' (expected: percent-encoded UTF-8)");
         }
+    }
+
+    /** Letters, digits and {@code . - * _}: the characters a name's encoding keeps as they are. */
+    private static boolean unreserved(char c) {
+        return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '*'
+                || c == '_';
+    }
+
+    /** A name of unreserved characters and {@code /} only. */
+    private static boolean plainPath(String name) {
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (!unreserved(c) && c != '/') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The name {@code text} encodes if it holds only unreserved characters and {@code %2F}, else null. */
+    private static String decodePlainPath(String text) {
+        StringBuilder name = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '%' && i + 2 < text.length() && text.charAt(i + 1) == '2'
+                    && (text.charAt(i + 2) == 'F' || text.charAt(i + 2) == 'f')) {
+                if (name == null) {
+                    name = new StringBuilder(text.length()).append(text, 0, i);
+                }
+                name.append('/');
+                i += 2;
+            } else if (unreserved(c)) {
+                if (name != null) {
+                    name.append(c);
+                }
+            } else {
+                return null;
+            }
+        }
+        return name == null ? text : name.toString();
+    }
+
+    private static boolean ascii(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) >= 0x80) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static int hex(char c) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fsp.block.RelativePaths;
 import io.fsp.checksum.ChecksumAlgorithm;
 import io.fsp.checksum.Digest;
 import io.fsp.extension.Announcement.Placement;
@@ -172,6 +173,36 @@ class ExtensionCodecTest {
     void refusesMalformedHeldRanges(String argument) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ExtensionCodec.parseHeldRanges(argument));
         assertTrue(e.getMessage().contains("expected"), e.getMessage());
+    }
+
+    /**
+     * A name's encoding is URLEncoder's (a space as %20), and decoding gives the name back, whether the name takes
+     * the short way (letters, digits, {@code . - * _ /}) or the general one; %2f in lower case stays refused.
+     */
+    @Test
+    void namesEncodeAsUrlEncoderDoesAndDecodeBack() {
+        java.util.Random random = new java.util.Random(28);
+        String alphabet = "aZ09.-*_/////// +~%\u00e4\u20ac";
+        int decoded = 0;
+        for (int i = 0; i < 5000; i++) {
+            StringBuilder b = new StringBuilder();
+            for (int n = 1 + random.nextInt(12); n > 0; n--) {
+                b.append(alphabet.charAt(random.nextInt(alphabet.length())));
+            }
+            String name = b.toString();
+            String encoded = ExtensionCodec.encodeName(name);
+            assertEquals(java.net.URLEncoder.encode(name, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20"),
+                    encoded, name);
+            if (RelativePaths.problem(name) == null) {
+                assertEquals(name, ((Announcement.Directory) ExtensionCodec.parse("DIR " + encoded)).name(), encoded);
+                decoded++;
+            }
+        }
+        assertTrue(decoded > 1000, "names decoded: " + decoded);
+        assertEquals("a/b", ((Announcement.Directory) ExtensionCodec.parse("DIR a%2Fb")).name());
+        assertThrows(IllegalArgumentException.class, () -> ExtensionCodec.parse("DIR a%2fb"));
+        assertThrows(IllegalArgumentException.class, () -> ExtensionCodec.parse("FILE 01 1 2 a"));
+        assertThrows(IllegalArgumentException.class, () -> ExtensionCodec.parse("FILE 0 1 -0 a"));
     }
 
     /** FPRI names a file or directory as FILE lines name it: the same encoding, checked the same way. */
