@@ -372,18 +372,16 @@ public final class ExtensionCodec {
         if (name == null || name.isEmpty()) {
             throw new IllegalArgumentException("name: empty (expected: a relative path)");
         }
-        if (ascii(name)) { // one byte a character, always valid: the common case needs no encoder
-            if (name.length() > ExtensionLimits.MAX_NAME_BYTES) {
-                throw new IllegalArgumentException("name: " + name.length() + " bytes (expected: <= " + ExtensionLimits.MAX_NAME_BYTES + ")");
-            }
-            return;
+        int bytes = ascii(name) ? name.length() : utf8Length(name); // ASCII, the common case, needs no encoder
+        if (bytes > ExtensionLimits.MAX_NAME_BYTES) {
+            throw new IllegalArgumentException("name: " + bytes + " bytes (expected: <= " + ExtensionLimits.MAX_NAME_BYTES + ")");
         }
+    }
+
+    private static int utf8Length(String name) {
         try {
-            int bytes = StandardCharsets.UTF_8.newEncoder().onMalformedInput(CodingErrorAction.REPORT)
+            return StandardCharsets.UTF_8.newEncoder().onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT).encode(java.nio.CharBuffer.wrap(name)).remaining();
-            if (bytes > ExtensionLimits.MAX_NAME_BYTES) {
-                throw new IllegalArgumentException("name: " + bytes + " bytes (expected: <= " + ExtensionLimits.MAX_NAME_BYTES + ")");
-            }
         } catch (CharacterCodingException e) {
             throw new IllegalArgumentException("name: '" + shorten(name) + "' (expected: valid Unicode)");
         }
