@@ -390,7 +390,7 @@ public final class ExtensionCodec {
     /** Percent-encoded UTF-8: only letters, digits and {@code . - * _} stay as they are. */
     static String encodeName(String name) {
         if (plainPath(name)) { // as most names are: what URLEncoder gives without its per-character work
-            return name.indexOf('/') < 0 ? name : name.replace("/", "%2F");
+            return name.replace("/", "%2F"); // the same string when it holds no /
         }
         return URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
     }
