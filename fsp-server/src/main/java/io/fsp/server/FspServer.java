@@ -134,7 +134,7 @@ public final class FspServer implements AutoCloseable {
         ExecutorService logins = executor("fsp-login-", config.loginThreads(), LOGIN_QUEUE);
         StripeContext stripe = new StripeContext(key, config.relay(), !config.fspWithoutTls(),
                 config.maxBlocksPerTransfer(), config.socketBufferBytes(), !config.relayBlocksOverTls(), config.maxRetain(),
-                config.retainUser());
+                config.retainUser(), config.digestCache().bytes());
         stripe.collectRelays(config.collectRelay(), Set.copyOf(config.trustRelay()));
         if (config.meridian().isPresent() || config.meridianEntry().isPresent()) {
             InetSocketAddress bind = config.meridian().map(HostPort::toSocketAddress)
@@ -161,6 +161,7 @@ public final class FspServer implements AutoCloseable {
                 new LoginThrottle(config.loginFailureDelay()), commands, blocking, logins,
                 new ConnectionLimits(config.maxConnections(), config.maxConnectionsPerAddress()),
                 new PassivePorts(config.passivePorts()), announce);
+        context.metrics().digestsReused(stripe::digestsReused);
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         EventLoopGroup workers = new MultiThreadIoEventLoopGroup(config.ioThreads(), NioIoHandler.newFactory());
         List<Channel> listeners = new ArrayList<>();

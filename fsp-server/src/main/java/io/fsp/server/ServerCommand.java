@@ -85,6 +85,11 @@ public final class ServerCommand implements Callable<Integer> {
             + " conf/server.conf.example).")
     String socketBuffer;
 
+    @Option(names = "--digest-cache", paramLabel = "SIZE", description = "Keep the plaintext digests of large files'"
+            + " blocks between transfers, up to SIZE, so that a file served again is not hashed again; 0 keeps none"
+            + " (default: 32M).")
+    String digestCache;
+
     @Option(names = "--max-retain", paramLabel = "DURATION", description = "The longest retention an evacuation (FSPO"
             + " retain) may ask relays for, e.g. 7d (default: 30d).")
     String maxRetain;

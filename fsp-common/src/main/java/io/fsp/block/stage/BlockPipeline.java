@@ -84,6 +84,19 @@ public final class BlockPipeline implements AutoCloseable {
      * release {@code data} afterwards, do not overwrite it.
      */
     public SealedBlock seal(ByteBuf data, long fileOffset, String name, boolean endOfFile) {
+        return seal(data, fileOffset, name, endOfFile, null);
+    }
+
+    /**
+     * As {@link #seal(ByteBuf, long, String, boolean)}, with the plaintext's digest already known ({@code digest},
+     * of this pipeline's algorithm; null: computed here). The caller vouches that it is the digest of exactly
+     * {@code data}'s readable bytes.
+     */
+    public SealedBlock seal(ByteBuf data, long fileOffset, String name, boolean endOfFile, Digest digest) {
+        if (digest != null && (digester == null || digest.algorithm() != digester.algorithm())) {
+            throw new IllegalArgumentException("digest: " + digest.algorithm() + " (expected: "
+                    + (digester == null ? "none" : digester.algorithm()) + ")");
+        }
         int n = data.readableBytes();
         if (n > limits.maxDataLength()) {
             throw new BlockTooLongException("data length: " + n + " (expected: <= " + limits.maxDataLength() + ")");
@@ -94,9 +107,12 @@ public final class BlockPipeline implements AutoCloseable {
                     + " (expected: <= " + limits.maxNameLength() + ")");
         }
         // The digest only reads the plaintext: with an executor it runs beside compression and encryption.
-        CompletableFuture<Digest> overlapped = digester != null && digestExecutor != null
+        boolean hash = digester != null && digest == null;
+        CompletableFuture<Digest> overlapped = hash && digestExecutor != null
                 ? CompletableFuture.supplyAsync(() -> digester.digest(data), digestExecutor) : null;
-        Digest digest = digester != null && overlapped == null ? digester.digest(data) : null;
+        if (hash && overlapped == null) {
+            digest = digester.digest(data);
+        }
         int flags = BlockFlags.DATA | (endOfFile ? BlockFlags.END_OF_FILE : 0);
         ByteBuf body = null;
         Block block = null;

@@ -180,6 +180,29 @@ class BlockPipelineTest {
     }
 
     @Test
+    void aDigestGivenIsSealedWithTheBlockInsteadOfOneMadeHere() {
+        ByteBuf data = Unpooled.wrappedBuffer(TestData.random(100_000, 3));
+        try (BlockPipeline hashing = pipeline(Cipher.AES128_JDK, ChecksumAlgorithm.CRC32C, ChecksumAlgorithm.SHA256, false);
+             BlockPipeline given = pipeline(Cipher.AES128_JDK, ChecksumAlgorithm.CRC32C, ChecksumAlgorithm.SHA256, false)) {
+            SealedBlock made = hashing.seal(data, 0, "f", true);
+            SealedBlock taken = given.seal(data, 0, "f", true, made.digest());
+            assertEquals(made.digest(), taken.digest());
+            assertTrue(ByteBufUtil.equals(made.block().content(), taken.block().content()), "the same block, byte for byte");
+            Digest zeros = new Digest(ChecksumAlgorithm.SHA256, new byte[32]);
+            SealedBlock vouched = given.seal(data, 0, "f", true, zeros);
+            assertEquals(zeros, vouched.digest(), "the caller's digest, not hashed again");
+            assertThrows(IllegalArgumentException.class,
+                    () -> given.seal(data, 0, "f", true, new Digest(ChecksumAlgorithm.MD5, new byte[16])));
+            made.block().release();
+            taken.block().release();
+            vouched.block().release();
+        } finally {
+            data.release();
+        }
+        assertEquals(0, data.refCnt());
+    }
+
+    @Test
     void randomDataIsNotCompressedAndTextIs() {
         try (BlockPipeline p = BlockPipeline.builder().compression(3).build()) {
             ByteBuf random = Unpooled.wrappedBuffer(TestData.random(65_536, 9));

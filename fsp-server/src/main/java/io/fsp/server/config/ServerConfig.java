@@ -61,6 +61,7 @@ public record ServerConfig(
         List<RetainGrant> retainUser,
         long checksumRate,
         long checksumBurst,
+        ByteSize digestCache,
         Optional<HostPort> metrics) {
 
     public ServerConfig {
@@ -135,6 +136,7 @@ public record ServerConfig(
                 false,
                 Duration.ofDays(30), List.of(),
                 128L << 20, 16L << 30,
+                new ByteSize(32L << 20),
                 Optional.empty());
     }
 

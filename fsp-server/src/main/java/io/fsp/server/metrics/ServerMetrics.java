@@ -11,6 +11,7 @@ import io.netty.util.concurrent.Future;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.datapoints.GaugeDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
@@ -20,6 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.LongConsumer;
 
 /**
@@ -112,6 +114,14 @@ public final class ServerMetrics {
         for (String event : new String[] {"started", "completed", "failed"}) {
             striped.labelValues(event);
         }
+    }
+
+    /** Counts, as {@code reused}, the blocks sealed with a plaintext digest kept from an earlier transfer. */
+    public void digestsReused(LongSupplier reused) {
+        CounterWithCallback.builder().name("fsp_server_block_digests_reused")
+                .help("Blocks of striped transfers sealed with the plaintext digest kept from an earlier transfer of the"
+                        + " same, unchanged file (digest-cache), not hashed again")
+                .callback(c -> c.call(reused.getAsLong())).register(registry);
     }
 
     public PrometheusRegistry registry() {

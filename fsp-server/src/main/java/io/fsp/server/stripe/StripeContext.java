@@ -54,6 +54,7 @@ public final class StripeContext implements AutoCloseable {
     private final RelayPool pool;
     private final Duration maxRetain;
     private final Map<String, Duration> retainGrants;
+    private final BlockDigestCache keptDigests;
 
     /**
      * @param maxBlocksPerTransfer the most blocks one transfer may have (more is refused before anything is sent)
@@ -62,9 +63,12 @@ public final class StripeContext implements AutoCloseable {
      *                   over TLS
      * @param maxRetain the longest retention an evacuation may ask relays for ({@code max-retain})
      * @param retainGrants who may evacuate, and for how long ({@code retain-user})
+     * @param digestCacheBytes the most bytes of block digests kept between transfers ({@code digest-cache}; 0: none)
      */
     public StripeContext(KeyMaterial identity, List<RelayEndpoint> relays, boolean requireTls, long maxBlocksPerTransfer,
-                         int socketBuffer, boolean clearLinks, Duration maxRetain, List<RetainGrant> retainGrants) {
+                         int socketBuffer, boolean clearLinks, Duration maxRetain, List<RetainGrant> retainGrants,
+                         long digestCacheBytes) {
+        this.keptDigests = new BlockDigestCache(digestCacheBytes);
         this.maxRetain = maxRetain;
         this.retainGrants = retainGrants.stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
                 RetainGrant::user, RetainGrant::most));
@@ -136,6 +140,16 @@ public final class StripeContext implements AutoCloseable {
     /** Whether FSP commands need a TLS control channel (the default; the keys travel on it). */
     public boolean requireTls() {
         return requireTls;
+    }
+
+    /** The plaintext digests of blocks of large files, kept between transfers ({@code digest-cache}). */
+    BlockDigestCache keptDigests() {
+        return keptDigests;
+    }
+
+    /** How many blocks were sealed with a digest kept from an earlier transfer (for the server's metrics). */
+    public long digestsReused() {
+        return keptDigests.reusedCount();
     }
 
     /** The most blocks one transfer may have ({@code max-blocks-per-transfer}). */

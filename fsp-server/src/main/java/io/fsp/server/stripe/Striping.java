@@ -78,7 +78,7 @@ public final class Striping {
         });
         direct.ifPresent(ch -> targets.add(new BlockTarget.Direct(ch, directBytes)));
         StripingEngine engine = new StripingEngine(transfer, targets, announcements, stripe.relayConfig().requestTimeout(),
-                stripe.engines());
+                stripe.engines(), stripe.keptDigests());
         control.closeFuture().addListener(f -> engine.cancel());
         long start = System.nanoTime();
         stripe.engines().execute(() -> {

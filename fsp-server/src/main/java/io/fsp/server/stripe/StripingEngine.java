@@ -48,15 +48,19 @@ final class StripingEngine {
     private volatile boolean cancelled;
     private int cyclic;
     private final java.util.concurrent.Executor digests;
+    private final DigestReuse reuse;
 
     /**
      * @param announce receives each block's announcement, in the order blocks were placed; before each block
      *                 is read the engine waits on its {@link Announcements#awaitRoom} (back-pressure)
      * @param waitLimit longest wait for a target to take a block before it is given up
+     * @param digests where blocks are hashed beside their encryption
+     * @param keptDigests the server's digests of blocks of files read before
      */
     StripingEngine(StripedTransfer transfer, List<BlockTarget> targets, Announcements announce, Duration waitLimit,
-                   java.util.concurrent.Executor digests) {
+                   java.util.concurrent.Executor digests, BlockDigestCache keptDigests) {
         this.digests = digests;
+        this.reuse = new DigestReuse(keptDigests, transfer);
         this.transfer = transfer;
         this.targets = List.copyOf(targets);
         this.announce = announce;
@@ -91,17 +95,18 @@ final class StripingEngine {
                         pipeline = transfer.pipeline(b.seq(), digests);
                     }
                     nextSeq = b.seq() + 1;
-                    ByteBuf data = transfer.read(sources, b);
+                    DigestReuse.Read read = reuse.read(sources, b);
                     SealedBlock sealed;
                     try {
-                        sealed = pipeline.seal(data, b.offset(), f.name(), b.endOfFile());
+                        sealed = pipeline.seal(read.data(), b.offset(), f.name(), b.endOfFile(), read.kept());
                     } finally {
-                        data.release();
+                        read.data().release();
                     }
                     if (!transfer.sealed(b.seq(), sealed.digest())) {
                         sealed.block().content().release();
                         throw new IOException(f.name() + ": block " + b.seq() + " changed since it was first sealed");
                     }
+                    reuse.sealed(read, b, sealed.digest());
                     place(new Pending(b, sealed.block().content(), sealed.digest(), null), placed);
                     for (Pending p; (p = again.poll()) != null; ) {
                         place(p, placed);
