@@ -58,6 +58,13 @@ class DigestCacheIT {
             assertVerified(rig, file, "settled");
             assertVerified(rig, file, "settled, again");
             assertEquals(3 * BLOCKS, reused(rig), "kept again once settled, for the new bytes");
+            for (String name : new String[] {"small blocks", "small blocks, again"}) {
+                Path dest = dir.resolve(name.replaceAll("[^a-z]", "-") + ".copy");
+                CollectSummary s = rig.get("/one.bin", dest, false, "block-size=32k");
+                assertTrue(s.complete() && s.verified(), name + ": " + s.toText());
+                assertArrayEquals(Files.readAllBytes(file), Files.readAllBytes(dest), name);
+            }
+            assertEquals(3 * BLOCKS, reused(rig), "blocks under 64 KiB cost less to hash than to look at the file");
         }
     }
 
