@@ -5,7 +5,6 @@ import io.fsp.checksum.Digest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
@@ -36,12 +35,15 @@ final class BlockDigestCache {
 
     /** What a file was: its identity, size, and modification and change times in nanoseconds. */
     record Stamp(Object fileKey, long size, long modifiedNanos, long changedNanos) {
-        /** The stamp of {@code file} now (a link is not followed); empty if it is gone. */
-        static Optional<Stamp> of(Path file) throws IOException {
+        /**
+         * The stamp of {@code file} now (a link is not followed); empty if it is gone or cannot be looked at (then
+         * its blocks are hashed, as without this cache).
+         */
+        static Optional<Stamp> of(Path file) {
             Map<String, Object> a;
             try {
                 a = Files.readAttributes(file, "unix:fileKey,size,lastModifiedTime,ctime", LinkOption.NOFOLLOW_LINKS);
-            } catch (NoSuchFileException e) {
+            } catch (IOException | UnsupportedOperationException e) {
                 return Optional.empty();
             }
             return Optional.of(new Stamp(a.get("fileKey"), (Long) a.get("size"), nanos(a.get("lastModifiedTime")),

@@ -54,12 +54,7 @@ final class DigestReuse {
         long index = block.offset() / blockSize;
         Optional<Digest> kept = before == null ? Optional.empty() : cache.get(before, algorithm, blockSize, index);
         ByteBuf data = transfer.read(sources, block);
-        try {
-            look(f);
-        } catch (IOException | RuntimeException e) {
-            data.release();
-            throw e;
-        }
+        look(f);
         if (before == null || !before.equals(stamp)) {
             return new Read(data, null, null); // it changed while it was read: hashed, and nothing kept
         }
@@ -77,7 +72,7 @@ final class DigestReuse {
         }
     }
 
-    private void look(SourceFile f) throws IOException {
+    private void look(SourceFile f) {
         stampedAt = System.currentTimeMillis() * 1_000_000L;
         Optional<Stamp> now = Stamp.of(f.real());
         stamp = now.isPresent() && now.get().fileKey().equals(f.fileKey()) ? now.get() : null;
