@@ -23,7 +23,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
@@ -121,15 +120,9 @@ final class RelaySources implements AutoCloseable {
                 .withRequestTimeout(relayTimeout).withClearLinks(clearLinks);
         CompletableFuture<RelayConnection> connection;
         try {
+            // HELLO, AUTHORIZE and the clear link's request go out together: a relay far away costs fewer round trips
             connection = RelayConnection.connect(address, SslContexts.client(PinnedTrustManager.of(Set.of(fingerprint)),
-                            Optional.empty()), loops, config)
-                    .thenCompose(c -> c.authorize(token).handle((ok, e) -> {
-                        if (e != null) {
-                            c.close(); // refused: the connection serves nothing more
-                            throw e instanceof CompletionException ce ? ce : new CompletionException(e);
-                        }
-                        return c;
-                    }));
+                    Optional.empty()), loops, config, token);
             connection.thenRun(() -> Collector.milestone("relay " + index + " connected and authorized"));
         } catch (SSLException e) {
             connection = CompletableFuture.failedFuture(e);

@@ -101,6 +101,42 @@ class ClearLinkTest {
         assertEquals(0, tap.streamsContaining(java.util.Arrays.copyOf(t.token().encode(), 16)), "any part of the token");
     }
 
+    /**
+     * A client that connects with its token says HELLO, AUTHORIZE and BIND_REQUEST at once: its connection is ready to
+     * fetch over its clear link when the future completes, and a token the relay refuses fails it, with no link.
+     */
+    @Test
+    void aClientConnectsAuthorizesAndBindsInOneGo() throws Exception {
+        h = new RelayHarness(store, 64 << 20, 64 << 20);
+        tap = new WireTap(h.relay.address(), WireTap.Change.NONE);
+        byte[] data = block(256 << 10, 7);
+        io.netty.handler.ssl.SslContext ssl = SslContexts.client(PinnedTrustManager.of(
+                Set.of(RelayHarness.RELAY.fingerprint())), Optional.empty());
+        RelayHarness.Opened t;
+        try (RelayConnection server = through(tap, true, RelayConnectionConfig.DEFAULT)) {
+            t = h.open(server);
+            server.putBlock(t.id(), 0, Unpooled.wrappedBuffer(data)).get(5, TimeUnit.SECONDS);
+            try (RelayConnection client = RelayConnection.connect(tap.address(), ssl, h.group, RelayConnectionConfig.DEFAULT,
+                    t.token()).get(10, TimeUnit.SECONDS)) {
+                ByteBuf got = client.getBlock(t.id(), 0).get(5, TimeUnit.SECONDS); // no AUTHORIZE of its own
+                assertArrayEquals(data, ByteBufUtil.getBytes(got));
+                got.release();
+            }
+            io.fsp.token.CapabilityToken foreign = io.fsp.token.CapabilityToken.issue(io.fsp.token.TokenKey.random(),
+                    new io.fsp.token.TransferId(42), java.time.Instant.now().plusSeconds(60), io.fsp.token.TokenScope.ALL);
+            ExecutionException refused = assertThrows(ExecutionException.class, () -> RelayConnection.connect(tap.address(),
+                    ssl, h.group, RelayConnectionConfig.DEFAULT, foreign).get(10, TimeUnit.SECONDS));
+            io.fsp.relay.client.RelayRefusedException r = assertInstanceOf(io.fsp.relay.client.RelayRefusedException.class,
+                    refused.getCause());
+            assertEquals(RelayErrorCode.UNKNOWN_TRANSFER, r.code());
+        }
+        tap.awaitClosed();
+        assertEquals(List.of(true, false, true, false, true), tap.connections().stream().map(WireTap.Connection::tls).toList(),
+                "the server's TLS connection and link, the client's, and the refused client's TLS connection alone");
+        assertEquals(2, tap.streamsContaining(java.util.Arrays.copyOfRange(data, 1000, 1064)), "over the links");
+        assertEquals(0, tap.streamsContaining(t.token().encode()), "the token stays under TLS");
+    }
+
     /** A block the relay spilled to disk is sent from its file on a clear link (sendfile), and read into memory for TLS. */
     @Test
     void aSpilledBlockIsServedWholeOverALinkAndOverTls() throws Exception {
