@@ -42,6 +42,10 @@ class HostileClientIT {
      */
     private static final long MAX_RSS_GROWTH_KIB = 64 * 1024;
 
+    /** The tree of {@link #fileLinesNotReadAreNotQueued}: 20,000 files of one byte. */
+    private static final int TREE_DIRECTORIES = 20;
+    private static final int TREE_FILES_PER_DIRECTORY = 1000;
+
     /** Bytes of replies a connection may hold unsent: smaller than the default, so the flood is over sooner. */
     private static final int CONTROL_WRITE_BUFFER = 8192;
 
@@ -131,6 +135,59 @@ class HostileClientIT {
         System.out.printf("HostileClientIT FRET not read: server busy %.2f of a CPU after %d ms%n", busy, FLOOD_MILLIS / 2);
         assertTrue(busy < 0.4, "the server kept working for a client that reads nothing: " + busy + " of a CPU");
         retrieveOnce(); // others are served after that connection closed
+    }
+
+    /**
+     * FRET of a tree of many files: its FILE lines, one per file, go out as the client reads them. For a client
+     * that reads none the server holds a few lines, not the whole list: before, every line was made and queued
+     * at once on the control channel's loop (a tree of a million files took the server from 250 MiB to 1.7 GiB
+     * resident, and this test's server, with its small fixed heap, failed every other client).
+     */
+    @Test
+    void fileLinesNotReadAreNotQueued() throws Exception {
+        Path dir = SERVER.tree().dir("hostile-tree");
+        byte[] one = {1};
+        for (int d = 0; d < TREE_DIRECTORIES; d++) {
+            Path sub = Files.createDirectories(dir.resolve("d" + d));
+            for (int f = 0; f < TREE_FILES_PER_DIRECTORY; f++) {
+                Files.write(sub.resolve("f" + f), one);
+            }
+        }
+        int files = TREE_DIRECTORIES * TREE_FILES_PER_DIRECTORY;
+        retrieveOnce();
+        long pid = SERVER.server().pid();
+        try (ControlConnection c = ControlConnection.open(SERVER.server().ipv4(), SERVER.transcript())) {
+            c.startTls();
+            c.send("USER " + FtpServerExtension.USER).assertCode(331);
+            c.send("PASS " + FtpServerExtension.PASSWORD).assertCode(230);
+            c.socket().setReceiveBufferSize(4096);
+            c.sendLine("FRET /hostile-tree"); // and read nothing more
+            sleep(FLOOD_MILLIS / 2); // planned, and the lines sent until the buffers are full
+            long queued = instances(pid, "io.netty.channel.ChannelOutboundBuffer$Entry");
+            long startedAt = System.nanoTime();
+            assertArrayEquals(warmData, retrieve(), "another client, while the lines wait");
+            String figures = String.format("FRET of %d files not read: %d writes queued in the server; a retrieval"
+                    + " meanwhile took %d ms", files, queued, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAt));
+            SERVER.transcript().add(figures);
+            System.out.println("HostileClientIT " + figures);
+            assertTrue(queued < files / 4, figures + " (expected: fewer than " + files / 4 + ")");
+        }
+        retrieveOnce();
+    }
+
+    /** Live instances of a class in a process, from its heap histogram ({@code jcmd PID GC.class_histogram}). */
+    private static long instances(long pid, String className) throws IOException, InterruptedException {
+        Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(pid), "GC.class_histogram").redirectErrorStream(true).start();
+        String out = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(jcmd.waitFor(30, TimeUnit.SECONDS) && jcmd.exitValue() == 0, "jcmd: " + out);
+        for (String line : out.split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length >= 4 && f[3].equals(className)) {
+                return Long.parseLong(f[1]);
+            }
+        }
+        return 0;
     }
 
     /** User and system CPU time of a process, from {@code /proc/PID/stat}. */

@@ -1,5 +1,6 @@
 package io.fsp.server.stripe;
 
+import io.fsp.extension.Announcement;
 import io.fsp.extension.TransferOptions;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayRefusedException;
@@ -8,6 +9,7 @@ import io.fsp.server.select.RelayEndpoint;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -64,6 +66,28 @@ public final class Striping {
         this.transfer = transfer;
         this.relays = relays;
         this.endpoints = endpoints;
+    }
+
+    /**
+     * Sends the transfer's opening lines (FSP, KEY, TOKEN, RELAY, then a DIR and a FILE line for every directory
+     * and file) from an engine thread, each once the client reads what went before: a tree of a million files
+     * makes a million lines, which the control channel's loop should neither format nor hold at once while it
+     * serves other sessions. The future completes on the control channel's loop once the last line is handed
+     * over, and fails if the client left first.
+     */
+    public Future<Void> announceOpening(List<Announcement> lines) {
+        Promise<Void> done = control.eventLoop().newPromise();
+        stripe.engines().execute(() -> {
+            for (Announcement a : lines) {
+                if (!announcements.awaitRoom()) {
+                    done.tryFailure(new IOException("the client left while the transfer's files were announced"));
+                    return;
+                }
+                announcements.announce(a);
+            }
+            done.trySuccess(null);
+        });
+        return done;
     }
 
     /** Runs the engine; the future completes with the bytes of the transfer once every block is placed. */

@@ -27,6 +27,11 @@ import io.fsp.server.stripe.TransferTooLargeException;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TokenKey;
 import io.fsp.token.TokenScope;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.PromiseNotifier;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -275,16 +280,17 @@ public final class FretCommand extends FspExtensionCommand {
         if (direct.isPresent()) {
             // The data connection may be ready before the lines after the 150 are out: striping waits for them, or
             // a BLK line could reach the client before the FILE line it refers to.
-            io.netty.util.concurrent.Promise<Void> announced = session.channel().eventLoop().newPromise();
+            Promise<Void> announced = session.channel().eventLoop().newPromise();
             DataTransfers.runStriped(session, direct.get(), path, summary,
-                    (ch, tls, transfer) -> counted(session, arrived, striping, startAfter(announced, striping, ch)),
+                    (ch, tls, transfer) -> counted(session, arrived, striping,
+                            startAfter(announced, striping, Optional.of(ch), ch.eventLoop())),
                     ok -> p.release(striping, ok));
-            info.forEach(announcements::announce);
-            announced.setSuccess(null);
+            PromiseNotifier.cascade(striping.announceOpening(info), announced);
         } else {
             session.reply(new FtpReply(ReplyCode.OPENING_DATA_CONNECTION, summary));
-            info.forEach(announcements::announce);
-            counted(session, arrived, striping, striping.start(Optional.empty())).addListener(f -> {
+            Future<Long> striped = startAfter(striping.announceOpening(info), striping, Optional.empty(),
+                    session.channel().eventLoop());
+            counted(session, arrived, striping, striped).addListener(f -> {
                 p.release(striping, f.isSuccess());
                 if (f.isSuccess()) {
                     session.reply(new FtpReply(ReplyCode.TRANSFER_COMPLETE, "FSP transfer " + t.id() + " complete: "
@@ -297,17 +303,21 @@ public final class FretCommand extends FspExtensionCommand {
         }
     }
 
-    /** Striping with the data connection {@code direct}, started once {@code announced} is done. */
-    private static io.netty.util.concurrent.Future<Long> startAfter(io.netty.util.concurrent.Future<Void> announced,
-                                                                    Striping striping, io.netty.channel.Channel direct) {
-        io.netty.util.concurrent.Promise<Long> done = direct.eventLoop().newPromise();
-        announced.addListener(f -> io.netty.util.concurrent.PromiseNotifier.cascade(
-                striping.start(Optional.of(direct)), done));
+    /** Striping, with the data connection {@code direct} if any, started once {@code announced} is done. */
+    private static Future<Long> startAfter(Future<Void> announced, Striping striping, Optional<Channel> direct,
+                                           EventLoop loop) {
+        Promise<Long> done = loop.newPromise();
+        announced.addListener(f -> {
+            if (f.isSuccess()) {
+                PromiseNotifier.cascade(striping.start(direct), done);
+            } else {
+                done.tryFailure(f.cause());
+            }
+        });
         return done;
     }
 
-    private static <T> io.netty.util.concurrent.Future<T> counted(FtpSession session, long arrived, Striping striping,
-                                                                 io.netty.util.concurrent.Future<T> done) {
+    private static <T> Future<T> counted(FtpSession session, long arrived, Striping striping, Future<T> done) {
         session.server().metrics().striping(arrived, done, striping::placed);
         return done;
     }
