@@ -18,11 +18,13 @@ import io.fsp.server.fs.DirectoryHandle;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.fs.NotRegularFileException;
 import io.fsp.server.fs.UserRoot;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
@@ -111,8 +113,7 @@ public final class StripedTransfer {
                 try (DirectoryHandle top = target.dir().directory(target.name())) {
                     List<Map.Entry<String, BasicFileAttributes>> found = new ArrayList<>();
                     walk(top, "", found, maxBlocks);
-                    found.sort(Comparator.comparing(e -> Path.of(e.getKey()))); // as Files.walk(...).sorted()
-                    for (Map.Entry<String, BasicFileAttributes> e : found) {
+                    for (Map.Entry<String, BasicFileAttributes> e : inPathOrder(found)) {
                         if (e.getValue().isDirectory()) {
                             dirs.add(e.getKey());
                         } else {
@@ -162,6 +163,36 @@ public final class StripedTransfer {
             ordered.add(files.get(i));
         }
         return ordered;
+    }
+
+    /**
+     * {@code found} in the order of {@code Files.walk(...).sorted()}: the paths' bytes in the file system's encoding,
+     * compared unsigned, as {@code UnixPath} compares them, each name encoded once. Making a {@link Path} of both
+     * names at every comparison cost 4-6 s for a tree of a million files.
+     */
+    static List<Map.Entry<String, BasicFileAttributes>> inPathOrder(List<Map.Entry<String, BasicFileAttributes>> found) {
+        record Keyed(byte[] key, Map.Entry<String, BasicFileAttributes> entry) {
+        }
+        Charset encoding = fileNameEncoding();
+        Keyed[] keyed = new Keyed[found.size()];
+        for (int i = 0; i < keyed.length; i++) {
+            keyed[i] = new Keyed(found.get(i).getKey().getBytes(encoding), found.get(i));
+        }
+        Arrays.sort(keyed, (a, b) -> Arrays.compareUnsigned(a.key(), b.key()));
+        List<Map.Entry<String, BasicFileAttributes>> sorted = new ArrayList<>(keyed.length);
+        for (Keyed k : keyed) {
+            sorted.add(k.entry());
+        }
+        return sorted;
+    }
+
+    /** The charset in which the JDK turns file names into bytes ({@code sun.jnu.encoding}). */
+    private static Charset fileNameEncoding() {
+        try {
+            return Charset.forName(System.getProperty("sun.jnu.encoding", "UTF-8"));
+        } catch (IllegalArgumentException e) {
+            return StandardCharsets.UTF_8;
+        }
     }
 
     /**

@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -114,6 +115,25 @@ class StripedTransferTest {
             assertEquals(f, t.plan().block(2 * f).file(), "blocks numbered in the new file order");
         }
         assertEquals(List.of("b", "b/z", "d"), t.directories(), "directories stay in name order");
+    }
+
+    /**
+     * A tree's entries in the order of {@code Files.walk(...).sorted()}, whatever the names: a separator sorts
+     * after '-' and '.', bytes above 0x7f after ASCII, a character outside the BMP after every other (as its UTF-8
+     * bytes do, where String.compareTo would put it before U+E000-U+FFFF).
+     */
+    @Test
+    void entriesAreInThePathsOrder() {
+        List<String> names = new java.util.ArrayList<>(List.of("a", "a/b", "a.b", "a-c/x", "a-c", "a/b/c", "ab", "A",
+                "é", "é/z", "日本", "\uFF5E", "\uD834\uDD1E", "\uE000x", "a b", "a/0", "~", "z/\uD834\uDD1E/q"));
+        java.util.Collections.shuffle(names, new java.util.Random(3));
+        List<Map.Entry<String, java.nio.file.attribute.BasicFileAttributes>> found = new java.util.ArrayList<>();
+        for (String n : names) {
+            found.add(new java.util.AbstractMap.SimpleImmutableEntry<>(n, null)); // the order needs names only
+        }
+        List<String> expected = names.stream().map(Path::of).sorted().map(Path::toString).toList();
+        assertEquals(expected, StripedTransfer.inPathOrder(found).stream().map(Map.Entry::getKey).toList());
+        assertTrue(expected.indexOf("\uD834\uDD1E") > expected.indexOf("\uFF5E"), "the comparison is the paths' own");
     }
 
     @Test
