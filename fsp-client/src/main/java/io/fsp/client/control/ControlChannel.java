@@ -5,7 +5,6 @@ import io.fsp.net.NetworkErrors;
 import io.fsp.tls.SslContexts;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,6 +20,7 @@ import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
@@ -47,6 +47,12 @@ public final class ControlChannel implements Closeable {
     private SSLSocketFactory tls;
     private Socket socket;
     private InputStream in;
+    /** What was read from {@code in} and not yet taken as lines: {@code buffer[position..limit)}. */
+    private final byte[] buffer = new byte[16 * 1024];
+    private int position;
+    private int limit;
+    /** The line being gathered, grown up to {@link #MAX_LINE}. */
+    private byte[] line = new byte[256];
     private OutputStream out;
 
     private ControlChannel(String host) {
@@ -113,7 +119,9 @@ public final class ControlChannel implements Closeable {
 
     private void use(Socket s) throws IOException {
         socket = s;
-        in = new java.io.BufferedInputStream(s.getInputStream());
+        in = s.getInputStream();
+        position = 0;
+        limit = 0;
         out = new BufferedOutputStream(s.getOutputStream(), 4096);
     }
 
@@ -206,22 +214,39 @@ public final class ControlChannel implements Closeable {
         return new Reply(code, lines);
     }
 
+    /**
+     * The next line, without its CR LF (or LF). Scans what was read in chunks: a tree's opening lines are a line per
+     * file, tens of megabytes for a million files, which a read per byte made cost seconds of CPU.
+     */
     private String readLine() throws IOException {
-        ByteArrayOutputStream line = new ByteArrayOutputStream(128);
+        int length = 0;
         while (true) {
-            int b = in.read();
-            if (b < 0) {
-                throw new ControlException("control connection closed by the server");
+            if (position == limit) {
+                int n = in.read(buffer, 0, buffer.length);
+                if (n < 0) {
+                    throw new ControlException("control connection closed by the server");
+                }
+                position = 0;
+                limit = n;
             }
-            if (b == '\n') {
-                byte[] bytes = line.toByteArray();
-                int n = bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? bytes.length - 1 : bytes.length;
-                return new String(bytes, 0, n, StandardCharsets.UTF_8);
+            int start = position;
+            while (position < limit && buffer[position] != '\n') {
+                position++;
             }
-            if (line.size() >= MAX_LINE) {
+            int taken = position - start;
+            if (length + taken > MAX_LINE) {
                 throw new ControlException("reply line: more than " + MAX_LINE + " bytes (expected: fewer)");
             }
-            line.write(b);
+            if (length + taken > line.length) {
+                line = Arrays.copyOf(line, Math.min(MAX_LINE, Math.max(2 * line.length, length + taken)));
+            }
+            System.arraycopy(buffer, start, line, length, taken);
+            length += taken;
+            if (position < limit) {
+                position++; // the LF
+                int end = length > 0 && line[length - 1] == '\r' ? length - 1 : length;
+                return new String(line, 0, end, StandardCharsets.UTF_8);
+            }
         }
     }
 
