@@ -134,7 +134,7 @@ public final class FspServer implements AutoCloseable {
         ExecutorService logins = executor("fsp-login-", config.loginThreads(), LOGIN_QUEUE);
         StripeContext stripe = new StripeContext(key, config.relay(), !config.fspWithoutTls(),
                 config.maxBlocksPerTransfer(), config.socketBufferBytes(), !config.relayBlocksOverTls(), config.maxRetain(),
-                config.retainUser(), config.digestCache().bytes());
+                config.retainUser(), config.digestCache().bytes(), config.maxPlanned());
         stripe.collectRelays(config.collectRelay(), Set.copyOf(config.trustRelay()));
         if (config.meridian().isPresent() || config.meridianEntry().isPresent()) {
             InetSocketAddress bind = config.meridian().map(HostPort::toSocketAddress)
@@ -162,6 +162,7 @@ public final class FspServer implements AutoCloseable {
                 new ConnectionLimits(config.maxConnections(), config.maxConnectionsPerAddress()),
                 new PassivePorts(config.passivePorts()), announce);
         context.metrics().digestsReused(stripe::digestsReused);
+        context.metrics().planned(stripe.planBudget()::held, stripe.planBudget().limit());
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         EventLoopGroup workers = new MultiThreadIoEventLoopGroup(config.ioThreads(), NioIoHandler.newFactory());
         List<Channel> listeners = new ArrayList<>();

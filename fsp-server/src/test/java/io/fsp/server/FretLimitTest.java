@@ -56,4 +56,67 @@ class FretLimitTest {
             assertEquals(3, replies.stream().filter(r -> r.startsWith("151 BLK ")).count(), replies.toString());
         }
     }
+
+    /**
+     * max-planned: a finished transfer kept for FGET gives its room to a new FRET (an FGET of it is then refused as
+     * unknown); a FRET that needs more than the transfers running hold is answered 450 at once; the metrics say what
+     * the plans hold.
+     */
+    @Test
+    void plansBeyondTheServersBudgetAreRefusedOrGiveUpKeptOnes() throws Exception {
+        Path root = Files.createDirectories(dir.resolve("root"));
+        Path tree = Files.createDirectories(root.resolve("tree"));
+        for (int i = 0; i < 300; i++) {
+            Files.write(tree.resolve("f" + i), new byte[] {(byte) i});
+        }
+        Path big = Files.createDirectories(root.resolve("big"));
+        for (int i = 0; i < 700; i++) {
+            Files.createFile(big.resolve("f" + i));
+        }
+        try (FspServer server = TestServers.start(root, dir.resolve("state"), Map.of("allow-plain-login", List.of("true"),
+                "fsp-without-tls", List.of("true"), "max-planned", List.of("600")));
+             RawControl first = new RawControl(server.addresses().get(0)).login();
+             RawControl second = new RawControl(server.addresses().get(0)).login()) {
+            String refused = second.send("FRET big"); // 700 > 600, however much is given up
+            assertTrue(refused.startsWith("450 Server busy: ") && refused.contains("max-planned 600"), refused);
+            assertTrue(second.send("NOOP").startsWith("200"), "the session serves on");
+
+            String id = transferId(fretToTheEnd(first, "tree"));
+            String metrics = metrics(server);
+            assertTrue(metrics.contains("\nfsp_server_planned_entries_limit 600.0\n"), metrics);
+            // 300 files, taken from the budget 256 at a time; kept for FGET after the 226
+            assertTrue(metrics.contains("\nfsp_server_planned_entries 512.0\n"), metrics);
+            assertTrue(first.send("FGET " + id + " 0").startsWith("425"), "kept for FGET (no data connection yet)");
+
+            fretToTheEnd(second, "tree"); // 512 + 512 > 600: the first session's finished transfer gives its room
+            String unknown = first.send("FGET " + id + " 0");
+            assertTrue(unknown.startsWith("550") && unknown.contains("unknown"), unknown);
+            assertTrue(metrics(server).contains("\nfsp_server_planned_entries 512.0\n"), metrics(server));
+        }
+    }
+
+    /** The replies to FRET {@code path} up to its 226. */
+    private static List<String> fretToTheEnd(RawControl ctl, String path) throws Exception {
+        List<String> replies = new ArrayList<>();
+        replies.add(ctl.send("FRET " + path));
+        assertTrue(replies.get(0).startsWith("150"), replies.get(0));
+        while (!replies.get(replies.size() - 1).startsWith("226")) {
+            String r = ctl.reply();
+            assertTrue(r != null && (r.startsWith("151") || r.startsWith("226")), replies + " then " + r);
+            replies.add(r);
+        }
+        return replies;
+    }
+
+    private static String transferId(List<String> replies) {
+        String fsp = replies.stream().filter(r -> r.startsWith("151 FSP ")).findFirst().orElseThrow();
+        return fsp.split(" ")[2];
+    }
+
+    private static String metrics(FspServer s) throws java.io.IOException {
+        java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+        io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter.create().write(text,
+                s.context().metrics().registry().scrape());
+        return text.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.it.harness.ControlConnection;
 import io.fsp.it.harness.FtpServerExtension;
+import io.fsp.it.harness.Reply;
 import io.fsp.it.harness.TestTree;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -46,13 +47,20 @@ class HostileClientIT {
     private static final int TREE_DIRECTORIES = 20;
     private static final int TREE_FILES_PER_DIRECTORY = 1000;
 
+    /**
+     * Files and directories the server's transfer plans may hold at once: two FRETs of the tree of
+     * {@link #fileLinesNotReadAreNotQueued} (20,020 entries each), not three.
+     */
+    private static final long MAX_PLANNED = 50_000;
+
     /** Bytes of replies a connection may hold unsent: smaller than the default, so the flood is over sooner. */
     private static final int CONTROL_WRITE_BUFFER = 8192;
 
     @RegisterExtension
     static final FtpServerExtension SERVER = FtpServerExtension.tlsRequired()
             .with("--max-connections-per-address", String.valueOf(FLOODERS + 8),
-                    "--config", config("control-write-buffer = " + CONTROL_WRITE_BUFFER).toString())
+                    "--config", config("control-write-buffer = " + CONTROL_WRITE_BUFFER + "\nmax-planned = " + MAX_PLANNED)
+                            .toString())
             .withEnvironment("JAVA_TOOL_OPTIONS", "-Xms192m -Xmx192m -XX:+AlwaysPreTouch -XX:MaxDirectMemorySize=512m");
 
     @Test
@@ -145,22 +153,10 @@ class HostileClientIT {
      */
     @Test
     void fileLinesNotReadAreNotQueued() throws Exception {
-        Path dir = SERVER.tree().dir("hostile-tree");
-        byte[] one = {1};
-        for (int d = 0; d < TREE_DIRECTORIES; d++) {
-            Path sub = Files.createDirectories(dir.resolve("d" + d));
-            for (int f = 0; f < TREE_FILES_PER_DIRECTORY; f++) {
-                Files.write(sub.resolve("f" + f), one);
-            }
-        }
-        int files = TREE_DIRECTORIES * TREE_FILES_PER_DIRECTORY;
+        int files = hostileTree();
         retrieveOnce();
         long pid = SERVER.server().pid();
-        try (ControlConnection c = ControlConnection.open(SERVER.server().ipv4(), SERVER.transcript())) {
-            c.startTls();
-            c.send("USER " + FtpServerExtension.USER).assertCode(331);
-            c.send("PASS " + FtpServerExtension.PASSWORD).assertCode(230);
-            c.socket().setReceiveBufferSize(4096);
+        try (ControlConnection c = treeNotRead()) {
             c.sendLine("FRET /hostile-tree"); // and read nothing more
             sleep(FLOOD_MILLIS / 2); // planned, and the lines sent until the buffers are full
             long queued = instances(pid, "io.netty.channel.ChannelOutboundBuffer$Entry");
@@ -173,6 +169,86 @@ class HostileClientIT {
             assertTrue(queued < files / 4, figures + " (expected: fewer than " + files / 4 + ")");
         }
         retrieveOnce();
+    }
+
+    /**
+     * FRETs of a large tree from clients that read none of its lines: each holds the tree's plan while it does not
+     * read, and together they could fill the heap. The server takes as many as its {@code max-planned} holds,
+     * answers the next {@code 450 Server busy}, serves other clients meanwhile, and takes a FRET again once the
+     * clients that held plans have gone.
+     */
+    @Test
+    void plansOfLargeTreesAreBoundedServerWide() throws Exception {
+        hostileTree();
+        retrieveOnce();
+        List<ControlConnection> holding = new ArrayList<>();
+        try {
+            Reply refused = null;
+            while (refused == null && holding.size() < 5) {
+                ControlConnection c = treeNotRead();
+                Reply r = c.send("FRET /hostile-tree"); // its first line only: the plan is made and held
+                if (r.code() == 150) {
+                    holding.add(c);
+                } else {
+                    refused = r;
+                    c.close();
+                }
+            }
+            String figures = "FRETs of a tree of 20,020 entries held at once: " + holding.size() + " (max-planned "
+                    + MAX_PLANNED + "); the next one answered: " + refused;
+            SERVER.transcript().add(figures);
+            System.out.println("HostileClientIT " + figures);
+            assertTrue(refused != null && refused.code() == 450 && refused.text().contains("max-planned"), figures);
+            assertTrue(holding.size() >= 1 && holding.size() <= 2, figures);
+            assertArrayEquals(warmData, retrieve(), "another client, while the plans are held");
+        } finally {
+            holding.forEach(ControlConnection::close);
+        }
+        // Their transfers end once the server sees the connections closed, and the plans go with them.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        Reply again = fretOnce();
+        while (again.code() != 150 && System.nanoTime() < deadline) {
+            sleep(200);
+            again = fretOnce();
+        }
+        again.assertCode(150);
+    }
+
+    /** The first reply to a FRET of the tree, on a connection closed right after it. */
+    private static Reply fretOnce() throws IOException {
+        try (ControlConnection c = treeNotRead()) {
+            return c.send("FRET /hostile-tree");
+        }
+    }
+
+    /** The tree of {@link #fileLinesNotReadAreNotQueued} (made once); returns its number of files. */
+    private static int hostileTree() throws IOException {
+        Path dir = SERVER.tree().dir("hostile-tree");
+        if (!Files.exists(dir.resolve("d" + (TREE_DIRECTORIES - 1)).resolve("f" + (TREE_FILES_PER_DIRECTORY - 1)))) {
+            byte[] one = {1};
+            for (int d = 0; d < TREE_DIRECTORIES; d++) {
+                Path sub = Files.createDirectories(dir.resolve("d" + d));
+                for (int f = 0; f < TREE_FILES_PER_DIRECTORY; f++) {
+                    Files.write(sub.resolve("f" + f), one);
+                }
+            }
+        }
+        return TREE_DIRECTORIES * TREE_FILES_PER_DIRECTORY;
+    }
+
+    /** A logged-in TLS control connection that will hold few of the replies it does not read. */
+    private static ControlConnection treeNotRead() throws IOException {
+        ControlConnection c = ControlConnection.open(SERVER.server().ipv4(), SERVER.transcript());
+        try {
+            c.startTls();
+            c.send("USER " + FtpServerExtension.USER).assertCode(331);
+            c.send("PASS " + FtpServerExtension.PASSWORD).assertCode(230);
+            c.socket().setReceiveBufferSize(4096);
+            return c;
+        } catch (IOException | RuntimeException | Error e) {
+            c.close();
+            throw e;
+        }
     }
 
     /** Live instances of a class in a process, from its heap histogram ({@code jcmd PID GC.class_histogram}). */

@@ -5,6 +5,7 @@ import io.fsp.net.HostPort;
 import io.fsp.net.SocketBuffers;
 import io.fsp.server.select.CollectRelay;
 import io.fsp.server.select.RelayEndpoint;
+import io.fsp.server.stripe.PlanBudget;
 import io.fsp.server.stripe.RetainGrant;
 import io.fsp.extension.TransferOptions;
 import io.fsp.tls.Fingerprint;
@@ -55,6 +56,7 @@ public record ServerConfig(
         Duration relaySelectionTimeout,
         boolean fsyncUploads,
         int maxBlocksPerTransfer,
+        long maxPlanned,
         ByteSize socketBuffer,
         boolean relayBlocksOverTls,
         Duration maxRetain,
@@ -89,6 +91,9 @@ public record ServerConfig(
         requireRange("login-threads", loginThreads, 1, 256);
         requireRange("control-write-buffer", controlWriteBuffer, 1024, 16 << 20);
         requireRange("max-blocks-per-transfer", maxBlocksPerTransfer, 1, Integer.MAX_VALUE);
+        if (maxPlanned < 1) {
+            throw new IllegalArgumentException("max-planned: " + maxPlanned + " (expected: >= 1)");
+        }
         if (checksumRate < 1 || checksumBurst < 1) {
             throw new IllegalArgumentException("checksum-rate: " + checksumRate + ", checksum-burst: " + checksumBurst
                     + " (expected: >= 1 byte each)");
@@ -132,6 +137,7 @@ public record ServerConfig(
                 Optional.empty(), Optional.empty(), List.of(), false, Duration.ofSeconds(5),
                 true,
                 1 << 20,
+                PlanBudget.defaultLimit(),
                 new ByteSize(0),
                 false,
                 Duration.ofDays(30), List.of(),

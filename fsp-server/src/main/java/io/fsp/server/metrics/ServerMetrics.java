@@ -124,6 +124,18 @@ public final class ServerMetrics {
                 .callback(c -> c.call(reused.getAsLong())).register(registry);
     }
 
+    /** The files and directories the plans of striped transfers hold now, and the most they may ({@code max-planned}). */
+    public void planned(LongSupplier held, long limit) {
+        GaugeWithCallback.builder().name("fsp_server_planned_entries")
+                .help("Files and directories held by the plans of striped transfers: running ones, and finished ones"
+                        + " kept for re-fetches (FGET)")
+                .callback(c -> c.call(held.getAsLong())).register(registry);
+        GaugeWithCallback.builder().name("fsp_server_planned_entries_limit")
+                .help("The most files and directories the plans of striped transfers may hold at once (max-planned);"
+                        + " a FRET that needs more while running transfers hold them is answered 450")
+                .callback(c -> c.call(limit)).register(registry);
+    }
+
     public PrometheusRegistry registry() {
         return registry;
     }

@@ -55,6 +55,7 @@ public final class StripeContext implements AutoCloseable {
     private final Duration maxRetain;
     private final Map<String, Duration> retainGrants;
     private final BlockDigestCache keptDigests;
+    private final PlanBudget planBudget;
 
     /**
      * @param maxBlocksPerTransfer the most blocks one transfer may have (more is refused before anything is sent)
@@ -67,8 +68,9 @@ public final class StripeContext implements AutoCloseable {
      */
     public StripeContext(KeyMaterial identity, List<RelayEndpoint> relays, boolean requireTls, long maxBlocksPerTransfer,
                          int socketBuffer, boolean clearLinks, Duration maxRetain, List<RetainGrant> retainGrants,
-                         long digestCacheBytes) {
+                         long digestCacheBytes, long maxPlanned) {
         this.keptDigests = new BlockDigestCache(digestCacheBytes);
+        this.planBudget = new PlanBudget(maxPlanned);
         this.maxRetain = maxRetain;
         this.retainGrants = retainGrants.stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
                 RetainGrant::user, RetainGrant::most));
@@ -93,12 +95,12 @@ public final class StripeContext implements AutoCloseable {
         });
     }
 
-    /** The static relay list now; a transfer takes it once, when it is planned. */
     /** The server's certificate and key: presented to relays, and signing what an evacuation announces. */
     public KeyMaterial identity() {
         return identity;
     }
 
+    /** The static relay list now; a transfer takes it once, when it is planned. */
     public List<RelayEndpoint> relays() {
         return relays;
     }
@@ -150,6 +152,11 @@ public final class StripeContext implements AutoCloseable {
     /** How many blocks were sealed with a digest kept from an earlier transfer (for the server's metrics). */
     public long digestsReused() {
         return keptDigests.reusedCount();
+    }
+
+    /** The files and directories the transfers' plans hold, bounded server-wide ({@code max-planned}). */
+    public PlanBudget planBudget() {
+        return planBudget;
     }
 
     /** The most blocks one transfer may have ({@code max-blocks-per-transfer}). */
@@ -259,8 +266,12 @@ public final class StripeContext implements AutoCloseable {
     /** The FSP state of a control connection, created on first use and dropped when the connection closes. */
     public StripeSession session(Channel control) {
         return sessions.computeIfAbsent(control, c -> {
-            c.closeFuture().addListener(f -> sessions.remove(c));
-            return new StripeSession();
+            StripeSession s = new StripeSession();
+            c.closeFuture().addListener(f -> {
+                sessions.remove(c);
+                s.forgetAll();
+            });
+            return s;
         });
     }
 

@@ -85,11 +85,40 @@ public final class StripeSession {
         return p;
     }
 
-    public synchronized void remember(StripedTransfer t) {
-        transfers.put(t.id(), t);
-        while (transfers.size() > KEPT_TRANSFERS) {
-            transfers.remove(transfers.keySet().iterator().next());
+    /**
+     * Keeps {@code t} for re-fetches (FGET) beside the session's latest transfers; the oldest beyond
+     * {@value #KEPT_TRANSFERS} is forgotten, and its share of the server's plan budget given back once it ended.
+     */
+    public void remember(StripedTransfer t) {
+        List<StripedTransfer> forgotten = new ArrayList<>();
+        synchronized (this) {
+            transfers.put(t.id(), t);
+            while (transfers.size() > KEPT_TRANSFERS) {
+                forgotten.add(transfers.remove(transfers.keySet().iterator().next()));
+            }
         }
+        forgotten.forEach(f -> f.charge().forgotten()); // outside this lock: the budget's comes first
+    }
+
+    /** Forgets transfer {@code id} (the server's plan budget needed its room): a re-fetch of it is refused. */
+    public void forget(TransferId id) {
+        StripedTransfer t;
+        synchronized (this) {
+            t = transfers.remove(id);
+        }
+        if (t != null) {
+            t.charge().forgotten();
+        }
+    }
+
+    /** The control connection closed: every transfer is forgotten. */
+    public void forgetAll() {
+        List<StripedTransfer> all;
+        synchronized (this) {
+            all = new ArrayList<>(transfers.values());
+            transfers.clear();
+        }
+        all.forEach(t -> t.charge().forgotten());
     }
 
     public synchronized Optional<StripedTransfer> transfer(TransferId id) {

@@ -27,7 +27,6 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
@@ -44,7 +43,11 @@ public final class StripedTransfer {
      * A file of the transfer, named relative to the retrieved path ({@code /}-separated); {@code real} and
      * {@code fileKey} (its device and inode) say where it was found, to open it again and only it.
      */
-    public record SourceFile(String name, Path real, Object fileKey, long size, long modifiedMillis) {
+    public record SourceFile(String name, Path base, Object fileKey, long size, long modifiedMillis) {
+        /** The file's path: {@code base}, shared by every file of a transfer, resolved against its name when needed. */
+        public Path real() {
+            return base.resolve(name);
+        }
     }
 
     private final TransferId id;
@@ -59,10 +62,13 @@ public final class StripedTransfer {
     private final FirstSealings firstSealings = new FirstSealings();
     /** Blocks a resuming client holds (FHAV): announced as {@code have}, not sent. Set before striping starts. */
     private final BitSet held = new BitSet();
+    private final PlanBudget.Charge charge;
 
     private StripedTransfer(TransferId id, UserRoot root, TransferOptions options, TransferKey key, boolean directory,
-                            List<String> directories, List<SourceFile> files, long maxBlocks) throws TransferTooLargeException {
+                            List<String> directories, List<SourceFile> files, long maxBlocks, PlanBudget.Charge charge)
+            throws TransferTooLargeException {
         this.id = id;
+        this.charge = charge;
         this.root = root;
         this.directory = directory;
         this.options = options;
@@ -81,10 +87,13 @@ public final class StripedTransfer {
         this.totalBytes = total;
     }
 
-    /** As {@link #plan(UserRoot, FtpPath, TransferOptions, long, SecureRandom, List)} without priorities. */
+    /**
+     * As {@link #plan(UserRoot, FtpPath, TransferOptions, long, SecureRandom, List, PlanBudget.Charge)} without
+     * priorities, and with a budget of its own.
+     */
     public static StripedTransfer plan(UserRoot root, FtpPath path, TransferOptions options, long maxBlocks, SecureRandom random)
             throws IOException {
-        return plan(root, path, options, maxBlocks, random, List.of());
+        return plan(root, path, options, maxBlocks, random, List.of(), new PlanBudget(Long.MAX_VALUE).charge());
     }
 
     /**
@@ -94,11 +103,13 @@ public final class StripedTransfer {
      * ({@link #prioritized}). Blocks are read later through {@link #open}.
      *
      * @param priorities names of files or directories (FPRI), relative to {@code path}, to send first in this order
+     * @param charge takes a share of the server's budget for each file and directory found; the transfer keeps it
      * @throws TransferTooLargeException if the files make more than {@code maxBlocks} blocks of the options' size,
      *         or a directory holds more than {@code maxBlocks} files and directories
+     * @throws PlanBudgetExceededException if the server's running transfers leave too little of its budget
      */
     public static StripedTransfer plan(UserRoot root, FtpPath path, TransferOptions options, long maxBlocks, SecureRandom random,
-                                       List<String> priorities) throws IOException {
+                                       List<String> priorities, PlanBudget.Charge charge) throws IOException {
         TransferId id = new TransferId(random.nextLong());
         TransferKey key = options.cipherBits() == 0 ? null : TransferKey.generate(id.value(), options.cipherBits(), random);
         List<String> dirs = new ArrayList<>();
@@ -108,16 +119,18 @@ public final class StripedTransfer {
             BasicFileAttributes a = target.dir().existing(target.name());
             directory = a.isDirectory();
             if (a.isRegularFile()) {
-                files.add(source(target.name(), target.dir().path().resolve(target.name()), a));
+                charge.add(1);
+                files.add(new SourceFile(target.name(), target.dir().path(), a.fileKey(), a.size(),
+                        a.lastModifiedTime().toMillis()));
             } else if (directory) {
                 try (DirectoryHandle top = target.dir().directory(target.name())) {
-                    List<Map.Entry<String, BasicFileAttributes>> found = new ArrayList<>();
-                    walk(top, "", found, maxBlocks);
-                    for (Map.Entry<String, BasicFileAttributes> e : inPathOrder(found)) {
-                        if (e.getValue().isDirectory()) {
-                            dirs.add(e.getKey());
+                    List<Found> found = new ArrayList<>();
+                    walk(top, "", found, maxBlocks, charge);
+                    for (Found f : inPathOrder(found)) {
+                        if (f.fileKey() == null) {
+                            dirs.add(f.name());
                         } else {
-                            files.add(source(e.getKey(), top.path().resolve(e.getKey()), e.getValue()));
+                            files.add(new SourceFile(f.name(), top.path(), f.fileKey(), f.size(), f.modifiedMillis()));
                         }
                     }
                 }
@@ -125,7 +138,21 @@ public final class StripedTransfer {
                 throw new NotRegularFileException(path.toString(), "a FIFO, socket or device");
             }
         }
-        return new StripedTransfer(id, root, options, key, directory, dirs, prioritized(files, priorities), maxBlocks);
+        return new StripedTransfer(id, root, options, key, directory, dirs, prioritized(files, priorities), maxBlocks,
+                charge);
+    }
+
+    /**
+     * A file or directory the walk found, with what the plan keeps of its attributes (a file system's attributes
+     * object is several times larger, and a tree of a million files holds one of each until it is sorted).
+     *
+     * @param fileKey the file's identity (device and inode), null for a directory
+     */
+    record Found(String name, Object fileKey, long size, long modifiedMillis) {
+        static Found of(String name, BasicFileAttributes a) {
+            return a.isDirectory() ? new Found(name, null, 0, 0)
+                    : new Found(name, a.fileKey(), a.size(), a.lastModifiedTime().toMillis());
+        }
     }
 
     /**
@@ -172,10 +199,10 @@ public final class StripedTransfer {
      * {@link Path} of both names at every comparison, as other encodings still need, cost 4-6 s for a tree of a
      * million files.
      */
-    static List<Map.Entry<String, BasicFileAttributes>> inPathOrder(List<Map.Entry<String, BasicFileAttributes>> found) {
+    static List<Found> inPathOrder(List<Found> found) {
         Comparator<String> order = BYTES_IN_CODE_POINT_ORDER ? StripedTransfer::compareCodePoints
                 : Comparator.comparing(Path::of);
-        found.sort(Map.Entry.comparingByKey(order));
+        found.sort(Comparator.comparing(Found::name, order));
         return found;
     }
 
@@ -213,29 +240,26 @@ public final class StripedTransfer {
      * Collects the directories and regular files under {@code dir}, named {@code prefix + name}; stops at more
      * than {@code maxEntries}, each of which the transfer would keep and announce as a block does.
      */
-    private static void walk(DirectoryHandle dir, String prefix, List<Map.Entry<String, BasicFileAttributes>> found,
-                             long maxEntries) throws IOException {
+    private static void walk(DirectoryHandle dir, String prefix, List<Found> found, long maxEntries,
+                             PlanBudget.Charge charge) throws IOException {
         for (String name : dir.names()) {
             if (found.size() >= maxEntries) {
                 throw TransferTooLargeException.entries(maxEntries);
             }
+            charge.addOne(); // before anything is kept of it
             Optional<BasicFileAttributes> a = dir.attributes(name);
             if (a.isEmpty()) {
                 continue; // removed meanwhile
             }
             if (a.get().isDirectory()) {
-                found.add(Map.entry(prefix + name, a.get()));
+                found.add(Found.of(prefix + name, a.get()));
                 try (DirectoryHandle child = dir.directory(name)) {
-                    walk(child, prefix + name + "/", found, maxEntries);
+                    walk(child, prefix + name + "/", found, maxEntries, charge);
                 }
             } else if (a.get().isRegularFile()) {
-                found.add(Map.entry(prefix + name, a.get()));
+                found.add(Found.of(prefix + name, a.get()));
             } // symbolic links and special files are not transferred
         }
-    }
-
-    private static SourceFile source(String name, Path real, BasicFileAttributes a) {
-        return new SourceFile(name, real, a.fileKey(), a.size(), a.lastModifiedTime().toMillis());
     }
 
     /** Opens the transfer's files one after another, as the striping engine reads them. */
@@ -265,13 +289,14 @@ public final class StripedTransfer {
             }
             closeFile();
             SourceFile f = files.get(index);
-            Path parent = f.real().getParent();
+            Path real = f.real();
+            Path parent = real.getParent();
             if (!parent.equals(dirPath)) {
                 closeDirectory();
                 dir = root.open(parent);
                 dirPath = parent;
             }
-            open = dir.readFile(f.real().getFileName().toString(), f.fileKey());
+            open = dir.readFile(real.getFileName().toString(), f.fileKey());
             openIndex = index;
             return open;
         }
@@ -306,6 +331,11 @@ public final class StripedTransfer {
 
     public TransferId id() {
         return id;
+    }
+
+    /** This transfer's share of the server's {@link PlanBudget}. */
+    public PlanBudget.Charge charge() {
+        return charge;
     }
 
     /** Whether a directory (rather than one file) is retrieved. */

@@ -20,7 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,6 +50,10 @@ class StripedTransferTest {
             assertTrue(t.sealed(0, sealed.digest()));
             return bytes(sealed);
         }
+    }
+
+    private static PlanBudget.Charge unlimited() {
+        return new PlanBudget(Long.MAX_VALUE).charge();
     }
 
     private static StripedTransfer plan(Path file, TransferOptions options, SecureRandom random) throws IOException {
@@ -103,12 +106,12 @@ class StripedTransferTest {
             Files.write(f, new byte[5000]);
         }
         List<String> all = names(StripedTransfer.plan(new UserRoot(dir), FtpPath.ROOT.resolve("tree"),
-                TransferOptions.DEFAULTS.with("block-size", "4k"), 1000, new SecureRandom(), List.of()));
+                TransferOptions.DEFAULTS.with("block-size", "4k"), 1000, new SecureRandom(), List.of(), unlimited()));
         assertEquals(List.of("a.txt", "b-c.txt", "b/x.txt", "b/y.txt", "b/z/deep.txt", "ba.txt", "c.txt", "d/e.txt",
                 "d/f.txt"), all, "name order without priorities");
         StripedTransfer t = StripedTransfer.plan(new UserRoot(dir), FtpPath.ROOT.resolve("tree"),
                 TransferOptions.DEFAULTS.with("block-size", "4k"), 1000, new SecureRandom(),
-                List.of("d/f.txt", "nothing", "b", "c.txt", "b/y.txt", "d/f.txt", "b/z"));
+                List.of("d/f.txt", "nothing", "b", "c.txt", "b/y.txt", "d/f.txt", "b/z"), unlimited());
         assertEquals(List.of("d/f.txt", "b/x.txt", "b/y.txt", "b/z/deep.txt", "c.txt", "a.txt", "b-c.txt", "ba.txt",
                 "d/e.txt"), names(t));
         for (int f = 0; f < t.files().size(); f++) {
@@ -127,13 +130,46 @@ class StripedTransferTest {
         List<String> names = new java.util.ArrayList<>(List.of("a", "a/b", "a.b", "a-c/x", "a-c", "a/b/c", "ab", "A",
                 "é", "é/z", "日本", "\uFF5E", "\uD834\uDD1E", "\uE000x", "a b", "a/0", "~", "z/\uD834\uDD1E/q"));
         java.util.Collections.shuffle(names, new java.util.Random(3));
-        List<Map.Entry<String, java.nio.file.attribute.BasicFileAttributes>> found = new java.util.ArrayList<>();
+        List<StripedTransfer.Found> found = new java.util.ArrayList<>();
         for (String n : names) {
-            found.add(new java.util.AbstractMap.SimpleImmutableEntry<>(n, null)); // the order needs names only
+            found.add(new StripedTransfer.Found(n, null, 0, 0)); // the order needs names only
         }
         List<String> expected = names.stream().map(Path::of).sorted().map(Path::toString).toList();
-        assertEquals(expected, StripedTransfer.inPathOrder(found).stream().map(Map.Entry::getKey).toList());
+        assertEquals(expected, StripedTransfer.inPathOrder(found).stream().map(StripedTransfer.Found::name).toList());
         assertTrue(expected.indexOf("\uD834\uDD1E") > expected.indexOf("\uFF5E"), "the comparison is the paths' own");
+    }
+
+    /**
+     * Planning a tree takes a share of the server's budget for each file and directory it finds, and stops as soon
+     * as the budget is spent, before it holds the whole tree.
+     */
+    @Test
+    void planningTakesItsShareOfTheBudget() throws Exception {
+        Path tree = Files.createDirectories(dir.resolve("budget"));
+        for (int d = 0; d < 10; d++) {
+            Path sub = Files.createDirectories(tree.resolve("d" + d));
+            for (int f = 0; f < 100; f++) {
+                Files.write(sub.resolve("f" + f), new byte[] {(byte) f});
+            }
+        }
+        PlanBudget budget = new PlanBudget(2000);
+        PlanBudget.Charge charge = budget.charge();
+        StripedTransfer t = StripedTransfer.plan(new UserRoot(dir), FtpPath.ROOT.resolve("budget"), TransferOptions.DEFAULTS,
+                1 << 20, new SecureRandom(), List.of(), charge);
+        assertEquals(1000, t.files().size());
+        long entries = charge.entries();
+        assertTrue(entries >= 1010 && entries < 1010 + PlanBudget.STEP, "charged " + entries + " for 1,010 entries");
+        assertEquals(entries, budget.held());
+
+        PlanBudget.Charge second = budget.charge();
+        PlanBudgetExceededException refused = assertThrows(PlanBudgetExceededException.class, () ->
+                StripedTransfer.plan(new UserRoot(dir), FtpPath.ROOT.resolve("budget"), TransferOptions.DEFAULTS,
+                        1 << 20, new SecureRandom(), List.of(), second));
+        assertTrue(refused.getMessage().contains("max-planned 2000"), refused.getMessage());
+        second.close();
+        assertEquals(entries, budget.held(), "a refused plan keeps nothing");
+        charge.close();
+        assertEquals(0, budget.held());
     }
 
     @Test

@@ -18,8 +18,11 @@ import io.fsp.server.metrics.ServerMetrics;
 import io.fsp.server.select.RelayChoice;
 import io.fsp.server.select.RelayEndpoint;
 import io.fsp.server.stripe.Announcements;
+import io.fsp.server.stripe.PlanBudget;
+import io.fsp.server.stripe.PlanBudgetExceededException;
 import io.fsp.server.stripe.ResumeClaim;
 import io.fsp.server.stripe.StripeContext;
+import io.fsp.server.stripe.StripeSession;
 import io.fsp.extension.TransferOptions;
 import io.fsp.server.stripe.StripedTransfer;
 import io.fsp.server.stripe.Striping;
@@ -32,6 +35,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.PromiseNotifier;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -82,13 +86,18 @@ public final class FretCommand extends FspExtensionCommand {
                             Manifest manifest, TokenKey tokenKey, CapabilityToken token, Map<Integer, RelayConnection> relays,
                             List<RelayEndpoint> endpoints)
             implements AutoCloseable {
-        /** The transfer is over: connections that served it to the end wait for the next one, the others close. */
-        void release(Striping striping, boolean completed) {
+        /**
+         * The transfer is over: connections that served it to the end wait for the next one, the others close; its
+         * plan stays for re-fetches while {@code kept} keeps it, or until the server's plan budget needs the room.
+         */
+        void release(Striping striping, boolean completed, StripeSession kept) {
             relays.forEach((i, c) -> stripe.release(endpoints.get(i), c, completed && !striping.gaveUp(i)));
+            transfer.charge().ended(() -> kept.forget(transfer.id()));
         }
 
         @Override
         public void close() {
+            transfer.charge().close();
             if (relays.isEmpty()) {
                 return;
             }
@@ -154,13 +163,31 @@ public final class FretCommand extends FspExtensionCommand {
 
     private Prepared prepare(FtpSession session, FtpPath path, TransferOptions options, List<String> priorities)
             throws Exception {
-        StripedTransfer transfer;
+        PlanBudget.Charge charge = stripe.planBudget().charge();
         try {
-            transfer = StripedTransfer.plan(session.root(), path, options, stripe.maxBlocksPerTransfer(), stripe.random(),
-                    priorities);
+            return prepare(session, path, options, plan(session, path, options, priorities, charge));
+        } catch (Exception | Error e) {
+            charge.close(); // never started: its share of the server's plan budget goes back
+            throw e;
+        }
+    }
+
+    private StripedTransfer plan(FtpSession session, FtpPath path, TransferOptions options, List<String> priorities,
+                                 PlanBudget.Charge charge) throws IOException {
+        try {
+            return StripedTransfer.plan(session.root(), path, options, stripe.maxBlocksPerTransfer(), stripe.random(),
+                    priorities, charge);
         } catch (TransferTooLargeException e) {
             throw new FtpReplyException(ReplyCode.FILE_UNAVAILABLE, Replies.quote(path) + ": " + e.getMessage());
+        } catch (PlanBudgetExceededException e) {
+            log.info("{} FRET {} refused: {}", session, path, e.getMessage());
+            throw new FtpReplyException(ReplyCode.FILE_BUSY, "Server busy: " + e.getMessage() + "; try again later");
         }
+    }
+
+    /** The rest of FRET's preparation, once {@code transfer} is planned. */
+    private Prepared prepare(FtpSession session, FtpPath path, TransferOptions options, StripedTransfer transfer)
+            throws Exception {
         List<Announcement.Directory> directories;
         Manifest manifest;
         try {
@@ -284,14 +311,14 @@ public final class FretCommand extends FspExtensionCommand {
             DataTransfers.runStriped(session, direct.get(), path, summary,
                     (ch, tls, transfer) -> counted(session, arrived, striping,
                             startAfter(announced, striping, Optional.of(ch), ch.eventLoop())),
-                    ok -> p.release(striping, ok));
+                    ok -> p.release(striping, ok, state(session)));
             PromiseNotifier.cascade(striping.announceOpening(info), announced);
         } else {
             session.reply(new FtpReply(ReplyCode.OPENING_DATA_CONNECTION, summary));
             Future<Long> striped = startAfter(striping.announceOpening(info), striping, Optional.empty(),
                     session.channel().eventLoop());
             counted(session, arrived, striping, striped).addListener(f -> {
-                p.release(striping, f.isSuccess());
+                p.release(striping, f.isSuccess(), state(session));
                 if (f.isSuccess()) {
                     session.reply(new FtpReply(ReplyCode.TRANSFER_COMPLETE, "FSP transfer " + t.id() + " complete: "
                             + striping.placedSummary()));

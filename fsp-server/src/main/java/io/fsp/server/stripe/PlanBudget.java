@@ -1,0 +1,174 @@
+package io.fsp.server.stripe;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+
+/**
+ * The files and directories that the server's transfer plans hold at once ({@code max-planned}), whoever asked for
+ * them: a plan keeps a few hundred bytes of each for as long as its transfer runs, and a session keeps its last
+ * transfers after that for re-fetches (FGET). Without a bound, a few sessions that each ask for a tree of a million
+ * files would exhaust the heap and fail every other client. (A block costs a plan tens of bytes, and
+ * {@code max-blocks-per-transfer} bounds them.)
+ *
+ * <p>A plan takes its share as it walks the tree ({@link Charge#add}). When the budget is spent, the finished
+ * transfers kept only for re-fetches give their share back, oldest first (their sessions forget them; a re-fetch of
+ * one is then answered as for an unknown transfer, and the client fetches from the origin by running again); when
+ * none is left, the plan fails with {@link PlanBudgetExceededException} and the FRET is answered "busy, try again".
+ */
+public final class PlanBudget {
+    /**
+     * Heap a plan may take per file or directory when {@code max-planned} is left to its default: about three times
+     * what a running transfer keeps (measured: 250-330 bytes), for what planning makes and drops on the way.
+     */
+    public static final long BYTES_PER_ENTRY = 1024;
+    /** Entries {@link Charge#addOne} takes from the budget at a time. */
+    static final int STEP = 256;
+
+    private final long limit;
+    /** Guarded by this. */
+    private long held;
+    /** Finished transfers kept only for re-fetches, oldest first: their share goes first when room is needed. */
+    private final LinkedHashSet<Charge> kept = new LinkedHashSet<>();
+
+    /** @param limit the most entries held at once, at least 1 */
+    public PlanBudget(long limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("max-planned: " + limit + " (expected: >= 1)");
+        }
+        this.limit = limit;
+    }
+
+    /** The default: one entry per {@link #BYTES_PER_ENTRY} of the largest heap this JVM may have. */
+    public static long defaultLimit() {
+        return Math.max(1, Runtime.getRuntime().maxMemory() / BYTES_PER_ENTRY);
+    }
+
+    public long limit() {
+        return limit;
+    }
+
+    /** Entries held now, by running plans and kept ones. */
+    public synchronized long held() {
+        return held;
+    }
+
+    /** A new plan's share, empty until it {@linkplain Charge#add adds} what it holds. */
+    public Charge charge() {
+        return new Charge();
+    }
+
+    /**
+     * One transfer's share. Given back once the transfer has ended and its session no longer keeps it
+     * ({@link #ended}, {@link #forgotten}, in either order), when the plan fails ({@link #close}), or when the
+     * budget needs the room of a transfer kept only for re-fetches.
+     */
+    public final class Charge implements AutoCloseable {
+        private long entries;
+        /** Taken by {@link #addOne} in advance and not yet counted. */
+        private int unused;
+        private boolean ended;
+        private boolean forgotten;
+        private boolean released;
+        /** How the session that keeps the ended transfer forgets it (null until then). */
+        private Runnable forget;
+
+        private Charge() {
+        }
+
+        /**
+         * Takes {@code n} more entries, making room from the transfers kept for re-fetches if needed.
+         *
+         * @throws PlanBudgetExceededException if running transfers hold so much that the room is not there
+         */
+        public void add(long n) throws PlanBudgetExceededException {
+            List<Runnable> forgets = new ArrayList<>();
+            try {
+                synchronized (PlanBudget.this) {
+                    if (released) {
+                        throw new IllegalStateException("a released plan charge grows");
+                    }
+                    for (Iterator<Charge> oldest = kept.iterator(); held + n > limit && oldest.hasNext(); ) {
+                        Charge c = oldest.next();
+                        oldest.remove();
+                        c.release();
+                        forgets.add(c.forget);
+                    }
+                    if (held + n > limit) {
+                        throw new PlanBudgetExceededException(limit, held, n);
+                    }
+                    held += n;
+                    entries += n;
+                }
+            } finally {
+                forgets.forEach(Runnable::run); // outside the budget's lock: a session's lock comes after it
+            }
+        }
+
+        /**
+         * Takes one more entry: from the budget {@value #STEP} at a time, for a planner that finds its entries one
+         * by one (the charge is its own while it plans).
+         */
+        public void addOne() throws PlanBudgetExceededException {
+            if (unused == 0) {
+                add(STEP);
+                unused = STEP;
+            }
+            unused--;
+        }
+
+        /** Entries this transfer holds. */
+        public long entries() {
+            synchronized (PlanBudget.this) {
+                return entries;
+            }
+        }
+
+        /**
+         * The transfer ended; its session still keeps it for re-fetches until {@link #forgotten}, and {@code forget}
+         * makes it forget it early when the budget needs the room.
+         */
+        public void ended(Runnable forget) {
+            synchronized (PlanBudget.this) {
+                if (released || ended) {
+                    return;
+                }
+                ended = true;
+                if (forgotten) {
+                    release();
+                } else {
+                    this.forget = forget;
+                    kept.add(this);
+                }
+            }
+        }
+
+        /** The session no longer keeps the transfer (it kept newer ones, or it closed). */
+        public void forgotten() {
+            synchronized (PlanBudget.this) {
+                forgotten = true;
+                if (ended) {
+                    kept.remove(this);
+                    release();
+                }
+            }
+        }
+
+        /** Gives the share back now: a plan that failed, or a transfer that never started. Idempotent. */
+        @Override
+        public void close() {
+            synchronized (PlanBudget.this) {
+                kept.remove(this);
+                release();
+            }
+        }
+
+        private void release() { // holding the budget's lock
+            if (!released) {
+                released = true;
+                held -= entries;
+            }
+        }
+    }
+}
