@@ -10,6 +10,7 @@ import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -18,7 +19,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -34,7 +34,10 @@ final class DestinationFiles implements AutoCloseable {
     private final Path destination;
     private final boolean directWrites;
     private boolean directory;
-    private final TreeMap<Integer, RemoteFile> files = new TreeMap<>();
+    /** The files collected, in index order (FILE lines come in that order; the collected ones may skip some). */
+    private final List<RemoteFile> files = new ArrayList<>();
+    /** The same by index, null where a file is not collected (an array: a map took 56 bytes a file). */
+    private RemoteFile[] byIndex = new RemoteFile[16];
     private final Map<Integer, Long> bytesIn = new ConcurrentHashMap<>();
     private final List<String> notRenamed = Collections.synchronizedList(new ArrayList<>());
     /** Where the files go when not by path beside this process (a server's user root); null: by path. */
@@ -66,7 +69,15 @@ final class DestinationFiles implements AutoCloseable {
 
     /** A {@code FILE} line. */
     void add(int index, String remoteName, long size, long modifiedMillis) {
-        files.put(index, new RemoteFile(index, remoteName, local(remoteName), size, modifiedMillis));
+        if (!files.isEmpty() && index <= files.get(files.size() - 1).index()) {
+            throw new IllegalArgumentException("FILE index: " + index + " (expected: files in index order)");
+        }
+        RemoteFile f = new RemoteFile(index, remoteName, local(remoteName), size, modifiedMillis);
+        if (index >= byIndex.length) {
+            byIndex = Arrays.copyOf(byIndex, Math.max(index + 1, byIndex.length * 2));
+        }
+        byIndex[index] = f;
+        files.add(f);
     }
 
     /** A {@code DIR} line. */
@@ -74,12 +85,13 @@ final class DestinationFiles implements AutoCloseable {
         writer().createDirectory(local(remoteName));
     }
 
+    /** File {@code index}, null if it is not collected. */
     RemoteFile get(int index) {
-        return files.get(index);
+        return index >= 0 && index < byIndex.length ? byIndex[index] : null;
     }
 
     Collection<RemoteFile> all() {
-        return files.values();
+        return Collections.unmodifiableList(files);
     }
 
     int count() {
@@ -87,7 +99,7 @@ final class DestinationFiles implements AutoCloseable {
     }
 
     long newestModifiedMillis() {
-        return files.values().stream().mapToLong(RemoteFile::modifiedMillis).max().orElse(0);
+        return files.stream().mapToLong(RemoteFile::modifiedMillis).max().orElse(0);
     }
 
     /** The writer, made on first use (the destination's root is known once the transfer's kind is). */
@@ -107,7 +119,7 @@ final class DestinationFiles implements AutoCloseable {
      * @param held bytes an earlier run wrote and verified
      */
     void checkSpace(long held) throws IOException {
-        long needed = files.values().stream().mapToLong(RemoteFile::size).sum() - held;
+        long needed = files.stream().mapToLong(RemoteFile::size).sum() - held;
         FileStore store = Files.getFileStore(writer().root());
         long usable = store.getUsableSpace();
         if (needed > usable) {
@@ -123,7 +135,7 @@ final class DestinationFiles implements AutoCloseable {
      */
     void prepareTemporaryFiles(Set<String> writtenInPlace) throws IOException {
         List<PositionalWriter.FileToWrite> all = new ArrayList<>(files.size());
-        for (RemoteFile f : files.values()) {
+        for (RemoteFile f : files) {
             all.add(new PositionalWriter.FileToWrite(f.local(), f.size(), writtenInPlace.contains(f.local())));
         }
         writer().prepareTemporaryFiles(all);
@@ -140,11 +152,11 @@ final class DestinationFiles implements AutoCloseable {
 
     /** One more than the largest file index (FILE lines come in index order from 0). */
     private int fileCount() {
-        return files.isEmpty() ? 0 : files.lastKey() + 1;
+        return files.isEmpty() ? 0 : files.get(files.size() - 1).index() + 1;
     }
 
     private long sizeOf(int index) {
-        RemoteFile f = files.get(index);
+        RemoteFile f = get(index);
         if (f == null) {
             throw new IllegalArgumentException("file " + index + " (expected: announced by a FILE line)");
         }
@@ -156,9 +168,9 @@ final class DestinationFiles implements AutoCloseable {
         List<FileSegment> segments = segments(a);
         List<BlockRef.Part> parts = new ArrayList<>(segments.size());
         for (FileSegment s : segments) {
-            parts.add(new BlockRef.Part(files.get(s.file()).local(), s.offset(), s.length()));
+            parts.add(new BlockRef.Part(get(s.file()).local(), s.offset(), s.length()));
         }
-        return new BlockRef(files.get(a.file()).local(), a.offset(), a.length(), parts);
+        return new BlockRef(get(a.file()).local(), a.offset(), a.length(), parts);
     }
 
     /**
@@ -167,7 +179,7 @@ final class DestinationFiles implements AutoCloseable {
      */
     Set<String> writtenBy(Collection<JournalRecord> journaled) {
         Map<String, RemoteFile> byLocal = new HashMap<>();
-        files.values().forEach(f -> byLocal.put(f.local(), f));
+        files.forEach(f -> byLocal.put(f.local(), f));
         Set<String> out = new HashSet<>();
         for (JournalRecord r : journaled) {
             RemoteFile first = byLocal.get(r.path());
@@ -176,7 +188,7 @@ final class DestinationFiles implements AutoCloseable {
                 continue;
             }
             for (FileSegment s : FileSegment.of(first.index(), r.offset(), r.length(), fileCount(), this::sizeOf)) {
-                out.add(files.get(s.file()).local());
+                out.add(get(s.file()).local());
             }
         }
         return out;
@@ -190,7 +202,7 @@ final class DestinationFiles implements AutoCloseable {
     }
 
     private void bytesIn(int index, int length) {
-        RemoteFile f = files.get(index);
+        RemoteFile f = get(index);
         if (f != null && bytesIn.merge(index, (long) length, Long::sum) == f.size()) {
             try {
                 writer.complete(f.local());
@@ -203,7 +215,7 @@ final class DestinationFiles implements AutoCloseable {
     /** The names of the files not every block of which is in. */
     List<String> unfinished() {
         List<String> out = new ArrayList<>();
-        for (RemoteFile f : files.values()) {
+        for (RemoteFile f : files) {
             if (bytesIn.getOrDefault(f.index(), 0L) != f.size()) {
                 out.add(f.name());
             }

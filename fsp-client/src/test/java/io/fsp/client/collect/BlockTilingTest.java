@@ -33,4 +33,21 @@ class BlockTilingTest {
         add(tiling, 3, 0, 4096, 1, "a"); // touching is fine
         assertEquals(4097, tiling.covered(0));
     }
+
+    /** Blocks in order, then one out of order: the ranges already covered still count against overlaps. */
+    @Test
+    void blocksOutOfOrderAfterBlocksInOrder() {
+        BlockTiling tiling = new BlockTiling();
+        add(tiling, 0, 5, 0, 100, "f"); // a file index never seen before: the tables grow
+        add(tiling, 1, 5, 100, 100, "f");
+        add(tiling, 2, 5, 400, 100, "f"); // a gap: from now on by ranges
+        assertThrows(IllegalArgumentException.class, () -> add(tiling, 3, 5, 150, 10, "f"), "inside the first two");
+        assertThrows(IllegalArgumentException.class, () -> add(tiling, 4, 5, 350, 60, "f"), "into the third");
+        add(tiling, 5, 5, 200, 200, "f"); // the gap exactly
+        assertEquals(500, tiling.covered(5));
+        add(tiling, 6, 7, 0, 0, "empty");
+        add(tiling, 7, 7, 0, 0, "empty"); // an empty part overlaps nothing
+        assertEquals(0, tiling.covered(7));
+        assertEquals(0, tiling.covered(1_000_000));
+    }
 }
