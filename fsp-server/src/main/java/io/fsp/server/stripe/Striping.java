@@ -117,8 +117,14 @@ public final class Striping {
                 if (!relays.isEmpty() && !transfer.options().evacuation()) {
                     control.closeFuture().addListener(f -> abortLater());
                 }
-            } catch (Exception e) {
-                log.warn("{} transfer {} failed: {}", session, transfer.id(), e.toString());
+            } catch (Exception | Error e) {
+                // An Error too (out of memory, a class that no longer loads): the client gets its reply and the
+                // transfer's plan and relay space go back, instead of a FRET left unanswered.
+                if (e instanceof Error) {
+                    log.error("{} transfer {} failed: {}", session, transfer.id(), e.toString(), e);
+                } else {
+                    log.warn("{} transfer {} failed: {}", session, transfer.id(), e.toString());
+                }
                 announcements.end();
                 if (transfer.options().evacuation()) {
                     log.info("{} evacuation {} stopped: the blocks placed stay at the relays for their collector", session,
