@@ -82,7 +82,7 @@ class FretLimitTest {
             assertTrue(second.send("NOOP").startsWith("200"), "the session serves on");
 
             String id = transferId(fretToTheEnd(first, "tree"));
-            String metrics = metrics(server);
+            String metrics = TestServers.metrics(server);
             assertTrue(metrics.contains("\nfsp_server_planned_entries_limit 600.0\n"), metrics);
             // 300 files, taken from the budget 256 at a time; kept for FGET after the 226
             assertTrue(metrics.contains("\nfsp_server_planned_entries 512.0\n"), metrics);
@@ -91,7 +91,7 @@ class FretLimitTest {
             fretToTheEnd(second, "tree"); // 512 + 512 > 600: the first session's finished transfer gives its room
             String unknown = first.send("FGET " + id + " 0");
             assertTrue(unknown.startsWith("550") && unknown.contains("unknown"), unknown);
-            assertTrue(metrics(server).contains("\nfsp_server_planned_entries 512.0\n"), metrics(server));
+            assertTrue(TestServers.metrics(server).contains("\nfsp_server_planned_entries 512.0\n"), TestServers.metrics(server));
         }
     }
 
@@ -111,12 +111,5 @@ class FretLimitTest {
     private static String transferId(List<String> replies) {
         String fsp = replies.stream().filter(r -> r.startsWith("151 FSP ")).findFirst().orElseThrow();
         return fsp.split(" ")[2];
-    }
-
-    private static String metrics(FspServer s) throws java.io.IOException {
-        java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
-        io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter.create().write(text,
-                s.context().metrics().registry().scrape());
-        return text.toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 }

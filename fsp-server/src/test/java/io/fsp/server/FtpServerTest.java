@@ -489,7 +489,7 @@ class FtpServerTest {
                     assertTrue(three.reply().startsWith("421"));
                     assertNull(three.reply());
                 }
-                String metrics = metrics(s);
+                String metrics = TestServers.metrics(s);
                 assertTrue(metrics.contains("\nfsp_server_connections_refused_total 1.0\n"), metrics);
                 assertTrue(metrics.contains("\nfsp_server_ftp_errors_total{class=\"4xx\",code=\"421\"} 1.0\n"), metrics);
                 assertTrue(metrics.contains("\nfsp_server_connections 2.0\n"), metrics);
@@ -499,14 +499,6 @@ class FtpServerTest {
                 assertTrue(again.reply().startsWith("220"), "slots are given back");
             }
         }
-    }
-
-    /** What a scrape of the server's metrics would show. */
-    private static String metrics(FspServer s) throws IOException {
-        ByteArrayOutputStream text = new ByteArrayOutputStream();
-        io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter.create().write(text,
-                s.context().metrics().registry().scrape());
-        return text.toString(StandardCharsets.UTF_8);
     }
 
     @Test

@@ -25,4 +25,12 @@ final class TestServers {
         settings.putAll(extra);
         return FspServer.start(ConfigLoader.load(ServerConfig.defaults(), ConfigSource.of("test", settings)));
     }
+
+    /** The server's metrics as a scrape would read them (Prometheus text). */
+    static String metrics(FspServer s) throws java.io.IOException {
+        java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+        io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter.create().write(text,
+                s.context().metrics().registry().scrape());
+        return text.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
 }
