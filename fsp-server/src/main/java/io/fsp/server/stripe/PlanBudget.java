@@ -14,8 +14,10 @@ import java.util.List;
  *
  * <p>A plan takes its share as it walks the tree ({@link Charge#add}). When the budget is spent, the finished
  * transfers kept only for re-fetches give their share back, oldest first (their sessions forget them; a re-fetch of
- * one is then answered as for an unknown transfer, and the client fetches from the origin by running again); when
- * none is left, the plan fails with {@link PlanBudgetExceededException} and the FRET is answered "busy, try again".
+ * one is then answered as for an unknown transfer, and the client fetches from the origin by running again), but only
+ * when their shares together make the room a step needs: otherwise, and when none is left, the plan fails with
+ * {@link PlanBudgetExceededException} and the FRET is answered "busy, try again", and the kept ones stay. (A plan
+ * refused in a later step may have made room in earlier ones: a tree's size is known only once it is walked.)
  */
 public final class PlanBudget {
     /**
@@ -32,6 +34,8 @@ public final class PlanBudget {
     private long held;
     /** Finished transfers kept only for re-fetches, oldest first: their share goes first when room is needed. */
     private final LinkedHashSet<Charge> kept = new LinkedHashSet<>();
+    /** The entries of {@link #kept}; guarded by this. */
+    private long keptHeld;
 
     /** @param limit the most entries held at once, at least 1 */
     public PlanBudget(long limit) {
@@ -90,14 +94,15 @@ public final class PlanBudget {
                     if (released) {
                         throw new IllegalStateException("a released plan charge grows");
                     }
-                    for (Iterator<Charge> oldest = kept.iterator(); held + n > limit && oldest.hasNext(); ) {
+                    if (held - keptHeld + n > limit) { // giving up every kept one would not do
+                        throw new PlanBudgetExceededException(limit, held, n);
+                    }
+                    for (Iterator<Charge> oldest = kept.iterator(); held + n > limit; ) {
                         Charge c = oldest.next();
                         oldest.remove();
+                        keptHeld -= c.entries;
                         c.release();
                         forgets.add(c.forget);
-                    }
-                    if (held + n > limit) {
-                        throw new PlanBudgetExceededException(limit, held, n);
                     }
                     held += n;
                     entries += n;
@@ -141,6 +146,7 @@ public final class PlanBudget {
                 } else {
                     this.forget = forget;
                     kept.add(this);
+                    keptHeld += entries;
                 }
             }
         }
@@ -150,7 +156,7 @@ public final class PlanBudget {
             synchronized (PlanBudget.this) {
                 forgotten = true;
                 if (ended) {
-                    kept.remove(this);
+                    unkeep();
                     release();
                 }
             }
@@ -160,8 +166,14 @@ public final class PlanBudget {
         @Override
         public void close() {
             synchronized (PlanBudget.this) {
-                kept.remove(this);
+                unkeep();
                 release();
+            }
+        }
+
+        private void unkeep() { // holding the budget's lock
+            if (kept.remove(this)) {
+                keptHeld -= entries;
             }
         }
 

@@ -67,10 +67,15 @@ class PlanBudgetTest {
         assertEquals(80, budget.held(), "not given back twice");
 
         assertThrows(PlanBudgetExceededException.class, () -> next.add(60)); // newer's 30 are not enough
+        assertEquals(List.of("old"), forgotten, "newer is not given up for a plan that is refused anyway");
+        assertEquals(80, budget.held());
+        next.add(50); // newer's 30 make the room
         assertEquals(List.of("old", "newer"), forgotten);
-        assertEquals(50, budget.held(), "newer went while making room; running and next stay");
-        next.add(50);
         assertEquals(100, budget.held());
+        newer.forgotten();
+        next.close();
+        running.close();
+        assertEquals(0, budget.held());
     }
 
     @Test
