@@ -49,6 +49,7 @@ class ResumeIT {
             assertFalse(Files.exists(journal), "journal removed once complete");
             assertFalse(Files.exists(dir.resolve(".big.copy.fsp-manifest")), "manifest removed once complete");
             assertFalse(Files.exists(part), "the temporary file became the file");
+            assertFalse(Files.exists(lock(dest)), "the killed run's lock, unlocked, was taken and removed");
         }
     }
 
@@ -153,6 +154,42 @@ class ResumeIT {
         }
     }
 
+    /**
+     * A second run into the same destination while the first still writes there (a rerun started too early, a
+     * scheduled job overlapping the last) is refused before it reads or writes anything there; the first ends
+     * verified. Before, the second took the first's journaled blocks as its own, and one renamed the file the other
+     * still wrote.
+     */
+    @Test
+    void aSecondRunIntoTheSameDestinationIsRefusedWhileTheFirstRuns() throws Exception {
+        try (StripeRig rig = slowRig()) {
+            Path file = rig.root().resolve("big.bin");
+            TreeDigests.random(file, 6 * 1024 * 1024 + 5, 24);
+            Path dest = dir.resolve("big.copy");
+            Process first = startGet(rig, "/big.bin", dest, dir.resolve("first-run.log"));
+            long journaled = Files.size(journal(dest));
+
+            Path secondLog = dir.resolve("second-run.log");
+            Process second = getProcess(rig, "/big.bin", dest, secondLog).start();
+            assertTrue(second.waitFor(60, TimeUnit.SECONDS));
+            String said = Files.readString(secondLog);
+            assertEquals(1, second.exitValue(), said);
+            assertTrue(said.contains("fsp get: another run is writing to this destination (pid " + first.pid()
+                    + ", collecting /big.bin from "), said);
+            assertTrue(said.contains("or choose another -o"), said);
+            assertFalse(said.contains("rerun"), "a rerun would be refused the same way while the first runs: " + said);
+            assertTrue(first.isAlive(), "the second was refused while the first ran");
+            assertTrue(Files.size(journal(dest)) >= journaled, "the first run's journal is left alone");
+
+            assertTrue(first.waitFor(120, TimeUnit.SECONDS));
+            String firstSaid = Files.readString(dir.resolve("first-run.log"));
+            assertEquals(0, first.exitValue(), firstSaid);
+            assertTrue(firstSaid.contains("\"verified\":true"), firstSaid);
+            assertEquals(TreeDigests.sha256(file), TreeDigests.sha256(dest));
+            assertFalse(Files.exists(lock(dest)), "its holder removed the lock's file");
+        }
+    }
+
     /** Three relays throttled to 700 kB/s each: slow enough that a get can be killed midway. */
     private StripeRig slowRig() throws Exception {
         Fault[] slow = {new Fault.Throttle(700_000)};
@@ -165,24 +202,41 @@ class ResumeIT {
     }
 
     private Path killMidway(StripeRig rig, String remote, Path dest, String... moreOptions) throws Exception {
-        Path journal = dest.resolveSibling("." + dest.getFileName() + ".fsp-journal");
+        Path journal = journal(dest);
+        Process client = startGet(rig, remote, dest, dir.resolve("first-run.log"), moreOptions);
+        client.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        assertTrue(Files.exists(journal), "the journal survives the kill");
+        assertTrue(Files.exists(lock(dest)), "so does the lock's file, which the kernel unlocked");
+        return journal;
+    }
+
+    /** Runs {@code fsp get} as a process and returns it once it has journaled some blocks, long before its end. */
+    private Process startGet(StripeRig rig, String remote, Path dest, Path log, String... moreOptions) throws Exception {
+        Path journal = journal(dest);
+        Process client = getProcess(rig, remote, dest, log, moreOptions).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!(Files.exists(journal) && Files.size(journal) > 2000) && client.isAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertTrue(client.isAlive(), "the run ended before it journaled some blocks: " + Files.readString(log));
+        return client;
+    }
+
+    private static ProcessBuilder getProcess(StripeRig rig, String remote, Path dest, Path log, String... moreOptions) {
         java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("get",
                 "fsp://" + StripeRig.USER + "@127.0.0.1:" + rig.port() + remote, "-o", dest.toString(),
                 "--trust", rig.server().fingerprint().toString(), "--block-size", "64k", "--json"));
         args.addAll(java.util.List.of(moreOptions));
         ProcessBuilder pb = FspCommand.process(args);
         pb.environment().put("FSP_PASSWORD", StripeRig.PASSWORD);
-        pb.redirectErrorStream(true).redirectOutput(dir.resolve("first-run.log").toFile());
-        Process client = pb.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        // Kill once a good number of blocks are journaled as verified, long before the end.
-        while (!(Files.exists(journal) && Files.size(journal) > 2000) && client.isAlive() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertTrue(client.isAlive(), "the first run ended before it could be killed: "
-                + Files.readString(dir.resolve("first-run.log")));
-        client.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        assertTrue(Files.exists(journal), "the journal survives the kill");
-        return journal;
+        return pb.redirectErrorStream(true).redirectOutput(log.toFile());
+    }
+
+    private static Path journal(Path dest) {
+        return dest.resolveSibling("." + dest.getFileName() + ".fsp-journal");
+    }
+
+    private static Path lock(Path dest) {
+        return dest.resolveSibling("." + dest.getFileName() + ".fsp-lock");
     }
 }

@@ -16,6 +16,7 @@ import io.fsp.client.journal.ResumeJournal;
 import io.fsp.client.verify.FiverVerifier;
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.client.verify.VerifierConfig;
+import io.fsp.client.write.DestinationLock;
 import io.fsp.client.write.DestinationTree;
 import io.fsp.crypto.NativeCrypto;
 import io.fsp.crypto.TransferKey;
@@ -170,14 +171,17 @@ public final class Collector {
         milestone("collector started");
         NativeCrypto.loadInBackground();
         Encryptor.warmUpInBackground();
-        try {
-            if (recorded == null) {
-                retrieve();
-            } else {
-                replay();
+        try (DestinationLock lock = DestinationLock.take(manifest.lockFile(), "collecting " + options.remotePath()
+                + " from " + options.server())) {
+            try {
+                if (recorded == null) {
+                    retrieve();
+                } else {
+                    replay();
+                }
+            } finally {
+                finish();
             }
-        } finally {
-            finish();
         }
         return summary();
     }

@@ -25,7 +25,8 @@ import java.util.TreeMap;
 /**
  * What lets a rerun of a get resume: the journal of verified blocks and, beside it, the manifest (the transfer's
  * kind and {@code FILE} lines), from which a rerun tells the server which blocks it holds (FHAV) before FRET.
- * Both live beside the destination as {@code .NAME.fsp-journal} and {@code .NAME.fsp-manifest}.
+ * Both live beside the destination as {@code .NAME.fsp-journal} and {@code .NAME.fsp-manifest}, with the run's
+ * {@code .NAME.fsp-lock} ({@link io.fsp.client.write.DestinationLock}) while it runs.
  */
 final class ResumeManifest {
     private final CollectOptions options;
@@ -40,6 +41,11 @@ final class ResumeManifest {
 
     Path manifestFile() {
         return beside("fsp-manifest");
+    }
+
+    /** The lock a run holds while it writes to the destination. */
+    Path lockFile() {
+        return beside("fsp-lock");
     }
 
     private Path beside(String suffix) {

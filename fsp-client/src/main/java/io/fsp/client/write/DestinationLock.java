@@ -1,0 +1,137 @@
+package io.fsp.client.write;
+
+import com.sun.jna.LastErrorException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Arrays;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One run at a time per destination. Two runs into the same destination (a rerun started while the first still
+ * runs, a scheduled job that overlaps the last one) would share the temporary files and the journal: each would take
+ * blocks the other journaled as verified, and one could rename a file the other still writes, so that a run reports
+ * as verified bytes another process wrote. A run therefore holds a lock on a file beside the destination
+ * ({@code .NAME.fsp-lock}) from before it reads anything there until it ends.
+ *
+ * <p>{@code flock(2)}, not Java's {@code FileLock}: a POSIX record lock is dropped when the process closes any
+ * descriptor of the file, and reading the file to check it would do that. The kernel gives the lock back however
+ * the process ends, so a run killed midway blocks nothing. The holder removes the file as it ends; a run that locked a
+ * file removed meanwhile does not find its own text at the name, and tries again.
+ */
+public final class DestinationLock implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(DestinationLock.class);
+    private static final int ATTEMPTS = 10;
+    private static final int MAX_HOLDER_TEXT = 300;
+
+    private final Path file;
+    /** -1 where the C library is not reachable (nothing is locked). */
+    private final int fd;
+
+    private DestinationLock(Path file, int fd) {
+        this.file = file;
+        this.fd = fd;
+    }
+
+    /**
+     * Takes the lock whose file is {@code file} (making its directory if missing); {@code what} says who holds it, to
+     * a run that finds it taken.
+     *
+     * @throws DestinationBusyException if another run holds it
+     */
+    public static DestinationLock take(Path file, String what) throws IOException {
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        if (LibC.C == null) {
+            log.debug("no lock on {}: the C library is not reachable", file);
+            return new DestinationLock(file, -1);
+        }
+        byte[] mine = ("pid " + ProcessHandle.current().pid() + ", " + what + ", since " + Instant.now() + "\n")
+                .getBytes(StandardCharsets.UTF_8);
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+            int fd = open(file);
+            boolean kept = false;
+            try {
+                try {
+                    LibC.C.flock(fd, LibC.LOCK_EX | LibC.LOCK_NB);
+                } catch (LastErrorException e) {
+                    if (e.getErrorCode() == LibC.EWOULDBLOCK) {
+                        throw new DestinationBusyException(file, holder(file));
+                    }
+                    throw new IOException(file + ": flock: errno " + e.getErrorCode(), e);
+                }
+                try {
+                    LibC.C.ftruncate(fd, 0);
+                    if (LibC.C.write(fd, mine, mine.length) != mine.length) {
+                        throw new IOException(file + ": a short write");
+                    }
+                } catch (LastErrorException e) {
+                    throw new IOException(file + ": writing the lock's holder: errno " + e.getErrorCode(), e);
+                }
+                if (Arrays.equals(mine, bytesAt(file))) { // the file at that name, not one removed since
+                    kept = true;
+                    return new DestinationLock(file, fd);
+                }
+            } finally {
+                if (!kept) {
+                    LibC.closeQuietly(fd, file);
+                }
+            }
+        }
+        throw new IOException(file + ": could not take the destination's lock in " + ATTEMPTS
+                + " attempts (other runs keep making and removing it)");
+    }
+
+    /** Removes the lock file, then gives the lock back: a run waiting on this file finds its name gone and tries again. */
+    @Override
+    public void close() throws IOException {
+        if (fd < 0) {
+            return;
+        }
+        try {
+            Files.deleteIfExists(file);
+        } finally {
+            LibC.closeQuietly(fd, file);
+        }
+    }
+
+    private static int open(Path file) throws IOException {
+        try {
+            return LibC.C.open(file.toString(), LibC.O_RDWR | LibC.O_CREAT | LibC.O_NOFOLLOW | LibC.O_CLOEXEC, 0644);
+        } catch (LastErrorException e) {
+            throw new IOException(file + ": open for the destination's lock: errno " + e.getErrorCode(), e);
+        }
+    }
+
+    private static String holder(Path file) {
+        byte[] text = bytesAt(file);
+        String s = text == null ? "" : new String(text, 0, Math.min(text.length, MAX_HOLDER_TEXT), StandardCharsets.UTF_8)
+                .strip();
+        return s.isEmpty() ? "another run" : s;
+    }
+
+    private static byte[] bytesAt(Path file) {
+        try {
+            if (Files.size(file) > MAX_HOLDER_TEXT * 4) {
+                return null; // not a lock file a run wrote
+            }
+            return Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            return null;
+        } catch (IOException e) {
+            log.debug("reading {}: {}", file, e.toString());
+            return null;
+        }
+    }
+
+    /** Another run is writing to the destination. */
+    public static final class DestinationBusyException extends IOException {
+        DestinationBusyException(Path file, String holder) {
+            super("another run is writing to this destination (" + holder + "; its lock: " + file
+                    + "): wait for it to end, or choose another -o");
+        }
+    }
+}
