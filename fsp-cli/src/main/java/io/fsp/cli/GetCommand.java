@@ -47,7 +47,8 @@ public final class GetCommand implements Callable<Integer> {
     String url;
 
     @Option(names = {"-o", "--output"}, required = true, paramLabel = "DEST",
-            description = "Where to put it: the file's new name, or the directory that receives the tree.")
+            description = "Where to put it: the file's new name, or a directory to put the file in under its own"
+                    + " name; for a tree, the directory that receives it.")
     Path destination;
 
     @Mixin
@@ -221,7 +222,8 @@ public final class GetCommand implements Callable<Integer> {
         add(fsp, "strategy", settings.strategy().orElse(null));
         add(fsp, "replicas", settings.replicas().map(String::valueOf).orElse(null));
         addSelection(fsp, u.host(), u.port(), settings);
-        return new CollectOptions(u.host(), u.port(), u.user(), password, u.server(), u.path(), destination, tm, fsp,
+        return new CollectOptions(u.host(), u.port(), u.user(), password, u.server(), u.path(),
+                destination.toAbsolutePath().normalize(), tm, fsp,
                 settings.includeDirect(), settings.streams(), settings.verify(), settings.relayTimeout(),
                 Duration.ofSeconds(10), !noOverlap, true, !settings.pageCacheWrites(), settings.relayBlocksOverTls());
     }

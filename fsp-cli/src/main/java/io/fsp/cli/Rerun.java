@@ -1,7 +1,7 @@
 package io.fsp.cli;
 
 import io.fsp.client.control.ControlException;
-import io.fsp.client.write.DestinationLock;
+import io.fsp.client.write.DestinationException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.UnknownHostException;
@@ -13,7 +13,7 @@ import javax.net.ssl.SSLException;
  * (the connection broke, the server went away, a read timed out) and when blocks stayed unverified, because the
  * journal keeps every verified block and a rerun fetches only the rest. Never where the same command must fail the same
  * way: a refused login or path (a permanent 5xx reply), a certificate that is not trusted, an address nothing
- * answers at; nor while another run writes to the destination (that run's own ending says what to do).
+ * answers at, a destination that cannot take what comes (a directory in a file's way, another run writing there).
  */
 final class Rerun {
     private Rerun() {
@@ -31,7 +31,7 @@ final class Rerun {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof SSLException || t instanceof CertificateException || t instanceof ConnectException
                     || t instanceof UnknownHostException || t instanceof NoRouteToHostException
-                    || t instanceof IllegalArgumentException || t instanceof DestinationLock.DestinationBusyException) {
+                    || t instanceof IllegalArgumentException || t instanceof DestinationException) {
                 return false;
             }
             if (t instanceof ControlException c && c.code() >= 500) {

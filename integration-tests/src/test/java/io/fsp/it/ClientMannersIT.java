@@ -135,4 +135,46 @@ class ClientMannersIT {
         assertEquals(0, p.exitValue(), output);
         return output;
     }
+    /** {@code -o} naming a directory puts the file in it under its own name, as cp and scp do ({@code -o .}). */
+    @Test
+    void aFileGoesIntoTheDirectoryDashONames() throws Exception {
+        Path into = Files.createDirectories(dir.resolve("into"));
+        FspCommand.Result r = FspCommand.run(get("/small.bin", "into/.", trusted(), password));
+        assertEquals(ExitCodes.OK, r.exit(), r.toString());
+        assertEquals(TreeDigests.sha256(rig.root().resolve("small.bin")), TreeDigests.sha256(into.resolve("small.bin")));
+        try (var left = Files.list(into)) {
+            assertEquals(List.of("small.bin"), left.map(p -> p.getFileName().toString()).toList(), "no journal, lock or part left");
+        }
+        try (var beside = Files.list(dir)) {
+            assertEquals(List.of(), beside.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(".into.")).toList());
+        }
+    }
+
+    @Test
+    void aDirectoryInTheFilesWayIsRefusedBeforeAnythingIsWritten() throws Exception {
+        Path in = Files.createDirectories(dir.resolve("taken/small.bin"));
+        FspCommand.Result r = FspCommand.run(get("/small.bin", "taken", trusted(), password));
+        assertEquals(ExitCodes.FAILURE, r.exit(), r.toString());
+        assertTrue(r.err().contains("fsp get: " + in + " is a directory: the file small.bin cannot take its place;"
+                + " choose another -o"), r.toString());
+        assertFalse(r.err().contains("rerun"), "the same command fails the same way: " + r);
+        try (var left = Files.list(dir.resolve("taken"))) {
+            assertEquals(List.of("small.bin"), left.map(p -> p.getFileName().toString()).toList());
+        }
+    }
+
+    @Test
+    void aTreeIntoAFileIsRefusedAndTheFileKept() throws Exception {
+        Path tree = Files.createDirectories(rig.root().resolve("tree"));
+        TreeDigests.random(tree.resolve("a.bin"), 1000, 6);
+        Path file = Files.writeString(dir.resolve("plain-file"), "keep me\n");
+        FspCommand.Result r = FspCommand.run(get("/tree", "plain-file", trusted(), password));
+        assertEquals(ExitCodes.FAILURE, r.exit(), r.toString());
+        assertTrue(r.err().contains(file + " is not a directory: a tree (/tree) needs one; choose another -o"), r.toString());
+        assertFalse(r.err().contains("rerun"), r.toString());
+        assertEquals("keep me\n", Files.readString(file));
+        try (var beside = Files.list(dir)) {
+            assertEquals(List.of(), beside.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(".plain-file.")).toList());
+        }
+    }
 }

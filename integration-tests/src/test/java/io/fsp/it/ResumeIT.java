@@ -190,6 +190,30 @@ class ResumeIT {
         }
     }
 
+    /** {@code -o} a directory: the file goes into it, and so do its journal and lock; a rerun resumes from them. */
+    @Test
+    void aFileFetchedIntoADirectoryResumesThere() throws Exception {
+        try (StripeRig rig = slowRig()) {
+            Path file = rig.root().resolve("big.bin");
+            TreeDigests.random(file, 6 * 1024 * 1024 + 5, 25);
+            Path into = Files.createDirectories(dir.resolve("into"));
+            Path dest = into.resolve("big.bin");
+            startGet(rig, "/big.bin", into, journal(dest), dir.resolve("first-run.log"))
+                    .destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            assertTrue(Files.exists(dir.resolve("into/.big.bin.fsp-part")), "the killed run wrote in the directory");
+
+            CollectSummary s = rig.get("/big.bin", into, false, "block-size=64k");
+            assertTrue(s.complete() && s.verified(), s.toText());
+            assertEquals(TreeDigests.sha256(file), TreeDigests.sha256(dest));
+            long resumed = s.blocksBySource().getOrDefault("journal", 0L);
+            assertTrue(resumed > 0, "blocks taken from the journal: " + s.toText());
+            assertEquals(resumed, s.notSent(), "the server was told what the killed run holds: " + s.toText());
+            try (var left = Files.list(into)) {
+                assertEquals(List.of("big.bin"), left.map(p -> p.getFileName().toString()).toList());
+            }
+        }
+    }
+
     /** Three relays throttled to 700 kB/s each: slow enough that a get can be killed midway. */
     private StripeRig slowRig() throws Exception {
         Fault[] slow = {new Fault.Throttle(700_000)};
@@ -212,7 +236,11 @@ class ResumeIT {
 
     /** Runs {@code fsp get} as a process and returns it once it has journaled some blocks, long before its end. */
     private Process startGet(StripeRig rig, String remote, Path dest, Path log, String... moreOptions) throws Exception {
-        Path journal = journal(dest);
+        return startGet(rig, remote, dest, journal(dest), log, moreOptions);
+    }
+
+    private Process startGet(StripeRig rig, String remote, Path dest, Path journal, Path log, String... moreOptions)
+            throws Exception {
         Process client = getProcess(rig, remote, dest, log, moreOptions).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!(Files.exists(journal) && Files.size(journal) > 2000) && client.isAlive() && System.nanoTime() < deadline) {

@@ -60,6 +60,13 @@ public record CollectOptions(String host, int port, String user, char[] password
                 includeDirect, streams, verify, relayTimeout, connectTimeout, overlap, on, directWrites, relayBlocksOverTls);
     }
 
+    /** The same, into {@code destination}. */
+    public CollectOptions withDestination(Path destination) {
+        return new CollectOptions(host, port, user, password, server, remotePath, destination, trust, fspOptions,
+                includeDirect, streams, verify, relayTimeout, connectTimeout, overlap, relayRecovery, directWrites,
+                relayBlocksOverTls);
+    }
+
     /** The same, with blocks written with {@code O_DIRECT} where they can be ({@code true}) or through the page cache. */
     public CollectOptions withDirectWrites(boolean on) {
         return new CollectOptions(host, port, user, password, server, remotePath, destination, trust, fspOptions,

@@ -16,6 +16,7 @@ import io.fsp.client.journal.ResumeJournal;
 import io.fsp.client.verify.FiverVerifier;
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.client.verify.VerifierConfig;
+import io.fsp.client.write.DestinationException;
 import io.fsp.client.write.DestinationLock;
 import io.fsp.client.write.DestinationTree;
 import io.fsp.crypto.NativeCrypto;
@@ -30,6 +31,8 @@ import io.fsp.token.TransferId;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -70,7 +73,8 @@ public final class Collector {
      */
     static final int MAX_FETCH_THREADS = 64;
 
-    private final CollectOptions options;
+    /** Its destination changes once, when {@code -o} names a directory and the server sends a file ({@link #intoDirectory}). */
+    private CollectOptions options;
     private final BlockLimits limits = BlockLimits.DEFAULT;
 
     // What the server announced.
@@ -101,8 +105,12 @@ public final class Collector {
     // Collaborators.
     private final TransferConditions conditions;
     private final TransferStatistics stats = new TransferStatistics();
-    private final ResumeManifest manifest;
-    private final DestinationFiles files;
+    private ResumeManifest manifest;
+    private DestinationFiles files;
+    /** Null when the files go into a tree of the server's user ({@code fsp transfer}). */
+    private final DestinationTree tree;
+    /** The destination's lock once taken, held until the run ends. */
+    private DestinationLock lock;
     private final RelaySources relays;
     private final DirectStream direct = new DirectStream((b, wire) -> this.driver.directArrived(b, wire));
     private final OriginFetcher origin;
@@ -139,6 +147,7 @@ public final class Collector {
         this.recorded = recorded;
         this.collected = recorded == null ? null : recorded.wholeFiles();
         this.conditions = new TransferConditions(options.relayRecovery(), options.relayTimeout().toMillis());
+        this.tree = tree;
         this.manifest = new ResumeManifest(options);
         this.files = new DestinationFiles(options.destination(), options.directWrites(), tree);
         this.relays = new RelaySources(options.streams(), options.relayTimeout(), options.connectTimeout(),
@@ -171,19 +180,76 @@ public final class Collector {
         milestone("collector started");
         NativeCrypto.loadInBackground();
         Encryptor.warmUpInBackground();
-        try (DestinationLock lock = DestinationLock.take(manifest.lockFile(), "collecting " + options.remotePath()
-                + " from " + options.server())) {
+        try {
+            if (recorded == null) {
+                retrieve();
+            } else {
+                replay();
+            }
+        } finally {
             try {
-                if (recorded == null) {
-                    retrieve();
-                } else {
-                    replay();
-                }
-            } finally {
                 finish();
+            } finally {
+                if (lock != null) {
+                    lock.close();
+                }
             }
         }
         return summary();
+    }
+
+    /**
+     * One run at a time writes to the destination ({@link DestinationLock}): taken once the server said what it sends
+     * (a file or a tree, so where it goes), before anything is written there.
+     */
+    private void lock() throws IOException {
+        if (lock == null) {
+            lock = DestinationLock.take(manifest.lockFile(), "collecting " + options.remotePath() + " from "
+                    + options.server());
+        }
+    }
+
+    /**
+     * The server sends a file and {@code -o} names a directory: the file goes into it under its own name, as {@code cp}
+     * and {@code scp} put it ({@code fsp get fsp://host/data/a.bin -o .}). Nothing was written yet; the journal of an
+     * earlier run of the same command is beside the file, so a rerun resumes from it (the server, not having been told
+     * which blocks it holds, sends them again, and the client takes them from the disk).
+     */
+    private void intoDirectory() throws IOException {
+        Path file = fileInDestination();
+        if (file == null) {
+            throw new DestinationException(options.destination() + " is a directory, and " + options.remotePath()
+                    + " names no file to put in it");
+        }
+        if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
+            throw new DestinationException(file + " is a directory: the file " + file.getFileName()
+                    + " cannot take its place; choose another -o");
+        }
+        options = options.withDestination(file);
+        manifest = new ResumeManifest(options);
+        files = new DestinationFiles(options.destination(), options.directWrites(), null);
+    }
+
+    /** Where the remote path's file goes when {@code -o} is a directory (null: the path names no file). */
+    private Path fileInDestination() {
+        String path = options.remotePath();
+        String name = path.substring(path.lastIndexOf('/') + 1);
+        return name.isEmpty() || name.equals(".") || name.equals("..") ? null : options.destination().resolve(name);
+    }
+
+    /**
+     * Whose journal tells the server what an earlier run holds: {@code -o}'s, or, when {@code -o} is a directory and an
+     * earlier run put the remote file in it ({@link #intoDirectory}), that file's.
+     */
+    private ResumeManifest heldClaimer() {
+        Path file = tree == null && Files.isDirectory(options.destination()) ? fileInDestination() : null;
+        if (file != null) {
+            ResumeManifest inside = new ResumeManifest(options.withDestination(file));
+            if (Files.exists(inside.manifestFile())) {
+                return inside;
+            }
+        }
+        return manifest;
     }
 
     /** The announcements of a recorded transfer, in their order; then every block is fetched from the relays. */
@@ -212,7 +278,7 @@ public final class Collector {
                 fsp.pipelineOptions(TransferOptions.Request.of(options.fspOptions())
                         .with("include-direct", options.includeDirect()).with("streams", String.valueOf(options.streams())));
             }
-            manifest.claimHeld(fsp);
+            heldClaimer().claimHeld(fsp);
             fretNanos = System.nanoTime();
             Socket directSocket = null;
             if (options.includeDirect()) {
@@ -286,6 +352,14 @@ public final class Collector {
         try {
             if (line instanceof Announcement.Transfer t) {
                 transferId = t.id();
+                Path destination = options.destination();
+                if (!t.directory() && recorded == null && tree == null && Files.isDirectory(destination)) {
+                    intoDirectory();
+                } else if (t.directory() && tree == null && Files.exists(destination) && !Files.isDirectory(destination)) {
+                    throw new DestinationException(destination + " is not a directory: a tree (" + options.remotePath()
+                            + ") needs one; choose another -o");
+                }
+                lock();
                 files.directory(t.directory());
                 plannedBlocks = t.blocks();
                 totalBlocks = recorded == null ? t.blocks() : recordedBlocks();

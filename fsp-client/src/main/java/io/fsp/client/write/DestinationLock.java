@@ -128,7 +128,7 @@ public final class DestinationLock implements AutoCloseable {
     }
 
     /** Another run is writing to the destination. */
-    public static final class DestinationBusyException extends IOException {
+    public static final class DestinationBusyException extends DestinationException {
         DestinationBusyException(Path file, String holder) {
             super("another run is writing to this destination (" + holder + "; its lock: " + file
                     + "): wait for it to end, or choose another -o");
