@@ -79,8 +79,10 @@ public final class FspRelay implements AutoCloseable {
                 NioIoHandler.newFactory());
         Channel listener = null;
         RelayServerInitializer sessions = null;
+        BlockStore[] opened = new BlockStore[1]; // closed (its directory given back) if the start fails after it
         try {
             BlockStore store = new BlockStore(config.store(), disk, config.clock(), PooledByteBufAllocator.DEFAULT);
+            opened[0] = store;
             RelayServerInitializer[] open = new RelayServerInitializer[1];
             RelayMetrics metrics = new RelayMetrics(store, () -> open[0] == null ? 0 : open[0].connections());
             // A handler of the embedding program's own, in the pipeline only when it gives one.
@@ -131,6 +133,9 @@ public final class FspRelay implements AutoCloseable {
             shutdown(boss, workers);
             disk.shutdownNow();
             verifier.shutdownNow();
+            if (opened[0] != null) {
+                opened[0].close();
+            }
             throw e;
         }
     }
@@ -189,6 +194,11 @@ public final class FspRelay implements AutoCloseable {
             disk.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        try {
+            store.close();
+        } catch (IOException e) {
+            log.warn("releasing the store's lock: {}", e.toString());
         }
     }
 

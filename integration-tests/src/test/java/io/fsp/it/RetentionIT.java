@@ -1,6 +1,7 @@
 package io.fsp.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.client.control.ControlChannel;
@@ -44,7 +45,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code retain-user alice=1h} only, and two fsp-relays whose reservations are read from their metrics. An anonymous
  * user, a user without the right and one asking beyond hers are refused at FSPO with nothing reserved; after an
  * evacuation's 226 each relay reserves exactly what it holds, and nothing once the collector confirmed every block;
- * a FRET whose client leaves while it is planned is aborted at its relays; a relay bounds one server's retained space.
+ * a FRET whose client leaves while it is planned is aborted at its relays; a relay bounds one server's retained space;
+ * a second relay on a running one's store is refused before it touches the retained blocks there.
  */
 @Timeout(180)
 class RetentionIT {
@@ -161,6 +163,15 @@ class RetentionIT {
             held += used(i);
         }
         assertTrue(held > 4 * 1024 * 1024 && held < 4 * 1024 * 1024 + 17 * 200, "the blocks and their overhead: " + held);
+        // A second relay started on the store of a running one (a service and a hand-started copy) would restore its
+        // retained transfer as its own and delete what it took for leftovers: it is refused, and nothing is lost.
+        long usedBefore = used(0);
+        java.io.IOException second = assertThrows(java.io.IOException.class,
+                () -> RelayProcess.start(dir.resolve("relay0"), serverFingerprint));
+        assertTrue(second.getMessage().contains(dir.resolve("relay0/store") + " is the store of a relay that runs (pid "
+                + relays.get(0).pid() + "; its lock: "), second.getMessage());
+        assertTrue(relays.get(0).isAlive());
+        assertEquals(usedBefore, used(0));
         collectAndConfirm(lines);
         for (int i = 0; i < 2; i++) {
             int relay = i;

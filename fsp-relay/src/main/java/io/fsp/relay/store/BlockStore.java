@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * refused at once (nobody confirms its blocks until its collector comes). The retained transfers of one server
  * reserve at most {@code serverRetainedBytes} together. At start the store restores the retained transfers an
  * earlier run left, finished (nobody pushes into them after a restart), and deletes everything else that run left
- * ({@link RetainedTransfers}).
+ * ({@link RetainedTransfers}). One store at a time has a directory ({@link StoreLock}).
  */
 public final class BlockStore {
     /** What a held block may keep alive beyond its own bytes: a relay frame's header and block prefix, and then some. */
@@ -62,6 +62,8 @@ public final class BlockStore {
     private final ByteBufAllocator alloc;
     private final SpillFiles files;
     private final RetainedTransfers retainedTransfers;
+    /** This store's directory is this process's while the store is open ({@link #close}). */
+    private final StoreLock lock;
 
     // Guarded by this.
     private final Map<TransferId, Transfer> transfers = new HashMap<>();
@@ -77,7 +79,21 @@ public final class BlockStore {
         this.files = new SpillFiles(config.directory(), alloc);
         this.retainedTransfers = new RetainedTransfers(files);
         this.reservations = new Reservations(config);
-        restore();
+        this.lock = StoreLock.take(config.directory()); // before restoring deletes what another run left
+        try {
+            restore();
+        } catch (IOException | RuntimeException e) {
+            lock.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Gives the directory back to the next store that opens it (a restarted relay): what {@link #clear} left there,
+     * retained transfers, stays for it.
+     */
+    public void close() throws IOException {
+        lock.close();
     }
 
     /** Outcome of {@link #finish}. */

@@ -58,9 +58,10 @@ class BlockStoreTest {
     private BlockStore store;
 
     @AfterEach
-    void stop() throws InterruptedException {
+    void stop() throws Exception {
         if (store != null) {
             store.clear();
+            store.close();
         }
         disk.shutdown();
         assertTrue(disk.awaitTermination(10, TimeUnit.SECONDS));
@@ -96,7 +97,7 @@ class BlockStoreTest {
 
     private long fileCount() throws IOException {
         try (Stream<Path> s = Files.walk(dir)) {
-            return s.filter(Files::isRegularFile).count();
+            return s.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().equals(StoreLock.FILE_NAME)).count();
         }
     }
 
@@ -306,10 +307,22 @@ class BlockStoreTest {
         assertEquals(100, store.memoryUsed(), "only the block of the transfer that is not retained is in memory");
         assertArrayEquals(second, Files.readAllBytes(dir.resolve(kept.toString()).resolve("1.blk")));
 
-        // No clear(): the process died. A new store on the same directory has the retained transfer only, finished:
-        // nobody pushes into it after a restart, so it keeps reserved what it holds.
+        // While it is open, a second store on its directory is refused, and deletes nothing there.
+        IOException taken = assertThrows(IOException.class,
+                () -> new BlockStore(HALF_PER_TRANSFER.apply(dir), disk, clock, PooledByteBufAllocator.DEFAULT));
+        assertTrue(taken.getMessage().contains(dir + " is the store of a relay that runs (pid "
+                + ProcessHandle.current().pid() + "; its lock: " + dir.resolve(".lock") + "): each relay needs a store"
+                + " of its own (--store)"), taken.getMessage());
+        assertArrayEquals(second, Files.readAllBytes(dir.resolve(kept.toString()).resolve("1.blk")));
+        assertEquals(100, store.memoryUsed());
+
+        // No clear(): the process died, and the kernel gave its lock back. A new store on the same directory has the
+        // retained transfer only, finished: nobody pushes into it after a restart, so it keeps reserved what it holds.
+        store.close();
+        store = null;
         BlockStore restarted = new BlockStore(HALF_PER_TRANSFER.apply(dir), disk, clock,
                 PooledByteBufAllocator.DEFAULT);
+        store = restarted;
         assertTrue(restarted.status(transfer).isEmpty());
         BlockStore.TransferStatus status = restarted.status(kept).orElseThrow();
         assertEquals(new BlockStore.TransferStatus(2, first.length + second.length, START.plus(Duration.ofDays(1)),
