@@ -61,7 +61,12 @@ public final class DestinationLock implements AutoCloseable {
                     if (e.getErrorCode() == LibC.EWOULDBLOCK) {
                         throw new DestinationBusyException(file, holder(file));
                     }
-                    throw new IOException(file + ": flock: errno " + e.getErrorCode(), e);
+                    // A file system without locks (some FUSE and network ones): the run goes on as it did before
+                    // runs were locked out of each other's destinations.
+                    log.warn("{}: cannot lock (errno {}); nothing keeps another run out of this destination", file,
+                            e.getErrorCode());
+                    Files.deleteIfExists(file);
+                    return new DestinationLock(file, -1);
                 }
                 try {
                     LibC.C.ftruncate(fd, 0);
