@@ -4,9 +4,12 @@ import io.fsp.crypto.KeyFiles;
 import java.io.IOException;
 import java.io.Reader;
 import java.math.BigInteger;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
@@ -76,15 +79,29 @@ public final class Certificates {
 
     /**
      * Loads {@code certFile} and {@code keyFile} if both exist; otherwise generates a self-signed pair and
-     * writes them there (the key readable by the owner only) before returning it.
+     * writes them there (the key readable by the owner only) before returning it. Generating holds a lock on
+     * {@code .certificate.lock} beside them: processes that start on a new state directory together (a daemon and
+     * {@code fingerprint}, run at once to pass the fingerprint on) would otherwise each write a pair, and one could
+     * serve a key whose certificate is no longer the one on disk, or leave the certificate of one and the key of the
+     * other. The later ones wait, then load what the first wrote.
      */
     public static KeyMaterial loadOrCreate(Path certFile, Path keyFile, String commonName) throws IOException {
         if (Files.exists(certFile) && Files.exists(keyFile)) {
             return load(certFile, keyFile);
         }
-        KeyMaterial generated = selfSigned(commonName);
-        write(generated, certFile, keyFile);
-        return generated;
+        Path lockFile = certFile.toAbsolutePath().resolveSibling(".certificate.lock");
+        Files.createDirectories(lockFile.getParent());
+        synchronized (Certificates.class) { // a file lock is the process's: threads of one wait here
+            try (FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                 FileLock ignored = ch.lock()) {
+                if (Files.exists(certFile) && Files.exists(keyFile)) {
+                    return load(certFile, keyFile); // written while this process waited
+                }
+                KeyMaterial generated = selfSigned(commonName);
+                write(generated, certFile, keyFile);
+                return generated;
+            }
+        }
     }
 
     /** Reads a PEM certificate chain (leaf first) and a PEM private key (PKCS#8 or traditional). */

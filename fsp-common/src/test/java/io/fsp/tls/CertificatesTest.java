@@ -27,6 +27,47 @@ class CertificatesTest {
                 Files.getPosixFilePermissions(key));
     }
 
+    /**
+     * Processes that start on a new state directory together (a relay and {@code fsp-relay fingerprint}, run at once
+     * to pass the fingerprint on) all get the one pair that is on disk.
+     */
+    @Test
+    void processesStartingTogetherShareOnePair() throws Exception {
+        Path cert = dir.resolve("state/relay.crt");
+        Path key = dir.resolve("state/relay.key");
+        java.util.List<Process> processes = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            processes.add(new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                    System.getProperty("java.class.path"), LoadOrCreate.class.getName(), cert.toString(), key.toString())
+                    .redirectErrorStream(true).start());
+        }
+        java.util.Set<String> printed = new java.util.HashSet<>();
+        for (Process p : processes) {
+            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).strip();
+            assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(0, p.exitValue(), out);
+            printed.add(out);
+        }
+        KeyMaterial onDisk = Certificates.load(cert, key);
+        assertEquals(java.util.Set.of(onDisk.fingerprint().toString()), printed);
+        // and the key on disk is the certificate's
+        java.security.Signature sign = java.security.Signature.getInstance("SHA256withECDSA");
+        sign.initSign(onDisk.privateKey());
+        sign.update(new byte[] {1, 2, 3});
+        byte[] signature = sign.sign();
+        java.security.Signature verify = java.security.Signature.getInstance("SHA256withECDSA");
+        verify.initVerify(onDisk.chain().get(0).getPublicKey());
+        verify.update(new byte[] {1, 2, 3});
+        assertTrue(verify.verify(signature));
+    }
+
+    /** One process of {@link #processesStartingTogetherShareOnePair}: loads or makes the pair, prints its fingerprint. */
+    public static final class LoadOrCreate {
+        public static void main(String[] args) throws Exception {
+            System.out.println(Certificates.loadOrCreate(Path.of(args[0]), Path.of(args[1]), "race").fingerprint());
+        }
+    }
+
     @Test
     void eachGeneratedCertificateHasItsOwnFingerprint() {
         assertNotEquals(Certificates.selfSigned("a").fingerprint(), Certificates.selfSigned("a").fingerprint());
