@@ -24,7 +24,8 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
     public static final String TRANSFER_UNVERIFIED_HELP = "3:the destination server could not verify every block (a relay"
             + " failed or lied); run the same command again";
     public static final String EVACUATED_HELP = "0:done: every block on relays; with --dry-run: the deadline can be met";
-    public static final String FAILURE_HELP = "1:failure: connection, certificate, login, refused command, missing file;"
+    public static final String FAILURE_HELP = "1:failure: connection, certificate, login, refused command, missing file,"
+            + " a destination in use or in the way;"
             + " the message says which";
     public static final String USAGE_HELP = "2:usage: bad options or arguments";
     public static final String VERIFICATION_FAILED_HELP = "3:some block could not be verified from any source; rerun"

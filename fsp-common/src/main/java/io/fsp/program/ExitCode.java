@@ -9,7 +9,7 @@ import picocli.CommandLine;
  */
 public final class ExitCode {
     public static final int OK = 0;
-    /** Connection, certificate, login, refused command, missing file; the message says which. */
+    /** Connection, certificate, login, refused command, missing file, a destination in use or in the way; the message says which. */
     public static final int FAILURE = 1;
     /** Bad options or arguments: picocli's parameter errors and a command's own checks of its options. */
     public static final int USAGE = 2;
