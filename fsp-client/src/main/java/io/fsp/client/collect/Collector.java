@@ -211,9 +211,8 @@ public final class Collector {
 
     /**
      * The server sends a file and {@code -o} names a directory: the file goes into it under its own name, as {@code cp}
-     * and {@code scp} put it ({@code fsp get fsp://host/data/a.bin -o .}). Nothing was written yet; the journal of an
-     * earlier run of the same command is beside the file, so a rerun resumes from it (the server, not having been told
-     * which blocks it holds, sends them again, and the client takes them from the disk).
+     * and {@code scp} put it ({@code fsp get fsp://host/data/a.bin -o .}). Nothing was written yet. The journal goes
+     * beside the file, where a rerun of the same command finds it ({@link #heldClaimer}).
      */
     private void intoDirectory() throws IOException {
         Path file = fileInDestination();
