@@ -169,6 +169,12 @@ public final class GetCommand implements Callable<Integer> {
         CollectSummary summary;
         ProgressView progress = progressJson ? new ProgressView(collector, out, true)
                 : output.progress(json) ? new ProgressView(collector, out) : null;
+        // Ctrl-C or a TERM signal ends the process in the middle: say that the verified blocks stay for a rerun.
+        Thread interrupted = new Thread(() -> {
+            err.println("fsp get: interrupted; " + Rerun.HINT + " (" + collector.journalPath() + ")");
+            err.flush();
+        }, "fsp-interrupted");
+        Runtime.getRuntime().addShutdownHook(interrupted);
         try {
             summary = collector.run();
         } catch (io.fsp.client.collect.NotEnoughSpaceException e) {
@@ -189,6 +195,12 @@ public final class GetCommand implements Callable<Integer> {
             }
             err.flush();
             return ExitCodes.FAILURE;
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(interrupted);
+            } catch (IllegalStateException e) {
+                // already shutting down: the hook says so
+            }
         }
         if (progress != null) {
             progress.close();

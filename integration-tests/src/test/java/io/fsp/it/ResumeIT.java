@@ -190,7 +190,10 @@ class ResumeIT {
         }
     }
 
-    /** {@code -o} a directory: the file goes into it, and so do its journal and lock; a rerun resumes from them. */
+    /**
+     * {@code -o} a directory: the file goes into it, and so do its journal and lock; a run stopped by a signal names
+     * that journal, and a rerun resumes from it.
+     */
     @Test
     void aFileFetchedIntoADirectoryResumesThere() throws Exception {
         try (StripeRig rig = slowRig()) {
@@ -198,9 +201,12 @@ class ResumeIT {
             TreeDigests.random(file, 6 * 1024 * 1024 + 5, 25);
             Path into = Files.createDirectories(dir.resolve("into"));
             Path dest = into.resolve("big.bin");
-            startGet(rig, "/big.bin", into, journal(dest), dir.resolve("first-run.log"))
-                    .destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            assertTrue(Files.exists(dir.resolve("into/.big.bin.fsp-part")), "the killed run wrote in the directory");
+            Process first = startGet(rig, "/big.bin", into, journal(dest), dir.resolve("first-run.log"));
+            first.destroy(); // SIGTERM, as Ctrl-C ends it: the run says how to go on
+            assertTrue(first.waitFor(10, TimeUnit.SECONDS));
+            String said = Files.readString(dir.resolve("first-run.log"));
+            assertTrue(said.contains("fsp get: interrupted; rerun the same command to resume (" + journal(dest) + ")"), said);
+            assertTrue(Files.exists(dir.resolve("into/.big.bin.fsp-part")), "the stopped run wrote in the directory");
 
             CollectSummary s = rig.get("/big.bin", into, false, "block-size=64k");
             assertTrue(s.complete() && s.verified(), s.toText());
