@@ -86,7 +86,7 @@ public final class EvacuateCommand implements Callable<Integer> {
                     + " max-retain caps it, and its retain-user must name the user with at least this long).")
     String retain;
 
-    @Option(names = "--block-size", paramLabel = "SIZE", description = "Block size, e.g. 4M (server default: 1M).")
+    @Option(names = "--block-size", paramLabel = "SIZE", description = "Block size, e.g. 4M (server default: 1M, up to 4M for transfers of 128 MiB and more).")
     String blockSize;
 
     @Option(names = "--compression", paramLabel = "off|zstd|LEVEL",

@@ -66,7 +66,7 @@ public final class GetCommand implements Callable<Integer> {
     @Option(names = "--insecure", description = "Accept any server certificate (testing only: a man in the middle could read the key).")
     boolean insecure;
 
-    @Option(names = "--block-size", paramLabel = "SIZE", description = "Block size, e.g. 1M (server default: 1M).")
+    @Option(names = "--block-size", paramLabel = "SIZE", description = "Block size, e.g. 1M (server default: 1M, up to 4M for transfers of 128 MiB and more).")
     String blockSize;
 
     @Option(names = "--compression", paramLabel = "off|zstd|LEVEL", description = "Compress blocks with zstd (server default: off).")

@@ -66,7 +66,7 @@ public final class TransferCommand implements Callable<Integer> {
     @Option(names = "--replicas", paramLabel = "N", description = "Store each block on N relays, 1..3 (FSPO replicas=N).")
     Integer replicas;
 
-    @Option(names = "--block-size", paramLabel = "SIZE", description = "Block size, e.g. 4M (server default: 1M).")
+    @Option(names = "--block-size", paramLabel = "SIZE", description = "Block size, e.g. 4M (server default: 1M, up to 4M for transfers of 128 MiB and more).")
     String blockSize;
 
     @Option(names = "--json", description = "Print the result as one JSON object.")

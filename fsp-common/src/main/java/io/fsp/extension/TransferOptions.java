@@ -16,7 +16,8 @@ import java.util.Map;
  * errors the server answers with), the one form the server shows them in ({@link #describe()}), and the
  * {@link Request} a client sends.
  *
- * @param blockSize plaintext bytes per block (4 KiB .. 16 MiB)
+ * @param blockSize plaintext bytes per block (4 KiB .. 16 MiB), or {@link #AUTO_BLOCK_SIZE}: the server picks it for
+ *                  each transfer by its size (docs/protocol.md §1, {@code block-size})
  * @param compressionLevel zstd level, 0 for no compression
  * @param cipherBits AES-GCM key size (128 or 256), 0 for clear blocks
  * @param checksum the per-block wire checksum
@@ -36,7 +37,9 @@ public record TransferOptions(int blockSize, int compressionLevel, int cipherBit
     public static final int MIN_BLOCK_SIZE = 4 * 1024;
     /** The largest block the FSP extension announces. */
     public static final int MAX_BLOCK_SIZE = ExtensionLimits.MAX_BLOCK_LENGTH;
-    public static final TransferOptions DEFAULTS = new TransferOptions(1024 * 1024, 0, 256, ChecksumAlgorithm.CRC32C,
+    /** {@code block-size=auto}, the default: the server sizes each transfer's blocks by the transfer. */
+    public static final int AUTO_BLOCK_SIZE = 0;
+    public static final TransferOptions DEFAULTS = new TransferOptions(AUTO_BLOCK_SIZE, 0, 256, ChecksumAlgorithm.CRC32C,
             ChecksumAlgorithm.SHA256, DistributionStrategy.FCFS, false, 4, true, 1, Duration.ZERO);
     /** The most relays a block announcement names. */
     public static final int MAX_REPLICAS = ExtensionLimits.MAX_HOLDERS;
@@ -44,8 +47,8 @@ public record TransferOptions(int blockSize, int compressionLevel, int cipherBit
     public static final Duration MIN_RETAIN = Duration.ofMinutes(1);
 
     public TransferOptions {
-        if (blockSize < MIN_BLOCK_SIZE || blockSize > MAX_BLOCK_SIZE) {
-            throw new IllegalArgumentException("block-size: " + blockSize + " (expected: " + MIN_BLOCK_SIZE + ".."
+        if (blockSize != AUTO_BLOCK_SIZE && (blockSize < MIN_BLOCK_SIZE || blockSize > MAX_BLOCK_SIZE)) {
+            throw new IllegalArgumentException("block-size: " + blockSize + " (expected: auto or " + MIN_BLOCK_SIZE + ".."
                     + MAX_BLOCK_SIZE + ")");
         }
         if (compressionLevel < 0 || compressionLevel > 19) {
@@ -64,6 +67,17 @@ public record TransferOptions(int blockSize, int compressionLevel, int cipherBit
             throw new IllegalArgumentException("retain: " + formatDuration(retain) + " (expected: off or at least "
                     + formatDuration(MIN_RETAIN) + ")");
         }
+    }
+
+    /** Whether the server picks the block size by the transfer ({@code block-size=auto}). */
+    public boolean automaticBlockSize() {
+        return blockSize == AUTO_BLOCK_SIZE;
+    }
+
+    /** These options with blocks of {@code size} bytes. */
+    public TransferOptions withBlockSize(int size) {
+        return new TransferOptions(size, compressionLevel, cipherBits, checksum, digest, strategy, includeDirect, streams,
+                useRelays, replicas, retain);
     }
 
     /** Whether a FRET with these options is an evacuation: {@code retain} is set. */
@@ -104,7 +118,7 @@ public record TransferOptions(int blockSize, int compressionLevel, int cipherBit
     /** Every option as FSPO takes it, in a fixed order: what FSPO shows and the FSP announcement carries. */
     public Map<String, String> asMap() {
         Map<String, String> m = new LinkedHashMap<>();
-        m.put("block-size", String.valueOf(blockSize));
+        m.put("block-size", automaticBlockSize() ? "auto" : String.valueOf(blockSize));
         m.put("compression", compressionLevel == 0 ? "off" : String.valueOf(compressionLevel));
         m.put("cipher", cipherName());
         m.put("checksum", checksum.label());
@@ -130,6 +144,14 @@ public record TransferOptions(int blockSize, int compressionLevel, int cipherBit
             throw new IllegalArgumentException(key + ": " + v + " (expected: <= " + MAX_BLOCK_SIZE + ")");
         }
         return (int) n;
+    }
+
+    /** A size given as a number: 0 is not a way to say {@code auto}. */
+    private static int blockSize(int n) {
+        if (n == AUTO_BLOCK_SIZE) {
+            throw new IllegalArgumentException("block-size: 0 (expected: auto or " + MIN_BLOCK_SIZE + ".." + MAX_BLOCK_SIZE + ")");
+        }
+        return n;
     }
 
     /** {@code off}, or a duration in {@link Durations#parseWhole}'s form: {@code 90m}, {@code 7d}. */
@@ -221,7 +243,7 @@ public record TransferOptions(int blockSize, int compressionLevel, int cipherBit
         /** Sets {@code key} from {@code v} (lower case), checking it as far as it goes alone. */
         Builder set(String key, String v) {
             switch (key.toLowerCase(Locale.ROOT)) {
-                case "block-size" -> blockSize = parseSize(key, v);
+                case "block-size" -> blockSize = v.equals("auto") ? AUTO_BLOCK_SIZE : blockSize(parseSize(key, v));
                 case "compression" -> compressionLevel = parseCompression(v);
                 case "cipher" -> cipherBits = parseCipher(v);
                 case "checksum" -> checksum = ChecksumAlgorithm.fromLabel(v);

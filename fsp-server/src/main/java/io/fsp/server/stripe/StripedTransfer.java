@@ -71,7 +71,6 @@ public final class StripedTransfer {
         this.charge = charge;
         this.root = root;
         this.directory = directory;
-        this.options = options;
         this.key = key;
         this.directories = List.copyOf(directories);
         this.files = List.copyOf(files);
@@ -81,8 +80,9 @@ public final class StripedTransfer {
             sizes.add(f.size());
             total += f.size();
         }
+        this.options = options.automaticBlockSize() ? options.withBlockSize(BlockPlan.automaticBlockSize(total)) : options;
         // held is a BitSet, indexed by int; the nonce's sequence number has 32 bits
-        this.plan = new BlockPlan(sizes, options.blockSize(),
+        this.plan = new BlockPlan(sizes, this.options.blockSize(),
                 Math.min(maxBlocks, Math.min(Integer.MAX_VALUE, NonceSequence.MAX_SEQUENCE + 1)));
         this.totalBytes = total;
     }

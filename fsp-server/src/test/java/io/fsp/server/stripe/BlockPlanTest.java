@@ -123,6 +123,45 @@ class BlockPlanTest {
         assertEquals(1 << 20, assertDoesNotThrow(() -> new BlockPlan(List.of(TIB), 1 << 20, 1 << 20)).count());
     }
 
+    /** block-size=auto: 1 MiB, doubled while the transfer keeps at least 32 blocks, at most 4 MiB. */
+    @Test
+    void anAutomaticBlockSizeGrowsWithTheTransferAndKeepsThirtyTwoBlocks() {
+        long mib = 1 << 20;
+        assertEquals(mib, BlockPlan.automaticBlockSize(0));
+        assertEquals(mib, BlockPlan.automaticBlockSize(64 * mib - 1));
+        assertEquals(2 * mib, BlockPlan.automaticBlockSize(64 * mib));
+        assertEquals(2 * mib, BlockPlan.automaticBlockSize(128 * mib - 1));
+        assertEquals(4 * mib, BlockPlan.automaticBlockSize(128 * mib));
+        assertEquals(4 * mib, BlockPlan.automaticBlockSize(TIB));
+        assertEquals(4 * mib, BlockPlan.automaticBlockSize(Long.MAX_VALUE));
+        for (long total = 1; total < TIB; total = total * 3 + 7) {
+            int size = BlockPlan.automaticBlockSize(total);
+            assertTrue(size == mib || total / size >= 32, total + " bytes in blocks of " + size);
+        }
+    }
+
+    /** A transfer planned with the defaults gets its block size from its bytes, and announces that size. */
+    @Test
+    void aTransferWithTheDefaultsIsCutByItsSize() throws Exception {
+        Path large = dir.resolve("large.bin");
+        try (RandomAccessFile f = new RandomAccessFile(large.toFile(), "rw")) {
+            f.setLength(200L << 20); // sparse
+        }
+        java.nio.file.Files.write(dir.resolve("small.bin"), new byte[5000]);
+        UserRoot root = new UserRoot(dir);
+        StripedTransfer big = StripedTransfer.plan(root, FtpPath.ROOT.resolve("large.bin"), TransferOptions.DEFAULTS,
+                1 << 20, new SecureRandom());
+        assertEquals(4 << 20, big.plan().blockSize());
+        assertEquals(50, big.plan().count());
+        assertEquals(String.valueOf(4 << 20), big.options().asMap().get("block-size"));
+        StripedTransfer small = StripedTransfer.plan(root, FtpPath.ROOT.resolve("small.bin"), TransferOptions.DEFAULTS,
+                1 << 20, new SecureRandom());
+        assertEquals(1 << 20, small.plan().blockSize());
+        StripedTransfer asked = StripedTransfer.plan(root, FtpPath.ROOT.resolve("large.bin"),
+                TransferOptions.DEFAULTS.with("block-size", "1m"), 1 << 20, new SecureRandom());
+        assertEquals(200, asked.plan().count(), "a size the client asked for is kept");
+    }
+
     /**
      * A 1 TiB sparse file (no disk used) cut into 4 KiB blocks: refused by the limit, and under a limit that
      * admits it, planned without anything per block (2^28 blocks; one object per block was gigabytes).

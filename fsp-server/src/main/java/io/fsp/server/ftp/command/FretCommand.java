@@ -205,7 +205,7 @@ public final class FretCommand extends FspExtensionCommand {
         // Connect to every relay at once; the ones that fail are left out of this transfer.
         List<RelayEndpoint> endpoints = options.useRelays() ? relaysFor(session) : List.of();
         List<CompletableFuture<RelayConnection>> opening = new ArrayList<>();
-        long window = stripe.pushWindowFor(options.blockSize());
+        long window = stripe.pushWindowFor(transfer.options().blockSize());
         for (RelayEndpoint e : endpoints) {
             opening.add(stripe.relayConnection(e, conn -> {
                 conn.pushWindowBytes(window);
