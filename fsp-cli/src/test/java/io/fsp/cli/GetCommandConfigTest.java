@@ -85,7 +85,7 @@ class GetCommandConfigTest {
         "streams = 0|2: streams: 0 (expected: 1..64)",
         "verify = maybe|2: verify: 'maybe' (expected one of: fiver, riva, off)",
         "relay-timeout = soon|2: relay-timeout: 'soon' (expected: a duration",
-        "trust = ABCD|2: trust: fingerprint 'ABCD': 2 bytes",
+        "trust = ABCD|2: trust: fingerprint 'ABCD': 4 hex digits",
         "block-size = 2X|2: block-size: '2X' (expected: a size",
         "password = secret|2: unknown key 'password'",
         "insecure = true|2: unknown key 'insecure'",

@@ -38,15 +38,17 @@ public record Fingerprint(byte[] sha256) {
             hex = hex.substring("sha256:".length());
         }
         hex = hex.replace(":", "");
+        for (int i = 0; i < hex.length(); i++) { // a character copied with it (a bracket, a quote) is named
+            if (!HexFormat.isHexDigit(hex.charAt(i))) {
+                throw new IllegalArgumentException("fingerprint '" + text + "': '" + hex.charAt(i)
+                        + "' is not a hex digit (expected: the 32 bytes of SHA-256 as hex, AB:CD:…)");
+            }
+        }
         if (hex.length() != LENGTH * 2) {
-            throw new IllegalArgumentException("fingerprint '" + text + "': " + hex.length() / 2
-                    + " bytes (expected: 32 bytes of SHA-256 as hex)");
+            throw new IllegalArgumentException("fingerprint '" + text + "': " + hex.length()
+                    + " hex digits (expected: 64, the 32 bytes of SHA-256)");
         }
-        try {
-            return new Fingerprint(HexFormat.of().parseHex(hex));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("fingerprint '" + text + "': not hexadecimal", e);
-        }
+        return new Fingerprint(HexFormat.of().parseHex(hex));
     }
 
     @Override

@@ -81,10 +81,17 @@ class CertificatesTest {
         assertTrue(f.toString().matches("([0-9A-F]{2}:){31}[0-9A-F]{2}"));
     }
 
+    /** The message says what is wrong: the count of digits, or the character that is not one (a bracket copied with it). */
     @Test
     void fingerprintRejectsWrongLengthAndNonHex() {
-        assertThrows(IllegalArgumentException.class, () -> Fingerprint.parse("AB:CD"));
-        assertThrows(IllegalArgumentException.class, () -> Fingerprint.parse("zz".repeat(32)));
+        assertEquals("fingerprint 'AB:CD': 4 hex digits (expected: 64, the 32 bytes of SHA-256)",
+                assertThrows(IllegalArgumentException.class, () -> Fingerprint.parse("AB:CD")).getMessage());
+        assertEquals("fingerprint '" + "zz".repeat(32) + "': 'z' is not a hex digit (expected: the 32 bytes of SHA-256 as hex,"
+                + " AB:CD:…)", assertThrows(IllegalArgumentException.class, () -> Fingerprint.parse("zz".repeat(32))).getMessage());
+        String printed = Certificates.selfSigned("t").fingerprint().toString();
+        IllegalArgumentException copied = assertThrows(IllegalArgumentException.class, () -> Fingerprint.parse(printed + ")"));
+        assertTrue(copied.getMessage().contains("')' is not a hex digit"), copied.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Fingerprint.parse("\u0663".repeat(64)), "a non-ASCII digit");
     }
 
     @Test

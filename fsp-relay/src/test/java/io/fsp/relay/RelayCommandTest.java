@@ -151,7 +151,7 @@ class RelayCommandTest {
         "--ttl|forever|--ttl: 'forever' (expected: a duration such as",
         "--listen|localhost|--listen: 'localhost' (expected: HOST:PORT",
         "--listen|127.0.0.1:70000|--listen: '127.0.0.1:70000': port '70000' (expected: 0..65535)",
-        "--trust-server|ABCD|--trust-server: fingerprint 'ABCD': 2 bytes",
+        "--trust-server|ABCD|--trust-server: fingerprint 'ABCD': 4 hex digits",
         "--max-block|2G|--max-block: 2G (expected: 1..1G)",
         "--max-block|0|--max-block: 0 (expected: 1..1G)",
         "--rate-limit|fast|--rate-limit: 'fast' (expected: a size such as",
@@ -328,7 +328,7 @@ class RelayCommandTest {
         "ttl = forever|3: ttl: 'forever' (expected: a duration such as",
         "max-block = 2G|3: max-block: 2G (expected: 1..1G)",
         "max-refusals = 0|3: max-refusals 0: (expected: >= 1)",
-        "trust-server = ABCD|3: trust-server: fingerprint 'ABCD': 2 bytes",
+        "trust-server = ABCD|3: trust-server: fingerprint 'ABCD': 4 hex digits",
         "quota 2G|3: 'quota 2G' (expected: key = value)",
     })
     void aBadLineInTheConfigFileIsAUsageErrorNamingFileLineAndKey(String line, String message) throws Exception {
