@@ -147,7 +147,7 @@ public record TransferOptions(int blockSize, int compressionLevel, int cipherBit
     }
 
     /** A size given as a number: 0 is not a way to say {@code auto}. */
-    private static int blockSize(int n) {
+    private static int givenBlockSize(int n) {
         if (n == AUTO_BLOCK_SIZE) {
             throw new IllegalArgumentException("block-size: 0 (expected: auto or " + MIN_BLOCK_SIZE + ".." + MAX_BLOCK_SIZE + ")");
         }
@@ -243,7 +243,7 @@ public record TransferOptions(int blockSize, int compressionLevel, int cipherBit
         /** Sets {@code key} from {@code v} (lower case), checking it as far as it goes alone. */
         Builder set(String key, String v) {
             switch (key.toLowerCase(Locale.ROOT)) {
-                case "block-size" -> blockSize = v.equals("auto") ? AUTO_BLOCK_SIZE : blockSize(parseSize(key, v));
+                case "block-size" -> blockSize = v.equals("auto") ? AUTO_BLOCK_SIZE : givenBlockSize(parseSize(key, v));
                 case "compression" -> compressionLevel = parseCompression(v);
                 case "cipher" -> cipherBits = parseCipher(v);
                 case "checksum" -> checksum = ChecksumAlgorithm.fromLabel(v);
