@@ -79,10 +79,10 @@ public final class FspRelay implements AutoCloseable {
                 NioIoHandler.newFactory());
         Channel listener = null;
         RelayServerInitializer sessions = null;
-        BlockStore[] opened = new BlockStore[1]; // closed (its directory given back) if the start fails after it
+        BlockStore opened = null; // closed (its directory given back) if the start fails after it
         try {
             BlockStore store = new BlockStore(config.store(), disk, config.clock(), PooledByteBufAllocator.DEFAULT);
-            opened[0] = store;
+            opened = store;
             RelayServerInitializer[] open = new RelayServerInitializer[1];
             RelayMetrics metrics = new RelayMetrics(store, () -> open[0] == null ? 0 : open[0].connections());
             // A handler of the embedding program's own, in the pipeline only when it gives one.
@@ -133,8 +133,8 @@ public final class FspRelay implements AutoCloseable {
             shutdown(boss, workers);
             disk.shutdownNow();
             verifier.shutdownNow();
-            if (opened[0] != null) {
-                opened[0].close();
+            if (opened != null) {
+                opened.close();
             }
             throw e;
         }
