@@ -52,10 +52,9 @@ public record BlockDescriptor(long fileOffset, int dataLength, String name) {
     public void encode(ByteBuf out) {
         out.writeLong(fileOffset);
         out.writeInt(dataLength);
-        int lengthIndex = out.writerIndex();
-        out.writeShort(0);
-        int n = ByteBufUtil.writeUtf8(out, name);
-        out.setShort(lengthIndex, n);
+        int n = ByteBufUtil.utf8Bytes(name);
+        out.writeShort(n);
+        ByteBufUtil.reserveAndWriteUtf8(out, name, n); // exactly n: out may have no more room than that
     }
 
     /**

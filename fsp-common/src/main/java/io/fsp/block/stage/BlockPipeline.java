@@ -16,6 +16,7 @@ import io.fsp.crypto.TransferKey;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -93,6 +94,28 @@ public final class BlockPipeline implements AutoCloseable {
      * {@code data}'s readable bytes.
      */
     public SealedBlock seal(ByteBuf data, long fileOffset, String name, boolean endOfFile, Digest digest) {
+        return seal(data, 0, fileOffset, name, endOfFile, digest);
+    }
+
+    /**
+     * The bytes a caller may leave free before a block's data, in the same buffer, for {@link #seal(ByteBuf, int,
+     * long, String, boolean, Digest)} to write the block's descriptor into: the descriptor and the data are then
+     * sealed as one plaintext where they lie, instead of being gathered into a copy first (BoringSSL seals a
+     * plaintext in one call). The descriptor's length when this pipeline encrypts without compressing, else 0.
+     */
+    public int roomBefore(String name) {
+        return encryptor != null && compressor == null ? BlockDescriptor.encodedLength(name) : 0;
+    }
+
+    /**
+     * As {@link #seal(ByteBuf, long, String, boolean, Digest)}, where the {@code room} bytes before {@code data}'s
+     * reader index are the caller's to give ({@link #roomBefore}; 0: none): they may be overwritten.
+     */
+    public SealedBlock seal(ByteBuf data, int room, long fileOffset, String name, boolean endOfFile, Digest digest) {
+        if (room < 0 || room > data.readerIndex()) {
+            throw new IllegalArgumentException("room: " + room + " (expected: 0.." + data.readerIndex()
+                    + ", bytes before the reader index)");
+        }
         if (digest != null && (digester == null || digest.algorithm() != digester.algorithm())) {
             throw new IllegalArgumentException("digest: " + digest.algorithm() + " (expected: "
                     + (digester == null ? "none" : digester.algorithm()) + ")");
@@ -123,7 +146,8 @@ public final class BlockPipeline implements AutoCloseable {
             }
             long seq = sequence.next();
             block = encryptor != null
-                    ? sealEncrypted(flags | BlockFlags.ENCRYPTED, seq, descriptor, body != null ? body : data)
+                    ? sealEncrypted(flags | BlockFlags.ENCRYPTED, seq, descriptor, body != null ? body : data,
+                            body == null ? room : 0)
                     : sealClear(flags, seq, descriptor, body != null ? body.retain() : data.retainedSlice());
             if (overlapped != null) {
                 digest = overlapped.join();
@@ -144,23 +168,35 @@ public final class BlockPipeline implements AutoCloseable {
         }
     }
 
-    private Block sealEncrypted(int flags, long seq, BlockDescriptor descriptor, ByteBuf body) {
+    /** @param room bytes before {@code body}'s reader index that the descriptor may be written into */
+    private Block sealEncrypted(int flags, long seq, BlockDescriptor descriptor, ByteBuf body, int room) {
         int descriptorLength = descriptor.encodedLength();
         int payloadLength = Encryptor.sealedLength(descriptorLength + body.readableBytes());
         BlockHeader header = BlockHeader.data(checksum.algorithm(), new BlockFlags(flags), transferId, seq, payloadLength, null);
         ByteBuf wire = alloc.buffer(header.blockLength());
-        ByteBuf sealedDescriptor = alloc.heapBuffer(descriptorLength);
+        boolean inPlace = room >= descriptorLength;
+        ByteBuf sealedDescriptor = inPlace
+                ? body.slice(body.readerIndex() - descriptorLength, descriptorLength).writerIndex(0)
+                : alloc.heapBuffer(descriptorLength);
         try {
             header.encode(wire);
             descriptor.encode(sealedDescriptor);
-            encryptor.seal(seq, wire.slice(0, BlockHeader.FIXED_LENGTH), sealedDescriptor, body, wire);
+            ByteBuf aad = wire.slice(0, BlockHeader.FIXED_LENGTH);
+            if (inPlace) {
+                encryptor.seal(seq, aad, body.slice(body.readerIndex() - descriptorLength,
+                        descriptorLength + body.readableBytes()), Unpooled.EMPTY_BUFFER, wire);
+            } else {
+                encryptor.seal(seq, aad, sealedDescriptor, body, wire);
+            }
             checksum.append(wire);
             return new Block(header, wire);
         } catch (RuntimeException e) {
             wire.release();
             throw e;
         } finally {
-            sealedDescriptor.release();
+            if (!inPlace) {
+                sealedDescriptor.release();
+            }
         }
     }
 

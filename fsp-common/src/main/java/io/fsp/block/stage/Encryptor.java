@@ -248,9 +248,15 @@ public final class Encryptor {
 
     /**
      * BoringSSL seals a whole plaintext in one call, reading and writing direct buffers in place; input given
-     * in updates would first be gathered into a heap array. So the two parts are gathered once, here.
+     * in updates would first be gathered into a heap array. So the two parts are gathered once, here, unless
+     * one of them is empty and the other lies in one piece.
      */
     private void sealInOneCall(ByteBuf first, ByteBuf second, ByteBuffer dst, ByteBufAllocator alloc) throws GeneralSecurityException {
+        ByteBuf only = !first.isReadable() ? second : !second.isReadable() ? first : null;
+        if (only != null && only.nioBufferCount() == 1) {
+            jca.doFinal(only.nioBuffer(), dst);
+            return;
+        }
         ByteBuf plain = alloc.directBuffer(first.readableBytes() + second.readableBytes());
         try {
             plain.writeBytes(first, first.readerIndex(), first.readableBytes());

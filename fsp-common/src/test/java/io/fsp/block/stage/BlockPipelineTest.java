@@ -202,6 +202,42 @@ class BlockPipelineTest {
         assertEquals(0, data.refCnt());
     }
 
+    /** Each provider that runs here: the native one where it loads. */
+    static Stream<Encryptor.Provider> providers() {
+        return Stream.of(Encryptor.Provider.preferred(), Encryptor.Provider.JDK, Encryptor.Provider.BOUNCY_CASTLE).distinct();
+    }
+
+    @ParameterizedTest
+    @MethodSource("providers")
+    void aBlockSealedWhereItsDataLiesIsTheBlockSealedFromACopy(Encryptor.Provider provider) {
+        byte[] data = TestData.random(100_000, 8);
+        String name = "dir/ünïcode.bin";
+        try (BlockPipeline copying = BlockPipeline.builder().encryption(TransferKey.of(TRANSFER, KEY256), provider).build();
+             BlockPipeline inPlace = BlockPipeline.builder().encryption(TransferKey.of(TRANSFER, KEY256), provider).build();
+             BlockPipeline compressing = BlockPipeline.builder().encryption(TransferKey.of(TRANSFER, KEY256), provider)
+                     .compression(1).build()) {
+            int room = inPlace.roomBefore(name);
+            assertEquals(BlockDescriptor.encodedLength(name), room);
+            assertEquals(0, compressing.roomBefore(name), "a compressed body is a new buffer: no room to give");
+            ByteBuf plain = Unpooled.wrappedBuffer(data);
+            ByteBuf roomy = Unpooled.directBuffer(room + data.length).writeZero(room).writeBytes(data).readerIndex(room);
+            try {
+                SealedBlock copied = copying.seal(plain, 77, name, true);
+                SealedBlock sealed = inPlace.seal(roomy, room, 77, name, true, null);
+                assertTrue(ByteBufUtil.equals(copied.block().content(), sealed.block().content()), "the same block, byte for byte");
+                assertEquals(copied.digest(), sealed.digest());
+                assertArrayEquals(data, ByteBufUtil.getBytes(roomy), "the data is read, never written");
+                copied.block().release();
+                sealed.block().release();
+                assertThrows(IllegalArgumentException.class, () -> inPlace.seal(roomy, room + 1, 77, name, true, null),
+                        "more room than there are bytes before the data");
+            } finally {
+                plain.release();
+                roomy.release();
+            }
+        }
+    }
+
     @Test
     void randomDataIsNotCompressedAndTextIs() {
         try (BlockPipeline p = BlockPipeline.builder().compression(3).build()) {

@@ -39,11 +39,14 @@ final class DigestReuse {
         this.blockSize = transfer.plan().blockSize();
     }
 
-    /** Reads {@code block}'s plaintext (a buffer the caller releases), with its kept digest where one holds. */
-    Read read(StripedTransfer.Sources sources, BlockPlan.Block block) throws IOException {
+    /**
+     * Reads {@code block}'s plaintext (a buffer the caller releases) behind {@code room} free bytes
+     * ({@link StripedTransfer#read}), with its kept digest where one holds.
+     */
+    Read read(StripedTransfer.Sources sources, BlockPlan.Block block, int room) throws IOException {
         SourceFile f = transfer.files().get(block.file());
         if (!cache.enabled() || blockSize < MIN_BLOCK_SIZE || f.size() < blockSize) {
-            return new Read(transfer.read(sources, block), null, null);
+            return new Read(transfer.read(sources, block, room), null, null);
         }
         if (block.file() != file) {
             file = block.file();
@@ -53,7 +56,7 @@ final class DigestReuse {
         long beforeAt = stampedAt;
         long index = block.offset() / blockSize;
         Optional<Digest> kept = before == null ? Optional.empty() : cache.get(before, algorithm, blockSize, index);
-        ByteBuf data = transfer.read(sources, block);
+        ByteBuf data = transfer.read(sources, block, room);
         look(f);
         if (before == null || !before.equals(stamp)) {
             return new Read(data, null, null); // it changed while it was read: hashed, and nothing kept

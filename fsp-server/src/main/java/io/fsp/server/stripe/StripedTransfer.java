@@ -410,10 +410,10 @@ public final class StripedTransfer {
 
     /**
      * Reads the plaintext of {@code block} from its file, or files when it carries several (a pooled direct buffer
-     * the caller releases).
+     * the caller releases), behind {@code room} free bytes ({@link BlockPipeline#roomBefore}).
      */
-    public ByteBuf read(Sources sources, BlockPlan.Block block) throws IOException {
-        ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer(block.length());
+    public ByteBuf read(Sources sources, BlockPlan.Block block, int room) throws IOException {
+        ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer(room + block.length()).setIndex(room, room);
         try {
             for (FileSegment s : plan.segments(block)) {
                 FileChannel file = sources.open(s.file());
@@ -472,9 +472,10 @@ public final class StripedTransfer {
         SealedBlock sealed;
         try (Sources sources = sources();
              BlockPipeline pipeline = pipeline(seq)) {
-            ByteBuf data = read(sources, b);
+            int room = pipeline.roomBefore(f.name());
+            ByteBuf data = read(sources, b, room);
             try {
-                sealed = pipeline.seal(data, b.offset(), f.name(), b.endOfFile());
+                sealed = pipeline.seal(data, room, b.offset(), f.name(), b.endOfFile(), null);
             } finally {
                 data.release();
             }

@@ -95,10 +95,11 @@ final class StripingEngine {
                         pipeline = transfer.pipeline(b.seq(), digests);
                     }
                     nextSeq = b.seq() + 1;
-                    DigestReuse.Read read = reuse.read(sources, b);
+                    int room = pipeline.roomBefore(f.name());
+                    DigestReuse.Read read = reuse.read(sources, b, room);
                     SealedBlock sealed;
                     try {
-                        sealed = pipeline.seal(read.data(), b.offset(), f.name(), b.endOfFile(), read.kept());
+                        sealed = pipeline.seal(read.data(), room, b.offset(), f.name(), b.endOfFile(), read.kept());
                     } finally {
                         read.data().release();
                     }

@@ -40,7 +40,7 @@ class StripedTransferTest {
         BlockPlan.Block b = t.plan().block(0);
         try (StripedTransfer.Sources sources = t.sources();
              BlockPipeline pipeline = t.pipeline(0)) {
-            ByteBuf data = t.read(sources, b);
+            ByteBuf data = t.read(sources, b, 0);
             SealedBlock sealed;
             try {
                 sealed = pipeline.seal(data, b.offset(), t.files().get(0).name(), b.endOfFile());
