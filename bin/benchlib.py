@@ -22,6 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / "bin"
 HOST = "127.0.0.1"  # loopback only: no traffic ever leaves this machine
+# The name under which a run that --warm-up keeps out of the figures is logged and written to the TSV
+WARM_UP = "warm-up: "
 USER = "bench"
 LISTENING = re.compile(r"listening on (\S+):(\d+), certificate sha256 (\S+)")
 GIB = 1 << 30
