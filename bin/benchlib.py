@@ -624,6 +624,14 @@ def load_average():
     return " ".join(open("/proc/loadavg").read().split()[:3])
 
 
+def machine_cpu_seconds():
+    """CPU seconds the whole machine has spent, all cores together, whoever spent them: processes, the kernel's
+    threads (a loop device's writes, the journal), interrupts. Idle and I/O wait are not counted."""
+    user, nice, system, idle, iowait, irq, softirq, steal = (
+        int(x) for x in open("/proc/stat").readline().split()[1:9])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
 FSP_COLOUR, PEER_COLOUR, FAILED_COLOUR = 0x3b6ea8, 0xd98c3a, 0xc0392b  # FSP blue, peers orange, failed red
 
 
