@@ -61,9 +61,14 @@ class RelayConnectionReuseIT {
     void aRestartedRelayIsReachedAgainOnANewConnection() throws Exception {
         get("before");
         FspRelay restarted = rig.restartRelay(0);
+        // Blocks go to whichever relay can take one first, so a transfer of nine blocks may place them all on the
+        // other relay: the restarted one must take part in one of a few.
         CollectSummary s = get("after");
+        for (int run = 1; run < 5 && s.blocksBySource().getOrDefault("relay:0", 0L) == 0; run++) {
+            s = get("after" + run);
+        }
         assertTrue(s.blocksBySource().getOrDefault("relay:0", 0L) > 0,
-                "the restarted relay took part in the transfer: " + s.toText());
+                "the restarted relay took part in a transfer: " + s.toText());
         awaitEquals(1, restarted::connections, "the new connection is kept");
     }
 
