@@ -175,16 +175,17 @@ public final class BlockPipeline implements AutoCloseable {
         BlockHeader header = BlockHeader.data(checksum.algorithm(), new BlockFlags(flags), transferId, seq, payloadLength, null);
         ByteBuf wire = alloc.buffer(header.blockLength());
         boolean inPlace = room >= descriptorLength;
+        int plainStart = body.readerIndex() - descriptorLength; // where the descriptor goes when in place
         ByteBuf sealedDescriptor = inPlace
-                ? body.slice(body.readerIndex() - descriptorLength, descriptorLength).writerIndex(0)
+                ? body.slice(plainStart, descriptorLength).writerIndex(0)
                 : alloc.heapBuffer(descriptorLength);
         try {
             header.encode(wire);
             descriptor.encode(sealedDescriptor);
             ByteBuf aad = wire.slice(0, BlockHeader.FIXED_LENGTH);
             if (inPlace) {
-                encryptor.seal(seq, aad, body.slice(body.readerIndex() - descriptorLength,
-                        descriptorLength + body.readableBytes()), Unpooled.EMPTY_BUFFER, wire);
+                encryptor.seal(seq, aad, body.slice(plainStart, descriptorLength + body.readableBytes()),
+                        Unpooled.EMPTY_BUFFER, wire);
             } else {
                 encryptor.seal(seq, aad, sealedDescriptor, body, wire);
             }
