@@ -10,6 +10,8 @@ import io.fsp.relay.FspRelay;
 import io.fsp.testkit.relay.Fault;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -46,15 +48,17 @@ class RelayConnectionReuseIT {
         for (FspRelay r : rig.relays()) {
             awaitEquals(1, r::connections, "the server's connection, opened at start");
         }
-        for (int run = 0; run < 3; run++) {
-            CollectSummary s = get("copy" + run);
-            assertTrue(s.blocksBySource().getOrDefault("relay:0", 0L) > 0 && s.blocksBySource().getOrDefault("relay:1", 0L) > 0,
-                    s.toText());
+        // Blocks go to whichever relay can take one first, so one transfer of nine blocks may place them all on one
+        // relay: both must take part over the runs.
+        Map<String, Long> blocks = new HashMap<>();
+        for (int run = 0; run < 5; run++) {
+            get("copy" + run).blocksBySource().forEach((source, n) -> blocks.merge(source, n, Long::sum));
             for (FspRelay r : rig.relays()) {
                 // Without reuse every transfer would leave one more kept connection behind.
                 awaitEquals(1, r::connections, "connections at the relay after transfer " + run);
             }
         }
+        assertTrue(blocks.getOrDefault("relay:0", 0L) > 0 && blocks.getOrDefault("relay:1", 0L) > 0, blocks.toString());
     }
 
     @Test
