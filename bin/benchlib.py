@@ -10,6 +10,7 @@
 import os
 import re
 import secrets
+import shlex
 import shutil
 import signal
 import socket
@@ -187,6 +188,15 @@ class CpuGroups:
             d.mkdir(exist_ok=True)
             (d / "cgroup.procs").write_text(str(pid))
 
+    def joining(self, role):
+        """A preexec_fn that puts the child in the role's group before it execs, so that whatever it starts
+        (detached or not) is counted there too; None without a cgroup file system."""
+        if not self.root:
+            return None
+        procs = self.root / role / "cgroup.procs"
+        procs.parent.mkdir(exist_ok=True)
+        return lambda: procs.write_text(str(os.getpid()))
+
     def forget(self, role, pid):
         if pid in self.pids.get(role, []):
             self.pids[role].remove(pid)
@@ -252,6 +262,115 @@ def peak_rss_mib(pid):
     except OSError:
         return None
     return int(m.group(1)) / 1024 if m else None
+
+
+# ---- the client agent (issue 42) --------------------------------------------------------------------------
+
+AGENT_MODES = ("cold", "warm", "in-process")
+# What fsp get does for the data, as the tables show every client: (verifies, encrypts, syncs). It forces what it
+# wrote to disk (and its directories) before it exits.
+FSP_TRAITS = ("SHA-256 of every block", "AES-GCM; TLS", "yes")
+COLD_ROLE = "client-cold"  # the cgroup of a cold run's client processes and of the agent they start
+
+
+class ClientAgent:
+    """How an FSP command meets the resident client agent, by mode: "cold" (`fsp agent stop` before the clock:
+    the command starts the agent, in the command's own cgroup, so the agent's CPU and memory count as the
+    client's), "warm" (the agent started once with `fsp agent start` in a cgroup of its own, role "agent", counted
+    apart like the server and the relays; started again, and said so, if it exited on its idle timeout) and
+    "in-process" (FSP_AGENT=off: the command's own JVM does everything, as before the agent). The cold and the
+    warm agent each have a runtime directory of their own (XDG_RUNTIME_DIR), so cold runs never stop the warm
+    agent. A build whose fsp has no `agent` command runs only the in-process rows (self.missing says why)."""
+
+    def __init__(self, setup):
+        self.s, self.pid = setup, None  # pid: the warm agent's
+        self.env = {"in-process": dict(setup.env, FSP_AGENT="off")}
+        for mode in ("cold", "warm"):
+            d = setup.run / f"agent-{mode}"
+            d.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self.env[mode] = dict(setup.env, XDG_RUNTIME_DIR=str(d))
+        r = self.command("status", "cold")
+        self.missing = None if r.returncode in (0, 1) else (
+            f"this build's `fsp agent status` exits {r.returncode} ({(r.stdout + r.stderr).strip().splitlines()[0]}): "
+            "no client agent, so no cold and warm rows; the in-process rows are what every fsp command does")
+        if self.missing:
+            log(self.missing)
+        self.modes = ("in-process",) if self.missing else AGENT_MODES
+
+    def command(self, verb, mode, preexec_fn=None):
+        return subprocess.run([str(BIN / "fsp"), "agent", verb], env=self.env[mode], capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, preexec_fn=preexec_fn, timeout=120)
+
+    def stop(self, mode):
+        r = self.command("stop", mode)
+        if r.returncode != 0:
+            die(f"fsp agent stop ({mode}) exited {r.returncode}: {(r.stdout + r.stderr).strip()}")
+
+    def start_warm(self):
+        if self.pid:
+            log(f"the warm fsp-agent (pid {self.pid}) has exited (its idle timeout?): starting it again")
+        r = self.command("start", "warm", preexec_fn=self.s.cpu.joining("agent"))
+        m = re.search(r"fsp-agent pid (\d+)", r.stdout + r.stderr)
+        if r.returncode != 0 or not m:
+            die(f"fsp agent start exited {r.returncode}: {(r.stdout + r.stderr).strip()}")
+        self.pid = int(m.group(1))
+        self.s.cpu.add("agent", self.pid)  # already in the group: this makes it the role's daemon (RSS, no cgroup)
+
+    def stop_all(self):
+        """At the end: neither agent left running (whatever the outcome)."""
+        for mode in ("cold", "warm") if not self.missing else ():
+            try:
+                self.command("stop", mode)
+            except (OSError, subprocess.SubprocessError) as e:
+                log(f"fsp agent stop ({mode}): {e}")
+
+    def alive(self, pid):
+        try:
+            return Path(f"/proc/{pid}/comm").read_text().strip() == "fsp-agent"
+        except OSError:
+            return False
+
+    def before(self, mode):
+        """Before the clock: what the mode needs (no cold agent; the warm one running, its peak RSS reset); returns
+        the CPU seconds of the group after() subtracts, and the preexec_fn of the client processes."""
+        if mode == "cold":
+            self.stop("cold")
+        elif mode == "warm":
+            if not (self.pid and self.alive(self.pid)):
+                self.start_warm()
+            reset_peak_rss(self.pid)
+        role = {"cold": COLD_ROLE, "warm": "agent"}.get(mode)
+        if role is None or (mode == "cold" and not self.s.cpu.root):
+            return None, None
+        preexec = self.s.cpu.joining(COLD_ROLE) if mode == "cold" else None
+        return self.s.cpu.seconds(role), preexec
+
+    def after(self, mode, cpu_before):
+        """After the clock: (CPU s, peak RSS MiB) of the agent the run used: for a cold run the CPU of the client
+        processes and the agent they started together, for a warm run the warm agent's; (None, None) in process
+        (and for a cold run without a cgroup file system, which cannot find what the client started). A cold
+        agent is stopped once read."""
+        if cpu_before is None:
+            return None, None
+        if mode == "warm":
+            return self.s.cpu.seconds("agent") - cpu_before, peak_rss_mib(self.pid)
+        cpu = self.s.cpu.seconds(COLD_ROLE) - cpu_before
+        rss = [peak_rss_mib(pid) for pid in self.s.cpu.members(COLD_ROLE) if self.alive(pid)]
+        self.stop("cold")
+        return cpu, max((x for x in rss if x is not None), default=None)
+
+
+def then_sync(argv):
+    """The command, then sync, as one `sh -c` (a command that is one already gets `&& sync` appended): the data
+    on disk when it returns, as fsp get's is."""
+    return ["sh", "-c", (argv[2] if argv[:2] == ["sh", "-c"] else shlex.join(argv)) + " && sync"]
+
+
+def sftp_remote(s, path):
+    """rclone's on-the-fly :sftp: remote for PATH on the bench's sshd (Setup.start_sshd): its key and known_hosts."""
+    d = s.ssh_config.parent
+    return (f":sftp,host={HOST},port={s.ports['sshd']},user=root,key_file={d / 'id_ed25519'},"
+            f"known_hosts_file={d / 'known_hosts'}:{path}")
 
 
 # ---- the servers ------------------------------------------------------------------------------------------
