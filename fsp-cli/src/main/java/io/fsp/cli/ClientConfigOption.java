@@ -22,15 +22,20 @@ final class ClientConfigOption {
     @Option(names = "--config", paramLabel = "FILE",
             description = "Defaults for this command (see conf/client.conf.example); options given here override it"
                     + " (default: $FSP_CONFIG, else ~/.config/fsp/client.conf if it exists; none: no file).")
-    Path config;
+    String config; // a String, not a Path: "none" names no file, and a relative name starts at the command's cwd
 
     /** The settings for the options picocli matched, over the configuration file, over the defaults. */
     ClientSettings settings(ParseResult parsed) {
-        return settings(parsed, System.getenv(), Path.of(System.getProperty("user.home")));
+        Invocation invocation = Invocation.current();
+        return settings(parsed, invocation.environment(), invocation.home(), invocation.cwd());
     }
 
     ClientSettings settings(ParseResult parsed, Map<String, String> environment, Path home) {
-        ConfigSource file = file(config, environment, home).map(ConfigSource::read)
+        return settings(parsed, environment, home, Path.of("").toAbsolutePath());
+    }
+
+    ClientSettings settings(ParseResult parsed, Map<String, String> environment, Path home, Path cwd) {
+        ConfigSource file = file(config == null ? null : Path.of(config), environment, home, cwd).map(ConfigSource::read)
                 .orElse(ConfigSource.empty("defaults"));
         return ConfigLoader.load(ClientSettings.defaults(), file, secondsAsDuration(
                 ConfigSource.options(parsed, ClientSettings.class)));
@@ -43,9 +48,14 @@ final class ClientConfigOption {
      * the user's defaults).
      */
     static Optional<Path> file(Path option, Map<String, String> environment, Path home) {
+        return file(option, environment, home, Path.of("").toAbsolutePath());
+    }
+
+    /** {@link #file(Path, Map, Path)}, a relative name taken from {@code cwd}. */
+    static Optional<Path> file(Path option, Map<String, String> environment, Path home, Path cwd) {
         String named = option != null ? option.toString() : environment.get(ENVIRONMENT);
         if (named != null && !named.isEmpty()) {
-            return named.equals(NONE) ? Optional.empty() : Optional.of(Path.of(named));
+            return named.equals(NONE) ? Optional.empty() : Optional.of(cwd.resolve(named));
         }
         String xdg = environment.get("XDG_CONFIG_HOME");
         Path dir = xdg != null && Path.of(xdg).isAbsolute() ? Path.of(xdg) : home.resolve(".config");

@@ -152,6 +152,7 @@ public final class CollectCommand implements Callable<Integer> {
         Collector collector = new Collector(CollectOptions.withoutOrigin(manifest.origin().server(), manifest.origin().path(),
                 payloadDestination(recorded, manifest), settings.streams(), settings.verify(), settings.relayTimeout(),
                 Duration.ofSeconds(10)), recorded);
+        collector.countFrom(Invocation.current().startedMillis());
         ProgressView progress = output.progress(json) ? new ProgressView(collector, out) : null;
         CollectSummary summary;
         try {

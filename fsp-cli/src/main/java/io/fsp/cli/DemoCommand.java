@@ -104,7 +104,7 @@ public final class DemoCommand implements Callable<Integer> {
                     Duration.ofSeconds(10));
             Collector collector = new Collector(options);
             CollectSummary summary;
-            ProgressView progress = !json && System.console() != null ? new ProgressView(collector, out) : null;
+            ProgressView progress = !json && Invocation.current().terminal() ? new ProgressView(collector, out) : null;
             long t2 = System.nanoTime();
             try {
                 summary = collector.run();

@@ -16,6 +16,8 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
     public static final int INTERNAL = ExitCode.INTERNAL;
     public static final int PARTIAL = ExitCode.PARTIAL;
     public static final int UNTRUSTED_ORIGIN = ExitCode.UNTRUSTED_ORIGIN;
+    /** A command cancelled (Ctrl-C, SIGTERM): what a shell reports for a process that SIGINT ended. */
+    public static final int INTERRUPTED = 130;
 
     /** The heading of the list in each command's help. */
     public static final String HEADING = "%nExit codes:%n";

@@ -26,6 +26,7 @@ public final class FspCli implements Runnable {
         SUBCOMMANDS.put("keygen", KeygenCommand::new);
         SUBCOMMANDS.put("nodes", NodesCommand::new);
         SUBCOMMANDS.put("demo", DemoCommand::new);
+        SUBCOMMANDS.put("agent", AgentCommand::new);
     }
 
     @CommandLine.Spec
@@ -52,12 +53,17 @@ public final class FspCli implements Runnable {
     }
 
     public static void main(String[] args) {
+        configureLogging();
+        NativeCrypto.loadInBackground(); // beside argument parsing and class loading, before the first TLS handshake
+        System.exit(commandLine(args).execute(args));
+    }
+
+    /** Warnings and errors on standard error, the level from -Dfsp.log; before the first logger is made. */
+    static void configureLogging() {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", System.getProperty("fsp.log", "warn"));
         // The logging backend by name (SLF4J would otherwise open every jar of the class path to look for one),
         // without SLF4J's note that it was named.
         System.setProperty("slf4j.provider", System.getProperty("slf4j.provider", "org.slf4j.simple.SimpleServiceProvider"));
         System.setProperty("slf4j.internal.verbosity", System.getProperty("slf4j.internal.verbosity", "WARN"));
-        NativeCrypto.loadInBackground(); // beside argument parsing and class loading, before the first TLS handshake
-        System.exit(commandLine(args).execute(args));
     }
 }

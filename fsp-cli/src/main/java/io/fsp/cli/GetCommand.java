@@ -166,6 +166,7 @@ public final class GetCommand implements Callable<Integer> {
             return ExitCodes.USAGE;
         }
         Collector collector = new Collector(options);
+        collector.countFrom(Invocation.current().startedMillis());
         CollectSummary summary;
         ProgressView progress = progressJson ? new ProgressView(collector, out, true)
                 : output.progress(json) ? new ProgressView(collector, out) : null;
@@ -177,6 +178,13 @@ public final class GetCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(interrupted);
         try {
             summary = collector.run();
+        } catch (InterruptedException e) {
+            // cancelled in the agent (its launcher had SIGINT or SIGTERM): the same words as a process stopped so
+            if (progress != null) {
+                progress.close();
+            }
+            interrupted.run();
+            return ExitCodes.INTERRUPTED;
         } catch (io.fsp.client.collect.NotEnoughSpaceException e) {
             if (progress != null) {
                 progress.close();

@@ -53,6 +53,9 @@ final class OutputOption {
         apply();
         try {
             return body.run(out, err);
+        } catch (InterruptedException e) {
+            err.println(spec.qualifiedName() + ": interrupted");
+            return ExitCodes.INTERRUPTED;
         } finally {
             out.flush();
             err.flush();
@@ -61,6 +64,6 @@ final class OutputOption {
 
     /** Whether to show the progress line: on a terminal, unless the output is JSON or --quiet. */
     boolean progress(boolean json) {
-        return !json && !quiet() && System.console() != null;
+        return !json && !quiet() && Invocation.current().terminal();
     }
 }

@@ -1,6 +1,5 @@
 package io.fsp.cli;
 
-import java.io.Console;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,20 +20,19 @@ final class PasswordOption {
             + " (default: $FSP_PASSWORD, else ask on the terminal without echo).")
     Path passwordFile;
 
-    /** Reads a password without echoing it; null when the input ended. */
+    /** Reads a password without echoing it ({@link java.io.Console#readPassword}); null when the input ended. */
     interface Prompt {
         char[] read(String prompt);
     }
 
-    /** The terminal's prompt ({@link Console#readPassword}: no echo), if this process has a terminal. */
+    /** The command's terminal's prompt (no echo), if it has a terminal. */
     static Optional<Prompt> terminal() {
-        Console console = System.console();
-        return console == null ? Optional.empty() : Optional.of(prompt -> console.readPassword("%s", prompt));
+        return Invocation.current().prompt();
     }
 
     /** The password for {@code account} (user@host) from the file, $FSP_PASSWORD or the terminal. */
     static char[] password(Optional<Path> file, String account) throws IOException {
-        return password(file, System.getenv(ENVIRONMENT), terminal(), account);
+        return password(file, Invocation.current().env(ENVIRONMENT), terminal(), account);
     }
 
     /** The password from {@code file}, else {@code environment}, else {@code prompt}; an IllegalArgumentException says what is missing. */

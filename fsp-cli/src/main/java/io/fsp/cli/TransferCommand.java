@@ -130,9 +130,9 @@ public final class TransferCommand implements Callable<Integer> {
         if (blockSize != null) {
             fsp = fsp.with("block-size", blockSize);
         }
-        char[] passwordA = PasswordOption.password(Optional.ofNullable(passwordFile), System.getenv(PasswordOption.ENVIRONMENT),
+        char[] passwordA = PasswordOption.password(Optional.ofNullable(passwordFile), Invocation.current().env(PasswordOption.ENVIRONMENT),
                 PasswordOption.terminal(), a.user() + "@" + a.host());
-        char[] passwordB = PasswordOption.password(Optional.ofNullable(destPasswordFile), System.getenv(DESTINATION_ENVIRONMENT),
+        char[] passwordB = PasswordOption.password(Optional.ofNullable(destPasswordFile), Invocation.current().env(DESTINATION_ENVIRONMENT),
                 PasswordOption.terminal(), b.user() + "@" + b.host());
         return new ThirdPartyTransfer.Options(a, passwordA, trustA, b, passwordB, trustB, fsp, Duration.ofSeconds(10));
     }

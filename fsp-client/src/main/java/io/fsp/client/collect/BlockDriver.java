@@ -36,15 +36,17 @@ final class BlockDriver implements RelaySources.Outcome, OriginFetcher.Receiver 
     private final ExecutorService fetchers;
     /** Blocks being worked on (not done, not waiting for the origin). */
     private final AtomicInteger pending = new AtomicInteger();
-    private volatile double firstVerifiedSeconds = -1; // from the JVM's start; the first block done sets it
+    private volatile double firstVerifiedSeconds = -1; // from the command's start; the first block done sets it
+    private final long startedMillis;
     // For the debug timeline of a run (milestone): the first block fetched and opened.
     private final AtomicBoolean firstFetched = new AtomicBoolean();
     private final AtomicBoolean firstOpened = new AtomicBoolean();
 
     BlockDriver(TransferId transferId, TransferStatistics stats, DestinationFiles files, RelaySources relays,
                 DirectStream direct, OriginFetcher origin, BlockOpener opener, FiverVerifier verifier,
-                ExecutorService fetchers) {
+                ExecutorService fetchers, long startedMillis) {
         this.transferId = transferId;
+        this.startedMillis = startedMillis;
         this.stats = stats;
         this.files = files;
         this.relays = relays;
@@ -209,7 +211,7 @@ final class BlockDriver implements RelaySources.Outcome, OriginFetcher.Receiver 
         AnnouncedBlock a = b.announcement();
         files.blockIn(a);
         if (firstVerifiedSeconds < 0) {
-            firstVerifiedSeconds = Collector.sinceJvmStart() / 1e3;
+            firstVerifiedSeconds = (System.currentTimeMillis() - startedMillis) / 1e3;
             Collector.milestone("first block done, from " + b.source());
         }
         stats.done(a.seq(), a.length(), b.source().toString());

@@ -120,6 +120,9 @@ public final class Collector {
     private BlockDriver driver;
 
     private long startNanos;
+    /** When the user's command started (its process, or its launcher's): the summary's first block counts from it. */
+    private long commandStartMillis = ProcessHandle.current().info().startInstant().map(java.time.Instant::toEpochMilli)
+            .orElseGet(System::currentTimeMillis);
     private volatile long fretNanos;
     private volatile long stripedNanos;
 
@@ -167,6 +170,11 @@ public final class Collector {
     /** Bytes per source so far, for a progress display. */
     public Map<String, Long> bytesBySource() {
         return stats.bytesBySource();
+    }
+
+    /** Counts the summary's "first block … after the process started" from {@code epochMillis}, not this JVM's start. */
+    public void countFrom(long epochMillis) {
+        commandStartMillis = epochMillis;
     }
 
     /** Files a transfer leaves while incomplete: the journal, so a rerun resumes. */
@@ -445,7 +453,8 @@ public final class Collector {
             return t;
         });
         driver = new BlockDriver(transferId, stats, files, relays, direct, origin,
-                new BlockOpener(checksum, key, transferId, options.directWrites(), limits), verifier, fetchers);
+                new BlockOpener(checksum, key, transferId, options.directWrites(), limits), verifier, fetchers,
+                commandStartMillis);
     }
 
     /** Once every block is announced: each file's blocks cover it whole, else the transfer cannot be complete. */

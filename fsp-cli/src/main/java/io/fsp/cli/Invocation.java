@@ -1,0 +1,62 @@
+package io.fsp.cli;
+
+import java.io.Console;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The world one {@code fsp} command runs in: its working directory, the environment it reads, and its terminal (the
+ * progress line and the password prompt). A new process has its own ({@link #ofThisProcess}); in the agent each
+ * command has its launcher's, set for the command's thread and the threads it starts ({@link #runAs}).
+ *
+ * @param cwd where relative paths start
+ * @param environment the variables the command reads
+ * @param terminal standard input and output are a terminal
+ * @param prompt asks on the terminal without echo (empty without one)
+ * @param startedMillis when the user's command started: its process's start, or its launcher's
+ */
+record Invocation(Path cwd, Map<String, String> environment, boolean terminal, Optional<PasswordOption.Prompt> prompt,
+                  long startedMillis) {
+    private static final InheritableThreadLocal<Invocation> CURRENT = new InheritableThreadLocal<>();
+
+    static Invocation ofThisProcess() {
+        Console console = System.console();
+        return new Invocation(Path.of("").toAbsolutePath(), System.getenv(), console != null,
+                console == null ? Optional.empty() : Optional.of(text -> console.readPassword("%s", text)),
+                ProcessHandle.current().info().startInstant().map(java.time.Instant::toEpochMilli)
+                        .orElseGet(System::currentTimeMillis));
+    }
+
+    /** This thread's command's world: the launcher's in the agent, else this process's. */
+    static Invocation current() {
+        Invocation set = CURRENT.get();
+        return set != null ? set : ofThisProcess();
+    }
+
+    /** Runs {@code body} as a command of {@code invocation}'s. */
+    static <T> T runAs(Invocation invocation, java.util.concurrent.Callable<T> body) throws Exception {
+        CURRENT.set(invocation);
+        try {
+            return body.call();
+        } finally {
+            CURRENT.remove();
+        }
+    }
+
+    /** The variable {@code name}, or null. */
+    String env(String name) {
+        return environment.get(name);
+    }
+
+    /** {@code path} from the command's working directory. */
+    Path resolve(String path) {
+        return cwd.resolve(path);
+    }
+
+    /** $HOME, else the JVM's idea of it. */
+    Path home() {
+        String home = environment.get("HOME");
+        return Path.of(home != null && home.startsWith("/") ? home : System.getProperty("user.home"));
+    }
+}
