@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/ioctl.h>
 #include <sys/un.h>
 #include <termios.h>
 #include <fcntl.h>
@@ -277,6 +278,14 @@ int main(int argc, char **argv) {
             put_string(&vars, eq + 1);
             count++;
         }
+    }
+    struct winsize ws;  /* the terminal's width, for help text as wide as it, which the agent has no terminal to ask */
+    if (!getenv("COLUMNS") && isatty(1) && ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 && count < 256) {
+        char cols[16];
+        snprintf(cols, sizeof cols, "%u", (unsigned) ws.ws_col);
+        put_string(&vars, "COLUMNS");
+        put_string(&vars, cols);
+        count++;
     }
     put_int(&hello, count);
     put(&hello, vars.p, vars.n);

@@ -14,6 +14,8 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine;
 
@@ -26,7 +28,10 @@ public final class AgentMain implements AgentServer.Runner {
     /** The command whose log lines a thread writes: the one it runs for (set for its threads too), else the agent's log. */
     private static final InheritableThreadLocal<CommandStream> LOG = new InheritableThreadLocal<>();
 
-    private AgentMain() {
+    private final Transfers transfers;
+
+    private AgentMain(Transfers transfers) {
+        this.transfers = transfers;
     }
 
     public static void main(String[] args) throws IOException {
@@ -53,7 +58,18 @@ public final class AgentMain implements AgentServer.Runner {
                 }
             }
         }, true, StandardCharsets.UTF_8));
-        new AgentServer(new AgentAddress(Path.of(args[0]), args[1]), idle, new AgentMain()).serve();
+        AgentMain runner = new AgentMain(Transfers.startAgent(Transfers.directory(Path.of(args[0]))));
+        new AgentServer(new AgentAddress(Path.of(args[0]), args[1]), idle, runner).serve();
+    }
+
+    @Override
+    public boolean busy() {
+        return transfers.busy();
+    }
+
+    @Override
+    public void cancelAll() {
+        transfers.cancelAll();
     }
 
     @Override
@@ -64,11 +80,19 @@ public final class AgentMain implements AgentServer.Runner {
         if (!request.argv().isEmpty() && request.argv().get(0).equals("demo")) {
             return "the demo starts its own servers and relays";
         }
+        if (!Launcher.agentWanted(request.environment(), request.argv(), Path.of(request.cwd()))) {
+            return "agent = off in the client configuration";
+        }
         return null;
     }
 
     @Override
     public int run(Request request, AgentServer.Session session) throws Exception {
+        List<String> argv = new ArrayList<>(request.argv());
+        int end = argv.contains("--") ? argv.indexOf("--") : argv.size();
+        if (argv.subList(0, end).remove(Launcher.DETACH)) {
+            return detach(request, argv, session);
+        }
         Optional<PasswordOption.Prompt> prompt = request.terminal() ? Optional.of(text -> {
             try {
                 return session.prompt(text);
@@ -80,14 +104,48 @@ public final class AgentMain implements AgentServer.Runner {
             }
         }) : Optional.empty();
         Invocation invocation = new Invocation(Path.of(request.cwd()), request.environment(), request.terminal(), prompt,
-                request.startedMillis());
-        CommandStream log = new CommandStream(session.stderr());
-        PrintWriter out = new PrintWriter(new OutputStreamWriter(session.stdout(), StandardCharsets.UTF_8), true);
-        PrintWriter err = new PrintWriter(new OutputStreamWriter(session.stderr(), StandardCharsets.UTF_8), true);
-        String[] argv = request.argv().toArray(new String[0]);
+                request.startedMillis(), Invocation.Watch.NONE);
+        return execute(invocation, argv, session.stdout(), session.stderr());
+    }
+
+    /**
+     * {@code --detach}: the command runs in the agent on a thread of its own, its output to its record
+     * ({@link Transfers}), with no terminal (a password comes from $FSP_PASSWORD or --password-file); the launcher is
+     * told its id at once.
+     */
+    private int detach(Request request, List<String> argv, AgentServer.Session session) throws IOException {
+        PrintStream said = new PrintStream(session.stdout(), true, StandardCharsets.UTF_8);
+        if (argv.isEmpty() || !Transfers.DETACHABLE.contains(argv.get(0))) {
+            new PrintStream(session.stderr(), true, StandardCharsets.UTF_8).println("fsp: " + Launcher.DETACH
+                    + " goes with " + String.join(", ", Transfers.DETACHABLE));
+            return ExitCodes.USAGE;
+        }
+        Path cwd = Path.of(request.cwd());
+        String id = transfers.start(cwd, argv, (output, self) -> {
+            Invocation invocation = new Invocation(cwd, request.environment(), false, Optional.empty(),
+                    System.currentTimeMillis(), self);
+            return execute(invocation, argv, output, output);
+        });
+        said.println("fsp: transfer " + id + " started; fsp status " + id + " shows it, fsp wait " + id
+                + " waits for its end, fsp cancel " + id + " stops it");
+        return ExitCodes.OK;
+    }
+
+    /** Runs {@code args} as {@link FspCli} in its own process would, in {@code invocation}'s world. */
+    private static int execute(Invocation invocation, List<String> args, OutputStream stdout, OutputStream stderr)
+            throws Exception {
+        CommandStream log = new CommandStream(stderr);
+        PrintWriter out = new PrintWriter(new OutputStreamWriter(stdout, StandardCharsets.UTF_8), true);
+        PrintWriter err = new PrintWriter(new OutputStreamWriter(stderr, StandardCharsets.UTF_8), true);
+        String[] argv = args.toArray(new String[0]);
         CommandLine cli = FspCli.commandLine(argv).setOut(out).setErr(err)
                 .setColorScheme(CommandLine.Help.defaultColorScheme(colors(invocation)));
         cli.registerConverter(Path.class, invocation::resolve);
+        String columns = invocation.env("COLUMNS");
+        if (invocation.terminal() && columns != null && columns.matches("[1-9][0-9]{1,3}")) {
+            // picocli would ask the terminal, which the agent has not; it takes 55 columns at least
+            cli.setUsageHelpWidth(Math.max(55, Integer.parseInt(columns)));
+        }
         LOG.set(log);
         try {
             return Invocation.runAs(invocation, () -> cli.execute(argv));

@@ -2,6 +2,7 @@ package io.fsp.cli;
 
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.config.ByteSize;
+import io.fsp.config.Durations;
 import io.fsp.net.HostPort;
 import io.fsp.tls.Fingerprint;
 import java.nio.file.Path;
@@ -23,6 +24,8 @@ import java.util.regex.Pattern;
  * @param streams parallel fetches per relay
  * @param relayTimeout a relay silent this long for one block loses it to the next source
  * @param relayBlocksOverTls fetch blocks from relays over TLS too, not over a clear link (frame headers hidden)
+ * @param agent run commands in this user's agent ({@link Launcher}, which reads it before this record is made)
+ * @param agentIdle how long an agent with no command to run stays
  */
 public record ClientSettings(
         Optional<Fingerprint> trust,
@@ -40,7 +43,9 @@ public record ClientSettings(
         Duration relayTimeout,
         boolean pageCacheWrites,
         boolean relayBlocksOverTls,
-        Optional<HostPort> meridianEntry) {
+        Optional<HostPort> meridianEntry,
+        boolean agent,
+        Duration agentIdle) {
     /** What the server's FSPO takes as a value: no blanks, no '='. */
     private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9._:-]+");
 
@@ -59,6 +64,9 @@ public record ClientSettings(
         if (streams < 1 || streams > 64) {
             throw new IllegalArgumentException("streams: " + streams + " (expected: 1..64)");
         }
+        if (agentIdle.isNegative()) {
+            throw new IllegalArgumentException("agent-idle: " + agentIdle + " (expected: >= 0s)");
+        }
         if (relayTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
             throw new IllegalArgumentException("relay-timeout: " + relayTimeout + " (expected: >= 1s)");
         }
@@ -67,7 +75,8 @@ public record ClientSettings(
     public static ClientSettings defaults() {
         return new ClientSettings(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
                 Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), false, 4,
-                VerificationMode.FIVER, Duration.ofSeconds(10), false, false, Optional.empty());
+                VerificationMode.FIVER, Duration.ofSeconds(10), false, false, Optional.empty(), true,
+                Durations.parse(Launcher.DEFAULT_IDLE));
     }
 
     private static void token(String key, Optional<String> value) {

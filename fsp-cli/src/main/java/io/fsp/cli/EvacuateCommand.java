@@ -126,6 +126,7 @@ public final class EvacuateCommand implements Callable<Integer> {
             return report.meetsDeadline() ? ExitCodes.OK : ExitCodes.PARTIAL;
         }
         EvacuationReport report;
+        Invocation.current().watch().progress(evacuation::bytesPlaced, evacuation::totalBytes);
         ProgressView progress = output.progress(json) ? new ProgressView(evacuation::bytesPlaced,
                 evacuation::totalBytes, evacuation::bytesPlacedByRelay, out) : null;
         try {

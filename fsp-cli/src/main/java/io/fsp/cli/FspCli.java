@@ -26,6 +26,9 @@ public final class FspCli implements Runnable {
         SUBCOMMANDS.put("keygen", KeygenCommand::new);
         SUBCOMMANDS.put("nodes", NodesCommand::new);
         SUBCOMMANDS.put("demo", DemoCommand::new);
+        SUBCOMMANDS.put("status", StatusCommand::new);
+        SUBCOMMANDS.put("wait", WaitCommand::new);
+        SUBCOMMANDS.put("cancel", CancelCommand::new);
         SUBCOMMANDS.put("agent", AgentCommand::new);
     }
 
@@ -53,6 +56,12 @@ public final class FspCli implements Runnable {
     }
 
     public static void main(String[] args) {
+        args = java.util.Arrays.stream(args).filter(a -> !a.equals(Launcher.NO_AGENT)).toArray(String[]::new);
+        if (java.util.Arrays.asList(args).contains(Launcher.DETACH)) {
+            System.err.println("fsp: " + Launcher.DETACH + " runs a transfer in the agent, which is off here"
+                    + " (FSP_AGENT=off, --no-agent or agent = off)");
+            System.exit(ExitCodes.USAGE);
+        }
         configureLogging();
         NativeCrypto.loadInBackground(); // beside argument parsing and class loading, before the first TLS handshake
         System.exit(commandLine(args).execute(args));

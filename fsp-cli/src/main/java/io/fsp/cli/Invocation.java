@@ -15,9 +15,17 @@ import java.util.Optional;
  * @param terminal standard input and output are a terminal
  * @param prompt asks on the terminal without echo (empty without one)
  * @param startedMillis when the user's command started: its process's start, or its launcher's
+ * @param watch told where the command's progress can be read ({@code fsp status} of a managed transfer)
  */
 record Invocation(Path cwd, Map<String, String> environment, boolean terminal, Optional<PasswordOption.Prompt> prompt,
-                  long startedMillis) {
+                  long startedMillis, Watch watch) {
+    /** Where a running command's bytes done and to do can be read. */
+    interface Watch {
+        Watch NONE = (done, total) -> { };
+
+        void progress(java.util.function.LongSupplier done, java.util.function.LongSupplier total);
+    }
+
     private static final InheritableThreadLocal<Invocation> CURRENT = new InheritableThreadLocal<>();
 
     static Invocation ofThisProcess() {
@@ -25,7 +33,7 @@ record Invocation(Path cwd, Map<String, String> environment, boolean terminal, O
         return new Invocation(Path.of("").toAbsolutePath(), System.getenv(), console != null,
                 console == null ? Optional.empty() : Optional.of(text -> console.readPassword("%s", text)),
                 ProcessHandle.current().info().startInstant().map(java.time.Instant::toEpochMilli)
-                        .orElseGet(System::currentTimeMillis));
+                        .orElseGet(System::currentTimeMillis), Watch.NONE);
     }
 
     /** This thread's command's world: the launcher's in the agent, else this process's. */
@@ -52,6 +60,11 @@ record Invocation(Path cwd, Map<String, String> environment, boolean terminal, O
     /** {@code path} from the command's working directory. */
     Path resolve(String path) {
         return cwd.resolve(path);
+    }
+
+    /** Where this user's agents and managed transfers live ({@link io.fsp.cli.agent.AgentAddress}). */
+    Path agentDirectory() {
+        return io.fsp.cli.agent.AgentAddress.directoryOf(environment);
     }
 
     /** $HOME, else the JVM's idea of it. */

@@ -23,6 +23,7 @@ public final class Launcher {
     static final String DETACH = "--detach";
     /** How long an agent with no command to run stays (client.conf's agent-idle, $FSP_AGENT_IDLE). */
     static final String DEFAULT_IDLE = "5m";
+    private static final Path CWD = Path.of(System.getProperty("user.dir"));
 
     private Launcher() {
     }
@@ -83,7 +84,7 @@ public final class Launcher {
         SocketChannel ch;
         try {
             address = AgentAddress.ofThisProcess(env);
-            ch = AgentClient.connectOrStart(address, jvmOptions(env), setting(env, argv, "agent-idle", DEFAULT_IDLE));
+            ch = AgentClient.connectOrStart(address, jvmOptions(env), setting(env, argv, CWD, "agent-idle", DEFAULT_IDLE));
         } catch (IOException | RuntimeException e) {
             System.err.println("fsp: no agent (" + e.getMessage() + "); running in this process");
             return AgentClient.DECLINED;
@@ -110,7 +111,7 @@ public final class Launcher {
         try {
             AgentAddress address = AgentAddress.ofThisProcess(env);
             SocketChannel ch = verb.equals("start")
-                    ? AgentClient.connectOrStart(address, jvmOptions(env), setting(env, List.of(), "agent-idle", DEFAULT_IDLE))
+                    ? AgentClient.connectOrStart(address, jvmOptions(env), setting(env, List.of(), CWD, "agent-idle", DEFAULT_IDLE))
                     : AgentClient.connect(address);
             if (ch == null) {
                 System.out.println("fsp agent: none running for this user, build and namespace (" + address.socket() + ")");
@@ -143,7 +144,12 @@ public final class Launcher {
 
     /** Whether commands go to the agent: not with FSP_AGENT=off, nor with agent = off in the configuration. */
     static boolean agentWanted(Map<String, String> env, List<String> argv) {
-        return !off(env.getOrDefault("FSP_AGENT", setting(env, argv, "agent", "on")));
+        return agentWanted(env, argv, CWD);
+    }
+
+    /** {@link #agentWanted(Map, List)} for a command whose working directory is {@code cwd} (the agent asks it). */
+    static boolean agentWanted(Map<String, String> env, List<String> argv, Path cwd) {
+        return !off(env.getOrDefault("FSP_AGENT", setting(env, argv, cwd, "agent", "on")));
     }
 
     private static boolean off(String value) {
@@ -156,11 +162,11 @@ public final class Launcher {
      * {@link ClientConfigOption} finds it), else {@code fallback}. Read here with no parser of the configuration's own,
      * whose classes a warm command would pay for; the command itself reads the file again and rejects what is wrong.
      */
-    static String setting(Map<String, String> env, List<String> argv, String key, String fallback) {
+    static String setting(Map<String, String> env, List<String> argv, Path cwd, String key, String fallback) {
         if (key.equals("agent-idle") && env.get("FSP_AGENT_IDLE") != null) {
             return env.get("FSP_AGENT_IDLE");
         }
-        Path file = configFile(env, argv);
+        Path file = configFile(env, argv, cwd);
         if (file == null || !Files.isRegularFile(file)) {
             return fallback;
         }
@@ -177,7 +183,7 @@ public final class Launcher {
         return fallback;
     }
 
-    private static Path configFile(Map<String, String> env, List<String> argv) {
+    private static Path configFile(Map<String, String> env, List<String> argv, Path cwd) {
         String named = env.get(ClientConfigOption.ENVIRONMENT);
         for (int i = 0; i < argv.size(); i++) {
             if (argv.get(i).equals("--config") && i + 1 < argv.size()) {
@@ -187,7 +193,7 @@ public final class Launcher {
             }
         }
         if (named != null && !named.isEmpty()) {
-            return named.equals(ClientConfigOption.NONE) ? null : Path.of(named);
+            return named.equals(ClientConfigOption.NONE) ? null : cwd.resolve(named);
         }
         String xdg = env.get("XDG_CONFIG_HOME");
         String home = env.getOrDefault("HOME", System.getProperty("user.home"));

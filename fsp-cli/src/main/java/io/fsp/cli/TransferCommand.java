@@ -89,6 +89,7 @@ public final class TransferCommand implements Callable<Integer> {
             return ExitCodes.USAGE;
         }
         ThirdPartyTransfer transfer = new ThirdPartyTransfer(options);
+        Invocation.current().watch().progress(transfer::bytesCollected, transfer::totalBytes);
         ProgressView progress = output.progress(json) ? new ProgressView(transfer::bytesCollected, transfer::totalBytes,
                 Map::of, out) : null;
         ThirdPartyTransfer.Result result;

@@ -69,6 +69,15 @@ public record AgentAddress(Path dir, String key) {
         return env.getOrDefault("FSP_AGENT_CLASSPATH", System.getProperty("java.class.path"));
     }
 
+    /** The directory of this user's agents (whether or not it exists yet). */
+    public static Path directoryOf(Map<String, String> env) {
+        try {
+            return directory(env, (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     static Path directory(Map<String, String> env, int uid) {
         String named = env.get("FSP_AGENT_DIR");
         if (named != null && named.startsWith("/")) {

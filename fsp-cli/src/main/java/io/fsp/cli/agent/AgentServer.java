@@ -39,6 +39,12 @@ public final class AgentServer {
 
         /** Runs the command; returns its exit code. An interrupt of the calling thread is a cancel. */
         int run(Request request, Session session) throws Exception;
+
+        /** Whether work the runner started outlives its session (a managed transfer): the agent is not idle then. */
+        boolean busy();
+
+        /** Cancels such work: the agent stops. */
+        void cancelAll();
     }
 
     /** What a running command has of its launcher. */
@@ -106,6 +112,9 @@ public final class AgentServer {
             } catch (InterruptedException e) {
                 return;
             }
+            if (runner.busy()) {
+                lastEnd = System.nanoTime();
+            }
             boolean idleLongEnough = sessions.get() == 0 && System.nanoTime() - lastEnd > idle.toNanos();
             if (idleLongEnough || !socketIsOurs()) {
                 System.err.println("fsp-agent: " + (idleLongEnough ? "idle for " + idle.toSeconds() + " s" : "socket gone")
@@ -144,8 +153,9 @@ public final class AgentServer {
 
     private void end() {
         running.forEach(Thread::interrupt);
+        runner.cancelAll();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!running.isEmpty() && System.nanoTime() < deadline) {
+        while ((!running.isEmpty() || runner.busy()) && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(20);
             } catch (InterruptedException e) {
@@ -156,6 +166,7 @@ public final class AgentServer {
     }
 
     private void session(SocketChannel ch) {
+        boolean used = true; // a look at the agent (fsp agent status) does not keep it from its idle end
         try (ch) {
             UnixDomainPrincipal peer = ch.getOption(ExtendedSocketOptions.SO_PEERCRED);
             if (!peer.user().getName().equals(user)) {
@@ -174,6 +185,7 @@ public final class AgentServer {
             }
             if (request.argv().size() == 2 && request.argv().get(0).equals("agent")
                     && Set.of("start", "status", "stop").contains(request.argv().get(1))) {
+                used = !request.argv().get(1).equals("status");
                 frames.writeExit(builtin(request, new PrintStream(frames.stream(Frames.STDOUT), true, StandardCharsets.UTF_8),
                         new PrintStream(frames.stream(Frames.STDERR), true, StandardCharsets.UTF_8)));
                 return;
@@ -189,7 +201,9 @@ public final class AgentServer {
         } catch (IOException | RuntimeException e) {
             System.err.println("fsp-agent: session ended: " + e);
         } finally {
-            lastEnd = System.nanoTime();
+            if (used) {
+                lastEnd = System.nanoTime();
+            }
             sessions.decrementAndGet();
         }
     }

@@ -35,13 +35,43 @@ public final class FspCommand {
 
     /** {@code java -cp … io.fsp.cli.FspCli ARGS}, with this build's class path, to start. */
     public static ProcessBuilder process(List<String> args) {
-        String classPath = System.getProperty("fsp.it.classpath", "");
-        if (classPath.isBlank() || classPath.startsWith("${")) {
-            classPath = System.getProperty("java.class.path");
-        }
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", classPath, FspCli.class.getName()));
+        List<String> command = new ArrayList<>(List.of(java(), "-cp", classPath(), FspCli.class.getName()));
         command.addAll(args);
         return new ProcessBuilder(command);
+    }
+
+    /** The native launcher the build made (fsp-cli/target/fsp-launcher). */
+    public static final Path NATIVE_LAUNCHER = Path.of("..", "fsp-cli", "target", "fsp-launcher").toAbsolutePath().normalize();
+
+    /**
+     * {@code fsp ARGS} as bin/fsp runs it with the agent on: the native launcher, with the environment bin/launch gives
+     * it (the class path, the Java launcher's and the agent's command lines), the agent's directory {@code agentDir}.
+     */
+    public static ProcessBuilder agentProcess(Path agentDir, List<String> args) {
+        List<String> command = new ArrayList<>(List.of(NATIVE_LAUNCHER.toString()));
+        command.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(command);
+        String opens = String.join("\n", "--add-opens", "java.base/java.nio=ALL-UNNAMED", "--add-opens",
+                "java.base/jdk.internal.misc=ALL-UNNAMED", "-Dio.netty.tryReflectionSetAccessible=true",
+                "-XX:TieredStopAtLevel=1");
+        pb.environment().put("FSP_AGENT_DIR", agentDir.toString());
+        pb.environment().put("FSP_AGENT_CLASSPATH", classPath());
+        pb.environment().put("FSP_AGENT_JVM", opens + "\n-Xms32m");
+        pb.environment().put("FSP_INPROCESS_JVM", opens + "\n-XX:+UseSerialGC");
+        pb.environment().put("FSP_JAVA_LAUNCHER", String.join("\n", java(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                "-cp", classPath(), "io.fsp.cli.Launcher"));
+        pb.environment().put("FSP_CONFIG", "none");
+        pb.environment().remove("FSP_AGENT");
+        pb.environment().remove("XDG_RUNTIME_DIR");
+        return pb;
+    }
+
+    private static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    private static String classPath() {
+        String classPath = System.getProperty("fsp.it.classpath", "");
+        return classPath.isBlank() || classPath.startsWith("${") ? System.getProperty("java.class.path") : classPath;
     }
 }
