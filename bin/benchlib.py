@@ -280,10 +280,12 @@ class ClientAgent:
     apart like the server and the relays; started again, and said so, if it exited on its idle timeout) and
     "in-process" (FSP_AGENT=off: the command's own JVM does everything, as before the agent). The cold and the
     warm agent each have a runtime directory of their own (XDG_RUNTIME_DIR), so cold runs never stop the warm
-    agent. A build whose fsp has no `agent` command runs only the in-process rows (self.missing says why)."""
+    agent. A build whose fsp has no `agent` command runs only the in-process rows (self.missing says why).
+    wrap: an argv prefix for every `fsp agent` command, e.g. nsenter into the namespaces the timed clients run in
+    (the agent is keyed by network and mount namespace, so it must be started and stopped where they run)."""
 
-    def __init__(self, setup):
-        self.s, self.pid = setup, None  # pid: the warm agent's
+    def __init__(self, setup, wrap=()):
+        self.s, self.pid, self.wrap = setup, None, list(wrap)  # pid: the warm agent's
         self.env = {"in-process": dict(setup.env, FSP_AGENT="off")}
         for mode in ("cold", "warm"):
             d = setup.run / f"agent-{mode}"
@@ -298,8 +300,8 @@ class ClientAgent:
         self.modes = ("in-process",) if self.missing else AGENT_MODES
 
     def command(self, verb, mode, preexec_fn=None):
-        return subprocess.run([str(BIN / "fsp"), "agent", verb], env=self.env[mode], capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, preexec_fn=preexec_fn, timeout=120)
+        return subprocess.run([*self.wrap, str(BIN / "fsp"), "agent", verb], env=self.env[mode], capture_output=True,
+                              text=True, stdin=subprocess.DEVNULL, preexec_fn=preexec_fn, timeout=120)
 
     def stop(self, mode):
         r = self.command("stop", mode)

@@ -2,9 +2,15 @@
 # The FSP paper's testbed (004 §4, Figure 4) rebuilt with network namespaces on this machine, and the
 # transfers of its Figures 5 and 6 run on it, with GridFTP and vsftpd + curl over the direct path beside them.
 #
-#   bin/bench-testbed [--quick] [--rate-mbit 10] [--runs 3] [--size-mb 16] [--out DIR] [--no-peers] [--evacuation]
-#                     [--data file|mixed|both (default both)] [--only REGEX (scenarios to run)]
+#   bin/bench-testbed [--quick] [--targets] [--rate-mbit 10] [--runs 3] [--size-mb 16 | --sizes "64MiB 30MB"]
+#                     [--out DIR] [--no-peers] [--evacuation] [--data file|mixed|both (default both)]
+#                     [--only REGEX (scenarios to run)] [--agent cold,warm (default; also in-process)]
 #                     [--get-options "OPTIONS for every fsp get" (default: --block-size 256K)]
+#
+# --targets: what the performance targets of the paper's testbed are judged on (issue 42: striping >= 97 % of the
+# links, total >= 0.98x a direct FTPS transfer, warm): one file of 64 MiB and one of 30 MB, the scenarios direct,
+# relays 1-3 and relays 1-2 + direct + overlap, and curl FTPS from fsp-server beside them; 1 run (about 15 minutes;
+# --runs, --only, --sizes still apply). --sizes: sizes in MiB (64MiB, or a bare 64) or MB (30MB = 30,000,000 bytes).
 #
 # Run as root. Topology (all addresses in 10.77.0.0/24, which exists only inside these namespaces):
 #
@@ -28,42 +34,75 @@
 # process, "total" evacuate plus the whole collect process, beside "direct" (the same data, server to client).
 # Every client is timed the same way: wall time of its whole process (fsp get, globus-url-copy, curl, lftp), JVM
 # start and login included ("total"); the striping figure ("send") is fsp get's own, from its JSON summary.
+# Every FSP row (fsp get; evacuate + collect) is run once per agent mode (--agent), as bench-peers does it
+# (benchlib.ClientAgent): cold (`fsp agent stop` first: the command starts the resident client agent and pays for
+# it), warm (the agent already running, started once with `fsp agent start`), in-process (FSP_AGENT=off). The
+# clients run in a long-lived holder process's namespaces (nsenter), so that a warm agent is found by the next
+# command (an agent is keyed by network and mount namespace; every `ip netns exec` makes a new mount namespace).
+# Per run also CPU seconds: the client process, the agent (its own role, cgroup; for a cold run the agent the
+# command started) and the whole machine (every core's busy time), and the agent's peak RSS.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RATE=10
 RUNS=3
-SIZE_MB=16
+SIZES=(16)
 QUICK=0
+TARGETS=0
 RATE_SET=0
+SET=" " # the options given, which --targets does not override
 ONLY=""
+MODES=(cold warm)
 GET_OPTS="--block-size 256K"
 PEERS=1
 EVACUATION=0
 OUT=""
 DATASETS=(file mixed)
 while [[ $# -gt 0 ]]; do
+    SET+="$1 "
     case "$1" in
         --quick) QUICK=1 ;;
+        --targets) TARGETS=1 ;;
         --rate-mbit) RATE=$2; RATE_SET=1; shift ;;
         --runs) RUNS=$2; shift ;;
-        --size-mb) SIZE_MB=$2; shift ;;
+        --size-mb) SIZES=("$2"); shift ;;
+        --sizes) read -r -a SIZES <<<"$2"; shift ;;
         --out) OUT=$2; shift ;;
         --no-peers) PEERS=0 ;;
         --evacuation) EVACUATION=1 ;;
         --only) ONLY=$2; shift ;;
+        --agent) IFS=, read -r -a MODES <<<"$2"; shift
+                 for m in "${MODES[@]}"; do [[ $m =~ ^(cold|warm|in-process)$ ]] || {
+                     echo "testbed: --agent $m (expected: cold, warm, in-process, comma-separated)" >&2; exit 2; }; done ;;
         --data) case "$2" in file|mixed) DATASETS=("$2") ;; both) DATASETS=(file mixed) ;;
                     *) echo "testbed: --data $2 (expected: file, mixed or both)" >&2; exit 2 ;; esac; shift ;;
         --get-options) GET_OPTS=$2; shift ;;
-        -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "testbed: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
 done
 if [[ $QUICK == 1 ]]; then
     # quick (CI): faster links so the one small transfer takes seconds
-    RUNS=1; SIZE_MB=4; PEERS=0; DATASETS=(file); [[ $RATE_SET == 1 ]] || RATE=40
+    RUNS=1; SIZES=(4); PEERS=0; DATASETS=(file); [[ $RATE_SET == 1 ]] || RATE=40
 fi
+if [[ $TARGETS == 1 ]]; then
+    [[ $SET == *" --runs "* ]] || RUNS=1
+    [[ $SET == *" --sizes "* || $SET == *" --size-mb "* ]] || SIZES=(64MiB 30MB)
+    [[ $SET == *" --data "* ]] || DATASETS=(file)
+    [[ $SET == *" --only "* ]] || ONLY='^(direct|relays 1-3|relays 1-2 \+ direct \+ overlap|fsp-server \+ curl FTPS)$'
+fi
+# a size in bytes: N or NMiB (MiB), NMB (1,000,000 bytes)
+size_bytes() {
+    case "$1" in
+        *MiB) echo $(( ${1%MiB} * 1048576 )) ;;
+        *MB) echo $(( ${1%MB} * 1000000 )) ;;
+        *) echo $(( $1 * 1048576 )) ;;
+    esac
+}
+for s in "${SIZES[@]}"; do
+    [[ $s =~ ^[1-9][0-9]*(MiB|MB)?$ ]] || { echo "testbed: size $s (expected e.g. 16, 64MiB or 30MB)" >&2; exit 2; }
+done
 [[ $(id -u) == 0 ]] || { echo "testbed: must run as root (network namespaces, tc)" >&2; exit 2; }
 command -v ip >/dev/null && command -v tc >/dev/null || { echo "testbed: needs ip and tc (iproute2)" >&2; exit 2; }
 
@@ -76,9 +115,15 @@ WORK=$(mktemp -d /tmp/fsp-testbed.XXXXXX)
 OUT=${OUT:-$ROOT/integration-tests/target/testbed}
 mkdir -p "$OUT"
 PIDS=()
+CL_PID=""
 
 teardown() {
     local rc=$?
+    if [[ -n $CL_PID ]] && kill -0 "$CL_PID" 2>/dev/null; then # it stops every agent and removes its cgroups
+        (printf 'end\n' >&"$CL_IN") 2>/dev/null || true # a subshell: a runner already gone does not SIGPIPE this one
+        for _ in $(seq 1 150); do kill -0 "$CL_PID" 2>/dev/null || break; sleep 0.1; done
+        kill "$CL_PID" 2>/dev/null || true
+    fi
     for p in "${PIDS[@]}"; do
         kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true
     done
@@ -164,11 +209,10 @@ log "topology up: server ${FAST} Mbit/s, relays and shared client uplink ${RATE}
 # --- data -------------------------------------------------------------------------------------------
 DATA=$WORK/data
 mkdir -p "$DATA" "$WORK/recv"
-head -c $(( SIZE_MB * 1024 * 1024 )) /dev/urandom > "$DATA/big.bin"
 
 # the mixed data set: sizes that are not multiples of the block size, many small files, empty ones
-make_mixed() { # DIR MIB
-    local d=$1 kib=$(( $2 * 1024 )) i
+make_mixed() { # DIR BYTES
+    local d=$1 kib=$(( $2 / 1024 )) i
     mkdir -p "$d/large" "$d/medium/a" "$d/small/b/c"
     head -c $(( kib / 2 * 1024 )) /dev/urandom > "$d/large/half.bin"
     for i in 1 2 3 4; do head -c $(( kib / 16 * 1024 + i * 1000 + 7 )) /dev/urandom > "$d/medium/a/part-$i.dat"; done
@@ -177,20 +221,28 @@ make_mixed() { # DIR MIB
     : > "$d/small/empty-1"
     : > "$d/empty-2"
 }
-make_mixed "$DATA/mixed" "$SIZE_MB"
+# per size: big.bin and mixed/ (one size), or big-SIZE.bin and mixed-SIZE/ (several)
+size_suffix() { (( ${#SIZES[@]} == 1 )) || echo "-$1"; }
+for s in "${SIZES[@]}"; do
+    head -c "$(size_bytes "$s")" /dev/urandom > "$DATA/big$(size_suffix "$s").bin"
+    make_mixed "$DATA/mixed$(size_suffix "$s")" "$(size_bytes "$s")"
+done
 
 # names and contents of every file under DIR, as one digest
 tree_digest() { (cd "$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1; }
 tree_bytes() { find "$1" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }'; }
 
-# the data set the next transfers move: what is fetched, where it lands, how many bytes, its digest
-use_data() { # file|mixed
+# the data set the next transfers move: what is fetched, where it lands, how many bytes, its digest; with several
+# sizes the label says which ("one file, 64MiB")
+use_data() { # file|mixed SIZE
     DS=$1
+    local suffix tag=""; suffix=$(size_suffix "$2")
+    [[ -z $suffix ]] || tag=", $2"
     case "$DS" in
-        file) DS_LABEL="one file"; DS_REMOTE=big.bin; DS_DEST=$WORK/recv/big.bin; DS_BYTES=$(stat -c %s "$DATA/big.bin")
-              DS_WANT=$(sha256sum "$DATA/big.bin" | cut -d' ' -f1) ;;
-        mixed) DS_LABEL="mixed"; DS_REMOTE=mixed; DS_DEST=$WORK/recv/mixed; DS_BYTES=$(tree_bytes "$DATA/mixed")
-              DS_WANT=$(tree_digest "$DATA/mixed") ;;
+        file) DS_LABEL="one file$tag"; DS_REMOTE=big$suffix.bin; DS_DEST=$WORK/recv/big.bin
+              DS_BYTES=$(stat -c %s "$DATA/$DS_REMOTE"); DS_WANT=$(sha256sum "$DATA/$DS_REMOTE" | cut -d' ' -f1) ;;
+        mixed) DS_LABEL="mixed$tag"; DS_REMOTE=mixed$suffix; DS_DEST=$WORK/recv/mixed
+              DS_BYTES=$(tree_bytes "$DATA/$DS_REMOTE"); DS_WANT=$(tree_digest "$DATA/$DS_REMOTE") ;;
     esac
 }
 received_digest() { if [[ -d $DS_DEST ]]; then tree_digest "$DS_DEST"; elif [[ -f $DS_DEST ]]; then sha256sum "$DS_DEST" | cut -d' ' -f1; fi; }
@@ -201,7 +253,7 @@ received_digest() { if [[ -d $DS_DEST ]]; then tree_digest "$DS_DEST"; elif [[ -
 # and class-data archive included); a run in which that launcher built or made its archive is repeated.
 "$ROOT/bin/fsp-server" --version >/dev/null
 "$ROOT/bin/fsp-relay" --version >/dev/null
-"$ROOT/bin/fsp" --version >/dev/null
+FSP_AGENT=off "$ROOT/bin/fsp" --version >/dev/null # untimed commands run in process: no agent left behind
 jar() { echo "$ROOT/$1/target/$1-0.1.0-SNAPSHOT.jar:$ROOT/$1/target/lib/*"; }
 FSP_SERVER=(java -cp "$(jar fsp-server)" io.fsp.server.ServerCommand)
 FSP_RELAY=(java -cp "$(jar fsp-relay)" io.fsp.relay.RelayCommand)
@@ -213,6 +265,42 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=f
     -keyout "$SRV_STATE/key.pem" -out "$SRV_STATE/cert.pem" 2>/dev/null
 SRV_FP=$(openssl x509 -in "$SRV_STATE/cert.pem" -noout -fingerprint -sha256 | cut -d= -f2)
 PASSWORD=$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')
+
+# --- clients ----------------------------------------------------------------------------------------
+# One long-lived holder process per namespace the clients run in; every client enters its network and mount
+# namespaces (nsenter), so the agent a command starts there is the one the next command finds.
+declare -A HOLDER
+hold() { # NS
+    ip netns exec "$1" sleep infinity &
+    PIDS+=($!)
+    HOLDER[$1]=$!
+    # ip netns exec unshares the mount namespace, then execs: until it has, its namespaces are still ours
+    for _ in $(seq 1 100); do [[ $(cat "/proc/${HOLDER[$1]}/comm" 2>/dev/null) == sleep ]] && return 0; sleep 0.05; done
+    log "the holder of $1 did not start"; exit 1
+}
+hold tb-cli
+[[ $EVACUATION == 0 ]] || hold tb-srv # fsp evacuate runs at the origin
+# the coprocess that starts and times every client and prepares the agent for each (clients.py)
+holders=(); for ns in "${!HOLDER[@]}"; do holders+=("$ns=${HOLDER[$ns]}"); done
+mkdir -p "$WORK/clients"
+coproc CLIENTS { FSP_PASSWORD=$PASSWORD exec python3 "$ROOT/integration-tests/testbed/clients.py" "$WORK/clients" \
+    "$(IFS=,; echo "${MODES[*]}")" "${holders[@]}"; }
+# copies of its descriptors: bash closes a coprocess's own in subshells, and teardown writes from one
+CL_PID=$CLIENTS_PID
+exec {CL_IN}>&"${CLIENTS[1]}" {CL_OUT}<&"${CLIENTS[0]}"
+read -r -a MODES <&"$CL_OUT" || { log "the client runner did not start"; exit 1; }
+(( ${#MODES[@]} > 0 )) || { log "none of the agent modes asked for can run with this build"; exit 2; }
+log "FSP commands run ${MODES[*]}"
+
+# client NS MODE OUT ERR COMMAND...: runs COMMAND in NS's namespaces, timed, as the agent MODE asks (- for a peer);
+# sets RC, WALL (s), CCPU (client CPU s), ACPU (the agent's CPU s), ARSS (its peak RSS MiB), MCPU (machine CPU s)
+client() {
+    local IFS=$'\t'
+    printf 'run\t%s\n' "$*" >&"$CL_IN"
+    read -r RC WALL CCPU ACPU ARSS MCPU <&"$CL_OUT" || { log "the client runner ended"; exit 1; }
+}
+# a + b of two figures that may be "-"
+plus() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-") print "-"; else printf "%.3f", a + b }'; }
 
 # start CMD... in NS in its own process group; wait until LOG shows PATTERN (or, for tcp:PORT, until the
 # port accepts connections)
@@ -281,71 +369,79 @@ cross_off() {
 }
 
 RESULTS=$OUT/results.tsv
-# process_s: wall time of the whole client process (fsp get, globus-url-copy, curl, lftp), timed here around it, the
-# same clock for every row; striped_s and fsp_clock_s: fsp get's own JSON summary (striped_seconds: FRET until the
-# server's 226; seconds: connect to end, without JVM start and exit), -1 for the peers
-printf 'scenario\trun\tbytes\tstriped_s\tprocess_s\tlinks\tidentical\tdata\tfsp_clock_s\n' > "$RESULTS"
+# process_s: wall time of the whole client process (fsp get, globus-url-copy, curl, lftp), timed by clients.py around
+# it, the same clock for every row; striped_s and fsp_clock_s: fsp get's own JSON summary (striped_seconds: FRET until
+# the server's 226; seconds: connect to end, without JVM start and exit), -1 for the peers; agent: how the FSP command
+# met the client agent (cold, warm, in-process; - for the peers); client_cpu_s: the client process; agent_cpu_s and
+# agent_rss_mib: the agent it used (- in process and for the peers); machine_cpu_s: every core's busy time
+printf 'scenario\trun\tbytes\tstriped_s\tprocess_s\tlinks\tidentical\tdata\tfsp_clock_s\tagent\tclient_cpu_s\tagent_cpu_s\tagent_rss_mib\tmachine_cpu_s\n' > "$RESULTS"
 
-# one fsp get in the client namespace; appends a result line
+result() { # scenario run striped_s process_s links identical fsp_clock_s agent (CPU figures from the last client())
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$DS_BYTES" "$3" "$4" "$5" "$6" \
+        "$DS_LABEL" "$7" "$8" "$CCPU" "$ACPU" "$ARSS" "$MCPU" >> "$RESULTS"
+}
+cpu_note() { echo "client CPU ${CCPU}s, agent CPU ${ACPU}s (peak RSS ${ARSS} MiB), machine CPU ${MCPU}s"; }
+
+# fsp get in the client namespace, once per agent mode; appends a result line for each
 fsp_get() { # scenario run links extra-options...
     local name=$1 run=$2 links=$3; shift 3
     [[ -z $ONLY || $name =~ $ONLY ]] || return 0
-    rm -rf "$DS_DEST"
-    local json t0 t1 attempt
-    for attempt in 1 2; do
-        rm -rf "$DS_DEST"
-        # timed like the peers: the wall time of the whole process (JVM start, login and exit included)
-        t0=$(date +%s.%N)
-        FSP_PASSWORD=$PASSWORD ip netns exec tb-cli "${FSP_CLIENT[@]}" get "fsp://bench@10.77.0.2:2121/$DS_REMOTE" \
-            -o "$DS_DEST" --trust "$SRV_FP" --json $GET_OPTS "$@" >"$WORK/get.out" 2>"$WORK/get.err" || {
-            log "$name ($DS_LABEL) run $run: fsp get failed:"; tail -20 "$WORK/get.err" >&2; cat "$WORK/server.log" | tail -20 >&2; exit 1; }
-        t1=$(date +%s.%N)
-        grep -q '^fsp: \(building\|making a class-data archive\)' "$WORK/get.err" || break
-        log "$name ($DS_LABEL) run $run: the launcher built fsp-cli or made its class-data archive during the run; repeating it"
+    local mode json attempt ident striped clock
+    for mode in "${MODES[@]}"; do
+        for attempt in 1 2; do
+            rm -rf "$DS_DEST"
+            # timed like the peers: the wall time of the whole process (launcher, JVM or agent, login and exit included)
+            client tb-cli "$mode" "$WORK/get.out" "$WORK/get.err" "${FSP_CLIENT[@]}" get \
+                "fsp://bench@10.77.0.2:2121/$DS_REMOTE" -o "$DS_DEST" --trust "$SRV_FP" --json $GET_OPTS "$@"
+            [[ $RC == 0 ]] || { log "$name ($DS_LABEL, $mode) run $run: fsp get exited $RC:"; tail -20 "$WORK/get.err" >&2
+                tail -20 "$WORK/server.log" >&2; exit 1; }
+            grep -q '^fsp: \(building\|making a class-data archive\)' "$WORK/get.err" || break
+            log "$name ($DS_LABEL, $mode) run $run: the launcher built fsp-cli or made its class-data archive during the run; repeating it"
+        done
+        json=$(tail -1 "$WORK/get.out")
+        ident=no
+        [[ $(received_digest) == "$DS_WANT" ]] && ident=yes
+        clock=$(sed -n 's/.*"seconds":\([0-9.]*\).*/\1/p' <<<"$json")
+        striped=$(sed -n 's/.*"striped_seconds":\([-0-9.]*\).*/\1/p' <<<"$json")
+        result "$name" "$run" "$striped" "$WALL" "$links" "$ident" "${clock:--1}" "$mode"
+        log "$name ($DS_LABEL, $mode) run $run: process ${WALL}s (fsp get's own clock ${clock}s, striped ${striped}s) identical=$ident; $(cpu_note) $(sed -n 's/.*"blocks_by_source":\({[^}]*}\).*/\1/p' <<<"$json")"
+        [[ $ident == yes ]] || { log "$name: received data differs from the original"; exit 3; }
     done
-    json=$(tail -1 "$WORK/get.out")
-    local ident=no total striped clock
-    [[ $(received_digest) == "$DS_WANT" ]] && ident=yes
-    total=$(echo "$t1 - $t0" | bc -l)
-    clock=$(sed -n 's/.*"seconds":\([0-9.]*\).*/\1/p' <<<"$json")
-    striped=$(sed -n 's/.*"striped_seconds":\([-0-9.]*\).*/\1/p' <<<"$json")
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$run" "$DS_BYTES" "$striped" "$total" "$links" "$ident" "$DS_LABEL" \
-        "${clock:--1}" >> "$RESULTS"
-    log "$name ($DS_LABEL) run $run: process ${total}s (fsp get's own clock ${clock}s, striped ${striped}s) identical=$ident $(sed -n 's/.*"blocks_by_source":\({[^}]*}\).*/\1/p' <<<"$json")"
-    [[ $ident == yes ]] || { log "$name: received data differs from the original"; exit 3; }
 }
 
-# evacuate from the origin's own namespace, stop the origin, collect at the safe site; appends a result line whose
-# send is the evacuate process and whose total is evacuate + collect, both timed whole from here
+# evacuate from the origin's own namespace, stop the origin, collect at the safe site, once per agent mode; appends a
+# result line whose send is the evacuate process and whose total is evacuate + collect, both timed whole
 evacuate_collect() { # scenario run replicas relays...
     local name=$1 run=$2 replicas=$3; shift 3
     [[ -z $ONLY || $name =~ $ONLY ]] || return 0
-    start_server "$@"
-    local sealed=$WORK/carry/evacuation.sealed bag=$WORK/recv/bag t0 t1 t2
-    rm -rf "$WORK/carry" "$bag"; mkdir -p "$WORK/carry"
-    [[ -f $WORK/keys/identity ]] || "${FSP_CLIENT[@]}" keygen -o "$WORK/keys" >/dev/null
-    "${FSP_CLIENT[@]}" --version >/dev/null # a launcher that must build (sources changed meanwhile) does so now, untimed
-    t0=$(date +%s.%N)
-    FSP_PASSWORD=$PASSWORD ip netns exec tb-srv "${FSP_CLIENT[@]}" evacuate "fsp://bench@10.77.0.2:2121/$DS_REMOTE" \
-        --manifest "$sealed" --recipient "$WORK/keys/recipient.pub" --trust "$SRV_FP" --replicas "$replicas" --retain 1h \
-        $GET_OPTS >"$WORK/evacuate.out" 2>&1 || {
-        log "$name ($DS_LABEL) run $run: fsp evacuate failed:"; tail -20 "$WORK/evacuate.out" >&2; tail -20 "$WORK/server.log" >&2; exit 1; }
-    t1=$(date +%s.%N)
-    stop_server # the origin is lost
-    ip netns exec tb-cli "${FSP_CLIENT[@]}" collect "$sealed" -o "$bag" --identity "$WORK/keys/identity" \
-        --trust-origin "$SRV_FP" >"$WORK/collect.out" 2>&1 || {
-        log "$name ($DS_LABEL) run $run: fsp collect failed:"; tail -20 "$WORK/collect.out" >&2; exit 1; }
-    t2=$(date +%s.%N)
-    local got ident=no send total
-    if [[ $DS == file ]]; then got=$(sha256sum "$bag/data/$DS_REMOTE" | cut -d' ' -f1); else got=$(tree_digest "$bag/data"); fi
-    [[ $got == "$DS_WANT" ]] && ident=yes
-    send=$(echo "$t1 - $t0" | bc -l); total=$(echo "$t2 - $t0" | bc -l)
-    if grep -q '^fsp: \(building\|making a class-data archive\)' "$WORK/evacuate.out" "$WORK/collect.out"; then
-        log "$name ($DS_LABEL) run $run: the launcher built or made its class-data archive during the run (its time includes that)"
-    fi
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t-1\n' "$name" "$run" "$DS_BYTES" "$send" "$total" "$#" "$ident" "$DS_LABEL" >> "$RESULTS"
-    log "$name ($DS_LABEL) run $run: evacuate ${send}s, evacuate + collect ${total}s identical=$ident"
-    [[ $ident == yes ]] || { log "$name: collected data differs from the original"; exit 3; }
+    local mode sealed=$WORK/carry/evacuation.sealed bag=$WORK/recv/bag send ccpu acpu arss mcpu got ident total
+    [[ -f $WORK/keys/identity ]] || FSP_AGENT=off "${FSP_CLIENT[@]}" keygen -o "$WORK/keys" >/dev/null
+    for mode in "${MODES[@]}"; do
+        start_server "$@"
+        rm -rf "$WORK/carry" "$bag"; mkdir -p "$WORK/carry"
+        FSP_AGENT=off "${FSP_CLIENT[@]}" --version >/dev/null # a launcher that must build (sources changed meanwhile) does so now, untimed
+        client tb-srv "$mode" "$WORK/evacuate.out" "$WORK/evacuate.out" "${FSP_CLIENT[@]}" evacuate \
+            "fsp://bench@10.77.0.2:2121/$DS_REMOTE" --manifest "$sealed" --recipient "$WORK/keys/recipient.pub" \
+            --trust "$SRV_FP" --replicas "$replicas" --retain 1h $GET_OPTS
+        [[ $RC == 0 ]] || { log "$name ($DS_LABEL, $mode) run $run: fsp evacuate exited $RC:"; tail -20 "$WORK/evacuate.out" >&2
+            tail -20 "$WORK/server.log" >&2; exit 1; }
+        send=$WALL ccpu=$CCPU acpu=$ACPU arss=$ARSS mcpu=$MCPU
+        stop_server # the origin is lost
+        client tb-cli "$mode" "$WORK/collect.out" "$WORK/collect.out" "${FSP_CLIENT[@]}" collect "$sealed" -o "$bag" \
+            --identity "$WORK/keys/identity" --trust-origin "$SRV_FP"
+        [[ $RC == 0 ]] || { log "$name ($DS_LABEL, $mode) run $run: fsp collect exited $RC:"; tail -20 "$WORK/collect.out" >&2; exit 1; }
+        total=$(plus "$send" "$WALL") CCPU=$(plus "$ccpu" "$CCPU") ACPU=$(plus "$acpu" "$ACPU") MCPU=$(plus "$mcpu" "$MCPU")
+        [[ $arss == - || ( $ARSS != - && ${ARSS%.*} -ge ${arss%.*} ) ]] || ARSS=$arss # the larger peak
+        if [[ $DS == file ]]; then got=$(sha256sum "$bag/data/$DS_REMOTE" | cut -d' ' -f1); else got=$(tree_digest "$bag/data"); fi
+        ident=no
+        [[ $got == "$DS_WANT" ]] && ident=yes
+        if grep -q '^fsp: \(building\|making a class-data archive\)' "$WORK/evacuate.out" "$WORK/collect.out"; then
+            log "$name ($DS_LABEL, $mode) run $run: the launcher built or made its class-data archive during the run (its time includes that)"
+        fi
+        result "$name" "$run" "$send" "$total" "$#" "$ident" -1 "$mode"
+        log "$name ($DS_LABEL, $mode) run $run: evacuate ${send}s, evacuate + collect ${total}s identical=$ident; $(cpu_note)"
+        [[ $ident == yes ]] || { log "$name: collected data differs from the original"; exit 3; }
+    done
 }
 
 # one peer transfer (direct path only): time of the whole command
@@ -353,15 +449,12 @@ peer() { # scenario run command...
     local name=$1 run=$2; shift 2
     [[ -z $ONLY || $name =~ $ONLY ]] || return 0
     rm -rf "$DS_DEST"
-    local t0 t1
-    t0=$(date +%s.%N)
-    ip netns exec tb-cli "$@" >"$WORK/peer.log" 2>&1 || { log "$name ($DS_LABEL) failed:"; tail -20 "$WORK/peer.log" >&2; exit 1; }
-    t1=$(date +%s.%N)
+    client tb-cli - "$WORK/peer.log" "$WORK/peer.log" "$@"
+    [[ $RC == 0 ]] || { log "$name ($DS_LABEL) exited $RC:"; tail -20 "$WORK/peer.log" >&2; exit 1; }
     local ident=no
     [[ $(received_digest) == "$DS_WANT" ]] && ident=yes
-    local t; t=$(echo "$t1 - $t0" | bc -l)
-    printf '%s\t%s\t%s\t-1\t%s\t1\t%s\t%s\t-1\n' "$name" "$run" "$DS_BYTES" "$t" "$ident" "$DS_LABEL" >> "$RESULTS"
-    log "$name ($DS_LABEL) run $run: ${t}s identical=$ident"
+    result "$name" "$run" -1 "$WALL" 1 "$ident" -1 -
+    log "$name ($DS_LABEL) run $run: ${WALL}s identical=$ident; client CPU ${CCPU}s, machine CPU ${MCPU}s"
     [[ $ident == yes ]] || exit 3
 }
 
@@ -370,8 +463,8 @@ peers() { # run
     local run=$1 gurls=(ftp://10.77.0.2:2811$DATA/$DS_REMOTE "file://$DS_DEST")
     if [[ $DS == mixed ]]; then
         # one URL pair per file: globus-url-copy -r cannot -verify-checksum ("checksum read callback failed: Is a directory")
-        (cd "$DATA/mixed" && find . -type f | sed 's|^\./||' | LC_ALL=C sort) | while read -r f; do
-            echo "ftp://10.77.0.2:2811$DATA/mixed/$f file://$DS_DEST/$f"
+        (cd "$DATA/$DS_REMOTE" && find . -type f | sed 's|^\./||' | LC_ALL=C sort) | while read -r f; do
+            echo "ftp://10.77.0.2:2811$DATA/$DS_REMOTE/$f file://$DS_DEST/$f"
         done > "$WORK/gridftp-urls"
         gurls=(-cd -fast -f "$WORK/gridftp-urls")
     fi
@@ -380,14 +473,21 @@ peers() { # run
     peer "GridFTP -p 4" "$run" globus-url-copy -p 4 "${gurls[@]}"
     peer "GridFTP -p 4 -verify-checksum" "$run" globus-url-copy -p 4 -verify-checksum "${gurls[@]}"
     if [[ $DS == file ]]; then
-        peer "vsftpd + curl" "$run" curl -sS -o "$DS_DEST" ftp://10.77.0.2:2100/big.bin
+        peer "vsftpd + curl" "$run" curl -sS -o "$DS_DEST" "ftp://10.77.0.2:2100/$DS_REMOTE"
+        # a direct FTPS transfer from fsp-server itself (explicit TLS for login and data), by a client without the agent
+        if [[ -z $ONLY || "fsp-server + curl FTPS" =~ $ONLY ]]; then
+            start_server
+            peer "fsp-server + curl FTPS" "$run" curl -sS --ssl-reqd -k -u "bench:$PASSWORD" -o "$DS_DEST" \
+                "ftp://10.77.0.2:2121/$DS_REMOTE"
+            stop_server
+        fi
     else
-        peer "vsftpd + lftp mirror" "$run" lftp -c "set net:max-retries 1; open ftp://10.77.0.2:2100; mirror mixed $DS_DEST"
+        peer "vsftpd + lftp mirror" "$run" lftp -c "set net:max-retries 1; open ftp://10.77.0.2:2100; mirror $DS_REMOTE $DS_DEST"
     fi
 }
 
 if [[ $QUICK == 1 ]]; then
-    use_data file
+    use_data file "${SIZES[0]}"
     start_server 1 2
     fsp_get "relays 1-2 + direct + overlap" 1 3 --include-direct
     stop_server
@@ -428,32 +528,50 @@ CONF
     sleep 1
 fi
 
-# Scenarios of Figures 5 and 6 on each data set, the runs of each interleaved with the others (A B C A B C ...).
+# whether any of the scenarios named is to run (--only)
+wanted() { local n; for n in "$@"; do [[ -z $ONLY || $n =~ $ONLY ]] && return 0; done; return 1; }
+
+# Scenarios of Figures 5 and 6 on each data set, the runs of each interleaved with the others (A B C A B C ...). Each
+# FSP scenario runs once per agent mode, in turn; the order of the modes turns with every run (a server started for
+# a scenario meets its first client with a cold JIT, so no mode is always that client).
+ASKED=("${MODES[@]}")
 for run in $(seq 1 "$RUNS"); do
+  k=$(( (run - 1) % ${#ASKED[@]} ))
+  MODES=("${ASKED[@]:k}" "${ASKED[@]:0:k}")
+  for size in "${SIZES[@]}"; do
   for ds in "${DATASETS[@]}"; do
-    use_data "$ds"
-    start_server
-    fsp_get "direct" "$run" 1 --include-direct
-    start_server 1 2 3
-    fsp_get "relays 1-3" "$run" 3 --no-overlap
-    fsp_get "relays 1-3 + direct" "$run" 3 --include-direct --no-overlap
-    fsp_get "relays 1-3 + direct + overlap" "$run" 3 --include-direct
-    start_server 1 2
-    fsp_get "relays 1-2 + direct" "$run" 3 --include-direct --no-overlap
-    fsp_get "relays 1-2 + direct + overlap" "$run" 3 --include-direct
-    start_server 1 2 3 4
-    cross_on
-    fsp_get "relays 1-4 + cross traffic" "$run" 4 --no-overlap
-    fsp_get "relays 1-4 + direct + cross traffic" "$run" 4 --include-direct --no-overlap
-    start_server 1 2 4
-    fsp_get "relays 1,2,4 + direct + cross traffic" "$run" 4 --include-direct --no-overlap
-    cross_off
+    use_data "$ds" "$size"
+    if wanted "direct"; then
+        start_server
+        fsp_get "direct" "$run" 1 --include-direct
+    fi
+    if wanted "relays 1-3" "relays 1-3 + direct" "relays 1-3 + direct + overlap"; then
+        start_server 1 2 3
+        fsp_get "relays 1-3" "$run" 3 --no-overlap
+        fsp_get "relays 1-3 + direct" "$run" 3 --include-direct --no-overlap
+        fsp_get "relays 1-3 + direct + overlap" "$run" 3 --include-direct
+    fi
+    if wanted "relays 1-2 + direct" "relays 1-2 + direct + overlap"; then
+        start_server 1 2
+        fsp_get "relays 1-2 + direct" "$run" 3 --include-direct --no-overlap
+        fsp_get "relays 1-2 + direct + overlap" "$run" 3 --include-direct
+    fi
+    if wanted "relays 1-4 + cross traffic" "relays 1-4 + direct + cross traffic" "relays 1,2,4 + direct + cross traffic"; then
+        start_server 1 2 3 4
+        cross_on
+        fsp_get "relays 1-4 + cross traffic" "$run" 4 --no-overlap
+        fsp_get "relays 1-4 + direct + cross traffic" "$run" 4 --include-direct --no-overlap
+        start_server 1 2 4
+        fsp_get "relays 1,2,4 + direct + cross traffic" "$run" 4 --include-direct --no-overlap
+        cross_off
+    fi
     stop_server
     if [[ $EVACUATION == 1 ]]; then
         evacuate_collect "evacuate to relays 1,2,4, then collect" "$run" 1 1 2 4
         evacuate_collect "evacuate to relays 1,2,4 (2 replicas), then collect" "$run" 2 1 2 4
     fi
     if [[ $PEERS == 1 ]]; then peers "$run"; fi
+  done
   done
 done
 

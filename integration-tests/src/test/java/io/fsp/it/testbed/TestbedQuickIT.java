@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code bin/bench-testbed --quick}: the paper's topology in network namespaces, one striped get of a few MiB over
- * relays 1–2 plus the direct path, received byte-identical. Needs root and {@code ip netns}; skipped otherwise.
+ * relays 1–2 plus the direct path, cold (it starts the client agent) and warm (the agent answers), received
+ * byte-identical each time. Needs root and {@code ip netns}; skipped otherwise.
  */
 class TestbedQuickIT {
 
@@ -38,10 +39,14 @@ class TestbedQuickIT {
         assertTrue(ended, "testbed --quick did not finish in 120 s:\n" + output);
         assertEquals(0, p.exitValue(), "testbed --quick failed:\n" + output);
         List<String> results = Files.readAllLines(out.resolve("results.tsv"));
-        assertEquals(2, results.size(), "one header and one result line expected:\n" + results);
-        String[] fields = results.get(1).split("\t");
-        assertEquals("yes", fields[6], "received file is not byte-identical:\n" + output);
-        assertTrue(Double.parseDouble(fields[3]) > 0, "no time for the end of striping: " + results.get(1));
+        // one result line per agent mode: cold (the command starts the agent), then warm (it answers)
+        assertEquals(3, results.size(), "one header and a cold and a warm result line expected:\n" + results);
+        for (int i = 1; i < results.size(); i++) {
+            String[] fields = results.get(i).split("\t");
+            assertEquals(List.of("cold", "warm").get(i - 1), fields[9], "agent mode of " + results.get(i));
+            assertEquals("yes", fields[6], "received file is not byte-identical:\n" + output);
+            assertTrue(Double.parseDouble(fields[3]) > 0, "no time for the end of striping: " + results.get(i));
+        }
         assertTrue(Testbed.runs("ip", "netns", "list") && !namespaceLeft(), "testbed left namespaces behind");
     }
 

@@ -18,6 +18,8 @@ import org.knowm.xchart.style.Styler;
  * Turns the testbed's {@code results.tsv} into {@code testbed.md} (medians beside the paper's Figures 5 and 6)
  * and {@code testbed.png} (send and total goodput per scenario, as bars, like the paper's figures). Under each table a
  * line says how each column was timed: total from the wall time of the whole client process, FSP's as the peers'.
+ * Results that say how each FSP command met the resident client agent (column {@code agent}: cold, warm, in-process)
+ * have one row per scenario and mode, CPU columns (client, agent, machine) and the targets judged on the warm rows.
  *
  * <p>Usage: {@code TestbedReport RESULTS.tsv RATE_MBIT OUT_DIR}.
  */
@@ -56,6 +58,16 @@ public final class TestbedReport {
     /** The data set of runs written before results had a data column. */
     static final String ONE_FILE = "one file";
 
+    /** Issue 42's targets on this testbed, judged on the warm rows: striping (send) of relays 1-3 in % of the links. */
+    static final double STRIPING_TARGET = 97;
+    /** ... and total of the client in striping + overlap per the best direct FTPS transfer's total. */
+    static final double TOTAL_TARGET = 0.98;
+    static final String STRIPING_ROW = "relays 1-3";
+    static final List<String> OVERLAP_ROWS = List.of("relays 1-2 + direct + overlap", "relays 1-3 + direct + overlap");
+    /** The direct FTPS transfers: FSP's own (direct only) and curl's from fsp-server. */
+    static final List<String> DIRECT_FTPS_ROWS = List.of("direct", "fsp-server + curl FTPS");
+    static final String WARM = "warm";
+
     /**
      * One transfer of {@code results.tsv}.
      *
@@ -63,12 +75,32 @@ public final class TestbedReport {
      *                     {@code wholeProcess}; in results written before the FSP rows were timed so (column
      *                     {@code total_s}), fsp get's own clock for FSP and the whole process for the peers
      * @param clockSeconds fsp get's own clock (the seconds of its JSON summary), -1 for the peers and when not recorded
+     * @param agent        how the FSP command met the client agent (cold, warm, in-process); "" for the peers and in
+     *                     results written before the agent
+     * @param clientCpu    CPU seconds of the client process, -1 when not recorded
+     * @param agentCpu     CPU seconds of the agent the command used (for a cold run the one it started), -1 when none
+     * @param agentRss     the agent's peak RSS in MiB, -1 when none
+     * @param machineCpu   CPU seconds of the whole machine during the run, -1 when not recorded
      */
     record Run(String scenario, long bytes, double stripedSeconds, double totalSeconds, int links, boolean identical,
-               String data, double clockSeconds, boolean wholeProcess) { }
+               String data, double clockSeconds, boolean wholeProcess, String agent, double clientCpu, double agentCpu,
+               double agentRss, double machineCpu) {
+        Run(String scenario, long bytes, double stripedSeconds, double totalSeconds, int links, boolean identical,
+            String data, double clockSeconds, boolean wholeProcess) {
+            this(scenario, bytes, stripedSeconds, totalSeconds, links, identical, data, clockSeconds, wholeProcess, "",
+                    -1, -1, -1, -1);
+        }
+    }
 
+    /** Medians of one scenario in one agent mode ("" for the peers); CPU figures -1 when not recorded. */
     record Row(String scenario, int runs, long bytes, double send, double total, int links, boolean identical,
-               double clock, boolean wholeProcess) { }
+               double clock, boolean wholeProcess, String agent, double clientCpu, double agentCpu, double agentRss,
+               double machineCpu) {
+        /** The name in the table: the scenario, and its agent mode in brackets. */
+        String name() {
+            return agent.isEmpty() ? scenario : scenario + " (" + agent + ")";
+        }
+    }
 
     public static void main(String[] args) throws IOException {
         if (args.length != 3) {
@@ -90,7 +122,9 @@ public final class TestbedReport {
                         rows.get(0).bytes() / 1048576.0));
             }
             report.append(markdown(rows, rate));
-            Path png = out.resolve(e.getKey().equals(ONE_FILE) ? "testbed.png" : "testbed-" + e.getKey().replace(' ', '-') + ".png");
+            report.append(targets(rows, rate));
+            Path png = out.resolve(e.getKey().equals(ONE_FILE) ? "testbed.png"
+                    : "testbed-" + e.getKey().replaceAll("[^A-Za-z0-9.]+", "-") + ".png");
             plot(rows, rate, e.getKey(), png);
             plots.add(png);
         }
@@ -113,17 +147,25 @@ public final class TestbedReport {
             }
             runs.add(new Run(f[0], Long.parseLong(f[2]), Double.parseDouble(f[3]), Double.parseDouble(f[4]),
                     Integer.parseInt(f[5]), f[6].equals("yes"), f.length > 7 ? f[7] : ONE_FILE,
-                    f.length > 8 ? Double.parseDouble(f[8]) : -1, wholeProcess));
+                    f.length > 8 ? Double.parseDouble(f[8]) : -1, wholeProcess,
+                    f.length > 9 && !f[9].equals("-") ? f[9] : "", figure(f, 10), figure(f, 11), figure(f, 12),
+                    figure(f, 13)));
         }
         return runs;
     }
 
-    /** Median goodputs per scenario, in the order scenarios first appear. */
+    /** Field {@code i} of a results line as a number; -1 for "-" (does not apply) and when the line has none. */
+    static double figure(String[] f, int i) {
+        return f.length > i && !f[i].equals("-") ? Double.parseDouble(f[i]) : -1;
+    }
+
+    /** Median goodputs per scenario and agent mode, in the order they first appear. */
     static List<Row> rows(List<Run> runs) {
-        Map<String, List<Run>> by = new LinkedHashMap<>();
-        runs.forEach(r -> by.computeIfAbsent(r.scenario(), k -> new ArrayList<>()).add(r));
+        Map<List<String>, List<Run>> by = new LinkedHashMap<>();
+        runs.forEach(r -> by.computeIfAbsent(List.of(r.scenario(), r.agent()), k -> new ArrayList<>()).add(r));
         List<Row> rows = new ArrayList<>();
-        by.forEach((name, list) -> {
+        by.forEach((key, list) -> {
+            String name = key.get(0);
             Run first = list.get(0);
             // direct only: the 226 comes once the last block is in the server's socket buffer, not at the client
             double send = first.stripedSeconds() < 0 || name.equals("direct") ? -1
@@ -132,9 +174,25 @@ public final class TestbedReport {
             double clock = list.stream().anyMatch(r -> r.clockSeconds() <= 0) ? -1
                     : median(list.stream().mapToDouble(r -> mbit(r.bytes(), r.clockSeconds())).toArray());
             rows.add(new Row(name, list.size(), first.bytes(), send, total, first.links(),
-                    list.stream().allMatch(Run::identical), clock, list.stream().allMatch(Run::wholeProcess)));
+                    list.stream().allMatch(Run::identical), clock, list.stream().allMatch(Run::wholeProcess), key.get(1),
+                    medianOf(list, Run::clientCpu), medianOf(list, Run::agentCpu), medianOf(list, Run::agentRss),
+                    medianOf(list, Run::machineCpu)));
         });
         return rows;
+    }
+
+    /** The median of a figure over runs, -1 unless every run recorded it. */
+    static double medianOf(List<Run> runs, java.util.function.ToDoubleFunction<Run> figure) {
+        double[] v = runs.stream().mapToDouble(figure).toArray();
+        return java.util.Arrays.stream(v).anyMatch(x -> x < 0) ? -1 : median(v);
+    }
+
+    /** The direct row a row's total is compared with: FSP's direct of the same agent mode (for a peer: the warm one). */
+    static double direct(List<Row> rows, Row row) {
+        String mode = row.agent().isEmpty() ? WARM : row.agent();
+        return rows.stream().filter(r -> r.scenario().equals("direct")).sorted(
+                java.util.Comparator.comparing((Row r) -> !r.agent().equals(mode))).mapToDouble(Row::total)
+                .findFirst().orElse(Double.NaN);
     }
 
     static double mbit(long bytes, double seconds) {
@@ -154,26 +212,84 @@ public final class TestbedReport {
                 + "× %.2f Mbit/s of TCP goodput (1448 of 1514 bytes per frame). The paper's columns: its Mbit/s on "
                 + "100 Mbit/s links as published, and in brackets %% of its own maximum counted the same way.%n%n",
                 rate, rate * 10, link));
+        boolean cpu = rows.stream().anyMatch(r -> r.machineCpu() >= 0);
         sb.append("| scenario | runs | send Mbit/s | send % of max | total Mbit/s | total % of max | total / direct "
-                + "| fsp get's own clock Mbit/s | byte-identical | paper row | paper send (% of max) | paper total (% of max) |\n");
-        sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-        double direct = rows.stream().filter(r -> r.scenario().equals("direct")).mapToDouble(Row::total).findFirst()
-                .orElse(Double.NaN);
+                + "| fsp get's own clock Mbit/s | byte-identical | paper row | paper send (% of max) | paper total (% of max) |"
+                + (cpu ? " client CPU s | agent CPU s | agent peak RSS MiB | machine CPU s/GiB |" : "") + "\n");
+        sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|" + (cpu ? "---|---|---|---|" : "") + "\n");
         for (Row r : rows) {
             double sendMax = r.links() * link;
             double[] paper = PAPER.get(r.scenario());
-            sb.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %.2f | %.1f %% | %.3f× | %s | %s | %s | %s | %s |%n",
-                    r.scenario(), r.runs(), r.send() < 0 ? "–" : String.format(Locale.ROOT, "%.2f", r.send()),
+            sb.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %.2f | %.1f %% | %.3f× | %s | %s | %s | %s | %s |",
+                    r.name(), r.runs(), r.send() < 0 ? "–" : String.format(Locale.ROOT, "%.2f", r.send()),
                     r.send() < 0 ? "–" : String.format(Locale.ROOT, "%.1f %%", 100 * r.send() / sendMax),
-                    r.total(), 100 * r.total() / link, r.total() / direct,
+                    r.total(), 100 * r.total() / link, r.total() / direct(rows, r),
                     r.clock() < 0 ? "–" : String.format(Locale.ROOT, "%.2f", r.clock()), r.identical() ? "yes" : "NO",
                     PAPER_ROW.getOrDefault(r.scenario(), "–"),
                     paper == null ? "–" : String.format(Locale.ROOT, "%.1f (%.1f %%)", paper[0],
                             100 * paper[0] / (r.links() * 100 * TCP_EFFICIENCY)),
                     paper == null ? "–" : String.format(Locale.ROOT, "%.1f (%.1f %%)", paper[1],
                             100 * paper[1] / (100 * TCP_EFFICIENCY))));
+            if (cpu) {
+                sb.append(String.format(Locale.ROOT, " %s | %s | %s | %s |", seconds(r.clientCpu()), seconds(r.agentCpu()),
+                        r.agentRss() < 0 ? "–" : String.format(Locale.ROOT, "%.0f", r.agentRss()),
+                        r.machineCpu() < 0 ? "–" : String.format(Locale.ROOT, "%.2f", r.machineCpu() / (r.bytes() / 1073741824.0))));
+            }
+            sb.append('\n');
         }
         sb.append('\n').append(timing(rows.stream().allMatch(Row::wholeProcess))).append('\n');
+        if (cpu) {
+            sb.append(AGENT).append('\n');
+        }
+        return sb.toString();
+    }
+
+    static final String AGENT = "Agent: each FSP row once per way the command met the resident client agent: cold (`fsp "
+            + "agent stop` before it: the command starts the agent and pays for it), warm (the agent already running, "
+            + "started once with `fsp agent start`), in-process (FSP_AGENT=off); total / direct against the direct row of "
+            + "the same mode (a peer's against the warm one). CPU (medians): client: the client process; agent: the agent "
+            + "the command used (warm: the running agent, counted in a cgroup of its own; cold: the one it started), and "
+            + "its peak RSS; machine: every core's busy time during the run, whoever spent it, per GiB moved.\n";
+
+    private static String seconds(double s) {
+        return s < 0 ? "–" : String.format(Locale.ROOT, "%.2f", s);
+    }
+
+    /**
+     * Issue 42's targets for this testbed, on the warm rows (the cold ones beside): striping of relays 1-3 at least
+     * 97 % of the links, and the best total of the client in striping + overlap at least 0.98 of the best direct FTPS
+     * transfer's (FSP's own direct, curl FTPS from fsp-server). Empty when the rows are not there.
+     */
+    static String targets(List<Row> rows, double rate) {
+        double link = rate * TCP_EFFICIENCY;
+        StringBuilder sb = new StringBuilder();
+        for (String mode : List.of(WARM, "cold")) {
+            java.util.Optional<Row> striping = rows.stream()
+                    .filter(r -> r.scenario().equals(STRIPING_ROW) && r.agent().equals(mode)).findFirst();
+            java.util.Optional<Row> overlap = rows.stream()
+                    .filter(r -> OVERLAP_ROWS.contains(r.scenario()) && r.agent().equals(mode))
+                    .max(java.util.Comparator.comparingDouble(Row::total));
+            java.util.Optional<Row> direct = rows.stream().filter(r -> DIRECT_FTPS_ROWS.contains(r.scenario())
+                    && (r.agent().equals(mode) || r.agent().isEmpty())).max(java.util.Comparator.comparingDouble(Row::total));
+            String what = mode.equals(WARM) ? "**Targets** (issue 42, judged on the warm rows)" : "Cold, beside them";
+            List<String> verdicts = new ArrayList<>();
+            striping.filter(r -> r.send() > 0).ifPresent(r -> {
+                double pct = 100 * r.send() / (r.links() * link);
+                verdicts.add(String.format(Locale.ROOT, "striping (%s) %.1f %% of the links%s", r.name(), pct,
+                        mode.equals(WARM) ? String.format(Locale.ROOT, " (target ≥ %.0f %%: %s)", STRIPING_TARGET,
+                                pct >= STRIPING_TARGET ? "met" : "NOT met") : ""));
+            });
+            if (overlap.isPresent() && direct.isPresent()) {
+                double ratio = overlap.get().total() / direct.get().total();
+                verdicts.add(String.format(Locale.ROOT, "total (%s) %.3f× the best direct FTPS transfer (%s, %.2f Mbit/s)%s",
+                        overlap.get().name(), ratio, direct.get().name(), direct.get().total(),
+                        mode.equals(WARM) ? String.format(Locale.ROOT, " (target ≥ %.2f×: %s)", TOTAL_TARGET,
+                                ratio >= TOTAL_TARGET ? "met" : "NOT met") : ""));
+            }
+            if (!verdicts.isEmpty()) {
+                sb.append(what).append(": ").append(String.join("; ", verdicts)).append(".\n\n");
+            }
+        }
         return sb.toString();
     }
 
@@ -202,7 +318,7 @@ public final class TestbedReport {
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setSeriesColors(new Color[] {new Color(0x1f4e79), new Color(0x70ad47), new Color(0x9dc3e6),
                 new Color(0xc5e0b4)});
-        List<String> names = rows.stream().map(Row::scenario).toList();
+        List<String> names = rows.stream().map(Row::name).toList();
         double scale = rate / 100;
         chart.addSeries("send, striping phase (ours)", names, rows.stream().map(r -> (Number) Math.max(0, r.send())).toList());
         chart.addSeries(rows.stream().allMatch(Row::wholeProcess) ? "total, whole process (ours)" : "total (ours)", names, rows.stream().map(r -> (Number) r.total()).toList());
