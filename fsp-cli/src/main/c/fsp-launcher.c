@@ -2,10 +2,12 @@
  * fsp's native launcher: runs a command in this user's agent (io.fsp.cli.agent) at the cost of a process, not of a
  * JVM. It speaks the agent's frames (Frames.java): HELLO with the request (Request.java), then relays the command's
  * output, answers its password prompts on the terminal without echo, turns SIGINT and SIGTERM into CANCEL, and ends
- * with the command's exit code. Whatever it cannot do itself it leaves to the Java launcher (no agent answers: start
- * one; a directory to make or to explain) by exec, and a command the agent declines runs in a JVM of its own, as
- * bin/launch runs one with FSP_AGENT=off. bin/launch passes the class path and both command lines in the environment.
- * The socket's name is AgentAddress.key's hash of the same world; a test holds the two to the same answer.
+ * with the command's exit code. When none answers it starts one (AgentClient.start's way: under the start lock, as
+ * fsp-agent, in a session of its own, without the command's variables). A directory it may not use is left to the Java
+ * launcher to explain (by exec); a command the agent declines, or one the configuration keeps out of it (agent =
+ * false), runs in a JVM of its own, as bin/launch runs one with FSP_AGENT=off. bin/launch passes the class path and the
+ * command lines in the environment. The socket's name is AgentAddress.key's hash of the same world; a test holds the
+ * two to the same answer.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -23,6 +25,10 @@
 #include <sys/un.h>
 #include <termios.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define VERSION 1
@@ -245,19 +251,153 @@ static int passed(const char *name, size_t len) {
         || (len == 4 && strncmp(name, "TERM", 4) == 0) || (len == 8 && strncmp(name, "NO_COLOR", 8) == 0);
 }
 
+/* Launcher.setting: KEY from the command's client configuration (--config, $FSP_CONFIG, the user's file), or NULL. */
+static char *setting(int argc, char **argv, const char *key) {
+    static char path[4096], line[4096];
+    const char *named = getenv("FSP_CONFIG"), *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) named = argv[i + 1];
+        else if (strncmp(argv[i], "--config=", 9) == 0) named = argv[i] + 9;
+    }
+    if (named && *named) {
+        if (strcmp(named, "none") == 0) return NULL;
+        snprintf(path, sizeof path, "%s", named);
+    } else if (xdg && xdg[0] == '/') snprintf(path, sizeof path, "%s/fsp/client.conf", xdg);
+    else if (home) snprintf(path, sizeof path, "%s/.config/fsp/client.conf", home);
+    else return NULL;
+    FILE *f = fopen(path, "r");
+    char *found = NULL;
+    while (f && !found && fgets(line, sizeof line, f)) {
+        char *l = line, *eq = strchr(line, '=');
+        while (*l == ' ' || *l == '\t') l++;
+        if (*l == '#' || !eq) continue;
+        char *end = eq;
+        while (end > l && (end[-1] == ' ' || end[-1] == '\t')) end--;
+        if ((size_t) (end - l) != strlen(key) || strncmp(l, key, end - l) != 0) continue;
+        found = eq + 1;
+        while (*found == ' ' || *found == '\t') found++;
+        for (char *t = found + strlen(found); t > found && strchr(" \t\r\n", t[-1]); t--) t[-1] = 0;
+    }
+    if (f) fclose(f);
+    return found;
+}
+
+static int off(const char *v) {
+    return v && (strcasecmp(v, "off") == 0 || strcasecmp(v, "false") == 0 || strcasecmp(v, "no") == 0 || strcmp(v, "0") == 0);
+}
+
+static int connect_to(const struct sockaddr_un *addr) {
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s >= 0 && connect(s, (const struct sockaddr *) addr, sizeof *addr) == 0) return s;
+    if (s >= 0) close(s);
+    return -1;
+}
+
+/* The java bin/launch runs, as an absolute path (the agent's name links to it). */
+static int java_path(char *out) {
+    char *first[1];
+    if (split_lines(getenv("FSP_JAVA_LAUNCHER"), first, 1) != 1) return -1;
+    if (strchr(first[0], '/')) return realpath(first[0], out) ? 0 : -1;
+    char *paths = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin"), *save = NULL, candidate[PATH_MAX];
+    for (char *d = strtok_r(paths, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        snprintf(candidate, sizeof candidate, "%s/%s", d, first[0]);
+        if (access(candidate, X_OK) == 0) return realpath(candidate, out) ? 0 : -1;
+    }
+    return -1;
+}
+
+/*
+ * AgentClient.connectOrStart: under the start lock, connects if another launcher started one meanwhile, else starts
+ * the agent (DIR/fsp-agent, a link to java, in a session of its own, its output to KEY.log, without the command's
+ * variables) and waits for it to answer. Returns the connection, or -1 with *why set.
+ */
+static int start_agent(const char *dir, const char *k, const struct sockaddr_un *addr, const char *idle, const char **why) {
+    char lock[4200], log[4200], name[4200], fresh[4300], java[PATH_MAX], linked[PATH_MAX];
+    snprintf(lock, sizeof lock, "%s/%s.lock", dir, k);
+    snprintf(log, sizeof log, "%s/%s.log", dir, k);
+    snprintf(name, sizeof name, "%s/fsp-agent", dir);
+    int lfd = open(lock, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+    if (lfd < 0 || flock(lfd, LOCK_EX) != 0) { *why = "cannot take the start lock"; return -1; }
+    int s = connect_to(addr);
+    if (s >= 0) { close(lfd); return s; }
+    if (java_path(java) != 0) { close(lfd); *why = "no java to start it with"; return -1; }
+    ssize_t n = readlink(name, linked, sizeof linked - 1);
+    if (n < 0 || (linked[n] = 0, strcmp(linked, java) != 0)) {
+        snprintf(fresh, sizeof fresh, "%s.%d", name, (int) getpid());
+        unlink(fresh);
+        if (symlink(java, fresh) != 0 || rename(fresh, name) != 0) { close(lfd); *why = "cannot link fsp-agent"; return -1; }
+    }
+    char **args = calloc(520, sizeof *args), **env = calloc(1024, sizeof *env);
+    int a = 0, e = 0;
+    args[a++] = name;
+    a += split_lines(getenv("FSP_AGENT_JVM"), args + a, 500);
+    args[a++] = "-cp";
+    args[a++] = getenv("FSP_AGENT_CLASSPATH");
+    args[a++] = "io.fsp.cli.AgentMain";
+    args[a++] = (char *) dir;
+    args[a++] = (char *) k;
+    args[a++] = (char *) idle;
+    for (char **v = environ; *v && e < 1000; v++) {  /* never a password, nor another command's variables */
+        char *eq = strchr(*v, '=');
+        if (eq && (!passed(*v, eq - *v) || strncmp(*v, "HOME=", 5) == 0)) env[e++] = *v;
+    }
+    if (!getenv("MALLOC_ARENA_MAX")) env[e++] = "MALLOC_ARENA_MAX=2";
+    pid_t pid = fork();
+    if (pid == 0) {
+        setsid();
+        int in = open("/dev/null", O_RDONLY), out = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        dup2(in, 0);
+        dup2(out, 1);
+        dup2(out, 2);
+        execve(name, args, env);
+        _exit(127);
+    }
+    if (pid < 0) { close(lfd); *why = "cannot fork"; return -1; }
+    struct timespec tick = {0, 5000000};
+    for (int i = 0; i < 6000; i++) {  /* 30 s */
+        s = connect_to(addr);
+        if (s >= 0) { close(lfd); return s; }
+        if (waitpid(pid, NULL, WNOHANG) == pid) { close(lfd); *why = "it exited as it started (see its log)"; return -1; }
+        nanosleep(&tick, NULL);
+    }
+    kill(pid, SIGTERM);
+    close(lfd);
+    *why = "it did not answer in 30 s (see its log)";
+    return -1;
+}
+
 int main(int argc, char **argv) {
     struct timeval now;
     gettimeofday(&now, NULL);
     long long started = (long long) now.tv_sec * 1000 + now.tv_usec / 1000;
-    if (!getenv("FSP_AGENT_CLASSPATH") || (argc == 3 && strcmp(argv[1], "agent") == 0 && strcmp(argv[2], "start") == 0))
-        java_launcher(argc, argv);
+    if (!getenv("FSP_AGENT_CLASSPATH")) java_launcher(argc, argv);
+    int verb = argc == 3 && strcmp(argv[1], "agent") == 0;  /* fsp agent start|status|stop: whatever the setting */
+    int look = verb && (strcmp(argv[2], "status") == 0 || strcmp(argv[2], "stop") == 0);
+    if (!verb && (off(getenv("FSP_AGENT")) || (!getenv("FSP_AGENT") && off(setting(argc, argv, "agent")))))
+        in_process(argc, argv);
     char dir[4096], k[17], cwd[4096];
-    if (directory(dir, sizeof dir) != 0 || key(k) != 0 || !getcwd(cwd, sizeof cwd)) java_launcher(argc, argv);
+    if (directory(dir, sizeof dir) != 0) {
+        struct stat st;  /* a directory to make, or to refuse with the reason: the Java launcher's */
+        if (lstat(dir, &st) == 0 || mkdir(dir, 0700) != 0 || directory(dir, sizeof dir) != 0) java_launcher(argc, argv);
+    }
+    if (key(k) != 0 || !getcwd(cwd, sizeof cwd)) java_launcher(argc, argv);
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
     if ((size_t) snprintf(addr.sun_path, sizeof addr.sun_path, "%s/%s.sock", dir, k) >= sizeof addr.sun_path)
         java_launcher(argc, argv);
-    sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (sock < 0 || connect(sock, (struct sockaddr *) &addr, sizeof addr) != 0) java_launcher(argc, argv);
+    sock = connect_to(&addr);
+    if (sock < 0 && look) {
+        printf("fsp agent: none running for this user, build and namespace (%s)\n", addr.sun_path);
+        return strcmp(argv[2], "status") == 0 ? 1 : 0;
+    }
+    if (sock < 0) {
+        const char *why = NULL, *idle = getenv("FSP_AGENT_IDLE");
+        if (!idle) idle = setting(argc, argv, "agent-idle");
+        sock = start_agent(dir, k, &addr, idle ? idle : "5m", &why);
+        if (sock < 0) {
+            fprintf(stderr, "fsp: no agent (%s); running in this process\n", why);
+            in_process(argc, argv);
+        }
+    }
 
     struct buf hello = {0};
     put_int(&hello, VERSION);
