@@ -406,6 +406,7 @@ int main(int argc, char **argv) {
     put_int(&hello, isatty(0) && isatty(1) ? 1 : 0);
     put_int(&hello, (uint32_t) (started >> 32));
     put_int(&hello, (uint32_t) started);
+    put_int(&hello, (uint32_t) getpid());
     put_int(&hello, argc - 1);
     for (int i = 1; i < argc; i++) put_string(&hello, argv[i]);
     int count = 0;

@@ -104,7 +104,7 @@ public final class AgentMain implements AgentServer.Runner {
             }
         }) : Optional.empty();
         Invocation invocation = new Invocation(Path.of(request.cwd()), request.environment(), request.terminal(), prompt,
-                request.startedMillis(), Invocation.Watch.NONE);
+                request.startedMillis(), request.pid(), Invocation.Watch.NONE);
         return execute(invocation, argv, session.stdout(), session.stderr());
     }
 
@@ -123,7 +123,7 @@ public final class AgentMain implements AgentServer.Runner {
         Path cwd = Path.of(request.cwd());
         String id = transfers.start(cwd, argv, (output, self) -> {
             Invocation invocation = new Invocation(cwd, request.environment(), false, Optional.empty(),
-                    System.currentTimeMillis(), self);
+                    System.currentTimeMillis(), ProcessHandle.current().pid(), self);
             return execute(invocation, argv, output, output);
         });
         said.println("fsp: transfer " + id + " started; fsp status " + id + " shows it, fsp wait " + id

@@ -153,6 +153,7 @@ public final class CollectCommand implements Callable<Integer> {
                 payloadDestination(recorded, manifest), settings.streams(), settings.verify(), settings.relayTimeout(),
                 Duration.ofSeconds(10)), recorded);
         collector.countFrom(Invocation.current().startedMillis());
+        collector.heldBy(Invocation.current().pid());
         Invocation.current().watch().progress(collector::bytesDone, collector::totalBytes);
         ProgressView progress = output.progress(json) ? new ProgressView(collector, out) : null;
         CollectSummary summary;

@@ -167,6 +167,7 @@ public final class GetCommand implements Callable<Integer> {
         }
         Collector collector = new Collector(options);
         collector.countFrom(Invocation.current().startedMillis());
+        collector.heldBy(Invocation.current().pid());
         Invocation.current().watch().progress(collector::bytesDone, collector::totalBytes);
         CollectSummary summary;
         ProgressView progress = progressJson ? new ProgressView(collector, out, true)

@@ -15,10 +15,11 @@ import java.util.Optional;
  * @param terminal standard input and output are a terminal
  * @param prompt asks on the terminal without echo (empty without one)
  * @param startedMillis when the user's command started: its process's start, or its launcher's
+ * @param pid the process that stands for the command: its own, or its launcher (a signal to it cancels the command)
  * @param watch told where the command's progress can be read ({@code fsp status} of a managed transfer)
  */
 record Invocation(Path cwd, Map<String, String> environment, boolean terminal, Optional<PasswordOption.Prompt> prompt,
-                  long startedMillis, Watch watch) {
+                  long startedMillis, long pid, Watch watch) {
     /** Where a running command's bytes done and to do can be read. */
     interface Watch {
         Watch NONE = (done, total) -> { };
@@ -33,7 +34,7 @@ record Invocation(Path cwd, Map<String, String> environment, boolean terminal, O
         return new Invocation(Path.of("").toAbsolutePath(), System.getenv(), console != null,
                 console == null ? Optional.empty() : Optional.of(text -> console.readPassword("%s", text)),
                 ProcessHandle.current().info().startInstant().map(java.time.Instant::toEpochMilli)
-                        .orElseGet(System::currentTimeMillis), Watch.NONE);
+                        .orElseGet(System::currentTimeMillis), ProcessHandle.current().pid(), Watch.NONE);
     }
 
     /** This thread's command's world: the launcher's in the agent, else this process's. */

@@ -78,7 +78,7 @@ class AgentIT {
         for (List<String> args : List.of(List.of("get", "fsp://alice@127.0.0.1:1/x"), List.of("get", "--help"),
                 List.of("--version"), List.of("collect", "--streams", "0", "m.manifest", "-o", "out"))) {
             Result viaAgent = run(agent, Map.of(), dir, args.toArray(String[]::new));
-            ProcessBuilder alone = FspCommand.process(args).directory(dir.toFile());
+            ProcessBuilder alone = FspCommand.inProcess(args).directory(dir.toFile());
             alone.environment().put("FSP_CONFIG", "none");
             Result inProcess = finish(alone.start());
             assertEquals(inProcess.exit, viaAgent.exit, args + ": " + viaAgent + "\nin-process: " + inProcess);
@@ -269,7 +269,7 @@ class AgentIT {
                     import socket, struct, sys
                     def s(x): b = x.encode(); return struct.pack('>i', len(b)) + b
                     key = sys.argv[2]
-                    p = struct.pack('>i', 1) + s(key) + s('/') + struct.pack('>iiii', 0, 0, 0, 2) + s('agent') + s('status') + struct.pack('>i', 0)
+                    p = struct.pack('>i', 1) + s(key) + s('/') + struct.pack('>iiiii', 0, 0, 0, 1, 2) + s('agent') + s('status') + struct.pack('>i', 0)
                     c = socket.socket(socket.AF_UNIX); c.connect(sys.argv[1])
                     c.sendall(b'H' + struct.pack('>i', len(p)) + p)
                     try:

@@ -107,9 +107,11 @@ class ClientMannersIT {
         Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/script")), "util-linux script is needed for a terminal");
         List<String> args = new ArrayList<>(List.of("get", "fsp://" + StripeRig.USER + "@" + server() + "/small.bin", "-o",
                 dir.resolve("prompted.bin").toString(), "--config", "none", "--trust", trusted()));
-        String command = FspCommand.process(args).command().stream().map(a -> "'" + a.replace("'", "'\\''") + "'")
+        ProcessBuilder fsp = FspCommand.process(args);
+        String command = fsp.command().stream().map(a -> "'" + a.replace("'", "'\\''") + "'")
                 .collect(java.util.stream.Collectors.joining(" "));
         ProcessBuilder pb = new ProcessBuilder("/usr/bin/script", "-qec", command, "/dev/null").redirectErrorStream(true);
+        pb.environment().putAll(fsp.environment()); // the agent's directory and command lines, as bin/launch gives them
         pb.environment().remove("FSP_PASSWORD");
         Process p = pb.start();
         StringBuilder seen = new StringBuilder();

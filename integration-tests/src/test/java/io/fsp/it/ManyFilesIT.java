@@ -61,12 +61,14 @@ class ManyFilesIT {
     void treeOfManyMoreFilesThanTheDescriptorLimitArrivesWhole() throws Exception {
         Path dest = dir.resolve("out/many");
         Files.createDirectories(dest.getParent());
-        List<String> fsp = FspCommand.process(List.of("get", "fsp://" + StripeRig.USER + "@127.0.0.1:" + rig.port() + "/many",
-                "-o", dest.toString(), "--trust", rig.server().fingerprint().toString())).command();
+        ProcessBuilder fspProcess = FspCommand.process(List.of("get", "fsp://" + StripeRig.USER + "@127.0.0.1:" + rig.port()
+                + "/many", "-o", dest.toString(), "--trust", rig.server().fingerprint().toString()));
+        List<String> fsp = fspProcess.command();
         List<String> command = new ArrayList<>(List.of("bash", "-c",
                 "ulimit -n " + DESCRIPTOR_LIMIT + " && exec \"$@\"", "fsp"));
         command.addAll(fsp);
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve("get.log").toFile());
+        pb.environment().putAll(fspProcess.environment()); // with the agent: one of its own, under that limit too
         pb.environment().put("FSP_PASSWORD", StripeRig.PASSWORD);
         Process client = pb.start();
         assertTrue(client.waitFor(180, TimeUnit.SECONDS), "fsp get did not end within 180 s");

@@ -237,7 +237,7 @@ public final class AgentClient {
                 passed.put(e.getKey(), e.getValue());
             }
         }
-        return new Request(key, System.getProperty("user.dir"), System.console() != null, detach, STARTED, List.copyOf(argv),
-                passed);
+        return new Request(key, System.getProperty("user.dir"), System.console() != null, detach, STARTED,
+                ProcessHandle.current().pid(), List.copyOf(argv), passed);
     }
 }

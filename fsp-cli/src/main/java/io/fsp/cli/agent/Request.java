@@ -11,10 +11,11 @@ import java.util.Map;
  * agent the launcher meant ({@link AgentAddress#key}); {@code cwd} resolves relative paths; {@code environment} holds
  * only the variables a command reads ({@link #PASSED}); {@code terminal}: standard input and output are a terminal
  * (progress line, password prompt); {@code detach}: run it as a managed transfer and answer with its id at once;
- * {@code startedMillis}: when the launcher started (what the command's timings count from).
+ * {@code startedMillis}: when the launcher started (what the command's timings count from); {@code pid}: the
+ * launcher's (a destination lock names it: a signal to it cancels the command).
  */
-public record Request(String key, String cwd, boolean terminal, boolean detach, long startedMillis, List<String> argv,
-                      Map<String, String> environment) {
+public record Request(String key, String cwd, boolean terminal, boolean detach, long startedMillis, long pid,
+                      List<String> argv, Map<String, String> environment) {
     public static final int VERSION = 1;
     static final int MAX_ARGS = 4096;
     static final int MAX_VARIABLES = 256;
@@ -28,7 +29,7 @@ public record Request(String key, String cwd, boolean terminal, boolean detach, 
     public byte[] encode() throws IOException {
         Frames.Payload p = new Frames.Payload().putInt(VERSION).putString(key).putString(cwd)
                 .putInt((terminal ? 1 : 0) | (detach ? 2 : 0)).putInt((int) (startedMillis >>> 32))
-                .putInt((int) startedMillis).putInt(argv.size());
+                .putInt((int) startedMillis).putInt((int) pid).putInt(argv.size());
         for (String a : argv) {
             p.putString(a);
         }
@@ -50,6 +51,7 @@ public record Request(String key, String cwd, boolean terminal, boolean detach, 
         String cwd = r.getString();
         int flags = r.getInt();
         long started = ((long) r.getInt() << 32) | (r.getInt() & 0xffffffffL);
+        long pid = r.getInt() & 0xffffffffL;
         int argc = r.getCount(MAX_ARGS, "arguments");
         List<String> argv = new ArrayList<>(argc);
         for (int i = 0; i < argc; i++) {
@@ -69,6 +71,6 @@ public record Request(String key, String cwd, boolean terminal, boolean detach, 
         if (!cwd.startsWith("/")) {
             throw new IOException("working directory '" + cwd + "' is not absolute");
         }
-        return new Request(key, cwd, (flags & 1) != 0, (flags & 2) != 0, started, List.copyOf(argv), env);
+        return new Request(key, cwd, (flags & 1) != 0, (flags & 2) != 0, started, pid, List.copyOf(argv), env);
     }
 }

@@ -121,6 +121,7 @@ public final class Collector {
 
     private long startNanos;
     /** When the user's command started (its process, or its launcher's): the summary's first block counts from it. */
+    private long commandPid = ProcessHandle.current().pid();
     private long commandStartMillis = ProcessHandle.current().info().startInstant().map(java.time.Instant::toEpochMilli)
             .orElseGet(System::currentTimeMillis);
     private volatile long fretNanos;
@@ -177,6 +178,11 @@ public final class Collector {
         commandStartMillis = epochMillis;
     }
 
+    /** Names {@code pid} as the destination lock's holder, not this JVM (an agent's command: its launcher). */
+    public void heldBy(long pid) {
+        commandPid = pid;
+    }
+
     /** Files a transfer leaves while incomplete: the journal, so a rerun resumes. */
     public Path journalPath() {
         return manifest.journalFile();
@@ -213,7 +219,7 @@ public final class Collector {
     private void lock() throws IOException {
         if (lock == null) {
             lock = DestinationLock.take(manifest.lockFile(), "collecting " + options.remotePath() + " from "
-                    + options.server());
+                    + options.server(), commandPid);
         }
     }
 

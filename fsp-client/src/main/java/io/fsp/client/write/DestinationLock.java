@@ -39,17 +39,23 @@ public final class DestinationLock implements AutoCloseable {
 
     /**
      * Takes the lock whose file is {@code file} (making its directory if missing); {@code what} says who holds it, to
-     * a run that finds it taken.
+     * a run that finds it taken, and {@code pid} the process that stops the run if signalled (the command's own, or
+     * its launcher's where an agent runs it).
      *
      * @throws DestinationBusyException if another run holds it
      */
     public static DestinationLock take(Path file, String what) throws IOException {
+        return take(file, what, ProcessHandle.current().pid());
+    }
+
+    /** {@link #take(Path, String)}, held for the process {@code pid} (an agent's command: its launcher). */
+    public static DestinationLock take(Path file, String what, long pid) throws IOException {
         Files.createDirectories(file.toAbsolutePath().getParent());
         if (LibC.C == null) {
             log.debug("no lock on {}: the C library is not reachable", file);
             return new DestinationLock(file, -1);
         }
-        byte[] mine = ("pid " + ProcessHandle.current().pid() + ", " + what + ", since " + Instant.now() + "\n")
+        byte[] mine = ("pid " + pid + ", " + what + ", since " + Instant.now() + "\n")
                 .getBytes(StandardCharsets.UTF_8);
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             int fd = open(file);

@@ -33,12 +33,24 @@ public final class FspCommand {
         return new Result(exit, out.toString(), err.toString());
     }
 
-    /** {@code java -cp … io.fsp.cli.FspCli ARGS}, with this build's class path, to start. */
+    /**
+     * {@code fsp ARGS} as a process of its own, to start: as bin/fsp runs it, through this test JVM's agent
+     * ({@link #agentProcess}); with {@code -Dfsp.it.agent=off} (the failsafe execution "without-agent"),
+     * {@link #inProcess}.
+     */
     public static ProcessBuilder process(List<String> args) {
+        return "off".equals(System.getProperty("fsp.it.agent")) ? inProcess(args) : agentProcess(SHARED_AGENT, args);
+    }
+
+    /** {@code java -cp … io.fsp.cli.FspCli ARGS}, with this build's class path: the command in a JVM of its own. */
+    public static ProcessBuilder inProcess(List<String> args) {
         List<String> command = new ArrayList<>(List.of(java(), "-cp", classPath(), FspCli.class.getName()));
         command.addAll(args);
         return new ProcessBuilder(command);
     }
+
+    /** The agent the tests of this JVM share (it exits 30 s after their last command). */
+    private static final Path SHARED_AGENT = Path.of("/tmp", "fsp-it-agent-" + ProcessHandle.current().pid());
 
     /** The native launcher the build made (fsp-cli/target/fsp-launcher). */
     public static final Path NATIVE_LAUNCHER = Path.of("..", "fsp-cli", "target", "fsp-launcher").toAbsolutePath().normalize();
@@ -61,6 +73,7 @@ public final class FspCommand {
         pb.environment().put("FSP_JAVA_LAUNCHER", String.join("\n", java(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
                 "-cp", classPath(), "io.fsp.cli.Launcher"));
         pb.environment().put("FSP_CONFIG", "none");
+        pb.environment().put("FSP_AGENT_IDLE", "30s");
         pb.environment().remove("FSP_AGENT");
         pb.environment().remove("XDG_RUNTIME_DIR");
         return pb;
