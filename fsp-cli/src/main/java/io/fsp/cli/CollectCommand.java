@@ -155,6 +155,7 @@ public final class CollectCommand implements Callable<Integer> {
         collector.countFrom(Invocation.current().startedMillis());
         collector.heldBy(Invocation.current().pid());
         Invocation.current().watch().progress(collector::bytesDone, collector::totalBytes);
+        Invocation.current().watch().blocks(collector::blocksDone, collector::blocksRecovered);
         ProgressView progress = output.progress(json) ? new ProgressView(collector, out) : null;
         CollectSummary summary;
         try {

@@ -169,6 +169,7 @@ public final class GetCommand implements Callable<Integer> {
         collector.countFrom(Invocation.current().startedMillis());
         collector.heldBy(Invocation.current().pid());
         Invocation.current().watch().progress(collector::bytesDone, collector::totalBytes);
+        Invocation.current().watch().blocks(collector::blocksDone, collector::blocksRecovered);
         CollectSummary summary;
         ProgressView progress = progressJson ? new ProgressView(collector, out, true)
                 : output.progress(json) ? new ProgressView(collector, out) : null;

@@ -20,11 +20,15 @@ import java.util.Optional;
  */
 record Invocation(Path cwd, Map<String, String> environment, boolean terminal, Optional<PasswordOption.Prompt> prompt,
                   long startedMillis, long pid, Watch watch) {
-    /** Where a running command's bytes done and to do can be read. */
+    /** Where a running command's bytes done and to do, and its blocks verified and recovered, can be read. */
     interface Watch {
         Watch NONE = (done, total) -> { };
 
         void progress(java.util.function.LongSupplier done, java.util.function.LongSupplier total);
+
+        /** Blocks on disk and blocks recovered from a damaged copy (a command that fetches blocks). */
+        default void blocks(java.util.function.LongSupplier verified, java.util.function.LongSupplier recovered) {
+        }
     }
 
     private static final InheritableThreadLocal<Invocation> CURRENT = new InheritableThreadLocal<>();

@@ -63,8 +63,10 @@ final class StatusCommand implements Callable<Integer> {
             double seconds = Math.max(1e-3, (System.currentTimeMillis() - run.startedMillis) / 1e3);
             double rate = done / seconds;
             String eta = total > 0 && rate > 0 ? String.format(Locale.ROOT, ", ETA %.0f s", (total - done) / rate) : "";
-            return String.format(Locale.ROOT, "%.1f of %.1f MiB, %.1f MB/s%s", done / 1048576.0, total / 1048576.0,
-                    rate / 1e6, eta);
+            String blocks = run.blocks == null ? "" : ", " + run.blocks.getAsLong() + " blocks on disk, "
+                    + run.recovered.getAsLong() + " recovered";
+            return String.format(Locale.ROOT, "%.1f of %.1f MiB, %.1f MB/s%s%s", done / 1048576.0, total / 1048576.0,
+                    rate / 1e6, eta, blocks);
         });
     }
 
@@ -74,7 +76,8 @@ final class StatusCommand implements Callable<Integer> {
                 .append(",\"command\":").append(quote(r.commandLine()));
         Transfers.inThisAgent().flatMap(t -> t.running(r.id())).ifPresent(run ->
                 sb.append(",\"bytes_done\":").append(run.done.getAsLong()).append(",\"bytes_total\":")
-                        .append(run.total.getAsLong()));
+                        .append(run.total.getAsLong()).append(run.blocks == null ? "" : ",\"blocks_done\":"
+                                + run.blocks.getAsLong() + ",\"blocks_recovered\":" + run.recovered.getAsLong()));
         return sb.append('}').toString();
     }
 

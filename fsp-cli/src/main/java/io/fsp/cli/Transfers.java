@@ -42,11 +42,19 @@ final class Transfers {
         volatile Thread thread;
         volatile LongSupplier done = () -> 0;
         volatile LongSupplier total = () -> 0;
+        volatile LongSupplier blocks;
+        volatile LongSupplier recovered;
 
         @Override
         public void progress(LongSupplier done, LongSupplier total) {
             this.done = done;
             this.total = total;
+        }
+
+        @Override
+        public void blocks(LongSupplier verified, LongSupplier recovered) {
+            this.blocks = verified;
+            this.recovered = recovered;
         }
     }
 

@@ -173,6 +173,16 @@ public final class Collector {
         return stats.bytesBySource();
     }
 
+    /** Blocks on disk so far (verified, unless verification is off). */
+    public long blocksDone() {
+        return stats.blocksDone();
+    }
+
+    /** Blocks found damaged so far whose good copy is now on disk. */
+    public long blocksRecovered() {
+        return stats.blocksRecovered();
+    }
+
     /** Counts the summary's "first block … after the process started" from {@code epochMillis}, not this JVM's start. */
     public void countFrom(long epochMillis) {
         commandStartMillis = epochMillis;

@@ -62,6 +62,15 @@ final class TransferStatistics {
         return blocksDone.sum();
     }
 
+    /** Blocks found damaged whose good copy is now on disk. */
+    long blocksRecovered() {
+        long n = 0;
+        for (List<Double> list : recoveryMillis.values()) {
+            n += list.size();
+        }
+        return n;
+    }
+
     long bytesDone() {
         return bytesDone.get();
     }

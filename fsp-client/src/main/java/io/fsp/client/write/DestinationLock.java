@@ -27,6 +27,8 @@ public final class DestinationLock implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DestinationLock.class);
     private static final int ATTEMPTS = 10;
     private static final int MAX_HOLDER_TEXT = 300;
+    /** How long a rerun waits for a run whose launcher was killed to let go (an agent's command winding down). */
+    private static final long WIND_DOWN_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(15);
 
     private final Path file;
     /** -1 where the C library is not reachable (nothing is locked). */
@@ -57,6 +59,7 @@ public final class DestinationLock implements AutoCloseable {
         }
         byte[] mine = ("pid " + pid + ", " + what + ", since " + Instant.now() + "\n")
                 .getBytes(StandardCharsets.UTF_8);
+        long windDownEnds = System.nanoTime() + WIND_DOWN_NANOS;
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             int fd = open(file);
             boolean kept = false;
@@ -65,7 +68,13 @@ public final class DestinationLock implements AutoCloseable {
                     LibC.C.flock(fd, LibC.LOCK_EX | LibC.LOCK_NB);
                 } catch (LastErrorException e) {
                     if (e.getErrorCode() == LibC.EWOULDBLOCK) {
-                        throw new DestinationBusyException(file, holder(file));
+                        String holder = holder(file);
+                        if (!windingDown(holder) || System.nanoTime() > windDownEnds) {
+                            throw new DestinationBusyException(file, holder);
+                        }
+                        sleep();
+                        attempt--; // not a race with other runs: one that is ending
+                        continue;
                     }
                     // A file system without locks (some FUSE and network ones): the run goes on as it did before
                     // runs were locked out of each other's destinations.
@@ -114,6 +123,33 @@ public final class DestinationLock implements AutoCloseable {
             return LibC.C.open(file.toString(), LibC.O_RDWR | LibC.O_CREAT | LibC.O_NOFOLLOW | LibC.O_CLOEXEC, 0644);
         } catch (LastErrorException e) {
             throw new IOException(file + ": open for the destination's lock: errno " + e.getErrorCode(), e);
+        }
+    }
+
+    /**
+     * Whether the run holding the lock is ending: its process is gone, yet the lock is held. A process's locks go
+     * with it, so this is a command an agent runs for a launcher that was killed: it winds down as soon as the agent
+     * sees the launcher gone, and a rerun at once waits for that rather than being refused.
+     */
+    private static boolean windingDown(String holder) {
+        if (!holder.startsWith("pid ")) {
+            return false;
+        }
+        int end = holder.indexOf(',');
+        try {
+            long pid = Long.parseLong(holder.substring(4, end < 0 ? holder.length() : end));
+            return ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true);
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    private static void sleep() throws IOException {
+        try {
+            Thread.sleep(50);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while a stopped run let go of the destination");
         }
     }
 
