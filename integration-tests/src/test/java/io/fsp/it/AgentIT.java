@@ -98,7 +98,7 @@ class AgentIT {
             Path dest = dir.resolve("big.copy");
             Process client = startMidway(agent, rig, dest);
             long pid = agentPid(agent);
-            new ProcessBuilder("kill", "-9", Long.toString(pid)).start().waitFor();
+            killAgent(agent, pid);
             Result killed = finishMidway(client);
             assertEquals(1, killed.exit, killed.toString());
             assertTrue(killed.err.contains("the agent ended before the command did")
@@ -180,8 +180,7 @@ class AgentIT {
             detached.add("--detach");
             String id = idOf(run(agent, Map.of("FSP_PASSWORD", StripeRig.PASSWORD), dir, detached.toArray(String[]::new)).out);
             awaitJournal(dest);
-            new ProcessBuilder("kill", "-9", Long.toString(agentPid(agent))).start().waitFor();
-            Thread.sleep(200);
+            killAgent(agent, agentPid(agent));
             Result status = run(agent, Map.of(), dir, "status");
             assertTrue(status.out.contains(id + "  interrupted") && status.out.contains("to resume: cd " + dir),
                     status.toString());
@@ -335,6 +334,26 @@ class AgentIT {
         }
         assertTrue(client.isAlive(), "the run ended before it journaled some blocks");
         return client;
+    }
+
+    /**
+     * kill -9 of the agent in {@code agent}, returned once its socket takes no connection: while a killed JVM's threads
+     * tear down, its socket may still take one that then ends with nothing said, which a rerun reports as the agent
+     * ending under it (as it would for a user who reran in that moment).
+     */
+    private static void killAgent(Path agent, long pid) throws Exception {
+        new ProcessBuilder("kill", "-9", Long.toString(pid)).start().waitFor();
+        Path socket = agent.resolve(socketName(agent));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            try (var ch = java.nio.channels.SocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+                ch.connect(java.net.UnixDomainSocketAddress.of(socket));
+            } catch (IOException refused) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("the agent " + pid + " still took connections 20 s after kill -9");
     }
 
     private static String idOf(String started) {
