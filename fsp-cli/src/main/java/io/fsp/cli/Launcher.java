@@ -91,7 +91,7 @@ public final class Launcher {
         }
         String[] declined = new String[1];
         try (ch) {
-            return AgentClient.run(ch, AgentClient.request(address.key(), argv, false, env), declined);
+            return AgentClient.run(ch, AgentClient.request(address.key(), argv, env), declined);
         } catch (IOException e) {
             System.err.println("fsp: the agent ended before the command did (" + e.getMessage() + "; see "
                     + address.log() + "); " + Rerun.HINT);
@@ -118,7 +118,7 @@ public final class Launcher {
                 return verb.equals("status") ? ExitCodes.FAILURE : ExitCodes.OK;
             }
             try (ch) {
-                return AgentClient.run(ch, AgentClient.request(address.key(), List.of("agent", verb), false, env),
+                return AgentClient.run(ch, AgentClient.request(address.key(), List.of("agent", verb), env),
                         new String[1]);
             }
         } catch (IOException e) {

@@ -230,14 +230,14 @@ public final class AgentClient {
     }
 
     /** The request for this process's command: its working directory, terminal and the variables a command reads. */
-    public static Request request(String key, List<String> argv, boolean detach, Map<String, String> env) {
+    public static Request request(String key, List<String> argv, Map<String, String> env) {
         Map<String, String> passed = new java.util.TreeMap<>();
         for (Map.Entry<String, String> e : env.entrySet()) {
             if (Request.passed(e.getKey())) {
                 passed.put(e.getKey(), e.getValue());
             }
         }
-        return new Request(key, System.getProperty("user.dir"), System.console() != null, detach, STARTED,
+        return new Request(key, System.getProperty("user.dir"), System.console() != null, STARTED,
                 ProcessHandle.current().pid(), List.copyOf(argv), passed);
     }
 }

@@ -10,11 +10,11 @@ import java.util.Map;
  * What a command is, as the launcher's process sees it: the agent runs it as that process would. {@code key} names the
  * agent the launcher meant ({@link AgentAddress#key}); {@code cwd} resolves relative paths; {@code environment} holds
  * only the variables a command reads ({@link #PASSED}); {@code terminal}: standard input and output are a terminal
- * (progress line, password prompt); {@code detach}: run it as a managed transfer and answer with its id at once;
+ * (progress line, password prompt) (a managed transfer is asked for by {@code --detach} in {@code argv});
  * {@code startedMillis}: when the launcher started (what the command's timings count from); {@code pid}: the
  * launcher's (a destination lock names it: a signal to it cancels the command).
  */
-public record Request(String key, String cwd, boolean terminal, boolean detach, long startedMillis, long pid,
+public record Request(String key, String cwd, boolean terminal, long startedMillis, long pid,
                       List<String> argv, Map<String, String> environment) {
     public static final int VERSION = 1;
     static final int MAX_ARGS = 4096;
@@ -28,7 +28,7 @@ public record Request(String key, String cwd, boolean terminal, boolean detach, 
 
     public byte[] encode() throws IOException {
         Frames.Payload p = new Frames.Payload().putInt(VERSION).putString(key).putString(cwd)
-                .putInt((terminal ? 1 : 0) | (detach ? 2 : 0)).putInt((int) (startedMillis >>> 32))
+                .putInt(terminal ? 1 : 0).putInt((int) (startedMillis >>> 32))
                 .putInt((int) startedMillis).putInt((int) pid).putInt(argv.size());
         for (String a : argv) {
             p.putString(a);
@@ -71,6 +71,6 @@ public record Request(String key, String cwd, boolean terminal, boolean detach, 
         if (!cwd.startsWith("/")) {
             throw new IOException("working directory '" + cwd + "' is not absolute");
         }
-        return new Request(key, cwd, (flags & 1) != 0, (flags & 2) != 0, started, pid, List.copyOf(argv), env);
+        return new Request(key, cwd, (flags & 1) != 0, started, pid, List.copyOf(argv), env);
     }
 }

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /** The launcher-agent wire: a request and frames round-trip, and no input makes the decoder do anything but refuse. */
 class RequestTest {
-    private static final Request REQUEST = new Request("0123456789abcdef", "/home/u/work dir", true, false, 1_700_000_000_123L,
+    private static final Request REQUEST = new Request("0123456789abcdef", "/home/u/work dir", true, 1_700_000_000_123L,
             4242, List.of("get", "fsp://alice@h:2121/a b", "-o", "ü.bin"), Map.of("FSP_PASSWORD", "s3cret", "HOME", "/home/u"));
 
     @Test
@@ -38,9 +38,9 @@ class RequestTest {
 
     @Test
     void variablesACommandDoesNotReadAreRefused() throws IOException {
-        Request sneaky = new Request("k", "/", false, false, 0, 1, List.of(), Map.of("LD_PRELOAD", "/tmp/x.so"));
+        Request sneaky = new Request("k", "/", false, 0, 1, List.of(), Map.of("LD_PRELOAD", "/tmp/x.so"));
         assertThrows(IOException.class, () -> Request.decode(sneaky.encode()));
-        Request relative = new Request("k", "work", false, false, 0, 1, List.of(), Map.of());
+        Request relative = new Request("k", "work", false, 0, 1, List.of(), Map.of());
         assertThrows(IOException.class, () -> Request.decode(relative.encode()));
     }
 
