@@ -12,6 +12,7 @@ import io.fsp.relay.client.RelayRefusedException;
 import io.fsp.relay.client.TokenRefusedException;
 import io.fsp.relay.net.ConnectionPolicy;
 import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.relay.wire.RelayMessage;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TokenKey;
 import io.fsp.token.TokenScope;
@@ -160,7 +161,7 @@ class RelayAdmissionTest {
                  SSLSocket handshakeOnly = h.rawTls();
                  Socket tcpOnly = new Socket(h.relay.address().getAddress(), h.relay.address().getPort())) {
                 OutputStream out = afterHello.getOutputStream();
-                out.write(new byte[] {0x01, 0, 0, 0, 6, 0, 0, 0, 1, 0, 1}); // HELLO v1, then nothing
+                out.write(new byte[] {0x01, 0, 0, 0, 6, 0, 0, 0, 1, 0, RelayMessage.VERSION}); // HELLO, then nothing
                 out.flush();
                 DataInputStream in = new DataInputStream(afterHello.getInputStream());
                 assertEquals(0x02, in.readUnsignedByte()); // WELCOME

@@ -207,6 +207,9 @@ public final class RelayHarness implements AutoCloseable {
     public static byte[] block(int size, long seed) {
         byte[] b = new byte[size];
         new java.util.Random(seed).nextBytes(b);
+        if (size >= 4) {
+            b[3] |= 0x40; // flags say ENCRYPTED (docs/protocol.md §2.2): a peer pushes only sealed blocks over a clear link
+        }
         return b;
     }
 }

@@ -519,7 +519,7 @@ class RelayServerTest {
             // Garbage frame type after a good HELLO.
             try (SSLSocket raw = h.rawTls()) {
                 OutputStream out = raw.getOutputStream();
-                out.write(new byte[] {0x01, 0, 0, 0, 6, 0, 0, 0, 1, 0, 1}); // HELLO v1
+                out.write(new byte[] {0x01, 0, 0, 0, 6, 0, 0, 0, 1, 0, RelayMessage.VERSION}); // HELLO
                 out.write(new byte[] {0x66, 0, 0, 0, 0});
                 out.flush();
                 DataInputStream in = new DataInputStream(raw.getInputStream());

@@ -93,6 +93,36 @@ class ClearLinkIT {
         }
     }
 
+    /** Blocks in clear (cipher=none) never cross a link, either way: on one they would be plaintext on the wire. */
+    @Test
+    void blocksInClearStayOnTls() throws Exception {
+        WireTap[] tap = new WireTap[1];
+        try (StripeRig rig = StripeRig.startBehind(dir.resolve("rig"), 64L << 20, address -> {
+            if (tap[0] != null) {
+                return address;
+            }
+            try {
+                tap[0] = new WireTap(address, WireTap.Change.NONE);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return tap[0].address();
+        }, new io.fsp.testkit.relay.Fault[0], new io.fsp.testkit.relay.Fault[0], new io.fsp.testkit.relay.Fault[0])) {
+            Path file = rig.root().resolve("data.bin");
+            TreeDigests.random(file, SIZE, 19);
+            Path dest = dir.resolve("copy.bin");
+            CollectSummary s = rig.get("/data.bin", dest, false, "block-size=64k", "strategy=cyclic", "cipher=none");
+            assertTrue(s.complete() && s.verified(), s.toText());
+            assertEquals(TreeDigests.sha256(file), TreeDigests.sha256(dest), "byte-identical");
+            byte[] plaintext = java.util.Arrays.copyOfRange(java.nio.file.Files.readAllBytes(file), 64 * 1024, 64 * 1024 + 64);
+            assertTrue(tap[0].streamsContaining(plaintext) == 0, "no plaintext on any stream of relay 0");
+        } finally {
+            if (tap[0] != null) {
+                tap[0].close();
+            }
+        }
+    }
+
     @Test
     void aBlockByteChangedOnTheWireIsCaughtAndTheBlockFetchedAgain() throws Exception {
         CollectSummary s = fetchThroughTap(firstBlockFrame(BLOCK_BYTES + 100));

@@ -10,9 +10,14 @@ import io.fsp.client.control.ControlException;
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.testkit.control.ScriptedServer;
 import io.fsp.tls.PinnedTrustManager;
+import io.fsp.token.CapabilityToken;
+import io.fsp.token.TokenKey;
+import io.fsp.token.TokenScope;
+import io.fsp.token.TransferId;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -63,6 +68,26 @@ class LyingServerIT {
         try (Stream<Path> made = Files.walk(dir)) {
             assertEquals(List.of(), made.filter(p -> !Files.isDirectory(p)).toList(), "no file created, inside or beside");
         }
+    }
+
+    /**
+     * A relay index announced twice would replace the first relay's connection without closing it; a server that
+     * repeats it, or names more relays than a transfer may have, is refused at that line.
+     */
+    @Test
+    void aRelayAnnouncedTwiceOrTooManyRelaysAreRefused() throws Exception {
+        String token = "151 TOKEN " + CapabilityToken.issue(TokenKey.random(), TransferId.parse("0000000000000001"),
+                Instant.now().plusSeconds(60), TokenScope.ALL).toText();
+        String relay = " 127.0.0.1:9 AB:" + "00:".repeat(30) + "CD";
+        Throwable twice = lie(List.of(token, "151 RELAY 0" + relay, "151 RELAY 0" + relay, FILE));
+        assertTrue(twice.getMessage().contains("RELAY 0: announced twice"), twice.getMessage());
+        List<String> many = new ArrayList<>(List.of(token));
+        for (int i = 0; i <= 64; i++) {
+            many.add("151 RELAY " + i + relay);
+        }
+        many.add(FILE);
+        Throwable tooMany = lie(many);
+        assertTrue(tooMany.getMessage().contains("RELAY 64: more than 64 relays"), tooMany.getMessage());
     }
 
     /** Runs a get against a server that says {@code lines} after FRET, then 226; what the get threw. */

@@ -396,7 +396,7 @@ public final class Collector {
             } else if (line instanceof Announcement.Token t) {
                 token = t.token();
             } else if (line instanceof Announcement.Relay r) {
-                relays.add(r.index(), new InetSocketAddress(r.host(), r.port()), r.fingerprint(), token);
+                relays.add(r.index(), new InetSocketAddress(r.host(), r.port()), r.fingerprint(), token, key != null);
                 conditions.relayAnnounced(r.index());
             } else if (line instanceof Announcement.Directory d) {
                 files.createDirectory(d.name());

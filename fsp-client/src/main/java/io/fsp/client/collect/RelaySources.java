@@ -2,6 +2,7 @@ package io.fsp.client.collect;
 
 import io.fsp.client.collect.BlockLifecycle.Action;
 import io.fsp.client.collect.BlockLifecycle.Next;
+import io.fsp.extension.SelectionRequest;
 import io.fsp.relay.client.RelayConnection;
 import io.fsp.relay.client.RelayConnectionConfig;
 import io.fsp.relay.client.RelayTimeoutException;
@@ -111,13 +112,25 @@ final class RelaySources implements AutoCloseable {
         this.connectTimeout = connectTimeout;
     }
 
-    /** A {@code RELAY} line: connects to the relay at {@code address}, pinned to {@code fingerprint}, and authorises. */
-    void add(int index, InetSocketAddress address, Fingerprint fingerprint, CapabilityToken token) {
+    /**
+     * A {@code RELAY} line: connects to the relay at {@code address}, pinned to {@code fingerprint}, and authorises.
+     * Blocks come over a clear link only when they are {@code sealed}: a transfer with cipher=none keeps them on TLS.
+     *
+     * @throws IllegalArgumentException an index announced before, or more relays than a transfer may have
+     */
+    void add(int index, InetSocketAddress address, Fingerprint fingerprint, CapabilityToken token, boolean sealed) {
+        if (relays.containsKey(index)) {
+            throw new IllegalArgumentException("RELAY " + index + ": announced twice (expected: each index once)");
+        }
+        if (relays.size() >= SelectionRequest.MAX_RELAYS) {
+            throw new IllegalArgumentException("RELAY " + index + ": more than " + SelectionRequest.MAX_RELAYS
+                    + " relays (expected: at most " + SelectionRequest.MAX_RELAYS + " per transfer)");
+        }
         if (loops == null) {
             loops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         }
         RelayConnectionConfig config = RelayConnectionConfig.DEFAULT.withConnectTimeout(connectTimeout)
-                .withRequestTimeout(relayTimeout).withClearLinks(clearLinks);
+                .withRequestTimeout(relayTimeout).withClearLinks(clearLinks && sealed);
         CompletableFuture<RelayConnection> connection;
         try {
             // HELLO, AUTHORIZE and the clear link's request go out together: a relay far away costs fewer round trips

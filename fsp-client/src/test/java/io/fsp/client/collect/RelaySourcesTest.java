@@ -40,7 +40,7 @@ class RelaySourcesTest {
         CompletableFuture<Next> next = new CompletableFuture<>();
         ExecutorService fetchers = Executors.newSingleThreadExecutor();
         try (RelaySources relays = new RelaySources(1, Duration.ofSeconds(2), Duration.ofSeconds(2), true)) {
-            relays.add(1, new InetSocketAddress("127.0.0.1", port), Fingerprint.parse("AB:" + "00:".repeat(30) + "CD"), token);
+            relays.add(1, new InetSocketAddress("127.0.0.1", port), Fingerprint.parse("AB:" + "00:".repeat(30) + "CD"), token, true);
             relays.fetch(block, transfer, fetchers, new RelaySources.Outcome() {
                 @Override
                 public void fetched(BlockLifecycle b, ByteBuf wire, BlockSource source) {

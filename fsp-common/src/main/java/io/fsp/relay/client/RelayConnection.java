@@ -1,5 +1,6 @@
 package io.fsp.relay.client;
 
+import io.fsp.block.BlockFlags;
 import io.fsp.net.NetworkErrors;
 import io.fsp.net.SocketBuffers;
 import io.fsp.relay.wire.BlockReads;
@@ -390,10 +391,19 @@ public final class RelayConnection implements AutoCloseable {
         return f;
     }
 
-    /** Sends a request over the clear link when it carries blocks and one is bound, else over TLS. */
+    /**
+     * Sends a request over the clear link when it carries blocks and one is bound, else over TLS. A block that is not
+     * sealed (cipher=none) is pushed over TLS: on a link its bytes would be plaintext on the wire.
+     */
     private void send(RelayMessage msg, Pending p, Duration timeout) {
-        boolean block = msg instanceof RelayMessage.PutBlock || msg instanceof RelayMessage.GetBlock;
+        boolean block = msg instanceof RelayMessage.GetBlock
+                || msg instanceof RelayMessage.PutBlock put && sealed(put.content());
         send(block && clear != null ? clear : channel, msg, p, timeout);
+    }
+
+    /** Whether a block's clear header says ENCRYPTED (its flags are bytes 2 and 3, docs/protocol.md §2.1). */
+    private static boolean sealed(ByteBuf block) {
+        return block.readableBytes() >= 4 && (block.getUnsignedShort(block.readerIndex() + 2) & BlockFlags.ENCRYPTED) != 0;
     }
 
     private void send(Channel on, RelayMessage msg, Pending p, Duration timeout) {

@@ -161,8 +161,9 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
 
     private void complete(ByteBuf in, ByteBuf body, List<Object> out) {
         state = State.HEADER;
-        if (tags != null && !tags.check(type, length, body.slice(body.readerIndex(),
-                FrameType.carriesBlock(type) ? Math.min(length, FrameType.BLOCK_PREFIX) : length), tag)) {
+        int covered = FrameType.carriesBlock(type) && !ClearLink.tagsBlockBytes(type)
+                ? Math.min(length, FrameType.BLOCK_PREFIX) : length;
+        if (tags != null && !tags.check(type, length, tag, body.slice(body.readerIndex(), covered))) {
             body.release();
             throw broken(in, new CorruptedFrameException("frame type 0x" + Integer.toHexString(type)
                     + ": its tag does not match (changed, replayed, reordered or from another link)"));

@@ -60,17 +60,28 @@ public final class RelayFrameEncoder extends MessageToMessageEncoder<RelayMessag
 
     private ByteBuf blockHeader(ChannelHandlerContext ctx, int type, int id, TransferId transfer, long seq,
                                 ByteBuf content) {
-        return blockHeader(ctx, type, id, transfer, seq, content.readableBytes());
+        return blockHeader(ctx, type, id, transfer, seq, content.readableBytes(), content);
     }
 
     private ByteBuf blockHeader(ChannelHandlerContext ctx, int type, int id, TransferId transfer, long seq, int size) {
+        return blockHeader(ctx, type, id, transfer, seq, size, null);
+    }
+
+    /** @param content the block bytes when in memory, else null (a BLOCK from a file, whose tag does not cover them) */
+    private ByteBuf blockHeader(ChannelHandlerContext ctx, int type, int id, TransferId transfer, long seq, int size,
+                                ByteBuf content) {
         int length = FrameType.BLOCK_PREFIX + size;
         ByteBuf header = ctx.alloc().buffer(FrameType.HEADER_LENGTH + tagLength() + FrameType.BLOCK_PREFIX);
         int start = header.writerIndex();
         header.writeByte(type).writeInt(length).writeZero(tagLength());
         int prefixStart = header.writerIndex();
         header.writeInt(id).writeLong(transfer.value()).writeLong(seq);
-        tag(header, start, type, length, prefixStart, FrameType.BLOCK_PREFIX);
+        if (tags != null) {
+            ByteBuf prefix = header.slice(prefixStart, FrameType.BLOCK_PREFIX);
+            header.setBytes(start + FrameType.HEADER_LENGTH, ClearLink.tagsBlockBytes(type)
+                    ? tags.next(type, length, prefix, content)
+                    : tags.next(type, length, prefix));
+        }
         return header;
     }
 

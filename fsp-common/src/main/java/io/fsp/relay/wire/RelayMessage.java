@@ -15,8 +15,8 @@ import java.util.List;
 public sealed interface RelayMessage {
     int id();
 
-    /** Protocol version this code speaks. */
-    int VERSION = 1;
+    /** Protocol version this code speaks: 2 since a clear link's PUT_BLOCK tag covers the block bytes (§3.7). */
+    int VERSION = 2;
 
     // ---- connection set-up (either role) ----
 

@@ -362,15 +362,19 @@ class RelayFrameCodecTest {
         return messages.stream().mapToInt(m -> encode(m).length).sum();
     }
 
-    /** Every byte of a frame's header, tag and body up to the block bytes is covered: a change ends the stream. */
+    /**
+     * Every byte of a PUT_BLOCK is covered, its block bytes too: a relay never stores a block changed on the way, even
+     * with its wire checksum rewritten to match. A change ends the stream.
+     */
     @Test
-    void aChangedHeaderTagOrFieldIsRefused() {
+    void aChangedByteOfAPutBlockIsRefused() {
         RelayMessage first = new RelayMessage.Hello(1, RelayMessage.VERSION);
         byte[] clean = tagged(SECRET, List.of(new RelayMessage.Hello(1, RelayMessage.VERSION),
                 new RelayMessage.PutBlock(2, T, 7, Unpooled.wrappedBuffer(BLOCK))));
         int put = encode(first).length + ClearLink.TAG_LENGTH;
-        int covered = FrameType.HEADER_LENGTH + ClearLink.TAG_LENGTH + FrameType.BLOCK_PREFIX;
-        for (int i = put; i < put + covered; i++) {
+        assertEquals(put + FrameType.HEADER_LENGTH + ClearLink.TAG_LENGTH + FrameType.BLOCK_PREFIX + BLOCK.length,
+                clean.length);
+        for (int i = put; i < clean.length; i++) {
             byte[] wire = clean.clone();
             wire[i] ^= 0x01;
             List<Object> decoded = decodeTagged(SECRET, wire, wire.length);
@@ -383,12 +387,28 @@ class RelayFrameCodecTest {
         }
     }
 
+    /** A BLOCK's header, tag and fields are covered: a change ends the stream. */
+    @Test
+    void aChangedHeaderTagOrFieldOfABlockIsRefused() {
+        byte[] clean = tagged(SECRET, List.of(new RelayMessage.Block(2, T, 7, Unpooled.wrappedBuffer(BLOCK))));
+        for (int i = 0; i < FrameType.HEADER_LENGTH + ClearLink.TAG_LENGTH + FrameType.BLOCK_PREFIX; i++) {
+            byte[] wire = clean.clone();
+            wire[i] ^= 0x01;
+            List<Object> decoded = decodeTagged(SECRET, wire, wire.length);
+            boolean longer = i > 0 && i < FrameType.HEADER_LENGTH && decoded.isEmpty();
+            if (!longer) {
+                assertEquals(1, decoded.size(), "byte " + i + " of the BLOCK frame");
+                assertInstanceOf(CorruptedFrameException.class, decoded.get(0), "byte " + i);
+            }
+        }
+    }
+
     /**
-     * The block bytes themselves are not tagged: a block is sealed, and the client checks its digest (it arrives over
-     * TLS), as it does for a relay that changes a block.
+     * A BLOCK's block bytes are not tagged: whoever fetches a block holds the transfer's key and checks its tag and
+     * digest (which arrives over TLS), as it does for a relay that changes a block.
      */
     @Test
-    void aChangedBlockByteIsLeftToTheBlocksOwnChecks() {
+    void aChangedBlockByteOfABlockIsLeftToTheBlocksOwnChecks() {
         byte[] wire = tagged(SECRET, List.of(new RelayMessage.Block(2, T, 7, Unpooled.wrappedBuffer(BLOCK))));
         wire[wire.length - 1] ^= 0x01;
         List<Object> decoded = decodeTagged(SECRET, wire, wire.length);
