@@ -19,13 +19,16 @@ import org.slf4j.LoggerFactory;
  * all be valid, or nothing changes. Then the static relay list ({@code relay}) is applied: the next FRET uses
  * it, transfers under way keep their relays, and removed relays' kept connections are closed once idle; so are
  * the relays FCOL may collect from ({@code relay} and {@code collect-relay}): the next FCOL is judged by them,
- * collections under way keep theirs. Other keys that changed are named in the log: they take effect at the next
- * start.
+ * collections under way keep theirs. So are the rights that must be revocable at once: the relays trusted by
+ * fingerprint ({@code trust-relay}) and the users who may evacuate ({@code retain-user}). Other keys that changed are
+ * named in the log: they take effect at the next start.
  */
 final class ConfigReload {
     private static final Logger log = LoggerFactory.getLogger(ConfigReload.class);
     private static final String RELAY_KEY = "relay";
     private static final String COLLECT_RELAY_KEY = "collect-relay";
+    /** What a reload applies: who and what is trusted or allowed must be revocable without a restart. */
+    private static final List<String> APPLIED = List.of(RELAY_KEY, COLLECT_RELAY_KEY, "trust-relay", "retain-user");
 
     private final FspServer server;
     private final ServerConfig started;
@@ -54,19 +57,20 @@ final class ConfigReload {
             return false;
         }
         List<String> atRestart = changedKeys(started, next);
-        atRestart.remove(RELAY_KEY);
-        atRestart.remove(COLLECT_RELAY_KEY);
+        atRestart.removeAll(APPLIED);
         if (!atRestart.isEmpty()) {
-            log.warn("reload of {}: {} changed, which takes effect at the next start (a reload applies only {} and {})",
-                    source, String.join(", ", atRestart), RELAY_KEY, COLLECT_RELAY_KEY);
+            log.warn("reload of {}: {} changed, which takes effect at the next start (a reload applies only {})",
+                    source, String.join(", ", atRestart), String.join(", ", APPLIED));
         }
         List<RelayEndpoint> before = server.relays();
         List<RelayEndpoint> added = next.relay().stream().filter(r -> !before.contains(r)).toList();
         List<RelayEndpoint> removed = before.stream().filter(r -> !next.relay().contains(r)).toList();
         server.relays(next.relay());
-        server.collectRelays(next.collectRelay());
-        log.info("reloaded {}: {} relay(s) for new transfers, added {}, removed {}; {} collect-relay line(s)", source,
-                next.relay().size(), added, removed, next.collectRelay().size());
+        server.collectRelays(next.collectRelay(), next.trustRelay());
+        server.retainGrants(next.retainUser());
+        log.info("reloaded {}: {} relay(s) for new transfers, added {}, removed {}; {} collect-relay line(s), {}"
+                + " trust-relay fingerprint(s), {} retain-user line(s)", source, next.relay().size(), added, removed,
+                next.collectRelay().size(), next.trustRelay().size(), next.retainUser().size());
         return true;
     }
 

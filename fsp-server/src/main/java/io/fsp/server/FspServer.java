@@ -25,6 +25,7 @@ import io.fsp.server.ftp.command.StandardCommands;
 import io.fsp.server.select.CollectRelay;
 import io.fsp.server.select.OverlaySelection;
 import io.fsp.server.select.RelayEndpoint;
+import io.fsp.server.stripe.RetainGrant;
 import io.fsp.server.stripe.StripeContext;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.Fingerprint;
@@ -141,7 +142,7 @@ public final class FspServer implements AutoCloseable {
                     .orElseGet(() -> new InetSocketAddress(config.listen().get(0).toSocketAddress().getAddress(), 0));
             try {
                 stripe.overlay(OverlaySelection.start(bind, config.meridianEntry().map(HostPort::toSocketAddress),
-                        stripe::relays, Set.copyOf(config.trustRelay()), config.trustOverlayRelays(),
+                        stripe::relays, stripe::trustedRelays, config.trustOverlayRelays(),
                         config.relaySelectionTimeout()));
             } catch (RuntimeException e) { // a ConfigException, or a bug; a port in use is an IOException
                 stripe.close();
@@ -315,9 +316,17 @@ public final class FspServer implements AutoCloseable {
         stripe.relays(relays);
     }
 
-    /** Replaces the {@code collect-relay} lines while the server runs: the next FCOL is judged by {@code allowed}. */
-    public void collectRelays(List<CollectRelay> allowed) {
-        stripe.collectRelays(allowed, Set.copyOf(context.config().trustRelay()));
+    /**
+     * Replaces the {@code collect-relay} lines and the {@code trust-relay} fingerprints while the server runs: the next
+     * FCOL and the next selection over the overlay are judged by them.
+     */
+    public void collectRelays(List<CollectRelay> allowed, List<Fingerprint> trusted) {
+        stripe.collectRelays(allowed, Set.copyOf(trusted));
+    }
+
+    /** Replaces the {@code retain-user} lines while the server runs: the next FSPO retain is judged by them. */
+    public void retainGrants(List<RetainGrant> grants) {
+        stripe.retainGrants(grants);
     }
 
     /** Where the metrics endpoint listens; empty without the {@code metrics} setting. */

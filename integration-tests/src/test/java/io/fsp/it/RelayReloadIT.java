@@ -127,6 +127,24 @@ class RelayReloadIT {
         assertEquals(ports(1), announcedRelayPorts());
     }
 
+    /** Who may evacuate is revocable at once: a retain-user line removed on SIGHUP refuses that user's next retain. */
+    @Test
+    void aRetainUserLineRemovedOnSighupRefusesTheNextRetention() throws Exception {
+        writeConfig(relay(0), "retain-user = " + USER + "=30d");
+        hangUp("reloaded", 1);
+        assertTrue(server.output().contains("1 retain-user line(s)"), server.output());
+        try (ControlConnection c = login()) {
+            c.send("FSPO retain=2h").assertCode(200);
+        }
+        writeConfig(relay(0));
+        hangUp("reloaded", 2);
+        try (ControlConnection c = login()) {
+            Reply r = c.send("FSPO retain=2h");
+            assertEquals(550, r.code(), r.toString());
+            assertTrue(r.toString().contains("may not retain"), r.toString());
+        }
+    }
+
     private String relay(int i) {
         FspRelay r = relays.get(i);
         return "relay = 127.0.0.1:" + r.address().getPort() + "=" + r.fingerprint();

@@ -41,7 +41,7 @@ public final class OverlaySelection implements AutoCloseable {
      * @param staticRelays the static relay list now (it may be reloaded while the server runs)
      */
     public static OverlaySelection start(InetSocketAddress bind, Optional<InetSocketAddress> defaultEntry,
-                                         Supplier<List<RelayEndpoint>> staticRelays, Set<Fingerprint> trustedRelays,
+                                         Supplier<List<RelayEndpoint>> staticRelays, Supplier<Set<Fingerprint>> trustedRelays,
                                          boolean trustOverlayRelays, Duration timeout) throws InterruptedException {
         if (bind.isUnresolved() || bind.getAddress().isAnyLocalAddress()) {
             throw new ConfigException("meridian: " + bind + " (expected: a concrete IP address; query answers"
@@ -50,7 +50,7 @@ public final class OverlaySelection implements AutoCloseable {
         MeridianConfig config = MeridianConfig.defaults().toBuilder().queryTimeout(timeout).build();
         MeridianService asker = MeridianService.client(bind, config);
         log.info("meridian: relay selection from udp {} (entry {}, {} trusted relay fingerprints{})", asker.address(),
-                defaultEntry.map(Object::toString).orElse("named by clients"), staticRelays.get().size() + trustedRelays.size(),
+                defaultEntry.map(Object::toString).orElse("named by clients"), staticRelays.get().size() + trustedRelays.get().size(),
                 trustOverlayRelays ? ", any relay the overlay finds" : "");
         return new OverlaySelection(asker,
                 new RelaySelector(asker, asker.address(), staticRelays, trustedRelays, trustOverlayRelays, timeout),

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * client verifies every block's digest (docs/protocol.md §4.5).
  *
  * <pre>{@code
- * RelaySelector selector = new RelaySelector(asker, asker.address(), () -> staticRelays, Set.of(), false, Duration.ofSeconds(5));
+ * RelaySelector selector = new RelaySelector(asker, asker.address(), () -> staticRelays, Set::of, false, Duration.ofSeconds(5));
  * RelayChoice choice = selector.select(entry, 30, clientProbe, 80, 3).join();
  * }</pre>
  */
@@ -44,7 +44,7 @@ public final class RelaySelector {
     private final MeridianService asker;
     private final InetSocketAddress senderProbe;
     private final Supplier<List<RelayEndpoint>> staticRelays;
-    private final Set<Fingerprint> trustedFingerprints;
+    private final Supplier<Set<Fingerprint>> trustedFingerprints;
     private final boolean trustOverlayRelays;
     private final Duration timeout;
 
@@ -53,16 +53,17 @@ public final class RelaySelector {
      * @param senderProbe where overlay nodes measure their distance to the server (usually {@code asker.address()})
      * @param staticRelays the configured relays, asked at each selection (the list is reloaded while the server
      *     runs); their fingerprints are trusted, and they fill up a short answer
-     * @param trustedFingerprints further relay fingerprints the operator trusts when the overlay names them
+     * @param trustedFingerprints further relay fingerprints the operator trusts when the overlay names them (read at
+     *     every selection: a configuration reload changes them)
      * @param trustOverlayRelays accept any fingerprint an overlay node claims (opt-in)
      * @param timeout how long a selection may take before the static list is used
      */
     public RelaySelector(MeridianService asker, InetSocketAddress senderProbe, Supplier<List<RelayEndpoint>> staticRelays,
-                         Set<Fingerprint> trustedFingerprints, boolean trustOverlayRelays, Duration timeout) {
+                         Supplier<Set<Fingerprint>> trustedFingerprints, boolean trustOverlayRelays, Duration timeout) {
         this.asker = Objects.requireNonNull(asker, "asker");
         this.senderProbe = Objects.requireNonNull(senderProbe, "senderProbe");
         this.staticRelays = Objects.requireNonNull(staticRelays, "staticRelays");
-        this.trustedFingerprints = Set.copyOf(trustedFingerprints);
+        this.trustedFingerprints = trustedFingerprints;
         this.trustOverlayRelays = trustOverlayRelays;
         this.timeout = Objects.requireNonNull(timeout, "timeout");
     }
@@ -76,7 +77,7 @@ public final class RelaySelector {
         MultiConstraintQuery query = new MultiConstraintQuery(List.of(
                 new Constraint(senderProbe, nearSenderMs), new Constraint(clientProbe, nearClientMs)), wanted);
         List<RelayEndpoint> listed = staticRelays.get();
-        Set<Fingerprint> trusted = new HashSet<>(trustedFingerprints);
+        Set<Fingerprint> trusted = new HashSet<>(trustedFingerprints.get());
         listed.forEach(r -> trusted.add(r.fingerprint()));
         return asker.query(entry, query)
                 // No more than were asked for: the hits are what overlay nodes say, and each costs a SERVICE_REQUEST.

@@ -1,9 +1,11 @@
 package io.fsp.server.stripe;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The files and directories that the server's transfer plans hold at once ({@code max-planned}), whoever asked for
@@ -18,6 +20,9 @@ import java.util.List;
  * when their shares together make the room a step needs: otherwise, and when none is left, the plan fails with
  * {@link PlanBudgetExceededException} and the FRET is answered "busy, try again", and the kept ones stay. (A plan
  * refused in a later step may have made room in earlier ones: a tree's size is known only once it is walked.)
+ *
+ * <p>One user's running plans may hold at most half of the budget ({@link #userShare}): an account that asks for
+ * huge trees, or many of them at once, leaves the other half to everyone else.
  */
 public final class PlanBudget {
     /**
@@ -32,6 +37,8 @@ public final class PlanBudget {
     private final long limit;
     /** Guarded by this. */
     private long held;
+    /** The entries of each user's running plans (not those kept for re-fetches); guarded by this. */
+    private final Map<String, Long> runningByUser = new HashMap<>();
     /** Finished transfers kept only for re-fetches, oldest first: their share goes first when room is needed. */
     private final LinkedHashSet<Charge> kept = new LinkedHashSet<>();
     /** The entries of {@link #kept}; guarded by this. */
@@ -54,14 +61,19 @@ public final class PlanBudget {
         return limit;
     }
 
+    /** The most entries one user's running plans may hold: half the budget. */
+    public long userShare() {
+        return Math.max(1, limit / 2);
+    }
+
     /** Entries held now, by running plans and kept ones. */
     public synchronized long held() {
         return held;
     }
 
-    /** A new plan's share, empty until it {@linkplain Charge#add adds} what it holds. */
-    public Charge charge() {
-        return new Charge();
+    /** A new plan's share for {@code user}, empty until it {@linkplain Charge#add adds} what it holds. */
+    public Charge charge(String user) {
+        return new Charge(user);
     }
 
     /**
@@ -70,7 +82,10 @@ public final class PlanBudget {
      * budget needs the room of a transfer kept only for re-fetches.
      */
     public final class Charge implements AutoCloseable {
+        private final String user;
         private long entries;
+        /** Whether {@link #entries} count in {@link #runningByUser}: until the transfer ends or the plan fails. */
+        private boolean running = true;
         /** Taken by {@link #addOne} in advance and not yet counted. */
         private int unused;
         private boolean ended;
@@ -79,7 +94,8 @@ public final class PlanBudget {
         /** How the session that keeps the ended transfer forgets it (null until then). */
         private Runnable forget;
 
-        private Charge() {
+        private Charge(String user) {
+            this.user = user;
         }
 
         /**
@@ -97,6 +113,10 @@ public final class PlanBudget {
                     if (held - keptHeld + n > limit) { // giving up every kept one would not do
                         throw new PlanBudgetExceededException(limit, held, n);
                     }
+                    long mine = runningByUser.getOrDefault(user, 0L);
+                    if (mine + n > userShare()) {
+                        throw PlanBudgetExceededException.ofUser(user, userShare(), mine, n);
+                    }
                     for (Iterator<Charge> oldest = kept.iterator(); held + n > limit; ) {
                         Charge c = oldest.next();
                         oldest.remove();
@@ -106,6 +126,7 @@ public final class PlanBudget {
                     }
                     held += n;
                     entries += n;
+                    runningByUser.merge(user, n, Long::sum);
                 }
             } finally {
                 forgets.forEach(Runnable::run); // outside the budget's lock: a session's lock comes after it
@@ -141,6 +162,7 @@ public final class PlanBudget {
                     return;
                 }
                 ended = true;
+                stopRunning();
                 if (forgotten) {
                     release();
                 } else {
@@ -177,7 +199,15 @@ public final class PlanBudget {
             }
         }
 
+        private void stopRunning() { // holding the budget's lock
+            if (running) {
+                running = false;
+                runningByUser.computeIfPresent(user, (u, n) -> n == entries ? null : n - entries);
+            }
+        }
+
         private void release() { // holding the budget's lock
+            stopRunning();
             if (!released) {
                 released = true;
                 held -= entries;

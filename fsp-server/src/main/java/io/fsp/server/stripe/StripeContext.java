@@ -53,7 +53,7 @@ public final class StripeContext implements AutoCloseable {
     private volatile OverlaySelection overlay;
     private final RelayPool pool;
     private final Duration maxRetain;
-    private final Map<String, Duration> retainGrants;
+    private volatile Map<String, Duration> retainGrants;
     private final BlockDigestCache keptDigests;
     private final PlanBudget planBudget;
 
@@ -72,8 +72,7 @@ public final class StripeContext implements AutoCloseable {
         this.keptDigests = new BlockDigestCache(digestCacheBytes);
         this.planBudget = new PlanBudget(maxPlanned);
         this.maxRetain = maxRetain;
-        this.retainGrants = retainGrants.stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
-                RetainGrant::user, RetainGrant::most));
+        retainGrants(retainGrants);
         this.identity = identity;
         this.relayConfig = RelayConnectionConfig.DEFAULT.withSocketBufferBytes(socketBuffer).withClearLinks(clearLinks);
         this.relays = List.copyOf(relays);
@@ -128,6 +127,17 @@ public final class StripeContext implements AutoCloseable {
     public void collectRelays(List<CollectRelay> allowed, Set<Fingerprint> trusted) {
         collectRelays = List.copyOf(allowed);
         trustedRelays = Set.copyOf(trusted);
+    }
+
+    /** The {@code trust-relay} fingerprints now. */
+    public Set<Fingerprint> trustedRelays() {
+        return trustedRelays;
+    }
+
+    /** Sets who may evacuate, and for how long ({@code retain-user}; at start and on a configuration reload). */
+    public void retainGrants(List<RetainGrant> grants) {
+        retainGrants = grants.stream().collect(java.util.stream.Collectors.toUnmodifiableMap(RetainGrant::user,
+                RetainGrant::most));
     }
 
     /** Relay selection over the Meridian overlay, when the server has one (closed with this context). */

@@ -93,7 +93,7 @@ public final class StripedTransfer {
      */
     public static StripedTransfer plan(UserRoot root, FtpPath path, TransferOptions options, long maxBlocks, SecureRandom random)
             throws IOException {
-        return plan(root, path, options, maxBlocks, random, List.of(), new PlanBudget(Long.MAX_VALUE).charge());
+        return plan(root, path, options, maxBlocks, random, List.of(), new PlanBudget(Long.MAX_VALUE).charge(""));
     }
 
     /**

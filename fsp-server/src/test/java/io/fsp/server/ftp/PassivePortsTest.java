@@ -21,11 +21,12 @@ class PassivePortsTest {
     }
 
     /**
-     * Without a range, ports come in turn from above the system's ephemeral range, so the TIME_WAIT every file sent
-     * leaves behind never takes the ports other programs on the host connect and bind with.
+     * Without a range, ports come from above the system's ephemeral range, so the TIME_WAIT every file sent leaves
+     * behind never takes the ports other programs on the host connect and bind with; and each from a random place in
+     * it, so that the next PASV's port cannot be guessed from the last one's.
      */
     @Test
-    void withoutARangePortsComeInTurnFromAboveTheEphemeralRange() throws Exception {
+    void withoutARangePortsComeFromAboveTheEphemeralRangeUnguessably() throws Exception {
         PortRange expected = PassivePorts.defaultRange(PassivePorts.ephemeral());
         PassivePorts ports = new PassivePorts(Optional.empty());
         List<ServerSocketChannel> bound = new ArrayList<>();
@@ -34,12 +35,15 @@ class PassivePortsTest {
                 bound.add(ports.bind(LOOPBACK));
             }
             int previous = -1;
+            int successive = 0;
             for (ServerSocketChannel ch : bound) {
                 int p = port(ch);
                 assertTrue(p >= expected.low() && p <= expected.high(), p + " in " + expected);
                 assertNotEquals(previous, p);
+                successive += p == previous + 1 ? 1 : 0;
                 previous = p;
             }
+            assertTrue(successive < 5, successive + " of 19 ports followed the one before");
         } finally {
             for (ServerSocketChannel ch : bound) {
                 ch.close();

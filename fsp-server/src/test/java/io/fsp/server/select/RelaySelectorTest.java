@@ -104,7 +104,7 @@ class RelaySelectorTest {
 
     private RelaySelector selector(List<RelayEndpoint> staticRelays, Set<Fingerprint> trusted, boolean trustOverlay,
                                    Duration timeout) {
-        return new RelaySelector(asker, sender.address(), () -> staticRelays, trusted, trustOverlay, timeout);
+        return new RelaySelector(asker, sender.address(), () -> staticRelays, () -> trusted, trustOverlay, timeout);
     }
 
     /**

@@ -53,7 +53,7 @@ class StripedTransferTest {
     }
 
     private static PlanBudget.Charge unlimited() {
-        return new PlanBudget(Long.MAX_VALUE).charge();
+        return new PlanBudget(Long.MAX_VALUE).charge("alice");
     }
 
     private static StripedTransfer plan(Path file, TransferOptions options, SecureRandom random) throws IOException {
@@ -152,8 +152,8 @@ class StripedTransferTest {
                 Files.write(sub.resolve("f" + f), new byte[] {(byte) f});
             }
         }
-        PlanBudget budget = new PlanBudget(2000);
-        PlanBudget.Charge charge = budget.charge();
+        PlanBudget budget = new PlanBudget(2048); // a user's share: 1024, four steps
+        PlanBudget.Charge charge = budget.charge("alice");
         StripedTransfer t = StripedTransfer.plan(new UserRoot(dir), FtpPath.ROOT.resolve("budget"), TransferOptions.DEFAULTS,
                 1 << 20, new SecureRandom(), List.of(), charge);
         assertEquals(1000, t.files().size());
@@ -161,12 +161,22 @@ class StripedTransferTest {
         assertTrue(entries >= 1010 && entries < 1010 + PlanBudget.STEP, "charged " + entries + " for 1,010 entries");
         assertEquals(entries, budget.held());
 
-        PlanBudget.Charge second = budget.charge();
+        PlanBudget.Charge again = budget.charge("alice");
+        PlanBudgetExceededException share = assertThrows(PlanBudgetExceededException.class, () ->
+                StripedTransfer.plan(new UserRoot(dir), FtpPath.ROOT.resolve("budget"), TransferOptions.DEFAULTS,
+                        1 << 20, new SecureRandom(), List.of(), again));
+        assertTrue(share.getMessage().contains("the transfers of user alice hold"), share.getMessage());
+        again.close();
+        PlanBudget.Charge bob = budget.charge("bob");
+        StripedTransfer.plan(new UserRoot(dir), FtpPath.ROOT.resolve("budget"), TransferOptions.DEFAULTS, 1 << 20,
+                new SecureRandom(), List.of(), bob);
+        PlanBudget.Charge second = budget.charge("carol");
         PlanBudgetExceededException refused = assertThrows(PlanBudgetExceededException.class, () ->
                 StripedTransfer.plan(new UserRoot(dir), FtpPath.ROOT.resolve("budget"), TransferOptions.DEFAULTS,
                         1 << 20, new SecureRandom(), List.of(), second));
-        assertTrue(refused.getMessage().contains("max-planned 2000"), refused.getMessage());
+        assertTrue(refused.getMessage().contains("max-planned 2048"), refused.getMessage());
         second.close();
+        bob.close();
         assertEquals(entries, budget.held(), "a refused plan keeps nothing");
         charge.close();
         assertEquals(0, budget.held());

@@ -163,7 +163,7 @@ public final class FretCommand extends FspExtensionCommand {
 
     private Prepared prepare(FtpSession session, FtpPath path, TransferOptions options, List<String> priorities)
             throws Exception {
-        PlanBudget.Charge charge = stripe.planBudget().charge();
+        PlanBudget.Charge charge = stripe.planBudget().charge(session.user().orElseThrow().name());
         try {
             return prepare(session, path, options, plan(session, path, options, priorities, charge));
         } catch (Exception | Error e) {
