@@ -49,8 +49,7 @@ class ClearLinkIT {
                     return;
                 }
                 int type = all[(int) start] & 0xff;
-                long length = ((all[(int) start + 1] & 0xffL) << 24) | ((all[(int) start + 2] & 0xff) << 16)
-                        | ((all[(int) start + 3] & 0xff) << 8) | (all[(int) start + 4] & 0xff);
+                long length = bodyLength(all, start);
                 long target = start + at;
                 if (type == BLOCK && target >= offset && target < offset + n && done.compareAndSet(false, true)) {
                     bytes[(int) (target - offset)] ^= 0x01;
@@ -63,6 +62,11 @@ class ClearLinkIT {
                 walk[0] = next;
             }
         };
+    }
+
+    /** The body length in the header of the frame at {@code start} of a recorded stream (u32 after the type). */
+    static long bodyLength(byte[] stream, long start) {
+        return java.nio.ByteBuffer.wrap(stream, (int) start + 1, 4).getInt() & 0xFFFF_FFFFL;
     }
 
     private CollectSummary fetchThroughTap(WireTap.Change change) throws Exception {

@@ -62,8 +62,7 @@ class TamperedPlacementIT {
                     return;
                 }
                 int type = all[(int) start] & 0xff;
-                long length = ((all[(int) start + 1] & 0xffL) << 24) | ((all[(int) start + 2] & 0xff) << 16)
-                        | ((all[(int) start + 3] & 0xff) << 8) | (all[(int) start + 4] & 0xff);
+                long length = ClearLinkIT.bodyLength(all, start);
                 if (type == PUT_BLOCK && !changed.get()) {
                     walk[1] = start;
                     changed.set(true);
@@ -72,8 +71,7 @@ class TamperedPlacementIT {
                 walk[0] = start + 5 + 16 + length;
             }
             long frame = walk[1];
-            int length = ((all[(int) frame + 1] & 0xff) << 24) | ((all[(int) frame + 2] & 0xff) << 16)
-                    | ((all[(int) frame + 3] & 0xff) << 8) | (all[(int) frame + 4] & 0xff);
+            long length = ClearLinkIT.bodyLength(all, frame);
             long block = frame + BLOCK_START;
             long flip = block + 100;
             long crc = frame + 5 + 16 + length - CRC32C_LENGTH;
