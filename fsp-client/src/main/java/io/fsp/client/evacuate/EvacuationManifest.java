@@ -135,7 +135,7 @@ public record EvacuationManifest(FspUrl origin, X509Certificate originCertificat
     public static final class UntrustedOriginException extends Exception {
         private static final long serialVersionUID = 1L;
 
-        public UntrustedOriginException(String message) {
+        UntrustedOriginException(String message) {
             super(message);
         }
     }
@@ -488,19 +488,19 @@ public record EvacuationManifest(FspUrl origin, X509Certificate originCertificat
     public static EvacuationManifest read(Path file, RecipientKey identity) throws IOException, ManifestException {
         long size = Files.size(file);
         if (size > MAX_SEALED_BYTES) {
-            throw new ManifestException(file + ": " + size + " bytes (expected: at most " + MAX_SEALED_BYTES + ")", null);
+            throw new ManifestException(size + " bytes (expected: at most " + MAX_SEALED_BYTES + ")", null);
         }
         // refused before a byte is read: a manifest too large for this JVM would end it (out of memory) half-read
         long heap = Runtime.getRuntime().maxMemory();
         if (size * MEMORY_PER_BYTE > heap) {
-            throw new ManifestException(file + ": " + size + " bytes, which take about " + (size * MEMORY_PER_BYTE >> 20)
+            throw new ManifestException(size + " bytes, which take about " + (size * MEMORY_PER_BYTE >> 20)
                     + " MiB of memory to read; this JVM may use " + (heap >> 20) + " MiB (expected: a manifest of at most "
                     + heap / MEMORY_PER_BYTE + " bytes, or more memory: -Xmx in FSP_JAVA_OPTS)", null);
         }
         try (InputStream in = Files.newInputStream(file)) {
             byte[] sealed = in.readNBytes((int) MAX_SEALED_BYTES + 1);
             if (sealed.length > MAX_SEALED_BYTES) {
-                throw new ManifestException(file + ": more than " + MAX_SEALED_BYTES + " bytes (expected: at most that)", null);
+                throw new ManifestException("more than " + MAX_SEALED_BYTES + " bytes (expected: at most that)", null);
             }
             return open(sealed, identity);
         }
