@@ -4,6 +4,7 @@ import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.collect.RecordedTransfer;
+import io.fsp.client.control.FspUrl;
 import io.fsp.client.evacuate.Bag;
 import io.fsp.client.evacuate.EvacuationManifest;
 import io.fsp.client.evacuate.EvacuationManifest.ManifestException;
@@ -13,13 +14,17 @@ import io.fsp.config.ConfigException;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.extension.Announcement;
 import io.fsp.tls.Fingerprint;
+import io.fsp.token.TransferId;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalDate;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -63,6 +68,22 @@ public final class CollectCommand implements Callable<Integer> {
                     + " announcement, else nothing is collected (anyone who has the public key can seal a manifest).")
     String trustOrigin;
 
+    @Option(names = "--expect-origin", paramLabel = "fsp://USER@HOST:PORT/PATH",
+            description = "The evacuation expected: the URL given to 'fsp evacuate'. A manifest of another account,"
+                    + " server or path, or one whose origin did not sign when it was created (an older origin's,"
+                    + " manifest version 2), is refused (exit 6), nothing written. Needs --trust-origin.")
+    String expectOrigin;
+
+    @Option(names = "--not-before", paramLabel = "TIME",
+            description = "With --expect-origin: refuse an evacuation the origin created before TIME (ISO 8601,"
+                    + " e.g. 2026-11-24T08:00:00Z): an older manifest of the same path, replayed.")
+    String notBefore;
+
+    @Option(names = "--transfer", paramLabel = "ID",
+            description = "With --expect-origin: refuse any evacuation but transfer ID (16 hex digits, as 'fsp"
+                    + " evacuate' reports it).")
+    String transfer;
+
     @Option(names = "--no-origin-check",
             description = "Collect without checking who announced the manifest's contents: only for a manifest whose"
                     + " sealer you know by other means. Prints a warning.")
@@ -98,6 +119,7 @@ public final class CollectCommand implements Callable<Integer> {
     private int collect(PrintWriter out, PrintWriter err) throws Exception {
         ClientSettings settings;
         Fingerprint trusted;
+        EvacuationManifest.Expected expected;
         try {
             settings = configuration.settings(spec.commandLine().getParseResult());
             if (settings.verify() == VerificationMode.OFF) {
@@ -110,6 +132,7 @@ public final class CollectCommand implements Callable<Integer> {
                         + " who has the public key may have sealed)" : "--trust-origin and --no-origin-check: one of them"
                         + " (expected: not both)");
             }
+            expected = expected(trusted);
         } catch (IllegalArgumentException | ConfigException e) {
             err.println("fsp collect: " + e.getMessage());
             return ExitCodes.USAGE;
@@ -128,6 +151,15 @@ public final class CollectCommand implements Callable<Integer> {
                 // before anything is made: no bag, no journal, no temporary file
                 err.println("fsp collect: " + manifestFile + ": " + e.getMessage() + " (--trust-origin); nothing written");
                 return ExitCodes.UNTRUSTED_ORIGIN;
+            }
+            if (expected != null) {
+                try {
+                    manifest.checkExpected(expected);
+                } catch (UntrustedOriginException e) {
+                    err.println("fsp collect: " + manifestFile + ": " + e.getMessage() + " (--expect-origin); nothing"
+                            + " written");
+                    return ExitCodes.UNTRUSTED_ORIGIN;
+                }
             }
         } else {
             // even with --quiet: whoever reads the log must see that nothing vouches for this bag
@@ -195,6 +227,40 @@ public final class CollectCommand implements Callable<Integer> {
             return ExitCodes.PARTIAL;
         }
         return ExitCodes.OK;
+    }
+
+    /** What --expect-origin, --not-before and --transfer ask for, or null; they need the origin's signature. */
+    private EvacuationManifest.Expected expected(Fingerprint trusted) {
+        if (expectOrigin == null) {
+            if (notBefore != null || transfer != null) {
+                throw new IllegalArgumentException("--not-before and --transfer need --expect-origin URL (the evacuation"
+                        + " expected: the URL given to 'fsp evacuate')");
+            }
+            return null;
+        }
+        if (trusted == null) {
+            throw new IllegalArgumentException("--expect-origin needs --trust-origin FINGERPRINT: without the origin's"
+                    + " signature nothing shows which evacuation a manifest is");
+        }
+        Instant after = null;
+        if (notBefore != null) {
+            try {
+                after = OffsetDateTime.parse(notBefore).toInstant();
+            } catch (DateTimeParseException e) {
+                throw new IllegalArgumentException("--not-before '" + notBefore + "' (expected: a time in ISO 8601 with"
+                        + " its offset, e.g. 2026-11-24T08:00:00Z)");
+            }
+        }
+        TransferId id = null;
+        if (transfer != null) {
+            try {
+                id = TransferId.parse(transfer);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--transfer '" + transfer + "' (expected: 16 hex digits, as 'fsp"
+                        + " evacuate' reports the transfer)");
+            }
+        }
+        return new EvacuationManifest.Expected(FspUrl.parse(expectOrigin), after, id);
     }
 
     /** Where the collector puts the transfer: a directory's entries under DEST/data, a single file as DEST/data/NAME. */

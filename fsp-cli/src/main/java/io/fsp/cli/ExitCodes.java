@@ -38,7 +38,7 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
     public static final String PARTIAL_COLLECT_HELP = "5:partial: the manifest does not hold every file whole (the"
             + " missing files are named)";
     public static final String UNTRUSTED_ORIGIN_HELP = "6:refused: the manifest is not signed by the trusted origin"
-            + " (--trust-origin); nothing was written";
+            + " (--trust-origin) or is not the evacuation expected (--expect-origin); nothing was written";
 
     @Override
     public int getExitCode(Throwable t) {

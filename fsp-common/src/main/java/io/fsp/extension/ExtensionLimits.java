@@ -37,8 +37,11 @@ public final class ExtensionLimits {
     public static final int MAX_FGET_BLOCKS = 1024;
     /** Largest origin signature ({@link OriginSignature}): an RSA key of up to 8192 bits; ECDSA P-256 needs 72. */
     public static final int MAX_SIGNATURE_BYTES = 1024;
-    /** Longest {@code SIG} line: the word, a 19-digit count and the signature in base64. */
-    public static final int MAX_SIGNATURE_LINE = 4 + 19 + 1 + (MAX_SIGNATURE_BYTES + 2) / 3 * 4;
+    /**
+     * Longest {@code SIG} line: the word, a 19-digit count, the state, two UTC times in whole seconds and the
+     * signature in base64.
+     */
+    public static final int MAX_SIGNATURE_LINE = 4 + 19 + 1 + 8 + 1 + 20 + 1 + 20 + 1 + (MAX_SIGNATURE_BYTES + 2) / 3 * 4;
 
     private ExtensionLimits() {
     }

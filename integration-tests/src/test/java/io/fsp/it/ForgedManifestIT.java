@@ -33,8 +33,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
@@ -49,8 +52,10 @@ import org.junit.jupiter.api.io.TempDir;
  * Hostile manifests against {@code fsp collect} as a process (docs/protocol.md §5): an attacker who knows the safe
  * site's public key and the origin's certificate (both public) seals a manifest of their own data, evacuated from
  * their own server to their own relay, that names the origin. {@code --trust-origin} refuses every variant with exit
- * 6 before anything is written; a genuine {@code fsp evacuate} of the origin still collects. A manifest whose file
- * name leaves the bag is refused before any file is created.
+ * 6 before anything is written; a genuine {@code fsp evacuate} of the origin still collects. Another retain-user's
+ * evacuation, an older one of the same path, a genuine manifest whose created, retain-until or state was edited:
+ * exit 6 with {@code --expect-origin} (and {@code --not-before} or {@code --transfer}). A manifest whose file
+ * name leaves the bag is refused before any file is created; one too large for the collector's memory before it is read.
  */
 @Timeout(300)
 class ForgedManifestIT {
@@ -221,6 +226,154 @@ class ForgedManifestIT {
                 }
             }
         }
+    }
+
+    /** {@code fsp evacuate URL} as a process, as {@code user}; its exit code, the manifest at {@code manifest}. */
+    private int evacuate(String url, String password, String trusted, Path manifest) throws Exception {
+        Files.createDirectories(manifest.getParent());
+        Path log = manifest.resolveSibling(manifest.getFileName() + ".err");
+        ProcessBuilder pb = FspCommand.process(List.of("evacuate", url, "--trust", trusted, "--manifest",
+                manifest.toString(), "--recipient", recipient.toString(), "--retain", "1h", "--block-size", "64k",
+                "--replicas", "1")).redirectOutput(manifest.resolveSibling(manifest.getFileName() + ".out").toFile())
+                .redirectError(log.toFile());
+        pb.environment().put("FSP_PASSWORD", password);
+        Process p = pb.start();
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "fsp evacuate did not end");
+        assertEquals(ExitCodes.OK, p.exitValue(), Files.readString(log));
+        return p.exitValue();
+    }
+
+    /**
+     * Two retain-users of one origin: mallory hands the safe site his own evacuation, of his own file, signed by the
+     * origin for him. {@code --trust-origin} alone takes it (the origin did sign it); {@code --expect-origin} for
+     * alice's evacuation refuses it with exit 6, nothing written. Then alice's own older evacuation of the same path,
+     * replayed: refused with {@code --not-before} or {@code --transfer}; the newer one collects.
+     */
+    @Test
+    void anotherUsersOrAnOlderEvacuationIsNotTheOneExpected() throws Exception {
+        Map<String, List<String>> users = Map.of(
+                "user", List.of(StripeRig.USER + ":" + StripeRig.PASSWORD, "mallory:mallory-pw"),
+                "retain-user", List.of(StripeRig.USER + "=30d", "mallory=30d"));
+        try (StripeRig origin = StripeRig.start(dir.resolve("origin"), 64L << 20, c -> c, users, HONEST, HONEST)) {
+            String trusted = origin.server().fingerprint().toString();
+            String base = "127.0.0.1:" + origin.port();
+            String alices = "fsp://" + StripeRig.USER + "@" + base + "/data.bin";
+            Path data = origin.root().resolve("data.bin");
+            TreeDigests.random(data, 300_000, 1);
+            String oldDigest = TreeDigests.sha256(data);
+            TreeDigests.random(origin.root().resolve("mallory.bin"), 200_000, 7);
+            Path older = dir.resolve("carry/older.sealed");
+            evacuate(alices, StripeRig.PASSWORD, trusted, older);
+            Path his = dir.resolve("carry/mallory.sealed");
+            evacuate("fsp://mallory@" + base + "/mallory.bin", "mallory-pw", trusted, his);
+            Thread.sleep(1100); // the next evacuation is created a second later at least
+            TreeDigests.random(data, 300_000, 2);
+            Path newer = dir.resolve("carry/newer.sealed");
+            evacuate(alices, StripeRig.PASSWORD, trusted, newer);
+            EvacuationManifest latest = EvacuationManifest.read(newer, RecipientKey.readIdentity(identity));
+            EvacuationManifest first = EvacuationManifest.read(older, RecipientKey.readIdentity(identity));
+            assertTrue(first.created().isBefore(latest.created()), first.created() + " " + latest.created());
+            String id = ((Announcement.Transfer) latest.announcements().get(0)).id().toString();
+            origin.server().close(); // the collect never needs it
+
+            Path archive = Files.createDirectories(dir.resolve("archive"));
+            Path bag = archive.resolve("bag");
+            // the hole --expect-origin closes: the origin did sign mallory's evacuation
+            Result taken = collect(his, dir.resolve("unexpected"), "--trust-origin", trusted, "-q");
+            assertEquals(ExitCodes.OK, taken.exit(), taken.toString());
+            record Refusal(String what, Path manifest, List<String> options, String reason) {
+            }
+            for (Refusal f : List.of(
+                    new Refusal("another user's evacuation", his, List.of("--expect-origin", alices),
+                            "it is the evacuation of fsp://mallory@" + base + "/mallory.bin, not of the expected " + alices),
+                    new Refusal("an older evacuation, --not-before", older, List.of("--expect-origin", alices,
+                            "--not-before", latest.created().toString()), "before " + latest.created() + " (--not-before)"),
+                    new Refusal("an older evacuation, --transfer", older, List.of("--expect-origin", alices,
+                            "--transfer", id), "not the expected " + id + " (--transfer)"))) {
+                List<String> args = new java.util.ArrayList<>(List.of("--trust-origin", trusted));
+                args.addAll(f.options());
+                Result r = collect(f.manifest(), bag, args.toArray(String[]::new));
+                System.out.println(f.what() + ": " + r);
+                assertEquals(ExitCodes.UNTRUSTED_ORIGIN, r.exit(), f.what() + ": " + r);
+                assertTrue(r.err().contains(f.reason()) && r.err().contains("(--expect-origin); nothing written"),
+                        f.what() + ": " + r);
+                assertEquals(List.of(archive), everything(archive), f.what() + ": no bag, journal or temporary file");
+            }
+            Result r = collect(newer, bag, "--trust-origin", trusted, "--expect-origin", alices, "--not-before",
+                    latest.created().toString(), "--transfer", id);
+            assertEquals(ExitCodes.OK, r.exit(), r.toString());
+            assertEquals(TreeDigests.sha256(data), TreeDigests.sha256(bag.resolve("data/data.bin")));
+            assertFalse(TreeDigests.sha256(data).equals(oldDigest), "the newer data");
+        }
+    }
+
+    /**
+     * A genuine manifest whose created, retain-until or state was edited (opened with the safe site's identity,
+     * sealed again with its public key): the origin's signature covers them, exit 6, nothing written.
+     */
+    @Test
+    void aManifestWhoseCreatedRetainUntilOrStateWasEditedIsRefused() throws Exception {
+        try (StripeRig origin = StripeRig.start(dir.resolve("origin"), 64L << 20, HONEST)) {
+            String trusted = origin.server().fingerprint().toString();
+            TreeDigests.random(origin.root().resolve("data.bin"), 200_000, 5);
+            Path genuine = dir.resolve("carry/evacuation.sealed");
+            evacuate("fsp://" + StripeRig.USER + "@127.0.0.1:" + origin.port() + "/data.bin", StripeRig.PASSWORD, trusted,
+                    genuine);
+            String text = EvacuationManifest.read(genuine, RecipientKey.readIdentity(identity)).toText();
+            Matcher created = Pattern.compile("\ncreated (\\S+)\n").matcher(text);
+            Matcher until = Pattern.compile("\nretain-until (\\S+)\n").matcher(text);
+            assertTrue(created.find() && until.find() && text.contains("\nstate complete\norigin-signature complete "), text);
+            Instant later = Instant.parse(created.group(1)).plus(Duration.ofDays(1));
+            Instant longer = Instant.parse(until.group(1)).plus(Duration.ofDays(30));
+            Path archive = Files.createDirectories(dir.resolve("archive"));
+            Path sealed = dir.resolve("carry/edited.sealed");
+            String mismatch = "the origin's signature does not match its announcements, account and path, created,"
+                    + " retain-until and state";
+            Map<String, String> edits = new java.util.LinkedHashMap<>();
+            edits.put(text.replace("\ncreated " + created.group(1) + "\n", "\ncreated " + later + "\n"), mismatch);
+            edits.put(text.replace("\nretain-until " + until.group(1) + "\n", "\nretain-until " + longer + "\n"), mismatch);
+            edits.put(text.replace("\nstate complete\norigin-signature complete ", "\nstate running\norigin-signature running "),
+                    mismatch);
+            edits.put(text.replace("\nstate complete\n", "\nstate partial\n"),
+                    "the manifest says state partial, the origin signed complete");
+            for (Map.Entry<String, String> e : edits.entrySet()) {
+                assertFalse(e.getKey().equals(text));
+                Files.write(sealed, SealedBox.seal(e.getKey().getBytes(StandardCharsets.UTF_8), published,
+                        EvacuationManifest.PURPOSE));
+                Result r = collect(sealed, archive.resolve("bag"), "--trust-origin", trusted);
+                assertEquals(ExitCodes.UNTRUSTED_ORIGIN, r.exit(), r.toString());
+                assertTrue(r.err().contains(e.getValue()) && r.err().contains("nothing written"), r.toString());
+                assertEquals(List.of(archive), everything(archive), "no bag, journal or temporary file");
+            }
+            Result r = collect(genuine, archive.resolve("bag"), "--trust-origin", trusted);
+            assertEquals(ExitCodes.OK, r.exit(), r.toString());
+        }
+    }
+
+    /**
+     * {@code fsp collect} as a process with a small heap, handed a sealed manifest it could not hold in memory:
+     * refused before it is read, with the reason and what to do, nothing written (it ran out of memory before).
+     */
+    @Test
+    void aManifestTooLargeForTheCollectorsMemoryIsRefusedBeforeItIsRead() throws Exception {
+        Path sealed = dir.resolve("carry/large.sealed");
+        Files.createDirectories(sealed.getParent());
+        byte[] text = ("fsp-evacuation-manifest 3\n" + "x".repeat(24 << 20)).getBytes(StandardCharsets.UTF_8);
+        Files.write(sealed, SealedBox.seal(text, published, EvacuationManifest.PURPOSE));
+        Path archive = Files.createDirectories(dir.resolve("archive"));
+        ProcessBuilder pb = FspCommand.inProcess(List.of("collect", sealed.toString(), "-o", archive.resolve("bag").toString(),
+                "--identity", identity.toString(), "--no-origin-check"));
+        pb.command().add(1, "-Xmx64m");
+        pb.environment().put("FSP_CONFIG", "none");
+        Path err = dir.resolve("collect.err");
+        Process p = pb.redirectOutput(dir.resolve("collect.out").toFile()).redirectError(err.toFile()).start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "fsp collect did not end");
+        String message = Files.readString(err);
+        System.out.println(message);
+        assertEquals(ExitCodes.FAILURE, p.exitValue(), message);
+        assertTrue(message.contains(sealed + ": " + Files.size(sealed) + " bytes, which take about")
+                && message.contains("MiB of memory to read; this JVM may use"), message);
+        assertEquals(List.of(archive), everything(archive), "nothing written");
     }
 
     private static X509Certificate certificate(StripeRig rig) throws Exception {

@@ -124,9 +124,10 @@ public final class Evacuation {
                 checkpoints.shutdown(); // a checkpoint being written completes; none starts
                 checkpoints.awaitTermination(1, TimeUnit.MINUTES);
             }
-            manifest(state).write(options.manifest(), options.recipient()); // before the control connection closes
-            return new EvacuationReport(options.manifest(), snapshot(), options.priority(), state, deadlineReached,
-                    (System.nanoTime() - start) / 1e9, created.plus(options.retainFor()), error);
+            EvacuationManifest written = manifest(state);
+            written.write(options.manifest(), options.recipient()); // before the control connection closes
+            return new EvacuationReport(options.manifest(), written.announcements(), options.priority(), state,
+                    deadlineReached, (System.nanoTime() - start) / 1e9, written.retainUntil(), error);
         }
     }
 
@@ -258,10 +259,21 @@ public final class Evacuation {
         }
     }
 
+    /**
+     * The manifest of what the origin signed so far, in {@code state} as this run sees it. The origin's signature
+     * gives its created and retain-until, and the state (docs/protocol.md §5): complete only as the origin signed it,
+     * partial where it signed running but this run stopped.
+     */
     private EvacuationManifest manifest(State state) {
         synchronized (read) {
-            return new EvacuationManifest(options.origin(), certificate, created, created.plus(options.retainFor()), state,
-                    snapshot(), signature);
+            if (signature == null || signature.version() == 1) { // nothing signed yet, or an older origin
+                return new EvacuationManifest(options.origin(), certificate, created, created.plus(options.retainFor()),
+                        state == State.COMPLETE && signature == null ? State.PARTIAL : state, snapshot(), signature);
+            }
+            OriginSignature.Terms t = signature.terms();
+            State signed = State.of(t.state());
+            return new EvacuationManifest(options.origin(), certificate, t.created(), t.retainUntil(),
+                    signed == State.RUNNING && state != State.RUNNING ? State.PARTIAL : signed, snapshot(), signature);
         }
     }
 

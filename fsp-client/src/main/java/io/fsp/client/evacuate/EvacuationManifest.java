@@ -11,6 +11,7 @@ import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.ExtensionLimits;
 import io.fsp.extension.OriginSignature;
 import io.fsp.tls.Fingerprint;
+import io.fsp.token.TransferId;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -39,26 +40,32 @@ import java.util.Objects;
  * (transfer, key, token, relays, directories, files, blocks) that the origin signed, and its signature. UTF-8 text
  * with LF line ends, sealed whole with {@link SealedBox} to the safe site's {@link RecipientKey}:
  * <pre>
- * fsp-evacuation-manifest 2
+ * fsp-evacuation-manifest 3
  * origin fsp://USER@HOST:PORT/PATH
  * origin-certificate BASE64-DER
  * created 2026-11-24T08:00:00Z
  * retain-until 2026-12-01T08:00:00Z
  * state complete|partial|running
- * origin-signature BASE64|none       ({@link OriginSignature} over the announcements below, USER and PATH)
+ * origin-signature STATE BASE64|none ({@link OriginSignature} over the announcements below, USER, PATH, created,
+ *                                     retain-until and the STATE the origin signed)
  * FSP … / KEY … / TOKEN … / RELAY … / DIR … / FILE … / BLK …   (one announcement a line)
  * end NUMBER-OF-BLK-LINES
  * </pre>
+ * Version 2, written from an older origin's signature (version 1: announcements, USER and PATH only), has
+ * {@code origin-signature BASE64|none}; it is read, and written only for such a signature.
  * Reading is as strict as the control channel: the header exactly so, each announcement by {@link ExtensionCodec}
  * (the wire's grammar and limits), in the order the server sends them, every DIR and FILE name a safe relative
  * path (a single file's without {@code /}), the {@code end} count matching, the sealed file at most
  * {@link #MAX_SEALED_BYTES}. A sealed box proves who may open it, not who sealed it: {@link #checkOrigin} proves
  * that the origin a collector trusts announced all of it.
  *
- * @param created when the evacuation's FRET was sent (whole seconds)
- * @param retainUntil until when the relays keep the blocks (whole seconds; never later than they do)
+ * @param created when the origin took the evacuation's FRET (whole seconds; as signed)
+ * @param retainUntil until when the relays keep the blocks (whole seconds; as signed, never later than they do)
+ * @param state how the evacuation stood: what the origin signed, or partial where it signed running (the
+ *     evacuation stopped after that signature: its deadline, or a failure)
  * @param signature the origin's signature over {@code announcements}, or null (none: a manifest a collector
- *     trusts only with {@code --no-origin-check})
+ *     trusts only with {@code --no-origin-check}); its {@link OriginSignature.Terms} only give the state it signed,
+ *     {@code created} and {@code retainUntil} are this manifest's, and {@link #checkOrigin} verifies them
  */
 public record EvacuationManifest(FspUrl origin, X509Certificate originCertificate, Instant created, Instant retainUntil,
                                  State state, List<Announcement> announcements, OriginSignature signature) {
@@ -68,7 +75,14 @@ public record EvacuationManifest(FspUrl origin, X509Certificate originCertificat
     public static final long MAX_SEALED_BYTES = 1L << 30;
     /** The largest origin certificate (DER) a manifest holds. */
     public static final int MAX_CERTIFICATE_BYTES = 8192;
-    static final String FIRST_LINE = "fsp-evacuation-manifest 2";
+    static final String FIRST_LINE = "fsp-evacuation-manifest 3";
+    /** The version written from an older origin's signature, which signs no created, retain-until or state. */
+    static final String FIRST_LINE_2 = "fsp-evacuation-manifest 2";
+    /**
+     * About how many bytes of memory reading a manifest takes per sealed byte: the sealed and the opened bytes, the
+     * decoded text and its lines, the announcements. {@link #read} refuses a manifest this JVM cannot hold.
+     */
+    static final int MEMORY_PER_BYTE = 6;
 
     /** How the evacuation stood when the manifest was written. */
     public enum State {
@@ -100,6 +114,20 @@ public record EvacuationManifest(FspUrl origin, X509Certificate originCertificat
 
         public ManifestException(String message, Throwable cause) {
             super(message, cause);
+        }
+    }
+
+    /**
+     * What a collector expects of the evacuation ({@code fsp collect --expect-origin}), checked after the origin's
+     * signature ({@link #checkExpected}): every part is one the origin signed.
+     *
+     * @param origin the account, server and path that were evacuated
+     * @param notBefore the earliest {@code created} accepted, or null
+     * @param transfer the transfer id (the FSP line's) expected, or null
+     */
+    public record Expected(FspUrl origin, Instant notBefore, TransferId transfer) {
+        public Expected {
+            Objects.requireNonNull(origin, "origin");
         }
     }
 
@@ -137,11 +165,17 @@ public record EvacuationManifest(FspUrl origin, X509Certificate originCertificat
         return Fingerprint.of(originCertificate);
     }
 
+    /** 3, or 2 for a manifest of an older origin's signature (version 1: no created, retain-until or state signed). */
+    public int version() {
+        return signature != null && signature.version() == 1 ? 2 : 3;
+    }
+
     /**
      * Checks that the origin whose certificate has the fingerprint {@code trusted} announced every announcement of
-     * this manifest, for the account and path its origin line names: the certificate is that one and its key
-     * signed them ({@link OriginSignature}). Nothing else makes a manifest trustworthy: anyone who has the safe
-     * site's public key can seal one.
+     * this manifest, for the account and path its origin line names, at its {@code created}, retained until its
+     * {@code retainUntil}, in the state it says: the certificate is that one and its key signed them
+     * ({@link OriginSignature}). Nothing else makes a manifest trustworthy: anyone who has the safe site's public
+     * key can seal one. A version 2 manifest's signature covers the announcements, account and path only.
      */
     public void checkOrigin(Fingerprint trusted) throws UntrustedOriginException {
         if (!trusted.equals(originFingerprint())) {
@@ -152,11 +186,50 @@ public record EvacuationManifest(FspUrl origin, X509Certificate originCertificat
             throw new UntrustedOriginException("the origin did not sign it (origin-signature none): refused, nothing"
                     + " shows that server announced it");
         }
+        OriginSignature claimed = signature;
+        if (signature.version() > 1) {
+            String signed = signature.terms().state();
+            if (!state.label().equals(signed) && !(state == State.PARTIAL && signed.equals(OriginSignature.RUNNING))) {
+                throw new UntrustedOriginException("the manifest says state " + state.label() + ", the origin signed "
+                        + signed + ": refused, the manifest is not what " + trusted + " announced");
+            }
+            claimed = signature.withTerms(new OriginSignature.Terms(created, retainUntil, signed));
+        }
         OriginSignature.Lines lines = new OriginSignature.Lines();
         announcements.forEach(a -> lines.add(ExtensionCodec.format(a)));
-        if (!signature.verifies(originCertificate, origin.user(), origin.path(), lines.sha256())) {
+        if (!claimed.verifies(originCertificate, origin.user(), origin.path(), lines.sha256())) {
             throw new UntrustedOriginException("the origin's signature does not match its announcements, account and"
-                    + " path: refused, the manifest is not what " + trusted + " announced");
+                    + " path" + (signature.version() > 1 ? ", created, retain-until and state" : "")
+                    + ": refused, the manifest is not what " + trusted + " announced");
+        }
+    }
+
+    /**
+     * Checks, once {@link #checkOrigin} passed, that this is the evacuation {@code expected}: of that account,
+     * server and path, created at {@code notBefore} or later, of that transfer. Only a version 3 manifest can show
+     * it: a version 2 one's created and state are not signed, so an older evacuation of the same path would pass.
+     */
+    public void checkExpected(Expected expected) throws UntrustedOriginException {
+        if (version() < 3 || signature == null) {
+            throw new UntrustedOriginException("a version " + version() + " manifest, from an origin that does not"
+                    + " sign an evacuation's created, retain-until and state: refused, nothing shows which evacuation"
+                    + " it is (collect it without --expect-origin, or evacuate again)");
+        }
+        FspUrl want = expected.origin();
+        if (!want.user().equals(origin.user()) || !want.host().equalsIgnoreCase(origin.host()) || want.port() != origin.port()
+                || !want.path().equals(origin.path())) {
+            throw new UntrustedOriginException("it is the evacuation of " + origin + ", not of the expected " + want
+                    + ": refused, another account's or another path's evacuation");
+        }
+        if (expected.notBefore() != null && created.isBefore(expected.notBefore())) {
+            throw new UntrustedOriginException("it was created " + created + ", before " + expected.notBefore()
+                    + " (--not-before): refused, an older evacuation");
+        }
+        TransferId id = announcements.isEmpty() || !(announcements.get(0) instanceof Announcement.Transfer t) ? null
+                : t.id();
+        if (expected.transfer() != null && !expected.transfer().equals(id)) {
+            throw new UntrustedOriginException("it is " + (id == null ? "no transfer (nothing signed)" : "transfer " + id)
+                    + ", not the expected " + expected.transfer() + " (--transfer): refused, another evacuation");
         }
     }
 
@@ -167,14 +240,17 @@ public record EvacuationManifest(FspUrl origin, X509Certificate originCertificat
 
     /** The plain text (what is sealed). */
     public String toText() {
-        StringBuilder sb = new StringBuilder(FIRST_LINE).append('\n')
+        String signed = signature == null ? "none" : Base64.getEncoder().encodeToString(signature.signature());
+        if (version() > 2 && signature != null) {
+            signed = signature.terms().state() + " " + signed;
+        }
+        StringBuilder sb = new StringBuilder(version() > 2 ? FIRST_LINE : FIRST_LINE_2).append('\n')
                 .append("origin ").append(origin).append('\n')
                 .append("origin-certificate ").append(certificateText(originCertificate)).append('\n')
                 .append("created ").append(created).append('\n')
                 .append("retain-until ").append(retainUntil).append('\n')
                 .append("state ").append(state.label()).append('\n')
-                .append("origin-signature ").append(signature == null ? "none"
-                        : Base64.getEncoder().encodeToString(signature.signature())).append('\n');
+                .append("origin-signature ").append(signed).append('\n');
         for (Announcement a : announcements) {
             sb.append(ExtensionCodec.format(a)).append('\n');
         }
@@ -201,7 +277,9 @@ public record EvacuationManifest(FspUrl origin, X509Certificate originCertificat
     }
 
     private static EvacuationManifest parse(String[] lines) {
-        expect(lines, 0, FIRST_LINE.equals(lines[0]), "'" + FIRST_LINE + "'");
+        expect(lines, 0, FIRST_LINE.equals(lines[0]) || FIRST_LINE_2.equals(lines[0]), "'" + FIRST_LINE + "' (or an"
+                + " older origin's '" + FIRST_LINE_2 + "')");
+        boolean signsTerms = FIRST_LINE.equals(lines[0]);
         FspUrl origin;
         try {
             origin = FspUrl.parse(value(lines, 1, "origin"));
@@ -219,8 +297,18 @@ public record EvacuationManifest(FspUrl origin, X509Certificate originCertificat
             throw new IllegalArgumentException("line 6: " + e.getMessage(), e);
         }
         String signed = value(lines, 6, "origin-signature");
+        // only an older origin's signature makes a version 2 manifest (an unsigned one is version 3)
+        expect(lines, 6, signsTerms || !signed.equals("none"), "a signature: an unsigned manifest is '" + FIRST_LINE + "'");
         byte[] signatureBytes = null;
-        if (!signed.equals("none")) {
+        String signedState = null;
+        if (signsTerms && !signed.equals("none")) {
+            int space = signed.indexOf(' ');
+            signedState = space < 0 ? "" : signed.substring(0, space);
+            expect(lines, 6, List.of(OriginSignature.RUNNING, OriginSignature.COMPLETE, OriginSignature.PARTIAL)
+                    .contains(signedState), "origin-signature STATE BASE64 (STATE: running, complete or partial), or none");
+            signed = signed.substring(space + 1);
+        }
+        if (!signed.equals("none") || signedState != null) {
             try {
                 signatureBytes = Base64.getDecoder().decode(signed);
             } catch (IllegalArgumentException e) {
@@ -244,9 +332,12 @@ public record EvacuationManifest(FspUrl origin, X509Certificate originCertificat
             blocks += a instanceof Announcement.Block ? 1 : 0;
         }
         expect(lines, last, lines[last].equals("end " + blocks), "'end " + blocks + "', the number of BLK lines");
+        OriginSignature signature = signatureBytes == null ? null : signedState == null
+                ? new OriginSignature(announcements.size(), signatureBytes)
+                : new OriginSignature(announcements.size(), new OriginSignature.Terms(created, retainUntil, signedState),
+                        signatureBytes);
         try {
-            return new EvacuationManifest(origin, certificate, created, retainUntil, state, announcements,
-                    signatureBytes == null ? null : new OriginSignature(announcements.size(), signatureBytes));
+            return new EvacuationManifest(origin, certificate, created, retainUntil, state, announcements, signature);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("announcements: " + e.getMessage(), e);
         }
@@ -390,16 +481,26 @@ public record EvacuationManifest(FspUrl origin, X509Certificate originCertificat
         }
     }
 
-    /** Reads the sealed manifest {@code file} (at most {@link #MAX_SEALED_BYTES}) and opens it with {@code identity}. */
+    /**
+     * Reads the sealed manifest {@code file} (at most {@link #MAX_SEALED_BYTES}, and at most what this JVM's memory
+     * can hold: {@link #MEMORY_PER_BYTE} bytes for each) and opens it with {@code identity}.
+     */
     public static EvacuationManifest read(Path file, RecipientKey identity) throws IOException, ManifestException {
-        if (Files.size(file) > MAX_SEALED_BYTES) {
-            throw new ManifestException(file + ": " + Files.size(file) + " bytes (expected: at most " + MAX_SEALED_BYTES
-                    + ")", null);
+        long size = Files.size(file);
+        if (size > MAX_SEALED_BYTES) {
+            throw new ManifestException(size + " bytes (expected: at most " + MAX_SEALED_BYTES + ")", null);
+        }
+        // refused before a byte is read: a manifest too large for this JVM would end it (out of memory) half-read
+        long heap = Runtime.getRuntime().maxMemory();
+        if (size * MEMORY_PER_BYTE > heap) {
+            throw new ManifestException(size + " bytes, which take about " + (size * MEMORY_PER_BYTE >> 20)
+                    + " MiB of memory to read; this JVM may use " + (heap >> 20) + " MiB (expected: a manifest of at most "
+                    + heap / MEMORY_PER_BYTE + " bytes, or more memory: -Xmx in FSP_JAVA_OPTS)", null);
         }
         try (InputStream in = Files.newInputStream(file)) {
             byte[] sealed = in.readNBytes((int) MAX_SEALED_BYTES + 1);
             if (sealed.length > MAX_SEALED_BYTES) {
-                throw new ManifestException(file + ": more than " + MAX_SEALED_BYTES + " bytes (expected: at most that)", null);
+                throw new ManifestException("more than " + MAX_SEALED_BYTES + " bytes (expected: at most that)", null);
             }
             return open(sealed, identity);
         }

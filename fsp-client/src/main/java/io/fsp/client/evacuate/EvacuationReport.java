@@ -123,6 +123,9 @@ public record EvacuationReport(Path manifest, List<Announcement> announcements, 
                 files.size() + tally.unannounced(), placed, bytes, blocks(Announcement.Placement.Relays.class),
                 blocks(Announcement.Placement.Origin.class), deadlineReached ? "stopped at the deadline" : "state " + state.label(),
                 seconds));
+        if (transferId() != null) { // what a collector may expect (fsp collect --transfer)
+            sb.append("  transfer ").append(transferId()).append(System.lineSeparator());
+        }
         sb.append("  manifest ").append(manifest).append(", blocks kept on the relays until ").append(retainUntil)
                 .append(System.lineSeparator());
         for (Map.Entry<String, List<FileOut>> e : tally.byPriority().entrySet()) {

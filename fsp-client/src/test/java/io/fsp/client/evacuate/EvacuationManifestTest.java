@@ -62,17 +62,24 @@ class EvacuationManifestTest {
     static final KeyMaterial ORIGIN = Certificates.selfSigned("origin");
     private static final FspUrl ORIGIN_URL = FspUrl.parse("fsp://alice@[::1]:2121/data/my%20set");
 
-    /** What the origin signs for {@code announcements} evacuated by {@code url}'s user and path. */
+    private static final Instant CREATED = Instant.parse("2026-11-24T08:00:00Z");
+    private static final Instant UNTIL = Instant.parse("2026-12-01T08:00:00Z");
+
+    /** What the origin signs for {@code announcements} evacuated by {@code url}'s user and path, created at CREATED. */
     static OriginSignature sign(KeyMaterial key, FspUrl url, List<Announcement> announcements) {
+        return sign(key, url, new OriginSignature.Terms(CREATED, UNTIL, OriginSignature.COMPLETE), announcements);
+    }
+
+    static OriginSignature sign(KeyMaterial key, FspUrl url, OriginSignature.Terms terms, List<Announcement> announcements) {
         OriginSignature.Lines lines = new OriginSignature.Lines();
         announcements.forEach(a -> lines.add(ExtensionCodec.format(a)));
-        return OriginSignature.sign(key.privateKey(), url.user(), url.path(), lines.count(), lines.sha256());
+        return OriginSignature.sign(key.privateKey(), url.user(), url.path(), terms, lines.count(), lines.sha256());
     }
 
     static EvacuationManifest manifest(State state) {
         List<Announcement> all = announcements();
         return new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), Instant.parse("2026-11-24T08:00:00.750Z"),
-                Instant.parse("2026-12-01T08:00:00Z"), state, all, sign(ORIGIN, ORIGIN_URL, all));
+                UNTIL, state, all, sign(ORIGIN, ORIGIN_URL, new OriginSignature.Terms(CREATED, UNTIL, state.label()), all));
     }
 
     @Test
@@ -81,9 +88,9 @@ class EvacuationManifestTest {
         String text = m.toText();
         String certificate = Base64.getEncoder().encodeToString(ORIGIN.certificate().getEncoded());
         String signature = Base64.getEncoder().encodeToString(m.signature().signature());
-        assertTrue(text.startsWith("fsp-evacuation-manifest 2\norigin fsp://alice@[::1]:2121/data/my%20set\norigin-certificate "
+        assertTrue(text.startsWith("fsp-evacuation-manifest 3\norigin fsp://alice@[::1]:2121/data/my%20set\norigin-certificate "
                 + certificate + "\ncreated 2026-11-24T08:00:00Z\nretain-until 2026-12-01T08:00:00Z\nstate complete\n"
-                + "origin-signature " + signature + "\nFSP "), text);
+                + "origin-signature complete " + signature + "\nFSP "), text);
         assertTrue(text.endsWith("BLK 0 relay:0,1 0 0 4096 " + DIGEST + "\nend 2\n"), text);
         EvacuationManifest back = EvacuationManifest.parse(text);
         assertEquals(text, back.toText());
@@ -128,11 +135,13 @@ class EvacuationManifestTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "fsp-evacuation-manifest 2|fsp-evacuation-manifest 1|line 1",
+        "fsp-evacuation-manifest 3|fsp-evacuation-manifest 1|line 1",
         "origin fsp://alice@[::1]:2121/data/my%20set|origin fsp://alice:pw@[::1]:2121/data|line 2: url: a password",
         "origin fsp://alice@[::1]:2121/data/my%20set|origin http://alice@h/x|line 2",
         "origin-certificate MI|origin-certificate mI|line 3: origin-certificate: not a certificate",
-        "origin-signature |origin-signature #|line 7: origin-signature: not base64",
+        "origin-signature complete |origin-signature complete #|line 7: origin-signature: not base64",
+        "origin-signature complete |origin-signature done |line 7",
+        "origin-signature complete |origin-signature |line 7",
         "created 2026-11-24T08:00:00Z|created 2026-11-24T08:00:00.5Z|line 4",
         "created 2026-11-24T08:00:00Z|created yesterday|line 4",
         "retain-until 2026-12-01T08:00:00Z|retain-until 2026-12-01|line 5",
@@ -166,7 +175,8 @@ class EvacuationManifestTest {
         for (int n = 0; n <= all.size(); n++) {
             FspUrl url = FspUrl.parse("fsp://alice@host/data");
             EvacuationManifest m = new EvacuationManifest(url, ORIGIN.certificate(), Instant.EPOCH, Instant.EPOCH,
-                    State.RUNNING, all.subList(0, n), sign(ORIGIN, url, all.subList(0, n)));
+                    State.RUNNING, all.subList(0, n), sign(ORIGIN, url, new OriginSignature.Terms(Instant.EPOCH,
+                            Instant.EPOCH, OriginSignature.RUNNING), all.subList(0, n)));
             assertEquals(m.toText(), EvacuationManifest.parse(m.toText()).toText());
             EvacuationManifest.parse(m.toText()).checkOrigin(ORIGIN.fingerprint());
         }
@@ -205,27 +215,132 @@ class EvacuationManifestTest {
     void aManifestTheTrustedOriginDidNotSignIsRefused() {
         KeyMaterial attacker = Certificates.selfSigned("origin");
         List<Announcement> all = announcements();
-        Instant t = Instant.parse("2026-11-24T08:00:00Z");
-        String unsigned = refused(new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), t, t, State.COMPLETE, all, null));
+        Instant t = CREATED;
+        Instant u = UNTIL;
+        String unsigned = refused(new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), t, u, State.COMPLETE, all, null));
         assertTrue(unsigned.contains("did not sign it"), unsigned);
-        String ownKey = refused(new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), t, t, State.COMPLETE, all,
+        String ownKey = refused(new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), t, u, State.COMPLETE, all,
                 sign(attacker, ORIGIN_URL, all)));
         assertTrue(ownKey.contains("signature does not match"), ownKey);
-        String ownCertificate = refused(new EvacuationManifest(ORIGIN_URL, attacker.certificate(), t, t, State.COMPLETE, all,
+        String ownCertificate = refused(new EvacuationManifest(ORIGIN_URL, attacker.certificate(), t, u, State.COMPLETE, all,
                 sign(attacker, ORIGIN_URL, all)));
         assertTrue(ownCertificate.contains("the origin's certificate is " + attacker.fingerprint() + ", not the trusted "
                 + ORIGIN.fingerprint()), ownCertificate);
         // a genuine signature, over other lines: one block's digest changed
         List<Announcement> tampered = new ArrayList<>(all);
         tampered.set(all.size() - 1, ExtensionCodec.parse("BLK 0 relay:0,1 0 0 4096 sha256:" + "cd".repeat(32)));
-        assertTrue(refused(new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), t, t, State.COMPLETE, tampered,
+        assertTrue(refused(new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), t, u, State.COMPLETE, tampered,
                 sign(ORIGIN, ORIGIN_URL, all))).contains("signature does not match"));
         // a genuine signature of another account's or another path's evacuation
         for (String other : List.of("fsp://mallory@[::1]:2121/data/my%20set", "fsp://alice@[::1]:2121/data/other")) {
             FspUrl url = FspUrl.parse(other);
-            assertTrue(refused(new EvacuationManifest(url, ORIGIN.certificate(), t, t, State.COMPLETE, all,
+            assertTrue(refused(new EvacuationManifest(url, ORIGIN.certificate(), t, u, State.COMPLETE, all,
                     sign(ORIGIN, ORIGIN_URL, all))).contains("signature does not match"), other);
         }
+    }
+
+    /** The genuine manifest, its created, retain-until or state edited: the signature covers them. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "created 2026-11-24T08:00:00Z|created 2026-11-25T08:00:00Z|signature does not match",
+        "retain-until 2026-12-01T08:00:00Z|retain-until 2026-12-31T08:00:00Z|signature does not match",
+        "state complete|state running|the manifest says state running, the origin signed complete",
+        "state complete|state partial|the manifest says state partial, the origin signed complete"})
+    void anEditedCreatedRetainUntilOrStateIsRefused(String from, String to, String expected) {
+        String text = manifest(State.COMPLETE).toText();
+        assertTrue(text.contains(from + "\n") || text.contains(from + " "), from);
+        EvacuationManifest edited = EvacuationManifest.parse(text.replace(from, to));
+        String e = assertThrows(UntrustedOriginException.class, () -> edited.checkOrigin(ORIGIN.fingerprint())).getMessage();
+        assertTrue(e.contains(expected), e);
+    }
+
+    /** A run stopped after the origin's last signature (running) may say partial, never complete. */
+    @Test
+    void aStoppedRunSaysPartialOverARunningSignatureButNeverComplete() throws Exception {
+        List<Announcement> all = announcements();
+        OriginSignature running = sign(ORIGIN, ORIGIN_URL, new OriginSignature.Terms(CREATED, UNTIL, OriginSignature.RUNNING),
+                all);
+        for (State s : List.of(State.RUNNING, State.PARTIAL)) {
+            EvacuationManifest m = EvacuationManifest.parse(new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), CREATED,
+                    UNTIL, s, all, running).toText());
+            m.checkOrigin(ORIGIN.fingerprint());
+            assertTrue(m.toText().contains("\nstate " + s.label() + "\norigin-signature running "), m.toText());
+        }
+        String e = refused(new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), CREATED, UNTIL, State.COMPLETE, all,
+                running));
+        assertTrue(e.contains("the manifest says state complete, the origin signed running"), e);
+        // nor can the state the origin signed be edited: partial made running, to be called partial
+        String signedPartial = manifest(State.PARTIAL).toText();
+        assertTrue(signedPartial.contains("\norigin-signature partial "), signedPartial);
+        EvacuationManifest edited = EvacuationManifest.parse(signedPartial.replace("\norigin-signature partial ",
+                "\norigin-signature running "));
+        e = assertThrows(UntrustedOriginException.class, () -> edited.checkOrigin(ORIGIN.fingerprint())).getMessage();
+        assertTrue(e.contains("signature does not match its announcements, account and path, created, retain-until and"
+                + " state"), e);
+    }
+
+    /** {@code fsp collect --expect-origin}: another account's, server's or path's evacuation, an older one, another id. */
+    @Test
+    void onlyTheEvacuationExpectedPasses() throws Exception {
+        EvacuationManifest m = EvacuationManifest.parse(manifest(State.COMPLETE).toText());
+        m.checkOrigin(ORIGIN.fingerprint());
+        TransferId id = TransferId.parse("00112233445566ff");
+        m.checkExpected(new EvacuationManifest.Expected(ORIGIN_URL, null, null));
+        m.checkExpected(new EvacuationManifest.Expected(ORIGIN_URL, CREATED, id));
+        for (String other : List.of("fsp://mallory@[::1]:2121/data/my%20set", "fsp://alice@[::1]:2121/data/other",
+                "fsp://alice@[::1]:2121/data/my%20set/", "fsp://alice@[::1]:2122/data/my%20set",
+                "fsp://alice@localhost:2121/data/my%20set")) {
+            String e = assertThrows(UntrustedOriginException.class, () -> m.checkExpected(
+                    new EvacuationManifest.Expected(FspUrl.parse(other), null, null))).getMessage();
+            assertTrue(e.contains("not of the expected " + FspUrl.parse(other)), e);
+        }
+        String older = assertThrows(UntrustedOriginException.class, () -> m.checkExpected(
+                new EvacuationManifest.Expected(ORIGIN_URL, CREATED.plusSeconds(1), null))).getMessage();
+        assertTrue(older.contains("created 2026-11-24T08:00:00Z, before 2026-11-24T08:00:01Z"), older);
+        String another = assertThrows(UntrustedOriginException.class, () -> m.checkExpected(
+                new EvacuationManifest.Expected(ORIGIN_URL, null, TransferId.parse("00112233445566fe")))).getMessage();
+        assertTrue(another.contains("transfer 00112233445566ff, not the expected 00112233445566fe"), another);
+    }
+
+    /**
+     * An older origin's signature (version 1: announcements, account and path) makes a version 2 manifest: read and
+     * checked as before, but it cannot show which evacuation it is.
+     */
+    @Test
+    void aVersion2ManifestIsCheckedAsBeforeButNeverPassesAsExpected() throws Exception {
+        List<Announcement> all = announcements();
+        OriginSignature.Lines lines = new OriginSignature.Lines();
+        all.forEach(a -> lines.add(ExtensionCodec.format(a)));
+        java.security.Signature signer = java.security.Signature.getInstance("SHA256withECDSA");
+        signer.initSign(ORIGIN.privateKey());
+        signer.update(OriginSignature.statement(ORIGIN_URL.user(), ORIGIN_URL.path(), lines.count(), lines.sha256()));
+        OriginSignature old = new OriginSignature(lines.count(), signer.sign());
+        String text = new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), CREATED, UNTIL, State.COMPLETE, all, old)
+                .toText();
+        assertTrue(text.startsWith("fsp-evacuation-manifest 2\n"), text);
+        assertTrue(text.contains("\norigin-signature " + Base64.getEncoder().encodeToString(old.signature()) + "\n"), text);
+        EvacuationManifest back = EvacuationManifest.parse(text);
+        assertEquals(2, back.version());
+        assertEquals(text, back.toText());
+        back.checkOrigin(ORIGIN.fingerprint());
+        // its created is not signed: a replayed older evacuation would pass as well
+        EvacuationManifest.parse(text.replace("created 2026-11-24", "created 2027-11-24")).checkOrigin(ORIGIN.fingerprint());
+        String e = assertThrows(UntrustedOriginException.class, () -> back.checkExpected(
+                new EvacuationManifest.Expected(ORIGIN_URL, null, null))).getMessage();
+        assertTrue(e.contains("a version 2 manifest"), e);
+    }
+
+    /** A manifest this JVM's memory could not hold is refused before a byte of it is read. */
+    @Test
+    void aManifestLargerThanMemoryCanHoldIsRefusedBeforeItIsRead() throws Exception {
+        long most = Runtime.getRuntime().maxMemory() / EvacuationManifest.MEMORY_PER_BYTE;
+        org.junit.jupiter.api.Assumptions.assumeTrue(most < EvacuationManifest.MAX_SEALED_BYTES, "a heap of 6 GiB or more");
+        Path big = dir.resolve("big.sealed");
+        try (RandomAccessFile f = new RandomAccessFile(big.toFile(), "rw")) {
+            f.setLength(most + 1); // sparse: nothing is written
+        }
+        ManifestException e = assertThrows(ManifestException.class, () -> EvacuationManifest.read(big, SAFE_SITE));
+        assertTrue(e.getMessage().contains("MiB of memory to read; this JVM may use"), e.getMessage());
     }
 
     private static String refused(EvacuationManifest m) {

@@ -17,9 +17,10 @@ public interface Announcements {
     boolean awaitRoom();
 
     /**
-     * Nothing more will be announced (every block is placed, or striping failed); called once, before the
-     * transfer's end is reported. An evacuation's announcements send their last signature here.
+     * Nothing more will be announced: every block is placed ({@code complete}), or striping failed; called once,
+     * before the transfer's end is reported. An evacuation's announcements send their last signature here, which
+     * says which of the two it was.
      */
-    default void end() {
+    default void end(boolean complete) {
     }
 }

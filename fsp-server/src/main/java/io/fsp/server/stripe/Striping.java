@@ -108,7 +108,7 @@ public final class Striping {
         stripe.engines().execute(() -> {
             try {
                 placed = new TreeMap<>(engine.run());
-                announcements.end();
+                announcements.end(true);
                 log.info("{} transfer {}: {} blocks, {} bytes placed in {} ms: {}", session, transfer.id(),
                         transfer.plan().count(), transfer.totalBytes(), (System.nanoTime() - start) / 1_000_000, placed);
                 finishAtRelays();
@@ -125,7 +125,7 @@ public final class Striping {
                 } else {
                     log.warn("{} transfer {} failed: {}", session, transfer.id(), e.toString());
                 }
-                announcements.end();
+                announcements.end(false);
                 if (transfer.options().evacuation()) {
                     log.info("{} evacuation {} stopped: the blocks placed stay at the relays for their collector", session,
                             transfer.id());

@@ -23,7 +23,8 @@ import java.util.function.Predicate;
  * An ordinary FRET on a {@link StripeRig} whose {@code 151} lines are read and kept, nothing fetched: what an
  * evacuation records, for collecting it later from a manifest. The control connection stays open until
  * {@link #close}, so that the server does not abort the transfer at the relays meanwhile. With {@code retain} the
- * server signs its lines ({@code SIG}); the last signature is kept, and a manifest of every line carries it.
+ * server signs its lines ({@code SIG}); the last signature is kept, and a manifest of every line carries it with
+ * the created and retain-until it signed.
  */
 public final class RecordedFret implements AutoCloseable {
     private final StripeRig rig;
@@ -86,11 +87,13 @@ public final class RecordedFret implements AutoCloseable {
      */
     public EvacuationManifest write(Path file, RecipientKey recipient, EvacuationManifest.State state,
                                     Predicate<Announcement> keep) throws IOException {
-        Instant now = Instant.now();
         List<Announcement> kept = announcements.stream().filter(keep).toList();
+        OriginSignature signed = kept.size() == announcements.size() ? signature : null;
+        // the times the origin signed, else now
+        Instant created = signed != null ? signed.terms().created() : Instant.now();
+        Instant until = signed != null ? signed.terms().retainUntil() : created.plus(Duration.ofHours(1));
         EvacuationManifest m = new EvacuationManifest(new FspUrl(StripeRig.USER, "127.0.0.1", rig.port(), path),
-                certificate, now, now.plus(Duration.ofHours(1)), state, kept,
-                kept.size() == announcements.size() ? signature : null);
+                certificate, created, until, state, kept, signed);
         m.write(file, recipient);
         return m;
     }

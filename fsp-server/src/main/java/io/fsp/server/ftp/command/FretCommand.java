@@ -40,6 +40,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -83,8 +84,8 @@ public final class FretCommand extends FspExtensionCommand {
      * started (its client left while it was planned): nobody will push or collect it, so it is aborted at its relays.
      */
     private record Prepared(StripeContext stripe, StripedTransfer transfer, List<Announcement.Directory> directories,
-                            Manifest manifest, TokenKey tokenKey, CapabilityToken token, Map<Integer, RelayConnection> relays,
-                            List<RelayEndpoint> endpoints)
+                            Manifest manifest, TokenKey tokenKey, CapabilityToken token, Instant created,
+                            Instant expires, Map<Integer, RelayConnection> relays, List<RelayEndpoint> endpoints)
             implements AutoCloseable {
         /**
          * The transfer is over: connections that served it to the end wait for the next one, the others close; its
@@ -200,7 +201,9 @@ public final class FretCommand extends FspExtensionCommand {
         TokenKey tokenKey = TokenKey.random();
         // An evacuation's blocks wait at the relays for a collector that comes later: the token lives as long.
         boolean retained = options.evacuation();
-        Instant expires = Instant.now().plus(retained ? options.retain() : TOKEN_LIFETIME);
+        // whole seconds: an evacuation signs both instants (docs/protocol.md §1, "Evacuation")
+        Instant created = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        Instant expires = created.plus(retained ? options.retain() : TOKEN_LIFETIME);
         CapabilityToken token = CapabilityToken.issue(tokenKey, transfer.id(), expires, TokenScope.ALL);
         // Connect to every relay at once; the ones that fail are left out of this transfer.
         List<RelayEndpoint> endpoints = options.useRelays() ? relaysFor(session) : List.of();
@@ -223,7 +226,7 @@ public final class FretCommand extends FspExtensionCommand {
                 opening.get(i).thenAccept(RelayConnection::close); // late: this transfer went on without it
             }
         }
-        return new Prepared(stripe, transfer, directories, manifest, tokenKey, token, relays, endpoints);
+        return new Prepared(stripe, transfer, directories, manifest, tokenKey, token, created, expires, relays, endpoints);
     }
 
     /**
@@ -300,7 +303,8 @@ public final class FretCommand extends FspExtensionCommand {
         // collector trusts them only as signed by this server's certificate (docs/protocol.md §1, "Evacuation").
         Announcements announcements = t.options().evacuation()
                 ? ControlChannelAnnouncements.signed(session, stripe.identity().privateKey(),
-                        session.user().orElseThrow().name(), asked)
+                        session.user().orElseThrow().name(), asked, p.created(),
+                        p.expires().truncatedTo(ChronoUnit.SECONDS))
                 : ControlChannelAnnouncements.plain(session);
         Striping striping = new Striping(stripe, session.channel(), session.toString(), t, p.relays(), p.endpoints(),
                 announcements, session.sent(ServerMetrics.RELAY), session.sent(ServerMetrics.DIRECT));
