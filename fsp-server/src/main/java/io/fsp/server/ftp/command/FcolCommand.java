@@ -3,6 +3,7 @@ package io.fsp.server.ftp.command;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.RecordedTransfer;
 import io.fsp.client.control.ControlException;
+import io.fsp.client.write.DestinationLock;
 import io.fsp.client.write.UnsafePathException;
 import io.fsp.server.collect.AnnouncementReceiver;
 import io.fsp.server.collect.AnnouncementStream;
@@ -99,9 +100,18 @@ public final class FcolCommand extends FspExtensionCommand {
             session.reply(new FtpReply(ReplyCode.FILE_BUSY, "FCOL: " + busy + "; try again later"));
             return;
         }
+        // One run at a time into a destination: a second FCOL, a STOR there, or a local fsp get is refused meanwhile.
+        session.blocking(path, () -> CollectionLocks.take(session.root(), path, "FCOL by " + user),
+                lock -> start(session, connection.get(), path, user, new Hold(lock)), () -> {
+                    slots.release(user);
+                    connection.get().close();
+                });
+    }
+
+    private void start(FtpSession session, DataConnection connection, FtpPath path, String user, Hold hold) {
         String[] summary = new String[1]; // the 226 text, set before the collection's future succeeds
         Path work = session.server().config().effectiveStateDir().resolve("fcol").resolve(TransferId.random().toString());
-        DataTransfers.run(session, connection.get(), path, "Ready for the announcements of a transfer into "
+        DataTransfers.run(session, connection, path, "Ready for the announcements of a transfer into "
                 + Replies.quote(path), true, (ch, tls, transfer) -> {
                     Promise<RecordedTransfer> received = ch.eventLoop().newPromise();
                     Promise<Long> collected = ch.eventLoop().newPromise();
@@ -136,8 +146,18 @@ public final class FcolCommand extends FspExtensionCommand {
                         try {
                             ServerCollection collection = new ServerCollection(session.root(), path,
                                     (RecordedTransfer) f.getNow(), work);
-                            Thread t = new Thread(() -> collect(session, path, collection, collected, summary, late,
-                                    timeout), "fsp-fcol");
+                            if (!hold.share()) {
+                                // the command has ended meanwhile: nothing runs without the lock
+                                collected.tryFailure(new java.util.concurrent.CancellationException("ended"));
+                                return;
+                            }
+                            Thread t = new Thread(() -> {
+                                try {
+                                    collect(session, path, collection, collected, summary, late, timeout);
+                                } finally {
+                                    hold.release();
+                                }
+                            }, "fsp-fcol");
                             t.setDaemon(true);
                             ScheduledFuture<?> markers = session.channel().eventLoop().scheduleAtFixedRate(() -> {
                                 if (transfer.isAborted() || !session.channel().isActive()) {
@@ -156,7 +176,45 @@ public final class FcolCommand extends FspExtensionCommand {
                         }
                     });
                     return collected;
-                }, ok -> slots.release(user), bytes -> new FtpReply(ReplyCode.TRANSFER_COMPLETE, summary[0]));
+                }, ok -> {
+                    slots.release(user);
+                    hold.release();
+                }, bytes -> new FtpReply(ReplyCode.TRANSFER_COMPLETE, summary[0]));
+    }
+
+    /**
+     * The destination's lock, given back once both the command and its collection thread (if one started) have
+     * ended: a thread still winding down after an abort keeps the destination from the next run.
+     */
+    private static final class Hold {
+        private final DestinationLock lock;
+        private int holders = 1;
+
+        Hold(DestinationLock lock) {
+            this.lock = lock;
+        }
+
+        /** Another holder (the collection thread); false if the lock was given back already. */
+        synchronized boolean share() {
+            if (holders == 0) {
+                return false;
+            }
+            holders++;
+            return true;
+        }
+
+        void release() {
+            synchronized (this) {
+                if (holders == 0 || --holders > 0) {
+                    return;
+                }
+            }
+            try {
+                lock.close();
+            } catch (IOException e) {
+                log.warn("FCOL: giving back the destination's lock: {}", e.toString());
+            }
+        }
     }
 
     /**
