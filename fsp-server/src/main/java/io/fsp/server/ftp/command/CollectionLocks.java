@@ -7,7 +7,11 @@ import io.fsp.server.ftp.FtpReplyException;
 import io.fsp.server.ftp.Replies;
 import io.fsp.server.ftp.ReplyCode;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 
 /**
  * One lock per destination in a user's root, shared by FCOL, STOR and a local {@code fsp get} or {@code fsp collect}:
@@ -55,9 +59,22 @@ final class CollectionLocks {
         }
     }
 
+    /** A name too long for {@code .NAME.fsp-lock} (file names have at most 255 bytes) is replaced by a digest of it. */
     private static Path lockFile(UserRoot root, Path real) {
-        return real.equals(root.realRoot()) ? real.resolve(ROOT_LOCK)
-                : real.getParent().resolve("." + real.getFileName() + ".fsp-lock");
+        if (real.equals(root.realRoot())) {
+            return real.resolve(ROOT_LOCK);
+        }
+        String name = real.getFileName().toString();
+        String lock = "." + name + ".fsp-lock";
+        if (lock.getBytes(StandardCharsets.UTF_8).length > 255) {
+            try {
+                byte[] d = MessageDigest.getInstance("SHA-256").digest(name.getBytes(StandardCharsets.UTF_8));
+                lock = "." + HexFormat.of().formatHex(d, 0, 16) + ".fsp-lock";
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("every Java runtime has SHA-256", e);
+            }
+        }
+        return real.getParent().resolve(lock);
     }
 
     private static FtpReplyException busy(FtpPath path) {

@@ -10,6 +10,7 @@ import io.fsp.server.collect.AnnouncementStream;
 import io.fsp.server.collect.CollectionSlots;
 import io.fsp.server.collect.ServerCollection;
 import io.fsp.server.fs.FtpPath;
+import io.fsp.server.select.CollectRelays;
 import io.fsp.server.ftp.DataConnection;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpReplyException;
@@ -101,14 +102,25 @@ public final class FcolCommand extends FspExtensionCommand {
             return;
         }
         // One run at a time into a destination: a second FCOL, a STOR there, or a local fsp get is refused meanwhile.
-        session.blocking(path, () -> CollectionLocks.take(session.root(), path, "FCOL by " + user),
-                lock -> start(session, connection.get(), path, user, new Hold(lock)), () -> {
+        // Off the loop: the lock's file, and the names of the server's relay lines, resolved for the stream's check.
+        session.blocking(path, () -> new Taken(CollectionLocks.take(session.root(), path, "FCOL by " + user),
+                        stripe.collectRelays()),
+                taken -> start(session, connection.get(), path, user, new Hold(taken.lock()), taken.relays()), () -> {
                     slots.release(user);
                     connection.get().close();
                 });
     }
 
-    private void start(FtpSession session, DataConnection connection, FtpPath path, String user, Hold hold) {
+    /** What FCOL takes before it answers 150; closing it gives the lock back (a session gone meanwhile). */
+    private record Taken(DestinationLock lock, CollectRelays relays) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            lock.close();
+        }
+    }
+
+    private void start(FtpSession session, DataConnection connection, FtpPath path, String user, Hold hold,
+                       CollectRelays relays) {
         String[] summary = new String[1]; // the 226 text, set before the collection's future succeeds
         Path work = session.server().config().effectiveStateDir().resolve("fcol").resolve(TransferId.random().toString());
         DataTransfers.run(session, connection, path, "Ready for the announcements of a transfer into "
@@ -130,7 +142,7 @@ public final class FcolCommand extends FspExtensionCommand {
                     }, timeout.toNanos(), TimeUnit.NANOSECONDS);
                     collected.addListener(c -> deadline.cancel(false));
                     ch.pipeline().addLast("announcements", new AnnouncementReceiver(new AnnouncementStream(
-                            MAX_STREAM_BYTES, stripe.maxBlocksPerTransfer(), stripe.collectRelays()), received));
+                            MAX_STREAM_BYTES, stripe.maxBlocksPerTransfer(), relays), received));
                     received.addListener(f -> {
                         if (!f.isSuccess()) {
                             collected.tryFailure(f.cause() instanceof AnnouncementStream.RelayNotAllowedException e
@@ -151,13 +163,8 @@ public final class FcolCommand extends FspExtensionCommand {
                                 collected.tryFailure(new java.util.concurrent.CancellationException("ended"));
                                 return;
                             }
-                            Thread t = new Thread(() -> {
-                                try {
-                                    collect(session, path, collection, collected, summary, late, timeout);
-                                } finally {
-                                    hold.release();
-                                }
-                            }, "fsp-fcol");
+                            Thread t = new Thread(() -> collect(session, path, collection, hold, collected, summary,
+                                    late, timeout), "fsp-fcol");
                             t.setDaemon(true);
                             ScheduledFuture<?> markers = session.channel().eventLoop().scheduleAtFixedRate(() -> {
                                 if (transfer.isAborted() || !session.channel().isActive()) {
@@ -219,12 +226,17 @@ public final class FcolCommand extends FspExtensionCommand {
 
     /**
      * Runs the collection on this thread and completes {@code collected} whatever happens: the slot and the reply
-     * follow from it.
+     * follow from it. The thread's share of the destination's lock is given back first.
      */
-    private static void collect(FtpSession session, FtpPath path, ServerCollection collection, Promise<Long> collected,
-                                String[] summary, AtomicBoolean late, Duration timeout) {
+    private static void collect(FtpSession session, FtpPath path, ServerCollection collection, Hold hold,
+                                Promise<Long> collected, String[] summary, AtomicBoolean late, Duration timeout) {
         try {
-            CollectSummary s = collection.run();
+            CollectSummary s;
+            try {
+                s = collection.run();
+            } finally {
+                hold.release(); // before the reply: a run started once this one is answered finds the lock free
+            }
             if (!s.complete()) {
                 collected.tryFailure(late.get() ? tooLate(timeout) : new FtpReplyException(ReplyCode.LOCAL_ERROR,
                         "FCOL: " + s.error() + "; nothing of the transfer is reported verified"));
