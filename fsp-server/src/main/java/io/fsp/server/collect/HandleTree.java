@@ -209,13 +209,14 @@ public final class HandleTree implements DestinationTree, AutoCloseable {
     private static DirectoryHandle entered(DirectoryHandle parent, Staged s) throws IOException {
         String name = DestinationTree.last(s.dir);
         if (s.key == null) {
-            throw new NoSuchFileException(parent.path().resolve(name).toString(), null, "not made yet");
+            throw new NoSuchFileException(s.dir, null, "not made yet");
         }
         DirectoryHandle own = parent.directory(name);
         if (!s.key.equals(own.self().fileKey())) { // fstat of the handle: what was opened, not what the name is now
             own.close();
-            throw new NoSuchFileException(own.path().toString(), null,
-                    "another directory took the place of a collection's temporary directory");
+            // named relative to the destination: the message reaches the FTP client, which never sees real paths
+            throw new NoSuchFileException(s.dir, null, "another directory took the place of this collection's"
+                    + " temporary directory");
         }
         return own;
     }
