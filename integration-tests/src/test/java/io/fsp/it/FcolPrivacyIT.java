@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.Reply;
 import io.fsp.it.harness.RelayProcess;
+import io.fsp.it.harness.ServerProcess;
 import io.fsp.it.harness.TreeDigests;
 import io.fsp.it.harness.TwoSites;
 import java.io.IOException;
@@ -187,6 +188,37 @@ class FcolPrivacyIT {
             assertTrue(r.code() != 226 || genuine, "226 for bytes B did not verify: " + r);
             assertTrue(r.code() != 226, "the swap is noticed: " + r);
             assertFalse(r.text().contains(sites.rootB().toString()), "no real path in a reply: " + r);
+        }
+    }
+
+    /**
+     * B dies (SIGKILL) while it collects: the private directory of the file it was writing is left in bob's root,
+     * unreachable by FTP. When B starts again it removes it, and the collection's work directory.
+     */
+    @Test
+    void theLeftoversOfACollectionThatDiedAreSweptAtTheNextStart() throws Exception {
+        try (ControlChannel source = sites.source();
+             ControlChannel bob = sites.destination()) {
+            List<String> lines = fret(source, "/big.bin", "block-size=256k strategy=cyclic");
+            startFcol(bob, "/big.bin", lines);
+            awaitMarker(bob);
+            sites.b().kill();
+        }
+        List<Path> left = listing(sites.rootB());
+        System.out.println("left by the collection that died: " + left);
+        assertTrue(left.stream().anyMatch(p -> p.getFileName().toString().startsWith(".big.bin.fsp-part-")), left.toString());
+        Path works = dir.resolve("state-b/fcol");
+        assertEquals(1, listing(works).stream().filter(p -> p.getParent().equals(works)).count(), "its work directory");
+
+        try (ServerProcess again = ServerProcess.start(sites.rootB(), sites.argsB(), 1, sites.envB())) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!again.output().contains("temporary director(ies) removed") && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertEquals(List.of(), listing(works), "work directories swept: " + again.output());
+            assertEquals(List.of(), listing(sites.rootB()).stream()
+                    .filter(p -> p.getFileName().toString().contains(".big.bin.fsp-part")).toList(), "temporary files swept");
+            assertTrue(again.output().contains("1 temporary director(ies) removed"), again.output());
         }
     }
 
