@@ -8,6 +8,9 @@ import io.fsp.server.ftp.Replies;
 import io.fsp.server.ftp.ReplyCode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -33,8 +36,13 @@ final class CollectionLocks {
      * @throws FtpReplyException 450 if another run holds it
      */
     static DestinationLock take(UserRoot root, FtpPath path, String what) throws IOException {
+        Path lock = lockFile(root, root.resolve(path));
+        if (!Files.isDirectory(lock.getParent(), LinkOption.NOFOLLOW_LINKS)) {
+            // the lock makes no directory: a destination's parent must exist, as for STOR
+            throw new NoSuchFileException(path.parent().toString());
+        }
         try {
-            return DestinationLock.take(lockFile(root, root.resolve(path)), what);
+            return DestinationLock.take(lock, what);
         } catch (DestinationLock.DestinationBusyException e) {
             throw busy(path);
         }
