@@ -9,6 +9,7 @@ import io.fsp.server.auth.LoginThrottle;
 import io.fsp.server.auth.PasswordHasher;
 import io.fsp.server.auth.UserAccount;
 import io.fsp.server.auth.UserStore;
+import io.fsp.server.collect.Leftovers;
 import io.fsp.server.config.ServerConfig;
 import io.fsp.server.ftp.ConnectionLimits;
 import io.fsp.server.ftp.FtpCommands;
@@ -204,10 +205,28 @@ public final class FspServer implements AutoCloseable {
             throw e;
         }
         FspServer server = new FspServer(boss, workers, listeners, context, stripe, metrics);
+        sweepLeftovers(config);
         for (InetSocketAddress a : server.addresses()) {
             log.info("listening on {} (certificate sha256 {})", HostPort.format(a), key.fingerprint());
         }
         return server;
+    }
+
+    /**
+     * Removes in the background what FCOL collections of an earlier process left in users' roots (those that died
+     * with it): the work directories are listed now, so the collections this process runs are not among them.
+     */
+    private static void sweepLeftovers(ServerConfig config) {
+        try {
+            List<Path> works = Leftovers.find(config.effectiveStateDir().resolve("fcol"));
+            if (!works.isEmpty()) {
+                Thread t = new Thread(() -> Leftovers.sweep(works), "fsp-fcol-sweep");
+                t.setDaemon(true);
+                t.start();
+            }
+        } catch (IOException e) {
+            log.warn("FCOL leftovers not swept: {}", e.toString());
+        }
     }
 
     /**

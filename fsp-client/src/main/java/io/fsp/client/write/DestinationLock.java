@@ -22,6 +22,9 @@ import org.slf4j.LoggerFactory;
  * descriptor of the file, and reading the file to check it would do that. The kernel gives the lock back however
  * the process ends, so a run killed midway blocks nothing. The holder removes the file as it ends; a run that locked a
  * file removed meanwhile does not find its own text at the name, and tries again.
+ *
+ * <p>The file is opened without following a link and must belong to this process's user: a file another local user
+ * made at that name (to hold the lock for a run it does not make, or to swap it later) is refused, not used.
  */
 public final class DestinationLock implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DestinationLock.class);
@@ -92,6 +95,7 @@ public final class DestinationLock implements AutoCloseable {
                     throw new IOException(file + ": writing the lock's holder: errno " + e.getErrorCode(), e);
                 }
                 if (Arrays.equals(mine, bytesAt(file))) { // the file at that name, not one removed since
+                    checkOwner(file);
                     kept = true;
                     return new DestinationLock(file, fd);
                 }
@@ -103,6 +107,36 @@ public final class DestinationLock implements AutoCloseable {
         }
         throw new IOException(file + ": could not take the destination's lock in " + ATTEMPTS
                 + " attempts (other runs keep making and removing it)");
+    }
+
+    /**
+     * Whether another run holds the lock whose file is {@code file}, without taking it or making the file: for a
+     * writer that must not replace what a run is collecting (an FTP upload).
+     *
+     * @throws DestinationBusyException if another run holds it
+     */
+    public static void check(Path file) throws IOException {
+        if (LibC.C == null) {
+            return;
+        }
+        int fd;
+        try {
+            fd = LibC.C.open(file.toString(), LibC.O_RDONLY | LibC.O_NOFOLLOW | LibC.O_CLOEXEC, 0);
+        } catch (LastErrorException e) {
+            if (e.getErrorCode() == LibC.ENOENT) {
+                return; // no run made it: free
+            }
+            throw new IOException(file + ": open for the destination's lock: errno " + e.getErrorCode(), e);
+        }
+        try {
+            LibC.C.flock(fd, LibC.LOCK_SH | LibC.LOCK_NB); // given back with the descriptor
+        } catch (LastErrorException e) {
+            if (e.getErrorCode() == LibC.EWOULDBLOCK) {
+                throw new DestinationBusyException(file, holder(file));
+            }
+        } finally {
+            LibC.closeQuietly(fd, file);
+        }
     }
 
     /** Removes the lock file, then gives the lock back: a run waiting on this file finds its name gone and tries again. */
@@ -122,7 +156,22 @@ public final class DestinationLock implements AutoCloseable {
         try {
             return LibC.C.open(file.toString(), LibC.O_RDWR | LibC.O_CREAT | LibC.O_NOFOLLOW | LibC.O_CLOEXEC, 0644);
         } catch (LastErrorException e) {
+            if (e.getErrorCode() == LibC.EACCES || e.getErrorCode() == LibC.ELOOP) {
+                throw new DestinationException(file + ": the destination's lock is " + (e.getErrorCode() == LibC.ELOOP
+                        ? "a symbolic link" : "a file this user may not write") + " (another user's?): remove it, or"
+                        + " choose another destination");
+            }
             throw new IOException(file + ": open for the destination's lock: errno " + e.getErrorCode(), e);
+        }
+    }
+
+    /** The lock file must be this user's: one another user made could be swapped or held from outside. */
+    private static void checkOwner(Path file) throws IOException {
+        java.nio.file.attribute.UserPrincipal me = ProcessUser.principal();
+        java.nio.file.attribute.UserPrincipal owner = Files.getOwner(file, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        if (me != null && !me.equals(owner)) {
+            throw new DestinationException(file + ": the destination's lock belongs to " + owner.getName()
+                    + ", not to this process's user: remove it, or choose another destination");
         }
     }
 

@@ -32,6 +32,14 @@ public interface DestinationTree {
         return null;
     }
 
+    /**
+     * The name {@code file} is written under until every block of it is in ({@link PositionalWriter#complete}):
+     * {@link PositionalWriter#temporaryName} beside it by default, which a rerun finds and continues.
+     */
+    default String temporaryName(String file) {
+        return PositionalWriter.temporaryName(file);
+    }
+
     /** Creates directory {@code name} and its parents if missing; an entry there that is not a directory fails. */
     void createDirectories(String name) throws IOException;
 

@@ -18,9 +18,13 @@ final class LibC {
     static final int O_NOFOLLOW = 0400000;
     static final int O_DIRECTORY = 0200000;
     static final int O_CLOEXEC = 02000000;
+    static final int LOCK_SH = 1;
     static final int LOCK_EX = 2;
     static final int LOCK_NB = 4;
     static final int EWOULDBLOCK = 11;
+    static final int ENOENT = 2;
+    static final int EACCES = 13;
+    static final int ELOOP = 40;
 
     interface Calls extends Library {
         int open(String path, int flags, int mode) throws LastErrorException;

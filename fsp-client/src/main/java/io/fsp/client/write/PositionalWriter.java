@@ -179,7 +179,7 @@ public final class PositionalWriter implements Closeable {
     /** The relative name the bytes of {@code relativePath} are stored under now (temporary or own). */
     private String stored(String relativePath) throws UnsafePathException {
         String name = checked(relativePath);
-        return temporary.contains(relativePath) ? temporaryName(name) : name;
+        return temporary.contains(relativePath) ? tree.temporaryName(name) : name;
     }
 
     /**
@@ -201,7 +201,7 @@ public final class PositionalWriter implements Closeable {
     }
 
     /**
-     * Readies a file whose bytes go to its temporary name ({@link #temporaryName}) until {@link #complete}, so that
+     * Readies a file whose bytes go to its temporary name ({@link DestinationTree#temporaryName}) until {@link #complete}, so that
      * an interrupted transfer never leaves something that looks finished under the final name. A temporary file an
      * earlier run left is continued. With {@code earlierRunWroteInPlace} and no temporary file, the file is written
      * where it is (an earlier run wrote blocks of it there). Nothing is opened: the file is created by its first
@@ -249,7 +249,7 @@ public final class PositionalWriter implements Closeable {
             throw new IllegalArgumentException("size: " + size + " (expected: >= 0)");
         }
         String file = checked(relativePath);
-        if (size > 0 && (listings.exists(temporaryName(file)) || !f.earlierRunWroteInPlace())) {
+        if (size > 0 && (listings.exists(tree.temporaryName(file)) || !f.earlierRunWroteInPlace())) {
             temporary.add(relativePath);
         }
         String stored = stored(relativePath);
@@ -292,7 +292,7 @@ public final class PositionalWriter implements Closeable {
             forceData(relativePath);
         }
         closeFile(relativePath);
-        tree.replace(temporaryName(file), file);
+        tree.replace(tree.temporaryName(file), file);
         temporary.remove(relativePath);
         entryNotDurable.remove(relativePath);
         changedDirectories.add(DestinationTree.parent(file));

@@ -65,4 +65,41 @@ class DestinationLockTest {
         assertThrows(java.io.IOException.class, () -> DestinationLock.take(file, "mine"));
         assertEquals("keep", Files.readString(target));
     }
+
+    /**
+     * A lock file another local user made beforehand (writable by all, to hold or swap later) is refused, not shared;
+     * {@link DestinationLock#check} sees a held lock without taking it. Needs root, to make a file nobody's.
+     */
+    @Test
+    void aLockFileOfAnotherUserIsRefused() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(ProcessUser.principal() != null
+                && ProcessUser.principal().getName().equals("root"), "runs as root");
+        Path file = dir.resolve(".w.fsp-lock");
+        Files.writeString(file, "");
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+        Files.setOwner(file, dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
+        DestinationException e = assertThrows(DestinationException.class, () -> DestinationLock.take(file, "mine"));
+        assertTrue(e.getMessage().contains("belongs to nobody"), e.getMessage());
+        Files.delete(file);
+
+        Path mine = dir.resolve(".v.fsp-lock");
+        DestinationLock.check(mine); // no file: free, and none made
+        assertFalse(Files.exists(mine));
+        try (DestinationLock held = DestinationLock.take(mine, "collecting")) {
+            assertThrows(DestinationLock.DestinationBusyException.class, () -> DestinationLock.check(mine));
+        }
+        DestinationLock.check(mine);
+    }
+
+    /** The atomic writer never writes through, nor renames, a link someone put at a temporary name. */
+    @Test
+    void theAtomicWriterFollowsNoLinkBesideItsFile() throws Exception {
+        Path outside = Files.writeString(dir.resolve("outside.txt"), "keep");
+        Path target = dir.resolve("m.txt");
+        Files.createSymbolicLink(dir.resolve(".m.txt.part"), outside);
+        AtomicFileWriter.write(target, "new".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertEquals("new", Files.readString(target));
+        assertFalse(Files.isSymbolicLink(target));
+        assertEquals("keep", Files.readString(outside));
+    }
 }

@@ -5,13 +5,17 @@ import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.ExtensionLimits;
 import io.fsp.extension.SelectionRequest;
+import io.fsp.net.HostPort;
 import io.fsp.server.select.CollectRelays;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -20,7 +24,8 @@ import java.util.Optional;
  * ended by LF (a CR before it is allowed). Bytes arrive in any pieces; each complete line is checked by
  * {@link ExtensionCodec} at once, so nothing larger than one line is held unparsed. Limits: the stream's bytes,
  * a line's length, the transfer's blocks (the FSP line's count), its files and directories (the FSP line's counts,
- * together at most the blocks limit), and {@value #MAX_RELAYS} RELAY lines; anything over them, a line that is not
+ * together at most the blocks limit), and {@value #MAX_RELAYS} RELAY lines, each naming another relay; anything over
+ * them, a relay named twice, a line that is not
  * strict UTF-8 or not an announcement, or a stream that ends inside a line is refused with an
  * {@link IllegalArgumentException} naming the line. A RELAY line naming a relay the server may not collect from
  * ({@link CollectRelays}) is refused at once with a {@link RelayNotAllowedException}: nothing is connected to
@@ -45,6 +50,8 @@ public final class AnnouncementStream {
     private final CollectRelays relays;
     private Announcement.Transfer transfer;
     private int relayLines;
+    /** The index of the RELAY line that named each relay address. */
+    private final Map<String, Integer> relayIndexAt = new HashMap<>();
     private long fileLines;
     private long directoryLines;
     private final List<Announcement> announcements = new ArrayList<>();
@@ -151,6 +158,13 @@ public final class AnnouncementStream {
             Optional<String> refused = relays.refusal(r);
             if (refused.isPresent()) {
                 throw new RelayNotAllowedException(refused.get());
+            }
+            // allowed, so a literal address: one relay named under many indices would take as many connections
+            String at = new InetSocketAddress(HostPort.literal(r.host()).orElseThrow(), r.port()).toString();
+            Integer earlier = relayIndexAt.putIfAbsent(at, r.index());
+            if (earlier != null) {
+                throw new IllegalArgumentException("announcement line " + lines + ": relay " + r.index() + " is relay "
+                        + earlier + " again (expected: each relay once)");
             }
         }
         if (a instanceof Announcement.File && ++fileLines > transfer.files()) {

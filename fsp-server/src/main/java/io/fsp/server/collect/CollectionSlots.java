@@ -6,6 +6,9 @@ import java.util.Map;
 /**
  * How many FCOL collections run at once, on this server and per user: each holds relay connections, fetch
  * threads and buffers for as long as it runs, so an authenticated user can make the server spend only so much.
+ * An account's second (or later) collection never takes the server's last free slot: that one stays for an account
+ * that runs none, so that two accounts whose collections trickle cannot hold every slot until their
+ * {@code collect-timeout}.
  */
 public final class CollectionSlots {
     private final int perServer;
@@ -26,6 +29,10 @@ public final class CollectionSlots {
         int mine = byUser.getOrDefault(user, 0);
         if (mine >= perUser) {
             return "this account runs " + mine + " collections (at most " + perUser + ")";
+        }
+        if (mine > 0 && running == perServer - 1) {
+            return "this account runs " + mine + " collection(s) and the server's last free slot is kept for an"
+                    + " account that runs none";
         }
         running++;
         byUser.put(user, mine + 1);

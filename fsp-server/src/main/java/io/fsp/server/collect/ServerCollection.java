@@ -5,7 +5,6 @@ import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.collect.RecordedTransfer;
 import io.fsp.client.verify.VerificationMode;
-import io.fsp.client.write.PositionalWriter;
 import io.fsp.server.fs.DirectoryHandle;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.fs.NotRegularFileException;
@@ -25,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * server's relays into a user's root, with the client's {@link Collector} fed from the recorded announcements (no
  * origin: this server holds no credentials there). Files are written only through directory handles from the
  * root ({@link HandleTree}); the resume journal lies in this server's state directory, out of the user's reach,
- * and is removed at the end: a collection that failed is run again from the start.
+ * and is removed at the end: a collection that failed is run again from the start. Beside the journal lie where the
+ * files go and the names of their private directories, which {@link Leftovers} sweeps when the server starts
+ * after one died mid-collection.
  */
 public final class ServerCollection {
     private static final Logger log = LoggerFactory.getLogger(ServerCollection.class);
@@ -81,7 +82,11 @@ public final class ServerCollection {
             throw new NotRegularFileException(destination.toString(), "the root"); // FCOL's reply names the path
         }
         Files.createDirectories(work);
-        try (HandleTree tree = open(directory)) {
+        // Where this collection writes, and (below) each private directory it makes: swept if the server dies.
+        FtpPath base = directory ? destination : destination.parent();
+        Files.writeString(work.resolve(Leftovers.BASE), root.realRoot() + "\n" + base + "\n");
+        try (Leftovers.Ledger ledger = new Leftovers.Ledger(work.resolve(Leftovers.MADE));
+             HandleTree tree = open(directory, ledger)) {
             // A single file takes the destination's name; the journal lies beside that name in the work directory.
             Path journalPlace = work.resolve(directory ? "collection" : destination.name());
             CollectOptions options = CollectOptions.withoutOrigin("fcol", destination.toString(), journalPlace,
@@ -93,7 +98,7 @@ public final class ServerCollection {
                 return summary;
             } finally {
                 if (summary == null || !summary.complete()) {
-                    removeTemporaryFiles(tree, directory);
+                    removeTemporaryFiles(tree);
                 }
             }
         } finally {
@@ -116,11 +121,11 @@ public final class ServerCollection {
      * (made if missing), for a single file the destination's directory. A link in the destination's last place
      * is refused; one in an earlier place is followed only inside the root, as for every command.
      */
-    private HandleTree open(boolean directory) throws IOException {
+    private HandleTree open(boolean directory, HandleTree.Ledger ledger) throws IOException {
         DirectoryHandle staging = root.openRoot();
         try {
             if (directory && destination.isRoot()) {
-                return new HandleTree(root.openRoot(), staging);
+                return new HandleTree(root.openRoot(), staging, ledger);
             }
             try (UserRoot.Entry e = root.entry(destination)) {
                 var existing = e.dir().attributes(e.name());
@@ -128,13 +133,13 @@ public final class ServerCollection {
                     if (existing.isEmpty()) {
                         e.dir().createDirectory(e.name(), staging);
                     }
-                    return new HandleTree(e.dir().directory(e.name()), staging);
+                    return new HandleTree(e.dir().directory(e.name()), staging, ledger);
                 }
                 if (existing.isPresent() && !existing.get().isRegularFile()) {
                     throw new NotRegularFileException(destination.toString(), existing.get().isDirectory() ? "a directory"
                             : existing.get().isSymbolicLink() ? "a symbolic link" : "a FIFO, socket or device");
                 }
-                return new HandleTree(root.directory(destination.parent()), staging);
+                return new HandleTree(root.directory(destination.parent()), staging, ledger);
             }
         } catch (IOException | RuntimeException e) {
             staging.close();
@@ -143,17 +148,15 @@ public final class ServerCollection {
     }
 
     /**
-     * A failed collection is not resumed (its journal goes): the unfinished files' temporary names would only take
-     * the user's space. Files already complete keep their names; they were verified.
+     * A failed collection is not resumed (its journal goes): the temporary files not renamed into place, and their
+     * private directories, would only take the user's space. Files already complete keep their names; they were
+     * verified.
      */
-    private void removeTemporaryFiles(HandleTree tree, boolean directory) {
-        for (String name : collector.unfinishedFiles()) {
-            String local = directory ? name : destination.name();
-            try {
-                tree.deleteIfExists(PositionalWriter.temporaryName(local));
-            } catch (IOException | RuntimeException e) {
-                log.info("FCOL {}: temporary file of {} left: {}", destination, local, e.toString());
-            }
+    private void removeTemporaryFiles(HandleTree tree) {
+        try {
+            tree.discardAllTemporary();
+        } catch (IOException | RuntimeException e) {
+            log.info("FCOL {}: temporary files left: {}", destination, e.toString());
         }
     }
 

@@ -133,7 +133,7 @@ public record ServerConfig(
                 256, 32,
                 Duration.ofSeconds(1), 3,
                 0, 16, 4, 64 * 1024,
-                List.of(), List.of(), Duration.ofHours(24), false,
+                List.of(), List.of(), Duration.ofHours(6), false,
                 Optional.empty(), Optional.empty(), List.of(), false, Duration.ofSeconds(5),
                 true,
                 1 << 20,

@@ -1,5 +1,6 @@
 package io.fsp.server.fs;
 
+import io.fsp.client.write.ProcessUser;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
@@ -19,6 +20,8 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import java.util.Iterator;
 import java.util.HashSet;
 import java.util.Objects;
@@ -251,6 +254,28 @@ public final class DirectoryHandle implements AutoCloseable {
     /** The attributes of this directory itself (fstat of the handle). */
     public BasicFileAttributes self() throws IOException {
         return handle.getFileAttributeView(BasicFileAttributeView.class).readAttributes();
+    }
+
+    /**
+     * Makes this directory its owner's alone ({@code fchmod 0700} through the handle), after checking that it is this
+     * process's user's and empty: a private place no other local user can enter, nor put or swap a file in.
+     *
+     * @throws AccessDeniedException if it belongs to another user or holds anything
+     */
+    public void makePrivate() throws IOException {
+        PosixFileAttributeView view = handle.getFileAttributeView(PosixFileAttributeView.class);
+        if (view == null) {
+            throw new FileSystemException(path.toString(), null, "this file system has no owners and permissions");
+        }
+        UserPrincipal me = ProcessUser.principal();
+        if (me != null && !me.equals(view.readAttributes().owner())) {
+            throw new AccessDeniedException(path.toString(), null, "belongs to " + view.readAttributes().owner().getName()
+                    + " (expected: a directory this server made)");
+        }
+        if (names().iterator().hasNext()) { // this handle's one listing
+            throw new AccessDeniedException(path.toString(), null, "not empty (expected: a directory this server made)");
+        }
+        view.setPermissions(PosixFilePermissions.fromString("rwx------"));
     }
 
     @Override

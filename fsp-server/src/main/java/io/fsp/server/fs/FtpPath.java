@@ -22,7 +22,8 @@ public record FtpPath(List<String> segments) {
     /**
      * Resolves a path argument from a command against this directory: absolute arguments start at the
      * user's root, {@code ..} goes up one level and stays at the root when already there (as {@code cd ..}
-     * does at a file system's root), so no argument can name anything above the root. A NUL byte is refused.
+     * does at a file system's root), so no argument can name anything above the root. A NUL byte is refused,
+     * and so is a name reserved for files being written ({@link UploadNames#isReserved}): no command reaches them.
      */
     public FtpPath resolve(String argument) throws PathEscapeException {
         if (argument.indexOf('\0') >= 0) {
@@ -37,6 +38,8 @@ public record FtpPath(List<String> segments) {
                 if (!result.isEmpty()) {
                     result.remove(result.size() - 1);
                 }
+            } else if (UploadNames.isReserved(part)) {
+                throw new PathEscapeException.Reserved(argument);
             } else {
                 result.add(part);
             }

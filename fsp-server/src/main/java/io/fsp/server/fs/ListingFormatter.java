@@ -43,7 +43,7 @@ public final class ListingFormatter {
         List<DirectoryEntry> entries = new ArrayList<>();
         try (DirectoryHandle handle = root.directory(dir)) {
             for (String name : handle.names()) {
-                if (UploadNames.isPartial(name)) {
+                if (UploadNames.isReserved(name)) { // unreachable by any command: not listed either
                     continue;
                 }
                 Optional<BasicFileAttributes> attrs = handle.attributes(name);

@@ -7,11 +7,16 @@ import java.util.regex.Pattern;
 /**
  * Names of files being uploaded. STOR writes {@code .NAME.fsp-part-RANDOM} beside the target and renames
  * it into place only when the transfer completed, so a partial upload never looks complete. FCOL's collector
- * writes {@code .NAME.fsp-part} likewise. Listings hide these names.
+ * writes each file into a private directory {@code .NAME.fsp-part-RANDOM/} likewise; a client's collection
+ * writes {@code .NAME.fsp-part} beside its lock {@code .NAME.fsp-lock} and journal. Listings hide the partial
+ * names, and no FTP command reaches any of these names ({@link #isReserved}): one user cannot write, rename or
+ * delete what another user's upload or collection is writing, nor its lock.
  */
 public final class UploadNames {
     /** STOR's partial names, and FCOL's ({@code .NAME.fsp-part}, the collector's writer's, without a random part). */
     private static final Pattern PARTIAL = Pattern.compile("\\..*\\.fsp-part(-[0-9a-f]{12})?");
+    /** Every name an upload or collection works under: partial files, locks, journals, manifests. */
+    private static final Pattern RESERVED = Pattern.compile("\\..*\\.fsp-(part|lock|journal|manifest)(-[0-9a-f]{12})?");
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private UploadNames() {
@@ -43,5 +48,10 @@ public final class UploadNames {
 
     public static boolean isPartial(String name) {
         return PARTIAL.matcher(name).matches();
+    }
+
+    /** Whether {@code name} is one that uploads and collections work under, which no FTP command may name. */
+    public static boolean isReserved(String name) {
+        return RESERVED.matcher(name).matches();
     }
 }

@@ -75,6 +75,15 @@ public final class Replies {
         return new FtpReply(ReplyCode.FILE_UNAVAILABLE, quote(argument) + ": outside the user's root");
     }
 
+    /** The reply for a path argument refused before anything is looked up: outside the root, or a reserved name. */
+    public static FtpReply pathRefused(String argument, java.nio.file.AccessDeniedException e) {
+        if (e instanceof PathEscapeException.Reserved) {
+            return new FtpReply(ReplyCode.FILE_NAME_NOT_ALLOWED, quote(argument) + ": " + e.getReason()
+                    + " (.NAME.fsp-part…, .NAME.fsp-lock, .NAME.fsp-journal, .NAME.fsp-manifest)");
+        }
+        return outsideRoot(argument);
+    }
+
     public static FtpReply readOnly() {
         return new FtpReply(ReplyCode.FILE_UNAVAILABLE, "Permission denied: read-only account");
     }
@@ -96,8 +105,8 @@ public final class Replies {
         if (e instanceof FtpReplyException r) {
             return r.reply();
         }
-        if (e instanceof PathEscapeException) {
-            return outsideRoot(path.toString());
+        if (e instanceof PathEscapeException p) {
+            return pathRefused(path.toString(), p);
         }
         if (e instanceof NotRegularFileException) {
             return notAFile(path);

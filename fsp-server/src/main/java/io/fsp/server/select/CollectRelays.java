@@ -23,14 +23,18 @@ public final class CollectRelays {
     private final List<RelayEndpoint> relays;
     private final List<CollectRelay> allowed;
     private final Set<Fingerprint> trusted = new HashSet<>();
+    /** The relay lines' addresses, resolved when this is made (off the event loop), not per RELAY line. */
+    private final java.util.Map<RelayEndpoint, Set<InetAddress>> addresses = new java.util.HashMap<>();
 
     /**
-     * @param relays  the server's {@code relay} lines (their names, the operator's, are resolved here)
+     * @param relays  the server's {@code relay} lines (their names, the operator's, are resolved here, once: make this
+     *                off the event loop)
      * @param allowed its {@code collect-relay} lines
      * @param trusted its {@code trust-relay} fingerprints
      */
     public CollectRelays(List<RelayEndpoint> relays, List<CollectRelay> allowed, Set<Fingerprint> trusted) {
         this.relays = List.copyOf(relays);
+        relays.forEach(r -> addresses.put(r, addresses(r.host())));
         this.allowed = List.copyOf(allowed);
         this.trusted.addAll(trusted);
         relays.forEach(r -> this.trusted.add(r.fingerprint()));
@@ -45,7 +49,7 @@ public final class CollectRelays {
             return Optional.of(named + ": not a literal IP address (this server resolves no name a stream gives)");
         }
         for (RelayEndpoint r : relays) {
-            if (r.port() == relay.port() && addresses(r.host()).contains(ip)) {
+            if (r.port() == relay.port() && addresses.get(r).contains(ip)) {
                 return r.fingerprint().equals(relay.fingerprint()) ? Optional.empty()
                         : Optional.of(named + ": certificate " + relay.fingerprint() + " is not the one of this server's"
                         + " relay line there (" + r.fingerprint() + ")");

@@ -15,6 +15,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import io.fsp.server.fs.DirectoryHandle;
+import io.fsp.server.fs.UploadNames;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.fs.NotRegularFileException;
 import io.fsp.server.fs.UserRoot;
@@ -247,6 +248,9 @@ public final class StripedTransfer {
                 throw TransferTooLargeException.entries(maxEntries);
             }
             charge.addOne(); // before anything is kept of it
+            if (UploadNames.isReserved(name)) {
+                continue; // a file being written, or a run's lock: not what the directory holds
+            }
             Optional<BasicFileAttributes> a = dir.attributes(name);
             if (a.isEmpty()) {
                 continue; // removed meanwhile

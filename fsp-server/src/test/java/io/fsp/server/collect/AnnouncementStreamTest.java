@@ -82,10 +82,16 @@ class AnnouncementStreamTest {
         assertRefused(new AnnouncementStream(1 << 20, 1, RELAYS), dirFsp + "\n",
                 "files and directories: 1 + 1 (expected: <= 1 together");
         StringBuilder many = new StringBuilder(dirFsp).append('\n');
+        List<CollectRelay> wide = new java.util.ArrayList<>();
         for (int i = 0; i <= AnnouncementStream.MAX_RELAYS; i++) {
-            many.append("RELAY ").append(i).append(" 127.0.0.1:7001 ").append(FP).append('\n');
+            many.append("RELAY ").append(i).append(" 127.0.0.1:").append(7100 + i).append(' ').append(FP).append('\n');
+            wide.add(CollectRelay.parse("127.0.0.1:" + (7100 + i) + "=" + FP));
         }
-        assertRefused(new AnnouncementStream(1 << 20, 10, RELAYS), many.toString(), "line 66: more than 64 RELAY lines");
+        assertRefused(new AnnouncementStream(1 << 20, 10, new CollectRelays(List.of(), wide, Set.of())), many.toString(),
+                "line 66: more than 64 RELAY lines");
+        // one relay under several indices would be connected to as many times
+        assertRefused(new AnnouncementStream(1 << 20, 10, RELAYS), dirFsp + "\nRELAY 0 127.0.0.1:7001 " + FP
+                + "\nRELAY 5 127.0.0.1:7001 " + FP + "\n", "line 3: relay 5 is relay 0 again");
 
         IllegalArgumentException e = assertThrows(AnnouncementStream.RelayNotAllowedException.class,
                 () -> feed(new AnnouncementStream(1 << 20, 10, RELAYS), FSP + "\nRELAY 3 127.0.0.1:7002 " + FP + "\n", 9));

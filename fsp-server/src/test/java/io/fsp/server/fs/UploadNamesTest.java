@@ -14,4 +14,15 @@ class UploadNamesTest {
         assertFalse(UploadNames.isPartial(".report.pdf"));
         assertFalse(UploadNames.isPartial(".report.fsp-part.pdf"));
     }
+
+    @Test
+    void partialNamesLocksJournalsAndManifestsAreReserved() {
+        for (String name : new String[] {UploadNames.partialName("a.bin"), ".a.bin.fsp-part", ".a.bin.fsp-lock",
+                ".a.bin.fsp-journal", ".a.bin.fsp-manifest", ".fsp-root.fsp-lock"}) {
+            assertTrue(UploadNames.isReserved(name), name);
+        }
+        for (String name : new String[] {"a.bin.fsp-lock", ".a.bin", ".a.fsp-lock.bin", ".a.bin.fsp-part-xyz"}) {
+            assertFalse(UploadNames.isReserved(name), name);
+        }
+    }
 }

@@ -30,6 +30,7 @@ public final class TwoSites implements AutoCloseable {
     private final Path rootB;
     private final List<String> argsA;
     private final List<String> argsB;
+    private final Map<String, String> envB = new java.util.HashMap<>(Map.of("FSP_PASSWORD_BOB", BOB_PASSWORD));
     private ServerProcess a;
     private ServerProcess b;
 
@@ -73,6 +74,11 @@ public final class TwoSites implements AutoCloseable {
         return argsB;
     }
 
+    /** B's environment (its users' passwords), to add to before {@link #start()}. */
+    public Map<String, String> envB() {
+        return envB;
+    }
+
     /** {@code relay} as the {@code relay} and {@code collect-relay} options name it: {@code 127.0.0.1:PORT=FINGERPRINT}. */
     public static String option(RelayProcess relay) {
         return "127.0.0.1:" + relay.address().getPort() + "=" + relay.fingerprint();
@@ -81,7 +87,7 @@ public final class TwoSites implements AutoCloseable {
     /** Starts A, then B. */
     public void start() throws IOException {
         a = ServerProcess.start(rootA, argsA, 1, Map.of("FSP_PASSWORD_ALICE", ALICE_PASSWORD));
-        b = ServerProcess.start(rootB, argsB, 1, Map.of("FSP_PASSWORD_BOB", BOB_PASSWORD));
+        b = ServerProcess.start(rootB, argsB, 1, envB);
     }
 
     public ServerProcess a() {

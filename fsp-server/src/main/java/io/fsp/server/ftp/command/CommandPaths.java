@@ -26,7 +26,7 @@ final class CommandPaths {
         try {
             return Optional.of(session.resolve(argument));
         } catch (AccessDeniedException e) {
-            session.reply(Replies.outsideRoot(argument));
+            session.reply(Replies.pathRefused(argument, e));
             return Optional.empty();
         }
     }

@@ -48,7 +48,7 @@ public final class CwdCommand implements FtpCommand {
         try {
             path = session.resolve(argument);
         } catch (AccessDeniedException e) {
-            session.reply(Replies.outsideRoot(argument));
+            session.reply(Replies.pathRefused(argument, e));
             return;
         }
         session.blocking(path, () -> {

@@ -3,12 +3,14 @@ package io.fsp.server.ftp.command;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.RecordedTransfer;
 import io.fsp.client.control.ControlException;
+import io.fsp.client.write.DestinationLock;
 import io.fsp.client.write.UnsafePathException;
 import io.fsp.server.collect.AnnouncementReceiver;
 import io.fsp.server.collect.AnnouncementStream;
 import io.fsp.server.collect.CollectionSlots;
 import io.fsp.server.collect.ServerCollection;
 import io.fsp.server.fs.FtpPath;
+import io.fsp.server.select.CollectRelays;
 import io.fsp.server.ftp.DataConnection;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpReplyException;
@@ -99,9 +101,29 @@ public final class FcolCommand extends FspExtensionCommand {
             session.reply(new FtpReply(ReplyCode.FILE_BUSY, "FCOL: " + busy + "; try again later"));
             return;
         }
+        // One run at a time into a destination: a second FCOL, a STOR there, or a local fsp get is refused meanwhile.
+        // Off the loop: the lock's file, and the names of the server's relay lines, resolved for the stream's check.
+        session.blocking(path, () -> new Taken(CollectionLocks.take(session.root(), path, "FCOL by " + user),
+                        stripe.collectRelays()),
+                taken -> start(session, connection.get(), path, user, new Hold(taken.lock()), taken.relays()), () -> {
+                    slots.release(user);
+                    connection.get().close();
+                });
+    }
+
+    /** What FCOL takes before it answers 150; closing it gives the lock back (a session gone meanwhile). */
+    private record Taken(DestinationLock lock, CollectRelays relays) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            lock.close();
+        }
+    }
+
+    private void start(FtpSession session, DataConnection connection, FtpPath path, String user, Hold hold,
+                       CollectRelays relays) {
         String[] summary = new String[1]; // the 226 text, set before the collection's future succeeds
         Path work = session.server().config().effectiveStateDir().resolve("fcol").resolve(TransferId.random().toString());
-        DataTransfers.run(session, connection.get(), path, "Ready for the announcements of a transfer into "
+        DataTransfers.run(session, connection, path, "Ready for the announcements of a transfer into "
                 + Replies.quote(path), true, (ch, tls, transfer) -> {
                     Promise<RecordedTransfer> received = ch.eventLoop().newPromise();
                     Promise<Long> collected = ch.eventLoop().newPromise();
@@ -120,7 +142,7 @@ public final class FcolCommand extends FspExtensionCommand {
                     }, timeout.toNanos(), TimeUnit.NANOSECONDS);
                     collected.addListener(c -> deadline.cancel(false));
                     ch.pipeline().addLast("announcements", new AnnouncementReceiver(new AnnouncementStream(
-                            MAX_STREAM_BYTES, stripe.maxBlocksPerTransfer(), stripe.collectRelays()), received));
+                            MAX_STREAM_BYTES, stripe.maxBlocksPerTransfer(), relays), received));
                     received.addListener(f -> {
                         if (!f.isSuccess()) {
                             collected.tryFailure(f.cause() instanceof AnnouncementStream.RelayNotAllowedException e
@@ -136,8 +158,13 @@ public final class FcolCommand extends FspExtensionCommand {
                         try {
                             ServerCollection collection = new ServerCollection(session.root(), path,
                                     (RecordedTransfer) f.getNow(), work);
-                            Thread t = new Thread(() -> collect(session, path, collection, collected, summary, late,
-                                    timeout), "fsp-fcol");
+                            if (!hold.share()) {
+                                // the command has ended meanwhile: nothing runs without the lock
+                                collected.tryFailure(new java.util.concurrent.CancellationException("ended"));
+                                return;
+                            }
+                            Thread t = new Thread(() -> collect(session, path, collection, hold, collected, summary,
+                                    late, timeout), "fsp-fcol");
                             t.setDaemon(true);
                             ScheduledFuture<?> markers = session.channel().eventLoop().scheduleAtFixedRate(() -> {
                                 if (transfer.isAborted() || !session.channel().isActive()) {
@@ -156,17 +183,60 @@ public final class FcolCommand extends FspExtensionCommand {
                         }
                     });
                     return collected;
-                }, ok -> slots.release(user), bytes -> new FtpReply(ReplyCode.TRANSFER_COMPLETE, summary[0]));
+                }, ok -> {
+                    slots.release(user);
+                    hold.release();
+                }, bytes -> new FtpReply(ReplyCode.TRANSFER_COMPLETE, summary[0]));
+    }
+
+    /**
+     * The destination's lock, given back once both the command and its collection thread (if one started) have
+     * ended: a thread still winding down after an abort keeps the destination from the next run.
+     */
+    private static final class Hold {
+        private final DestinationLock lock;
+        private int holders = 1;
+
+        Hold(DestinationLock lock) {
+            this.lock = lock;
+        }
+
+        /** Another holder (the collection thread); false if the lock was given back already. */
+        synchronized boolean share() {
+            if (holders == 0) {
+                return false;
+            }
+            holders++;
+            return true;
+        }
+
+        void release() {
+            synchronized (this) {
+                if (holders == 0 || --holders > 0) {
+                    return;
+                }
+            }
+            try {
+                lock.close();
+            } catch (IOException e) {
+                log.warn("FCOL: giving back the destination's lock: {}", e.toString());
+            }
+        }
     }
 
     /**
      * Runs the collection on this thread and completes {@code collected} whatever happens: the slot and the reply
-     * follow from it.
+     * follow from it. The thread's share of the destination's lock is given back first.
      */
-    private static void collect(FtpSession session, FtpPath path, ServerCollection collection, Promise<Long> collected,
-                                String[] summary, AtomicBoolean late, Duration timeout) {
+    private static void collect(FtpSession session, FtpPath path, ServerCollection collection, Hold hold,
+                                Promise<Long> collected, String[] summary, AtomicBoolean late, Duration timeout) {
         try {
-            CollectSummary s = collection.run();
+            CollectSummary s;
+            try {
+                s = collection.run();
+            } finally {
+                hold.release(); // before the reply: a run started once this one is answered finds the lock free
+            }
             if (!s.complete()) {
                 collected.tryFailure(late.get() ? tooLate(timeout) : new FtpReplyException(ReplyCode.LOCAL_ERROR,
                         "FCOL: " + s.error() + "; nothing of the transfer is reported verified"));

@@ -60,7 +60,7 @@ public final class StatCommand implements FtpCommand {
         try {
             path = session.resolve(Listings.pathArgument(request.argument()));
         } catch (java.nio.file.AccessDeniedException e) {
-            session.reply(Replies.outsideRoot(request.argument()));
+            session.reply(Replies.pathRefused(request.argument(), e));
             return;
         }
         session.blocking(path, () -> {

@@ -26,7 +26,9 @@ import java.util.concurrent.RejectedExecutionException;
  * What STOR, APPE and STOU share. A new or replaced file is written under a hidden partial name beside
  * the target and renamed over it only after the last byte arrived, so a broken upload never looks
  * complete and never destroys the old file. Appending and resuming (REST then STOR) write in place, as
- * they must; a resumed file is cut at the end of what was received.
+ * they must; a resumed file is cut at the end of what was received. No upload writes into a file, or a directory,
+ * that a run is collecting into ({@link CollectionLocks}): it is refused 450 at the start, and a replacing upload
+ * that finds a collection begun meanwhile is refused before its rename.
  */
 final class Uploads {
     enum Mode { REPLACE, APPEND, RESUME, UNIQUE }
@@ -35,8 +37,8 @@ final class Uploads {
      * An open upload: where bytes go (a file opened through {@code dir}, the directory holding it), and what
      * to do when they have all arrived.
      */
-    private record Target(FtpPath path, DirectoryHandle dir, FileChannel file, String partial, String target,
-                          long position, boolean truncate) implements AutoCloseable {
+    private record Target(UserRoot root, FtpPath path, DirectoryHandle dir, FileChannel file, String partial,
+                          String target, long position, boolean truncate) implements AutoCloseable {
         @Override
         public void close() throws IOException {
             try (dir) {
@@ -84,6 +86,8 @@ final class Uploads {
                             try {
                                 complete(target, bytes, session.server().config().fsyncUploads());
                                 stored.trySuccess(bytes);
+                            } catch (FtpReplyException e) {
+                                stored.tryFailure(e);
                             } catch (IOException e) {
                                 stored.tryFailure(new LocalFileException(e));
                             }
@@ -108,13 +112,14 @@ final class Uploads {
             throw new FtpReplyException(Replies.notAFile(path));
         }
         if (mode == Mode.UNIQUE) {
+            CollectionLocks.checkFree(session.root(), path.parent(), session.root().resolve(path.parent()));
             DirectoryHandle dir = session.root().directory(path.parent());
             try {
                 for (int i = 0; ; i++) {
                     FtpPath candidate = i == 0 ? path : path.parent().child(path.name() + "." + i);
                     try {
                         FileChannel file = dir.createFile(candidate.name());
-                        return new Target(candidate, dir, file, null, candidate.name(), 0, false);
+                        return new Target(session.root(), candidate, dir, file, null, candidate.name(), 0, false);
                     } catch (FileAlreadyExistsException e) {
                         if (i >= 999) {
                             throw new FtpReplyException(ReplyCode.FILE_NAME_NOT_ALLOWED, "No unique name left for " + Replies.quote(path));
@@ -130,6 +135,7 @@ final class Uploads {
         DirectoryHandle dir = entry.dir();
         String name = entry.name();
         try {
+            CollectionLocks.checkFree(session.root(), path, dir.path().resolve(name).normalize());
             // Only a regular file is replaced or written to: never a directory, FIFO, socket or device.
             if (name.equals(".") || dir.attributes(name).map(a -> !a.isRegularFile()).orElse(false)) {
                 throw new FtpReplyException(Replies.notAFile(path));
@@ -137,7 +143,7 @@ final class Uploads {
             switch (mode) {
                 case APPEND -> {
                     FileChannel file = dir.writeFile(name);
-                    return new Target(path, dir, file, null, name, file.size(), false);
+                    return new Target(session.root(), path, dir, file, null, name, file.size(), false);
                 }
                 case RESUME -> {
                     // Checked before the open too, so a refused resume does not create the file.
@@ -149,12 +155,12 @@ final class Uploads {
                         file.close();
                         throw e;
                     }
-                    return new Target(path, dir, file, null, name, offset, true);
+                    return new Target(session.root(), path, dir, file, null, name, offset, true);
                 }
                 default -> {
                     String partial = UploadNames.partialName(path.name());
                     FileChannel file = dir.createFile(partial);
-                    return new Target(path, dir, file, partial, name, 0, false);
+                    return new Target(session.root(), path, dir, file, partial, name, 0, false);
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -183,6 +189,8 @@ final class Uploads {
         }
         target.file().close();
         if (target.partial() != null) {
+            // a collection into this name may have begun while the bytes came: its file is not replaced
+            CollectionLocks.checkFree(target.root(), target.path(), target.dir().path().resolve(target.target()));
             target.dir().move(target.partial(), target.dir(), target.target());
             if (fsync) {
                 target.dir().sync();
