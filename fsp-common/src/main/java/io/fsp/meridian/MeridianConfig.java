@@ -40,6 +40,9 @@ import java.util.Objects;
  * @param boundSlackMs          absolute widening of the β-bounds on ring members a query asks (ms)
  * @param minMembers            while a node has fewer members, a full ring takes more secondaries (seats other rings leave empty)
  * @param membersPerIp          most ring members sharing one IP address (one host answering from many ports fills no rings)
+ * @param membersPerSite        most ring members in one IPv4 /24 or IPv6 /48, the smallest prefixes routed on the
+ *                              Internet: whoever holds an address there may hold them all, so many addresses of one
+ *                              network fill no rings either (private networks, 10/8 and the like, are not counted)
  * @param datagramsPerSecondPerIp most datagrams per second (burst: two seconds' worth) a node handles from one IP address;
  *                              beyond that it drops them unanswered
  * @param wire                  datagram size limits
@@ -50,7 +53,7 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
                              double rttSmoothing, Duration probeCacheTtl, int maxHops, int maxProbesPerHop,
                              int gossipProbesPerSecond, int requestProbesPerSecond, Duration queryTimeout, RingReplacement replacement,
                              boolean querySecondaries, double boundSlackMs, int minMembers, int membersPerIp,
-                             int datagramsPerSecondPerIp, WireLimits wire) {
+                             int membersPerSite, int datagramsPerSecondPerIp, WireLimits wire) {
 
     public MeridianConfig {
         range("primaryPerRing", primaryPerRing, 1, 32);
@@ -60,6 +63,7 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
         range("maxProbesPerHop", maxProbesPerHop, 1, 4096);
         range("minMembers", minMembers, 0, 4096);
         range("membersPerIp", membersPerIp, 1, 4096);
+        range("membersPerSite", membersPerSite, 1, 4096);
         range("datagramsPerSecondPerIp", datagramsPerSecondPerIp, 1, 1_000_000);
         range("gossipProbesPerSecond", gossipProbesPerSecond, 1, 1_000_000);
         range("requestProbesPerSecond", requestProbesPerSecond, 1, 1_000_000);
@@ -137,6 +141,7 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
         b.boundSlackMs = boundSlackMs;
         b.minMembers = minMembers;
         b.membersPerIp = membersPerIp;
+        b.membersPerSite = membersPerSite;
         b.datagramsPerSecondPerIp = datagramsPerSecondPerIp;
         b.wire = wire;
         return b;
@@ -190,6 +195,7 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
         private double boundSlackMs = 1.0;
         private int minMembers = 64;
         private int membersPerIp = 3;
+        private int membersPerSite = 4;
         private int datagramsPerSecondPerIp = 200;
         private WireLimits wire = WireLimits.DEFAULT;
 
@@ -216,6 +222,7 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
         public Builder boundSlackMs(double v) { boundSlackMs = v; return this; }
         public Builder minMembers(int v) { minMembers = v; return this; }
         public Builder membersPerIp(int v) { membersPerIp = v; return this; }
+        public Builder membersPerSite(int v) { membersPerSite = v; return this; }
         public Builder datagramsPerSecondPerIp(int v) { datagramsPerSecondPerIp = v; return this; }
         public Builder wire(WireLimits v) { wire = v; return this; }
 
@@ -223,7 +230,8 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
             return new MeridianConfig(primaryPerRing, secondaryPerRing, ringBase, alphaMs, rings, beta,
                     gossipInitialInterval, gossipInitialPeriod, gossipInterval, replacementInterval, probeTimeout,
                     rttSmoothing, probeCacheTtl, maxHops, maxProbesPerHop, gossipProbesPerSecond, requestProbesPerSecond, queryTimeout,
-                    replacement, querySecondaries, boundSlackMs, minMembers, membersPerIp, datagramsPerSecondPerIp, wire);
+                    replacement, querySecondaries, boundSlackMs, minMembers, membersPerIp, membersPerSite,
+                    datagramsPerSecondPerIp, wire);
         }
     }
 }

@@ -448,7 +448,7 @@ public final class MeridianNode {
                 if (rtts != null) {
                     for (int b = 0, k = 0; b < m; b++) {
                         if (b != row) {
-                            latency[row][b] = rtts[k++];
+                            latency[row][b] = within(rtts[k++], ring.get(row).rttMs(), ring.get(b).rttMs());
                         }
                     }
                 }
@@ -457,6 +457,15 @@ public final class MeridianNode {
                 }
             });
         }
+    }
+
+    /**
+     * An RTT member a reports to member b, at most twice what the triangle inequality allows from this node's own
+     * RTTs to both, 2 (d(P,a) + d(P,b)) + bound slack: a member cannot make itself look much more diverse than that,
+     * to be chosen primary. (Twice, as above: real paths take detours.) −1 (not measured) stays.
+     */
+    private double within(double reported, double toA, double toB) {
+        return reported < 0 ? reported : Math.min(2 * (toA + toB) + config.boundSlackMs(), reported);
     }
 
     private void choosePrimaries(int ringIndex, List<RingMember> ring, double[][] latency) {
@@ -665,9 +674,10 @@ public final class MeridianNode {
         hop.left = candidates.size();
         for (RingMember m : candidates) {
             InetSocketAddress peer = m.peer();
+            double toMember = m.rttMs();
             measureVia(peer, targets, (rtts, probes) -> {
                 if (rtts != null) {
-                    hop.replies.put(peer, rtts);
+                    hop.replies.put(peer, believed(rtts, own, toMember));
                     hop.probes += probes;
                 }
                 if (--hop.left == 0) {
@@ -675,6 +685,25 @@ public final class MeridianNode {
                 }
             });
         }
+    }
+
+    /**
+     * What this node believes of the RTTs a member reports to the targets: none below half of what the triangle
+     * inequality allows from its own measurements, (|d(P,t) − d(P,j)| − bound slack) / 2, so that a member cannot
+     * make itself look much closer to a target than this node's own RTTs to the two permit (a liar 1 ms away cannot
+     * claim a target this node sees 100 ms away). Half: real paths break the inequality by detours, and the whole
+     * bound cost a point of MCQ success on the PlanetLab matrix (docs/meridian.md). Higher reports are taken as they
+     * are: a member that looks farther than it is only loses the query. A target this node could not measure bounds
+     * nothing.
+     */
+    private double[] believed(double[] reported, double[] own, double toMember) {
+        double[] rtts = reported.clone();
+        for (int i = 0; i < rtts.length; i++) {
+            if (rtts[i] >= 0 && own[i] >= 0) {
+                rtts[i] = Math.max(rtts[i], (Math.abs(own[i] - toMember) - config.boundSlackMs()) / 2);
+            }
+        }
+        return rtts;
     }
 
     /** State of one query at this node. */

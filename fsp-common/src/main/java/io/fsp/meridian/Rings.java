@@ -1,6 +1,7 @@
 package io.fsp.meridian;
 
 import io.fsp.meridian.wire.RingEntry;
+import io.fsp.net.AddressPrefix;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -18,7 +19,9 @@ import java.util.Set;
  * fewer than {@code minMembers} members: a host whose RTTs to most others are one value (a placeholder of a latency
  * matrix, a congested uplink) puts them all in one ring, and k + l of them would be all it knows. Only the owning node's own
  * measurements enter here: there is no way to place a peer by an RTT someone else claims. At most
- * {@code membersPerIp} members share one IP address: one host answering probes from many ports cannot fill the rings.
+ * {@code membersPerIp} members share one IP address and {@code membersPerSite} one IPv4 /24 or IPv6 /48
+ * ({@link AddressPrefix#site}; not counted on private networks): one host answering probes from many ports, or from
+ * many addresses of its network, cannot fill the rings.
  * Not thread-safe: a node touches its rings from one thread only.
  */
 public final class Rings {
@@ -28,6 +31,7 @@ public final class Rings {
     private final MeridianConfig config;
     private final Map<InetSocketAddress, RingMember> byPeer = new HashMap<>();
     private final Map<InetAddress, Integer> perIp = new HashMap<>();
+    private final Map<InetAddress, Integer> perSite = new HashMap<>();
     private final List<List<RingMember>> rings = new ArrayList<>();
 
     public Rings(MeridianConfig config) {
@@ -81,7 +85,9 @@ public final class Rings {
     }
 
     private boolean insert(InetSocketAddress peer, double rttMs, long nowNanos) {
-        if (perIp.getOrDefault(peer.getAddress(), 0) >= config.membersPerIp()) {
+        InetAddress site = site(peer);
+        if (perIp.getOrDefault(peer.getAddress(), 0) >= config.membersPerIp()
+                || (site != null && perSite.getOrDefault(site, 0) >= config.membersPerSite())) {
             return false;
         }
         int ring = ringOf(rttMs);
@@ -104,7 +110,18 @@ public final class Rings {
         members.add(member);
         byPeer.put(peer, member);
         perIp.merge(peer.getAddress(), 1, Integer::sum);
+        if (site != null) {
+            perSite.merge(site, 1, Integer::sum);
+        }
         return true;
+    }
+
+    /**
+     * The site a peer's seats count against; null on a private network ({@link AddressPrefix#privateNetwork}), where
+     * a /24 says nothing of who holds the addresses and the Internet cannot answer from them.
+     */
+    private static InetAddress site(InetSocketAddress peer) {
+        return AddressPrefix.privateNetwork(peer.getAddress()) ? null : AddressPrefix.site(peer.getAddress());
     }
 
     /** Counts a lost probe to a member; drops it after {@value #MAX_MISSED_PROBES} in a row. */
@@ -128,6 +145,10 @@ public final class Rings {
             return;
         }
         perIp.computeIfPresent(peer.getAddress(), (ip, n) -> n == 1 ? null : n - 1);
+        InetAddress site = site(peer);
+        if (site != null) {
+            perSite.computeIfPresent(site, (s, n) -> n == 1 ? null : n - 1);
+        }
         List<RingMember> members = rings.get(m.ring());
         members.remove(m);
         if (m.primary()) {

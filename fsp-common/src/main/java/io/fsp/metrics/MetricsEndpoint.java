@@ -1,5 +1,6 @@
 package io.fsp.metrics;
 
+import io.fsp.net.AddressPrefix;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufOutputStream;
@@ -24,15 +25,17 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.timeout.ReadTimeoutHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,16 +43,20 @@ import org.slf4j.LoggerFactory;
  * A Prometheus scrape endpoint: {@code GET /metrics} answers the registry in the Prometheus text format; any other
  * path is 404, any other method 405, a request the HTTP decoder refuses (a request line over {@value
  * #MAX_REQUEST_LINE} bytes, headers over {@value #MAX_HEADERS} bytes) 400. Every answer closes its connection.
- * At most {@value #MAX_CONNECTIONS} connections at once (one more is closed as soon as it is accepted), each closed
- * after {@value #TIMEOUT_SECONDS} s without a complete request: a peer that can reach the port costs a few small
- * buffers and one thread. It is plain HTTP without authentication, as Prometheus scrapes: bind it to an address
- * only the scraper reaches.
+ * At most {@value #MAX_CONNECTIONS} connections at once, {@value #MAX_PER_HOST} from one host (an IPv4 address, an
+ * IPv6 /64); one more is closed as soon as it is accepted. Each connection is closed {@value #TIMEOUT_MILLIS} ms
+ * after it was accepted, answered or not: a scraper sends its request at once, so a peer trickling its request
+ * holds a slot for no longer than that, and blinding the scraper takes connections from more than {@value
+ * #MAX_CONNECTIONS} / {@value #MAX_PER_HOST} hosts. A peer that can reach the port costs a few small buffers and
+ * one thread. It is plain HTTP without authentication, as Prometheus scrapes: bind it to an address only the
+ * scraper reaches.
  */
 public final class MetricsEndpoint implements AutoCloseable {
-    static final int MAX_CONNECTIONS = 4;
+    static final int MAX_CONNECTIONS = 16;
+    static final int MAX_PER_HOST = 2;
     static final int MAX_REQUEST_LINE = 1024;
     static final int MAX_HEADERS = 8192;
-    static final int TIMEOUT_SECONDS = 10;
+    static final int TIMEOUT_MILLIS = 2000;
     public static final String PATH = "/metrics";
     private static final Logger log = LoggerFactory.getLogger(MetricsEndpoint.class);
 
@@ -65,20 +72,29 @@ public final class MetricsEndpoint implements AutoCloseable {
     public static MetricsEndpoint start(InetSocketAddress bind, PrometheusRegistry registry) throws IOException {
         EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("fsp-metrics", true),
                 NioIoHandler.newFactory());
-        AtomicInteger connections = new AtomicInteger();
+        // Touched on the loop's one thread only.
+        int[] connections = {0};
+        Map<InetAddress, Integer> byHost = new HashMap<>();
         PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
         try {
             Channel listener = new ServerBootstrap().group(loop).channel(NioServerSocketChannel.class)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
-                            if (connections.incrementAndGet() > MAX_CONNECTIONS) {
-                                connections.decrementAndGet();
+                            InetAddress host = AddressPrefix.host(ch.remoteAddress().getAddress());
+                            if (connections[0] >= MAX_CONNECTIONS || byHost.getOrDefault(host, 0) >= MAX_PER_HOST) {
                                 ch.close();
                                 return;
                             }
-                            ch.closeFuture().addListener(f -> connections.decrementAndGet());
-                            ch.pipeline().addLast(new ReadTimeoutHandler(TIMEOUT_SECONDS));
+                            connections[0]++;
+                            byHost.merge(host, 1, Integer::sum);
+                            ScheduledFuture<?> deadline = ch.eventLoop().schedule((Runnable) ch::close, TIMEOUT_MILLIS,
+                                    TimeUnit.MILLISECONDS);
+                            ch.closeFuture().addListener(f -> {
+                                deadline.cancel(false);
+                                connections[0]--;
+                                byHost.computeIfPresent(host, (h, n) -> n <= 1 ? null : n - 1);
+                            });
                             serve(ch.pipeline(), registry, writer);
                         }
                     })

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class RingsTest {
     private final MeridianConfig config = MeridianConfig.libMeridian();
 
-    /** Peer {@code i}, each on its own IP address. */
+    /** Peer {@code i}, each on its own IP address (of a private network, where sites are not counted). */
     private static InetSocketAddress peer(int i) {
         return new InetSocketAddress("10.0." + (i / 250) + "." + (1 + i % 250), 7400);
     }
@@ -33,6 +33,38 @@ class RingsTest {
         rings.remove(new InetSocketAddress("10.9.9.9", 1));
         assertTrue(rings.offer(new InetSocketAddress("10.9.9.9", 51), 5, 0), "a freed seat can be taken again");
         assertFalse(rings.offer(new InetSocketAddress("10.9.9.9", 52), 5, 0));
+    }
+
+    @Test
+    void oneIpv4Slash24OrIpv6Slash48HoldsAtMostMembersPerSiteSeats() {
+        Rings rings = new Rings(MeridianConfig.defaults());
+        int site = MeridianConfig.defaults().membersPerSite();
+        int v4 = 0;
+        int v6 = 0;
+        for (int i = 1; i <= 50; i++) {
+            if (rings.offer(new InetSocketAddress("192.0.2." + i, 7400), i, 0)) {
+                v4++;
+            }
+            if (rings.offer(new InetSocketAddress("2001:db8:7:" + Integer.toHexString(i) + "::1", 7400), i, 0)) {
+                v6++; // a /64 of its own each, all in one /48
+            }
+        }
+        assertEquals(site, v4, "addresses of one /24 beyond the limit are refused");
+        assertEquals(site, v6, "addresses of one /48 too, whatever their /64");
+        assertTrue(rings.offer(new InetSocketAddress("192.0.3.1", 7400), 5, 0), "the next /24 is another site");
+        assertTrue(rings.offer(new InetSocketAddress("2001:db8:8::1", 7400), 5, 0), "the next /48 is another site");
+        rings.remove(new InetSocketAddress("192.0.2.1", 7400));
+        assertTrue(rings.offer(new InetSocketAddress("192.0.2.77", 7400), 5, 0), "a freed seat can be taken again");
+        assertFalse(rings.offer(new InetSocketAddress("192.0.2.78", 7400), 5, 0));
+        for (String privateNetwork : List.of("10.1.2.", "192.168.7.", "172.16.5.", "fd00:1:2::")) {
+            int taken = 0;
+            for (int i = 1; i <= 10; i++) {
+                if (rings.offer(new InetSocketAddress(privateNetwork + i, 7400), 100 + i, 0)) {
+                    taken++;
+                }
+            }
+            assertEquals(10, taken, "a private network's hosts are not a site: " + privateNetwork);
+        }
     }
 
     @ParameterizedTest(name = "{0} ms -> ring {1}")

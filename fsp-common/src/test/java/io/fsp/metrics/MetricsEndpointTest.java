@@ -9,17 +9,20 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The scrape endpoint over real sockets: GET /metrics only, bounded requests and connections. */
+/** The scrape endpoint over real sockets: GET /metrics only, bounded requests and connections, by host and in time. */
 class MetricsEndpointTest {
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private MetricsEndpoint endpoint;
@@ -65,19 +68,18 @@ class MetricsEndpointTest {
     }
 
     @Test
-    void atMostFourConnectionsAtOnce() throws Exception {
+    void atMostTwoConnectionsFromOneHostAndSixteenInAll() throws Exception {
         List<Socket> held = new ArrayList<>();
         try {
             for (int i = 0; i < MetricsEndpoint.MAX_CONNECTIONS; i++) {
-                Socket s = connect();
+                Socket s = connect("127.0.1." + (1 + i / MetricsEndpoint.MAX_PER_HOST));
                 s.getOutputStream().write("GET /met".getBytes(StandardCharsets.US_ASCII)); // never finished
                 held.add(s);
             }
             Thread.sleep(200);
-            try (Socket extra = connect()) {
-                extra.getOutputStream().write("GET /metrics HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-                assertEquals("", readAll(extra.getInputStream()), "closed at once, unanswered");
-            }
+            assertEquals("", exchange("127.0.1.1", "GET /metrics HTTP/1.1\r\n\r\n"),
+                    "a third from one host is closed at once, unanswered");
+            assertEquals("", exchange("127.0.2.1", "GET /metrics HTTP/1.1\r\n\r\n"), "one more in all, too");
         } finally {
             for (Socket s : held) {
                 s.close();
@@ -85,6 +87,59 @@ class MetricsEndpointTest {
         }
         Thread.sleep(200);
         assertStatus(200, exchange("GET /metrics HTTP/1.1\r\n\r\n"));
+    }
+
+    /**
+     * Connections that trickle a request, a byte every 200 ms, from as many hosts as once took every slot: the scraper
+     * is answered meanwhile, and each of them is closed once its time is up, however busy it keeps.
+     */
+    @Test
+    void slowClientsNeitherBlindTheScraperNorHoldASlotForLong() throws Exception {
+        List<Socket> slow = new ArrayList<>();
+        try {
+            long start = System.nanoTime();
+            for (int host = 2; host <= 5; host++) {
+                for (int i = 0; i < MetricsEndpoint.MAX_PER_HOST; i++) {
+                    Socket s = connect("127.0.0." + host);
+                    s.getOutputStream().write("GET /met".getBytes(StandardCharsets.US_ASCII));
+                    slow.add(s);
+                }
+            }
+            Thread.sleep(200);
+            assertStatus(200, exchange("GET /metrics HTTP/1.1\r\n\r\n"));
+            List<Socket> open = new ArrayList<>(slow);
+            long deadline = start + TimeUnit.MILLISECONDS.toNanos(MetricsEndpoint.TIMEOUT_MILLIS + 3000);
+            while (!open.isEmpty() && System.nanoTime() < deadline) {
+                open.removeIf(MetricsEndpointTest::closedByPeer);
+                for (Socket s : open) {
+                    try {
+                        s.getOutputStream().write('t');
+                    } catch (IOException closing) {
+                        // closed meanwhile: the next round sees it
+                    }
+                }
+                Thread.sleep(200);
+            }
+            long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(open.isEmpty(), open.size() + " trickling connections still open after " + took + " ms");
+            assertTrue(took >= MetricsEndpoint.TIMEOUT_MILLIS - 200, "closed after " + took + " ms");
+        } finally {
+            for (Socket s : slow) {
+                s.close();
+            }
+        }
+    }
+
+    /** Whether the endpoint closed {@code s}: end of stream or a reset; false while it is open and silent. */
+    private static boolean closedByPeer(Socket s) {
+        try {
+            s.setSoTimeout(1);
+            return s.getInputStream().read() == -1;
+        } catch (SocketTimeoutException open) {
+            return false;
+        } catch (IOException reset) {
+            return true;
+        }
     }
 
     /** Random bytes after a request line's start: each connection is answered 400, 404 or 405, or closed. */
@@ -118,13 +173,22 @@ class MetricsEndpointTest {
     }
 
     private Socket connect() throws IOException {
-        Socket s = new Socket(endpoint.address().getAddress(), endpoint.address().getPort());
+        return connect("127.0.0.1");
+    }
+
+    /** A connection from {@code from}: any 127.x.y.z address reaches the endpoint over loopback. */
+    private Socket connect(String from) throws IOException {
+        Socket s = new Socket(endpoint.address().getAddress(), endpoint.address().getPort(), InetAddress.getByName(from), 0);
         s.setSoTimeout(15_000);
         return s;
     }
 
     private String exchange(String request) throws IOException {
-        try (Socket s = connect()) {
+        return exchange("127.0.0.1", request);
+    }
+
+    private String exchange(String from, String request) throws IOException {
+        try (Socket s = connect(from)) {
             s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
             return readAll(s.getInputStream());
         }

@@ -119,13 +119,14 @@ public final class RelayCommand implements Callable<Integer> {
     String maxConnections;
 
     @Option(names = "--max-unauthenticated-per-address", paramLabel = "N",
-            description = "Connections from one IP address that have not yet authenticated (a trusted server's"
-                    + " certificate, or a client's accepted token); more are closed at once (default: 16).")
+            description = "Connections from one IP address (an IPv6 address: its /64) that have not yet authenticated"
+                    + " (a trusted server's certificate, or a client's accepted token); more are closed at once"
+                    + " (default: 16).")
     String maxUnauthenticatedPerAddress;
 
     @Option(names = "--max-client-connections-per-address", paramLabel = "N",
-            description = "Client connections holding an accepted token from one IP address; one more is refused"
-                    + " and closed (default: 64).")
+            description = "Client connections holding an accepted token from one IP address (IPv6: one /64); one"
+                    + " more is refused and closed (default: 64).")
     String maxClientConnectionsPerAddress;
 
     @Option(names = "--max-connections-per-transfer", paramLabel = "N",

@@ -483,13 +483,27 @@ class RelayServerTest {
                 TokenKey key = TokenKey.random();
                 first.openTransfer(id, key, Instant.now().plusSeconds(60), Long.MAX_VALUE).get(5, TimeUnit.SECONDS);
                 first.putBlock(id, 0, Unpooled.wrappedBuffer(new byte[] {1})).get(5, TimeUnit.SECONDS);
-                assertEquals(RelayErrorCode.NOT_A_TRUSTED_SERVER, ((RelayRefusedException) failure(
-                        other.putBlock(id, 1, Unpooled.wrappedBuffer(new byte[] {2})))).code());
-                assertEquals(RelayErrorCode.NOT_A_TRUSTED_SERVER,
-                        ((RelayRefusedException) failure(other.abortTransfer(id))).code());
+                // The other server learns nothing of it: every request is answered as for a transfer not open here.
+                TransferId unknown = TransferId.random();
+                String notOpen = "relay 127.0.0.1:" + relay.address().getPort() + ": UNKNOWN_TRANSFER: transfer " + id
+                        + " is not open here";
+                assertEquals(notOpen, failure(other.putBlock(id, 1, Unpooled.wrappedBuffer(new byte[] {2}))).getMessage());
+                assertEquals(notOpen, failure(other.status(id)).getMessage());
+                assertEquals(notOpen, failure(other.finishTransfer(id)).getMessage());
+                assertEquals(notOpen, failure(other.abortTransfer(id)).getMessage());
+                assertEquals(notOpen.replace(id.toString(), unknown.toString()),
+                        failure(other.status(unknown)).getMessage(), "the same as for a transfer nobody opened");
+                assertEquals(notOpen.replace(id.toString(), unknown.toString()),
+                        failure(other.abortTransfer(unknown)).getMessage());
+                assertEquals(RelayErrorCode.TOKEN_FOREIGN, ((RelayRefusedException) failure(other.getBlock(id, 0))).code());
                 assertEquals(RelayErrorCode.TRANSFER_EXISTS, ((RelayRefusedException) failure(
                         other.openTransfer(id, key, Instant.now().plusSeconds(60), Long.MAX_VALUE))).code());
                 assertEquals(1, relay.store().status(id).orElseThrow().blocks());
+                assertEquals(1, first.status(id).get(5, TimeUnit.SECONDS).blocks(), "its owner is answered");
+                // A server given a token for it (a collecting site) is answered as a client with that token is.
+                other.authorize(CapabilityToken.issue(key, id, Instant.now().plusSeconds(60), TokenScope.ALL))
+                        .get(5, TimeUnit.SECONDS);
+                assertEquals(1, other.status(id).get(5, TimeUnit.SECONDS).blocks());
                 first.abortTransfer(id).get(5, TimeUnit.SECONDS);
             }
         }

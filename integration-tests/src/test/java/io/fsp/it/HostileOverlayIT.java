@@ -15,6 +15,7 @@ import io.fsp.meridian.wire.MeridianCodec;
 import io.fsp.meridian.wire.MeridianMessage;
 import io.fsp.meridian.wire.MeridianMessage.Cookie;
 import io.fsp.meridian.wire.MeridianMessage.Gossip;
+import io.fsp.meridian.wire.MeridianMessage.MeasureReply;
 import io.fsp.meridian.wire.MeridianMessage.MeasureRequest;
 import io.fsp.meridian.wire.MeridianMessage.Ping;
 import io.fsp.meridian.wire.MeridianMessage.Pong;
@@ -59,7 +60,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A relay process with its Meridian node on, attacked from plain UDP sockets of this test that speak the wire format
  * by hand (docs/protocol.md §4.3, "Return addresses"): a source that has not shown it receives at its address gets
  * back no more bytes than it sent, whatever it asks; one IP address answering probes from many ports takes only
- * {@code membersPerIp} ring seats; a query's answer goes to the socket that sent it, never to an origin written
+ * {@code membersPerIp} ring seats, many addresses of one /24 only {@code membersPerSite}; a member's MEASURE_REPLY is
+ * believed no further than the node's own RTTs allow; a query's answer goes to the socket that sent it, never to an origin written
  * in it; and a client cannot make a server send its overlay datagrams to an entry node of its choosing.
  * Each test uses its own loopback addresses, so that the per-address rate limit of one does not touch another.
  */
@@ -170,6 +172,70 @@ class HostileOverlayIT {
             assertEquals(3, seats, "members on one IP address (membersPerIp): " + rings.entries());
         } finally {
             flood.forEach(RawPeer::close);
+        }
+    }
+
+    /** One /24 answering probes from many of its addresses: as many seats as one site may take (membersPerSite). */
+    @Test
+    void manyAddressesOfOneNetworkTakeAFewRingSeats() throws Exception {
+        List<RawPeer> flood = new ArrayList<>();
+        try (RawPeer asker = new RawPeer("127.0.0.9")) {
+            for (int i = 1; i <= 20; i++) {
+                RawPeer p = new RawPeer("127.0.9." + i);
+                flood.add(p);
+                long cookie = p.cookieFrom(node);
+                p.send(node, new Gossip(List.of()), cookie);
+                assertTrue(p.pingsAnswered > 0 || p.nextPingOrNull() != null, "127.0.9." + i + " was probed");
+            }
+            long cookie = asker.cookieFrom(node);
+            asker.send(node, new RingsRequest(8), cookie);
+            RingsReply rings = (RingsReply) asker.next();
+            long seats = rings.entries().stream().map(RingEntry::peer)
+                    .filter(a -> a.getAddress().getHostAddress().startsWith("127.0.9.")).count();
+            System.out.println("ring members from 127.0.9.0/24 after 20 of its addresses answered probes: " + seats);
+            assertEquals(4, seats, "members in one /24 (membersPerSite): " + rings.entries());
+        } finally {
+            flood.forEach(RawPeer::close);
+        }
+    }
+
+    /**
+     * A ring member 0.1 ms from the node claims, in its MEASURE_REPLY, to be 0.5 ms from a target the node itself
+     * measures 100 ms away: by the triangle inequality it is at least 99 ms from it, and the node believes no less than
+     * half that. So a multi-constraint query asking for a node within 10 ms of the target gets no hit from the claim.
+     */
+    @Test
+    void aMemberCannotClaimToBeCloserToATargetThanTheNodesOwnRttsAllow() throws Exception {
+        try (RawPeer liar = new RawPeer("127.0.10.1");
+             RawPeer target = new RawPeer("127.0.11.1");
+             RawPeer asker = new RawPeer("127.0.12.1")) {
+            liar.send(node, new Gossip(List.of()), liar.cookieFrom(node));
+            assertTrue(liar.pingsAnswered > 0 || liar.nextPingOrNull() != null, "the liar was probed");
+            long cookie = asker.cookieFrom(node);
+            asker.send(node, new RingsRequest(9), cookie);
+            assertTrue(((RingsReply) asker.next()).entries().stream().anyMatch(e -> e.peer().equals(liar.address())),
+                    "the liar is a ring member");
+
+            Thread targetThread = target.answerPingsAfter(100);
+            Thread liarThread = liar.serve(m -> {
+                if (m instanceof MeasureRequest r) {
+                    return new MeasureReply(r.requestId(), Collections.nCopies(r.targets().size(), 0.5), 0);
+                }
+                if (m instanceof Query q) {
+                    return new QueryReply(q.queryId(), q.hopsTaken() + 1, q.probes(), List.of()); // forwarded: no hit
+                }
+                return null;
+            });
+            asker.send(node, new Query(0x7E57L, QueryKind.MULTI_CONSTRAINT, 0, 8, 1, 0, asker.address(),
+                    List.of(new Constraint(target.address(), 10)), List.of()), cookie);
+            QueryReply reply = (QueryReply) asker.next();
+            System.out.println("a query for a node within 10 ms of a target 100 ms away, with a member claiming 0.5 ms:"
+                    + " " + reply.hits());
+            assertEquals(List.of(), reply.hits(), "the claim is believed no lower than half the triangle bound, 49 ms");
+            target.close();
+            liar.close();
+            targetThread.join(5000);
+            liarThread.join(5000);
         }
     }
 
@@ -297,6 +363,67 @@ class HostileOverlayIT {
                 bytesIn += packet.getLength();
             }
             return m;
+        }
+
+        /** Answers every PING {@code delayMs} late, on a thread of its own, until the socket is closed. */
+        Thread answerPingsAfter(long delayMs) {
+            return background(() -> {
+                MeridianMessage m = decode();
+                if (m instanceof Ping p) {
+                    Thread.sleep(delayMs);
+                    send(lastFrom, new Pong(p.nonce()), MeridianCodec.NO_COOKIE);
+                }
+            });
+        }
+
+        /** Answers PINGs at once and whatever {@code answer} says to the rest, on a thread of its own, until closed. */
+        Thread serve(java.util.function.Function<MeridianMessage, MeridianMessage> answer) {
+            return background(() -> {
+                MeridianMessage m = decode();
+                MeridianMessage reply = m instanceof Ping p ? new Pong(p.nonce()) : m == null ? null : answer.apply(m);
+                if (reply != null) {
+                    send(lastFrom, reply, MeridianCodec.NO_COOKIE);
+                }
+            });
+        }
+
+        /** The source of the datagram {@link #decode} read last. */
+        private InetSocketAddress lastFrom;
+
+        /** The next datagram, decoded (null if it is not one); blocks without a timeout. */
+        private MeridianMessage decode() throws IOException {
+            byte[] bytes = new byte[WireLimits.DEFAULT.maxMessageBytes() + 1];
+            DatagramPacket packet = new DatagramPacket(bytes, bytes.length);
+            socket.setSoTimeout(0);
+            socket.receive(packet);
+            lastFrom = (InetSocketAddress) packet.getSocketAddress();
+            ByteBuf in = Unpooled.wrappedBuffer(bytes, 0, packet.getLength());
+            try {
+                return CODEC.decode(in);
+            } catch (RuntimeException e) {
+                return null;
+            } finally {
+                in.release();
+            }
+        }
+
+        private interface Step {
+            void run() throws Exception;
+        }
+
+        private Thread background(Step step) {
+            Thread t = new Thread(() -> {
+                while (!socket.isClosed()) {
+                    try {
+                        step.run();
+                    } catch (Exception e) {
+                        return; // closed
+                    }
+                }
+            }, "raw-peer " + address());
+            t.setDaemon(true);
+            t.start();
+            return t;
         }
 
         /** Asks {@code node} for a cookie the way any first request does: answered with a COOKIE. */

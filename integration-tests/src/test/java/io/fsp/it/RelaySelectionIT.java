@@ -77,7 +77,7 @@ class RelaySelectionIT {
                 .gossipInitialInterval(Duration.ofMillis(100)).gossipInitialPeriod(Duration.ofSeconds(30))
                 .gossipInterval(Duration.ofMillis(300)).probeTimeout(Duration.ofMillis(600))
                 .probeCacheTtl(Duration.ofSeconds(1))
-                .membersPerIp(RELAYS.length).build(); // every relay shares 127.0.0.1
+                .membersPerIp(RELAYS.length).membersPerSite(RELAYS.length).build(); // every relay shares 127.0.0.1
         List<FspRelay> relays = new ArrayList<>();
         List<MeridianService> nodes = new ArrayList<>();
         List<String> fingerprints = new ArrayList<>();

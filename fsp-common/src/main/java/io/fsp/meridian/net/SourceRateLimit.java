@@ -1,11 +1,12 @@
 package io.fsp.meridian.net;
 
+import io.fsp.net.AddressPrefix;
 import java.net.InetAddress;
 import java.security.SecureRandom;
 
 /**
- * Datagrams per second per source IP address, as token buckets in a fixed table: the state is the same size
- * whatever the number of sources. Addresses map to slots by a hash keyed with a random value, so a sender cannot
+ * Datagrams per second per source host (an IPv4 address, an IPv6 /64: {@link AddressPrefix#host}), as token buckets
+ * in a fixed table: the state is the same size whatever the number of sources. Addresses map to slots by a hash keyed with a random value, so a sender cannot
  * choose addresses that share a slot with another's; two addresses that happen to share one share its rate.
  * Not thread-safe: one datagram handler uses it from its event loop.
  */
@@ -31,7 +32,7 @@ final class SourceRateLimit {
 
     /** Takes one datagram's token for {@code source}; false if its slot has none left. */
     boolean allow(InetAddress source, long nowNanos) {
-        int slot = slot(source.getAddress());
+        int slot = slot(AddressPrefix.host(source).getAddress());
         double t = used[slot] ? Math.min(burst, tokens[slot] + (nowNanos - at[slot]) * perSecond / 1e9) : burst;
         used[slot] = true;
         at[slot] = nowNanos;

@@ -1,5 +1,6 @@
 package io.fsp.relay.net;
 
+import io.fsp.net.AddressPrefix;
 import io.fsp.token.TransferId;
 import java.net.InetAddress;
 import java.util.Collection;
@@ -9,7 +10,8 @@ import java.util.Map;
 /**
  * Caps on client connections once they hold an accepted token, so that a token holder can neither take the relay's
  * connections nor keep its trusted servers out: clients in all stay below {@code maxConnections} minus the
- * connections kept for servers, and one IP address and one transfer (one token) each hold only their share.
+ * connections kept for servers, and one host (an IPv4 address, an IPv6 /64: {@link AddressPrefix#host}) and one
+ * transfer (one token) each hold only their share.
  * A connection is counted from its first accepted token until it closes; each further transfer it shows a token for
  * counts against that transfer too.
  */
@@ -30,14 +32,16 @@ final class ClientAdmission {
      * @return null if admitted, else the cap it would pass (nothing is counted then)
      */
     synchronized Refusal admit(InetAddress address, boolean alreadyCounted, TransferId transfer) {
+        InetAddress host = AddressPrefix.host(address);
         if (!alreadyCounted) {
             if (clients >= policy.maxClientConnections()) {
                 return new Refusal("server-connections", clients + " client connections hold tokens; the other "
                         + policy.serverConnections() + " are kept for servers (relay option --server-connections)");
             }
-            if (byAddress.getOrDefault(address, 0) >= policy.maxClientConnectionsPerAddress()) {
+            if (byAddress.getOrDefault(host, 0) >= policy.maxClientConnectionsPerAddress()) {
                 return new Refusal("max-client-connections-per-address", policy.maxClientConnectionsPerAddress()
-                        + " client connections from that address (relay option --max-client-connections-per-address)");
+                        + " client connections from that address (an IPv6 address: its /64; relay option"
+                        + " --max-client-connections-per-address)");
             }
         }
         if (byTransfer.getOrDefault(transfer, 0) >= policy.maxConnectionsPerTransfer()) {
@@ -47,7 +51,7 @@ final class ClientAdmission {
         }
         if (!alreadyCounted) {
             clients++;
-            byAddress.merge(address, 1, Integer::sum);
+            byAddress.merge(host, 1, Integer::sum);
         }
         byTransfer.merge(transfer, 1, Integer::sum);
         return null;
@@ -56,7 +60,7 @@ final class ClientAdmission {
     /** The connection from {@code address}, counted for {@code transfers}, closed. */
     synchronized void release(InetAddress address, Collection<TransferId> transfers) {
         clients--;
-        byAddress.computeIfPresent(address, (a, n) -> n <= 1 ? null : n - 1);
+        byAddress.computeIfPresent(AddressPrefix.host(address), (a, n) -> n <= 1 ? null : n - 1);
         for (TransferId t : transfers) {
             byTransfer.computeIfPresent(t, (id, n) -> n <= 1 ? null : n - 1);
         }

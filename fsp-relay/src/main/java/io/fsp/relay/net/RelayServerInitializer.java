@@ -1,5 +1,6 @@
 package io.fsp.relay.net;
 
+import io.fsp.net.AddressPrefix;
 import io.fsp.relay.metrics.RelayMetrics;
 import io.fsp.relay.store.BlockStore;
 import io.fsp.relay.wire.BlockReads;
@@ -34,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * peer that presents none is a client, and a peer that presents an unknown one fails the handshake.
  *
  * <p>Admission ({@link ConnectionPolicy}): at most {@code maxConnections} in all, and at most {@code
- * maxUnauthenticatedPerAddress} from one IP address that have not yet authenticated; a connection beyond
- * either is closed as soon as it is accepted, before any TLS work. Once a client's token is accepted, {@link
+ * maxUnauthenticatedPerAddress} from one IP address (an IPv6 address: its /64) that have not yet authenticated; a
+ * connection beyond either is closed as soon as it is accepted, before any TLS work. Once a client's token is accepted, {@link
  * ClientAdmission} caps it by address, by transfer and in all, below what is kept for servers.
  *
  * <p>Caps ({@link RateLimits}): with a total cap, one {@link GlobalTrafficShapingHandler} shared by every connection
@@ -117,10 +118,10 @@ public final class RelayServerInitializer extends ChannelInitializer<SocketChann
             }
         };
         ch.closeFuture().addListener(f -> uncount.run());
-        InetAddress address = ch.remoteAddress().getAddress();
+        InetAddress address = AddressPrefix.host(ch.remoteAddress().getAddress()); // one IPv6 host holds a /64
         if (!takeUnauthenticatedSlot(address)) {
-            refused(ch, "max-unauthenticated-per-address", policy.maxUnauthenticatedPerAddress() + " from that address not authenticated yet (relay"
-                    + " option --max-unauthenticated-per-address)");
+            refused(ch, "max-unauthenticated-per-address", policy.maxUnauthenticatedPerAddress() + " from that address"
+                    + " (an IPv6 address: its /64) not authenticated yet (relay option --max-unauthenticated-per-address)");
             return;
         }
         // The slot is given back once the peer authenticates or the connection closes, whichever comes first.

@@ -374,14 +374,24 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Whether this server opened {@code transfer}; refuses the request if another server did. */
+    /**
+     * Whether this server opened {@code transfer}, or nobody has (the store then answers as for any transfer that is not
+     * open). Another server's transfer is refused as one that is not open here: a server learns nothing of the
+     * transfers of others, not even that they exist.
+     */
     private boolean ownsTransfer(int msgId, TransferId transfer) {
         Optional<Fingerprint> owner = store.owner(transfer);
         if (owner.isPresent() && !owner.get().equals(server)) {
-            refuse(msgId, RelayErrorCode.NOT_A_TRUSTED_SERVER, "transfer " + transfer + " belongs to another server");
+            log.info("{} server {} refused transfer {}: another server opened it", session, server, transfer);
+            refuseNotOpen(msgId, transfer);
             return false;
         }
         return true;
+    }
+
+    /** What a request about a transfer that is not open here gets: the same words whatever the reason. */
+    private void refuseNotOpen(int msgId, TransferId transfer) {
+        refuse(msgId, RelayErrorCode.UNKNOWN_TRANSFER, "transfer " + transfer + " is not open here");
     }
 
     /**
@@ -505,7 +515,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             metrics.aborted();
             reply(new RelayMessage.Ok(a.id()));
         } else {
-            refuse(a.id(), RelayErrorCode.UNKNOWN_TRANSFER, "transfer " + a.transferId() + " is not open here");
+            refuseNotOpen(a.id(), a.transferId());
         }
     }
 
@@ -538,7 +548,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         }
         Optional<TokenKey> key = store.tokenKey(token.transferId());
         if (key.isEmpty()) {
-            refuse(a.id(), RelayErrorCode.UNKNOWN_TRANSFER, "transfer " + token.transferId() + " is not open here");
+            refuseNotOpen(a.id(), token.transferId());
             return;
         }
         try {
@@ -648,13 +658,19 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** Answered to the server that opened the transfer, and to a peer that showed a token for it, only. */
     private void status(RelayMessage.StatusRequest s) {
-        if (role != RelayRole.SERVER && !allowed(s.id(), s.transferId(), -1, false)) {
+        boolean owner = role == RelayRole.SERVER && store.owner(s.transferId()).filter(server::equals).isPresent();
+        if (!owner && role == RelayRole.SERVER && !tokens.containsKey(s.transferId())) {
+            refuseNotOpen(s.id(), s.transferId()); // another server's, or none
+            return;
+        }
+        if (!owner && !allowed(s.id(), s.transferId(), -1, false)) {
             return;
         }
         Optional<BlockStore.TransferStatus> st = store.status(s.transferId());
         if (st.isEmpty()) {
-            refuse(s.id(), RelayErrorCode.UNKNOWN_TRANSFER, "transfer " + s.transferId() + " is not open here");
+            refuseNotOpen(s.id(), s.transferId());
             return;
         }
         BlockStore.TransferStatus t = st.get();

@@ -13,6 +13,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -48,8 +49,8 @@ import org.slf4j.LoggerFactory;
  * forced there before its put completes, it is never dropped for being idle, and a put beyond its reservation is
  * refused at once (nobody confirms its blocks until its collector comes). The retained transfers of one server
  * reserve at most {@code serverRetainedBytes} together. At start the store restores the retained transfers an
- * earlier run left, finished (nobody pushes into them after a restart), and deletes everything else that run left
- * ({@link RetainedTransfers}). One store at a time has a directory ({@link StoreLock}).
+ * earlier run left, finished (nobody pushes into them after a restart), as many as fit this run's limits (the latest
+ * expiring first), and deletes everything else that run left ({@link RetainedTransfers}). One store at a time has a directory ({@link StoreLock}).
  */
 public final class BlockStore {
     /** What a held block may keep alive beyond its own bytes: a relay frame's header and block prefix, and then some. */
@@ -696,11 +697,31 @@ public final class BlockStore {
 
     /**
      * Opens again the retained transfers an earlier run left ({@link RetainedTransfers#restore}), finished: nobody
-     * pushes into them after a restart (the connection that opened them is gone), so each keeps what it holds.
+     * pushes into them after a restart (the connection that opened them is gone), so each keeps what it holds. They
+     * must fit this run's limits, which may be lower than the last run's: in order of expiry, the latest first, each
+     * is kept if what it holds fits within the quota, its server's share and its server's retained space beside those
+     * kept before it, and deleted otherwise (one log line each). So the transfers that would expire soonest go first.
      */
     private void restore() throws IOException {
         Instant now = clock.instant();
-        retainedTransfers.restore(now, restored -> reopen(restored, now));
+        List<RetainedTransfers.Restored> found = new ArrayList<>();
+        retainedTransfers.restore(now, found::add);
+        found.sort(Comparator.comparing((RetainedTransfers.Restored r) -> r.transfer().expiresAt()).reversed()
+                .thenComparing(r -> r.transfer().id().toString()));
+        for (RetainedTransfers.Restored restored : found) {
+            RetainedTransfer r = restored.transfer();
+            if (reservations.admits(r.owner(), true, restored.bytes())) {
+                reopen(restored, now);
+            } else {
+                log.warn("deleting retained transfer {} of server {} left by an earlier run: its {} bytes (expiring {})"
+                        + " do not fit beside the {} bytes restored before it (--quota {}, --server-quota {},"
+                        + " --server-retained-space {}; transfers expiring later are kept first)", r.id(), r.owner(),
+                        restored.bytes(), r.expiresAt(), reservations.total(), config.quotaBytes(),
+                        config.serverQuotaBytes(), config.serverRetainedBytes());
+                retainedTransfers.forget(r.id()); // its metadata first: a crash meanwhile leaves leftovers, not a transfer
+                SpillFiles.deleteLeftovers(files.transferDir(r.id()));
+            }
+        }
     }
 
     private void reopen(RetainedTransfers.Restored restored, Instant now) {
@@ -719,11 +740,6 @@ public final class BlockStore {
         used += t.held;
         log.info("restored retained transfer {}: {} blocks, {} bytes, expires {}, {} bytes reserved", r.id(),
                 t.blocks.size(), t.bytes, r.expiresAt(), t.reservation);
-        if (reservations.exceeded(r.owner())) {
-            log.warn("retained transfers reserve {} bytes, {} of them for server {}: beyond --quota {} or"
-                    + " --server-quota {}; new transfers are refused until retained ones end", reservations.total(),
-                    reservations.byServer(r.owner()), r.owner(), config.quotaBytes(), config.serverQuotaBytes());
-        }
     }
 
     private static final class Transfer {

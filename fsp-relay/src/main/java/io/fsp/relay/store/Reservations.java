@@ -57,12 +57,4 @@ final class Reservations {
     long retainedBy(Fingerprint owner) {
         return retainedByServer.getOrDefault(owner, 0L);
     }
-
-    /**
-     * Whether more is reserved than the quota or {@code owner}'s share allows: only transfers restored at start
-     * can take it there (they keep what they hold); new transfers are then refused until some end.
-     */
-    boolean exceeded(Fingerprint owner) {
-        return total > quotaBytes || byServer(owner) > serverQuotaBytes;
-    }
 }

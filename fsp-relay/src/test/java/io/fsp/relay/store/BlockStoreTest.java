@@ -344,6 +344,60 @@ class BlockStoreTest {
     }
 
     /**
+     * A relay restarted with lower limits restores only what fits them: the retained transfers that expire latest
+     * first, each kept if it fits beside those, the others deleted with their files. It never reserves beyond its
+     * quota or a server's shares, so new transfers are not refused for weeks.
+     */
+    @Test
+    void aRestartWithLowerLimitsRestoresOnlyTheRetainedTransfersThatFitTheLatestExpiringFirst() throws Exception {
+        store(HALF_PER_TRANSFER.apply(dir));
+        TransferId soonest = TransferId.random();
+        TransferId latest = TransferId.random();
+        TransferId between = TransferId.random();
+        TransferId others = TransferId.random();
+        long held = 0;
+        for (TransferId id : List.of(soonest, latest, between, others)) {
+            Instant expires = START.plus(Duration.ofDays(id == soonest ? 1 : id == latest ? 3 : 2));
+            Fingerprint owner = id == others ? OTHER_SERVER : SERVER;
+            assertEquals(BlockStore.OpenResult.OPENED, store.open(id, key, expires, 10_000, owner, true).join());
+            store.put(id, 0, buf(sealed(id, 0))).get(5, TimeUnit.SECONDS);
+            store.put(id, 1, buf(sealed(id, 1))).get(5, TimeUnit.SECONDS);
+            held = 2L * sealed(id, 0).length;
+        }
+        store.close();
+        store = null;
+
+        // Room for three transfers' blocks in all, for two of one server's.
+        long quota = 3 * held + held / 2;
+        BlockStore restarted = new BlockStore(new StoreConfig(dir, quota, quota, Duration.ofMinutes(10), quota, held,
+                StoreConfig.DEFAULT_MAX_RETAIN, 2 * held + held / 2), disk, clock, PooledByteBufAllocator.DEFAULT);
+        store = restarted;
+        assertTrue(restarted.status(soonest).isEmpty(), "the one of SERVER that expires soonest does not fit its share");
+        assertEquals(held, restarted.status(latest).orElseThrow().bytes());
+        assertEquals(held, restarted.status(between).orElseThrow().bytes());
+        assertEquals(held, restarted.status(others).orElseThrow().bytes(), "another server's share is its own");
+        assertEquals(3 * held, restarted.reserved());
+        assertFalse(Files.exists(dir.resolve(soonest.toString())), "deleted with its files, for good");
+        restarted.close();
+        store = null;
+
+        // Lower still: room for one transfer in all. The latest expiring stays; another server's is no exception.
+        restarted = new BlockStore(new StoreConfig(dir, held + held / 2, 0, Duration.ofMinutes(10), held + held / 2,
+                held, StoreConfig.DEFAULT_MAX_RETAIN), disk, clock, PooledByteBufAllocator.DEFAULT);
+        store = restarted;
+        assertEquals(held, restarted.status(latest).orElseThrow().bytes());
+        assertTrue(restarted.status(between).isEmpty());
+        assertTrue(restarted.status(others).isEmpty());
+        assertEquals(held, restarted.reserved());
+        assertTrue(restarted.reserved() <= restarted.quota());
+        assertEquals(BlockStore.OpenResult.NO_SPACE,
+                restarted.open(TransferId.random(), key, START.plus(Duration.ofHours(1)), held, SERVER, false).join());
+        assertEquals(BlockStore.OpenResult.OPENED,
+                restarted.open(TransferId.random(), key, START.plus(Duration.ofHours(1)), held / 2, SERVER, false).join(),
+                "what is left of the quota is free for new transfers");
+    }
+
+    /**
      * Space follows use: finishing a transfer shrinks its reservation to what it holds and refuses new blocks; every
      * block confirmed after that returns its bytes to the relay, and the last one ends the transfer, its retained
      * metadata too. A finished transfer that holds nothing ends at once.

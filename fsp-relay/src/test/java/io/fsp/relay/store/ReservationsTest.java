@@ -56,16 +56,4 @@ class ReservationsTest {
         assertEquals(0, reservations.retainedBy(A));
         assertTrue(reservations.admits(A, true, 300));
     }
-
-    @Test
-    void onlyTransfersRestoredBeyondTheQuotaExceedIt() {
-        assertFalse(reservations.exceeded(A));
-        reservations.add(A, true, 600); // restored at start: kept whatever they hold
-        assertFalse(reservations.exceeded(A), "at the share, not beyond it");
-        reservations.add(A, true, 1);
-        assertTrue(reservations.exceeded(A));
-        assertFalse(reservations.exceeded(B), "B's share is untouched and the quota not reached");
-        reservations.add(B, false, 400);
-        assertTrue(reservations.exceeded(B), "the quota is");
-    }
 }

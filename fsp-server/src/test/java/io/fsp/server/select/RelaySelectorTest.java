@@ -64,7 +64,7 @@ class RelaySelectorTest {
                 .gossipInterval(Duration.ofMillis(300)).replacementInterval(Duration.ofSeconds(1))
                 .probeTimeout(Duration.ofMillis(600)).probeCacheTtl(Duration.ofSeconds(1))
                 .queryTimeout(Duration.ofSeconds(10))
-                .membersPerIp(NODES.length).build(); // every node shares 127.0.0.1
+                .membersPerIp(NODES.length).membersPerSite(NODES.length).build(); // every node shares 127.0.0.1
         sender = ProbeResponder.start(ANY_LOOPBACK, latency.repliesFrom(SENDER));
         client = ProbeResponder.start(ANY_LOOPBACK, latency.repliesFrom(CLIENT));
         open.add(sender);
