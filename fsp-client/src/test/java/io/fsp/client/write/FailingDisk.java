@@ -1,6 +1,7 @@
 package io.fsp.client.write;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,6 +41,23 @@ public final class FailingDisk implements AutoCloseable {
         } catch (IOException | InterruptedException | RuntimeException e) {
             disk.close();
             throw e;
+        }
+    }
+
+    /**
+     * Fills the tmpfs under the image: from now on every block the file system writes back where it wrote none
+     * before (new data) fails at once, however little is written.
+     */
+    public void fillBacking() throws IOException {
+        byte[] chunk = new byte[1 << 20];
+        try (OutputStream out = Files.newOutputStream(backing.resolve("i43sync-filler"))) {
+            while (true) {
+                out.write(chunk);
+            }
+        } catch (IOException e) {
+            if (Files.getFileStore(backing).getUsableSpace() > 0) {
+                throw e;
+            }
         }
     }
 
