@@ -4,8 +4,13 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import picocli.CommandLine.Option;
 
 /**
@@ -15,9 +20,12 @@ import picocli.CommandLine.Option;
  */
 final class PasswordOption {
     static final String ENVIRONMENT = "FSP_PASSWORD";
+    private static final Set<PosixFilePermission> GROUP_OR_OTHERS = EnumSet.of(PosixFilePermission.GROUP_READ,
+            PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.OTHERS_READ,
+            PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE);
 
-    @Option(names = "--password-file", paramLabel = "FILE", description = "Read the password from the first line of FILE"
-            + " (default: $FSP_PASSWORD, else ask on the terminal without echo).")
+    @Option(names = "--password-file", paramLabel = "FILE", description = "Read the password from the first line of FILE,"
+            + " which only its owner may read (chmod 600) (default: $FSP_PASSWORD, else ask on the terminal without echo).")
     Path passwordFile;
 
     /** Reads a password without echoing it ({@link java.io.Console#readPassword}); null when the input ended. */
@@ -38,6 +46,7 @@ final class PasswordOption {
     /** The password from {@code file}, else {@code environment}, else {@code prompt}; an IllegalArgumentException says what is missing. */
     static char[] password(Optional<Path> file, String environment, Optional<Prompt> prompt, String account) throws IOException {
         if (file.isPresent()) {
+            refuseIfOthersCanRead(file.get());
             List<String> lines = Files.readAllLines(file.get(), StandardCharsets.UTF_8);
             if (lines.isEmpty()) {
                 throw new IllegalArgumentException("--password-file " + file.get() + ": empty (expected: the password on the first line)");
@@ -57,4 +66,21 @@ final class PasswordOption {
         }
         return typed;
     }
+
+    /**
+     * A password file its group or others may read (or change) could already be in other hands: refused, as OpenSSH
+     * refuses such a key, before it is read. Where the file system has no POSIX permissions, not checked.
+     */
+    private static void refuseIfOthersCanRead(Path file) throws IOException {
+        if (!file.getFileSystem().supportedFileAttributeViews().contains("posix") || !Files.exists(file)) {
+            return; // a missing file is reported by the read
+        }
+        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file);
+        if (!Collections.disjoint(perms, GROUP_OR_OTHERS)) {
+            throw new IllegalArgumentException("--password-file " + file + ": open to its group or others ("
+                    + PosixFilePermissions.toString(perms) + "); run 'chmod 600 " + file
+                    + "' (expected: only its owner may read it)");
+        }
+    }
+
 }

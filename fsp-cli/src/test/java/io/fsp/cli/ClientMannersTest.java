@@ -12,6 +12,8 @@ import java.net.ServerSocket;
 import java.net.SocketException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -26,6 +28,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * resume hint where a rerun cannot help, the password prompt, --quiet/--verbose, the exit codes in the help.
  */
 class ClientMannersTest {
+    /** Password files only their owner may read: the client refuses others. */
+    private static final FileAttribute<?> OWNER_ONLY = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+
     @TempDir
     Path dir;
 
@@ -39,12 +44,41 @@ class ClientMannersTest {
     @Test
     void aRefusedConnectionNamesTheAddressAndGivesNoResumeHint() throws Exception {
         int port = closedPort();
-        Path password = Files.writeString(dir.resolve("password"), "pw\n");
+        Path password = Files.writeString(Files.createFile(dir.resolve("password"), OWNER_ONLY), "pw\n");
         FspRun run = fsp("get", "fsp://alice@127.0.0.1:" + port + "/data", "-o", dir.resolve("out").toString(),
                 "--config", "none", "--insecure", "--password-file", password.toString());
         assertEquals(ExitCodes.FAILURE, run.exit(), run.err());
         assertTrue(run.err().contains("127.0.0.1:" + port + ": connection refused"), run.err());
         assertFalse(run.err().contains("rerun"), "a rerun cannot help where nothing listens: " + run.err());
+    }
+
+    /**
+     * A password file its group or others may read is refused before anything is read or sent, as ssh refuses such
+     * a key: a usage error that says how to fix it. The same file, made owner-only, is taken.
+     */
+    @Test
+    void aPasswordFileOthersCanReadIsRefused() throws Exception {
+        int port = closedPort();
+        Path password = Files.writeString(dir.resolve("password"), "pw\n");
+        for (String mode : List.of("rw-r--r--", "rw-r-----", "rw-----w-")) {
+            Files.setPosixFilePermissions(password, PosixFilePermissions.fromString(mode));
+            for (String[] command : List.of(
+                    new String[] {"get", "fsp://alice@127.0.0.1:" + port + "/data", "-o", dir.resolve("out").toString(),
+                        "--config", "none", "--insecure", "--password-file", password.toString()},
+                    new String[] {"evacuate", "fsp://alice@127.0.0.1:" + port + "/data", "--trust", "AB:" + "00:".repeat(30) + "CD",
+                        "--config", "none", "--dry-run", "--password-file", password.toString()})) {
+                FspRun run = fsp(command);
+                assertEquals(ExitCodes.USAGE, run.exit(), command[0] + " " + mode + ": " + run.err());
+                assertTrue(run.err().contains("--password-file " + password + ": open to its group or others (" + mode + ")")
+                        && run.err().contains("chmod 600 " + password), run.err());
+                assertFalse(run.err().contains("connection refused"), "refused before connecting: " + run.err());
+            }
+        }
+        Files.setPosixFilePermissions(password, PosixFilePermissions.fromString("rw-------"));
+        FspRun run = fsp("get", "fsp://alice@127.0.0.1:" + port + "/data", "-o", dir.resolve("out").toString(),
+                "--config", "none", "--insecure", "--password-file", password.toString());
+        assertEquals(ExitCodes.FAILURE, run.exit(), run.err());
+        assertTrue(run.err().contains("connection refused"), "taken, then the connection tried: " + run.err());
     }
 
     /** A server that greets and then drops the connection: an interruption, where a rerun may go through. */
@@ -63,7 +97,7 @@ class ClientMannersTest {
                 }
             });
             peer.start();
-            Path password = Files.writeString(dir.resolve("password"), "pw\n");
+            Path password = Files.writeString(Files.createFile(dir.resolve("password"), OWNER_ONLY), "pw\n");
             FspRun run = fsp("get", "fsp://alice@127.0.0.1:" + server.getLocalPort() + "/data", "-o",
                     dir.resolve("out").toString(), "--config", "none", "--insecure", "--password-file", password.toString());
             peer.join(10_000);
@@ -76,7 +110,7 @@ class ClientMannersTest {
     @Test
     void anEvacuationToAClosedPortNamesTheAddress() throws Exception {
         int port = closedPort();
-        Path password = Files.writeString(dir.resolve("password"), "pw\n");
+        Path password = Files.writeString(Files.createFile(dir.resolve("password"), OWNER_ONLY), "pw\n");
         FspRun run = fsp("evacuate", "fsp://alice@127.0.0.1:" + port + "/data", "--dry-run", "--config", "none",
                 "--trust", "AB:" + "00:".repeat(30) + "CD", "--password-file", password.toString());
         assertEquals(ExitCodes.FAILURE, run.exit(), run.err());
@@ -169,7 +203,7 @@ class ClientMannersTest {
         assertArrayEquals("typed".toCharArray(), PasswordOption.password(Optional.empty(), null, Optional.of(terminal), "alice@host"));
         assertEquals(List.of("Password for alice@host: "), asked);
         assertArrayEquals("env".toCharArray(), PasswordOption.password(Optional.empty(), "env", Optional.of(terminal), "alice@host"));
-        Path file = Files.writeString(dir.resolve("password"), "file\n");
+        Path file = Files.writeString(Files.createFile(dir.resolve("password"), OWNER_ONLY), "file\n");
         assertArrayEquals("file".toCharArray(), PasswordOption.password(Optional.of(file), "env", Optional.of(terminal), "alice@host"));
         assertEquals(1, asked.size(), "the terminal is asked only when neither the file nor $FSP_PASSWORD gives it");
         IllegalArgumentException ended = assertThrows(IllegalArgumentException.class,

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fsp.crypto.RecipientKey;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -16,6 +18,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** What {@code fsp evacuate} and {@code fsp collect} refuse before they connect anywhere. */
 class EvacuateCommandTest {
+    /** Password files only their owner may read: the client refuses others. */
+    private static final FileAttribute<?> OWNER_ONLY = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+
     private static final String FP = "AB:" + "01:".repeat(30) + "CD";
 
     @TempDir
@@ -38,7 +43,7 @@ class EvacuateCommandTest {
 
     @Test
     void trustAndPasswordFileMayComeFromTheClientConfiguration() throws Exception {
-        Files.writeString(dir.resolve("password"), "s3cret\n");
+        Files.writeString(Files.createFile(dir.resolve("password"), OWNER_ONLY), "s3cret\n");
         Path conf = Files.writeString(dir.resolve("client.conf"), "trust = " + FP + "\npassword-file = password\n");
         FspRun r = fsp("evacuate", "fsp://alice@127.0.0.1:1/data", "--config", conf.toString(), "--dry-run");
         assertEquals(ExitCodes.FAILURE, r.exit(), "past the options, to the connection: " + r.err());

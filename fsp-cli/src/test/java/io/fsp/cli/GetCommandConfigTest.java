@@ -9,6 +9,8 @@ import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.verify.VerificationMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,6 +24,9 @@ import picocli.CommandLine;
 
 /** {@code fsp get} over a client configuration file: defaults, then the file, then the command line. */
 class GetCommandConfigTest {
+    /** Password files only their owner may read: the client refuses others. */
+    private static final FileAttribute<?> OWNER_ONLY = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+
     private static final String FINGERPRINT = "AB:" + "00:".repeat(30) + "CD";
     private static final String URL = "fsp://alice@127.0.0.1:1/data";
 
@@ -37,7 +42,7 @@ class GetCommandConfigTest {
 
     @Test
     void theFileGivesDefaultsAndTheCommandLineOverridesThem() throws Exception {
-        Files.writeString(dir.resolve("password"), "s3cret\n");
+        Files.writeString(Files.createFile(dir.resolve("password"), OWNER_ONLY), "s3cret\n");
         Path conf = Files.writeString(dir.resolve("client.conf"), """
                 trust = %s
                 password-file = password
@@ -69,7 +74,7 @@ class GetCommandConfigTest {
 
     @Test
     void withoutAFileTheDefaultsAreAsBefore() throws Exception {
-        Files.writeString(dir.resolve("password"), "pw\n");
+        Files.writeString(Files.createFile(dir.resolve("password"), OWNER_ONLY), "pw\n");
         CollectOptions o = options(URL, "-o", dir.resolve("out").toString(), "--config", "none", "--trust", FINGERPRINT,
                 "--password-file", dir.resolve("password").toString());
         assertEquals(List.of(), o.fspOptions());
@@ -121,7 +126,7 @@ class GetCommandConfigTest {
         "--meridian-entry|relay.example:7400|meridian-entry: relay.example:7400 (expected: a literal IP address)",
     })
     void aBadRelayQueryIsAUsageErrorWithTheServersText(String option, String value, String message) throws Exception {
-        Path password = Files.writeString(dir.resolve("password"), "pw\n");
+        Path password = Files.writeString(Files.createFile(dir.resolve("password"), OWNER_ONLY), "pw\n");
         Map<String, String> query = new LinkedHashMap<>(Map.of("--relays", "2", "--near-sender", "40", "--near-client", "40"));
         query.put(option, value);
         List<String> args = new ArrayList<>(List.of("get", URL, "-o", dir.resolve("out").toString(), "--config", "none",

@@ -1,12 +1,16 @@
 package io.fsp.crypto;
 
+import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.Writer;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
@@ -45,7 +49,8 @@ public final class KeyFiles {
     /**
      * Writes {@code file} aside and moves it into place, so a reader never sees half a key; a {@code secret} is
      * readable by its owner only from its first byte on. Unless {@code replace}, an existing file is left alone
-     * and {@link FileAlreadyExistsException} thrown.
+     * and {@link FileAlreadyExistsException} thrown. The file and its name are on disk when this returns (fsync of
+     * both): a key said to be written survives a power loss, and one the disk failed to store is an error.
      */
     public static void write(Path file, boolean secret, boolean replace, Content content) throws IOException {
         Path dir = file.toAbsolutePath().getParent();
@@ -55,8 +60,11 @@ public final class KeyFiles {
             if (tmp.getFileSystem().supportedFileAttributeViews().contains("posix")) {
                 Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString(secret ? "rw-------" : "rw-r--r--"));
             }
-            try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.US_ASCII)) {
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE);
+                 Writer w = new BufferedWriter(Channels.newWriter(ch, StandardCharsets.US_ASCII))) {
                 content.writeTo(w);
+                w.flush();
+                ch.force(true);
             }
             if (replace) {
                 Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
@@ -65,6 +73,9 @@ public final class KeyFiles {
             }
         } finally {
             Files.deleteIfExists(tmp);
+        }
+        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+            d.force(true);
         }
     }
 }

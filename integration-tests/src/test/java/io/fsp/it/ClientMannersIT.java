@@ -10,6 +10,8 @@ import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.TreeDigests;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -28,6 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ClientMannersIT {
+    /** Password files only their owner may read: the client refuses others. */
+    private static final FileAttribute<?> OWNER_ONLY = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+
     private static final String OTHER_FINGERPRINT = "AB:" + "00:".repeat(30) + "CD";
 
     @TempDir
@@ -39,7 +44,7 @@ class ClientMannersIT {
     static void start() throws Exception {
         rig = StripeRig.start(dir.resolve("rig"), 64L << 20, new io.fsp.testkit.relay.Fault[0]);
         TreeDigests.random(rig.root().resolve("small.bin"), 300_000, 5);
-        password = Files.writeString(dir.resolve("password"), StripeRig.PASSWORD + "\n");
+        password = Files.writeString(Files.createFile(dir.resolve("password"), OWNER_ONLY), StripeRig.PASSWORD + "\n");
     }
 
     @AfterAll
@@ -72,7 +77,7 @@ class ClientMannersIT {
 
     @Test
     void aWrongPasswordGivesNoResumeHint() throws Exception {
-        Path wrong = Files.writeString(dir.resolve("wrong-password"), "not-it\n");
+        Path wrong = Files.writeString(Files.createFile(dir.resolve("wrong-password"), OWNER_ONLY), "not-it\n");
         FspCommand.Result r = FspCommand.run(get("/small.bin", "wrong-password.bin", trusted(), wrong));
         assertEquals(ExitCodes.FAILURE, r.exit(), r.toString());
         assertTrue(r.err().contains("login as " + StripeRig.USER) && r.err().contains("530"), r.toString());

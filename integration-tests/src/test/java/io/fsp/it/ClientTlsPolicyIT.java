@@ -17,6 +17,8 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -35,6 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ClientTlsPolicyIT {
+    /** Password files only their owner may read: the client refuses others. */
+    private static final FileAttribute<?> OWNER_ONLY = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+
     private static final KeyMaterial KEY = Certificates.selfSigned("scripted");
 
     @TempDir
@@ -62,7 +67,7 @@ class ClientTlsPolicyIT {
     /** {@code fsp get} against a server that speaks TLS 1.2 with {@code suites} only; what each side ended with. */
     private Outcome get(String... suites) throws Exception {
         SSLContext tls = ScriptedServer.tls(KEY);
-        Path password = Files.writeString(dir.resolve("password"), "secret\n");
+        Path password = Files.writeString(Files.createFile(dir.resolve("password"), OWNER_ONLY), "secret\n");
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             int port = listener.getLocalPort();
             CompletableFuture<Object> server = CompletableFuture.supplyAsync(() -> serve(listener, tls, suites));

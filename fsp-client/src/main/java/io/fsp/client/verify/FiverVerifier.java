@@ -2,6 +2,7 @@ package io.fsp.client.verify;
 
 import io.fsp.checksum.Digest;
 import io.fsp.checksum.Hasher;
+import io.fsp.client.write.FileSystemSync;
 import io.fsp.client.write.PositionalWriter;
 import io.fsp.client.journal.JournalRecord;
 import io.fsp.client.journal.ResumeJournal;
@@ -71,7 +72,9 @@ public final class FiverVerifier implements AutoCloseable {
     private static final int SYNC_THREADS = 32;
     /**
      * A flush group of at least this many files is made durable with one sync of the file system (syncfs) rather
-     * than a sync of each file and directory: for small files it costs a fraction of those.
+     * than a sync of each file and directory: for small files it costs a fraction of those. Only where every file of
+     * the group is on the destination's file system, and through a descriptor opened before the group's first write
+     * started ({@link SyncPoint}); else file by file.
      */
     private static final int SYNC_FILE_SYSTEM_FILES = 64;
 
@@ -95,6 +98,9 @@ public final class FiverVerifier implements AutoCloseable {
     private boolean stopping;
     /** The caller has submitted its last block for now: flush what is written without waiting for demand. */
     private boolean draining;
+    /** The descriptor blocks that start to be written now sync through; null where syncfs is not used. */
+    private SyncPoint syncPoint;
+    private long syncPoints;
     private final LinkedBlockingQueue<Job> toDecide = new LinkedBlockingQueue<>();
     private final Thread flusher;
     /** fdatasync of the files of a flush group, several at once. */
@@ -104,6 +110,24 @@ public final class FiverVerifier implements AutoCloseable {
     private final Object idle = new Object();
     private long outstanding;
     private volatile boolean closed;
+
+    /**
+     * A descriptor of the destination's file system for syncfs (see {@link FileSystemSync}), opened when a flush group
+     * is taken, so before the writes of the next group start, and the blocks whose write started while it was the
+     * newest and that wait for their flush. A group syncs through the oldest one of its blocks, and each one is synced
+     * at most once: a write-back error is reported once per descriptor. Guarded by flushLock.
+     */
+    private static final class SyncPoint {
+        final FileSystemSync fs;
+        final long number;
+        int users;
+        boolean synced;
+
+        SyncPoint(FileSystemSync fs, long number) {
+            this.fs = fs;
+            this.number = number;
+        }
+    }
 
     /** A block between submit and verdict. */
     private static final class Job {
@@ -119,6 +143,7 @@ public final class FiverVerifier implements AutoCloseable {
         boolean hashed;
         boolean takenForFlush;
         boolean flushed;
+        SyncPoint syncPoint;
         volatile byte[] actual = new byte[0];
         volatile String failure;
 
@@ -155,6 +180,9 @@ public final class FiverVerifier implements AutoCloseable {
         this.riva = config.mode() == VerificationMode.RIVA ? new RivaVerifier() : null;
         this.hasher = ThreadLocal.withInitial(config.algorithm()::newHasher);
         this.syncers = Executors.newFixedThreadPool(SYNC_THREADS, threads("fiver-sync"));
+        if (writer.canSyncFileSystem()) {
+            syncPoint = newSyncPoint();
+        }
         this.flusher = threads("fiver-flush").newThread(this::flushLoop);
         this.decider = threads("fiver-verdict").newThread(this::decideLoop);
         this.flusher.start();
@@ -299,6 +327,12 @@ public final class FiverVerifier implements AutoCloseable {
     }
 
     private void write(Job job) {
+        synchronized (flushLock) {
+            job.syncPoint = syncPoint;
+            if (syncPoint != null) {
+                syncPoint.users++;
+            }
+        }
         try {
             int at = job.data.position();
             for (BlockRef.Part part : job.block.parts()) {
@@ -391,6 +425,9 @@ public final class FiverVerifier implements AutoCloseable {
                 for (Job job : group) {
                     job.takenForFlush = true;
                 }
+                if (syncPoint != null && syncPoint.users > 0) {
+                    syncPoint = newSyncPoint(); // the next group starts now
+                }
             }
             if (group.isEmpty()) {
                 continue;
@@ -405,10 +442,11 @@ public final class FiverVerifier implements AutoCloseable {
                     }
                 }
             }
-            flush(byFile);
+            flush(byFile, syncPointOf(group));
             List<Job> ready = new ArrayList<>(group.size());
             synchronized (flushLock) {
                 for (Job job : group) {
+                    release(job);
                     job.flushed = true;
                     if (job.hashed) {
                         ready.add(job);
@@ -417,7 +455,51 @@ public final class FiverVerifier implements AutoCloseable {
             }
             toDecide.addAll(ready);
         }
+        synchronized (flushLock) {
+            if (syncPoint != null) {
+                syncPoint.fs.close();
+                syncPoint = null;
+            }
+        }
         toDecide.add(STOP);
+    }
+
+    /** A new {@link SyncPoint}, or null (no more syncfs) if the destination cannot be opened for it. Under flushLock. */
+    private SyncPoint newSyncPoint() {
+        try {
+            return new SyncPoint(writer.openFileSystemSync(), ++syncPoints);
+        } catch (IOException e) {
+            log.warn("syncing file by file from now on: {}", e.getMessage());
+            return null;
+        }
+    }
+
+    /**
+     * The descriptor a syncfs of {@code group} goes through: the oldest of its blocks', opened before any of their
+     * writes started; null if one has none or it was synced already (it would not report an error again).
+     */
+    private SyncPoint syncPointOf(List<Job> group) {
+        synchronized (flushLock) {
+            SyncPoint oldest = null;
+            for (Job job : group) {
+                if (job.syncPoint == null) {
+                    return null;
+                }
+                if (oldest == null || job.syncPoint.number < oldest.number) {
+                    oldest = job.syncPoint;
+                }
+            }
+            return oldest == null || oldest.synced ? null : oldest;
+        }
+    }
+
+    /** The block is flushed: its descriptor is closed when no other block needs it. Under flushLock. */
+    private void release(Job job) {
+        SyncPoint p = job.syncPoint;
+        job.syncPoint = null;
+        if (p != null && --p.users == 0 && p != syncPoint) {
+            p.fs.close();
+        }
     }
 
     /**
@@ -425,15 +507,21 @@ public final class FiverVerifier implements AutoCloseable {
      * so a group of small files costs little more than one of them), then the names of the files created
      * meanwhile, one sync per directory.
      */
-    private void flush(Map<String, List<Job>> byFile) {
-        if (byFile.size() >= SYNC_FILE_SYSTEM_FILES && writer.canSyncFileSystem()) {
+    private void flush(Map<String, List<Job>> byFile, SyncPoint point) {
+        if (byFile.size() >= SYNC_FILE_SYSTEM_FILES && point != null) {
+            synchronized (flushLock) {
+                point.synced = true;
+            }
             try {
-                writer.syncFileSystem(byFile.keySet());
-                byFile.keySet().forEach(file -> emit(new VerificationEvent.Flushed(file)));
+                if (writer.syncFileSystem(point.fs, byFile.keySet())) {
+                    byFile.keySet().forEach(file -> emit(new VerificationEvent.Flushed(file)));
+                    return;
+                }
             } catch (IOException | RuntimeException e) {
                 byFile.values().forEach(jobs -> failAll(jobs, "flush failed: " + e.getMessage()));
+                return;
             }
-            return;
+            // a file is on another file system than the destination's (a mount point inside it): file by file
         }
         List<Map.Entry<String, CompletableFuture<Void>>> flushes = new ArrayList<>(byFile.size());
         for (String file : byFile.keySet()) {

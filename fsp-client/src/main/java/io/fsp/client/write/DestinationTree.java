@@ -40,6 +40,14 @@ public interface DestinationTree {
         return PositionalWriter.temporaryName(file);
     }
 
+    /**
+     * The device ({@code st_dev}) of entry {@code name} itself (a link is not followed): which file system it is on.
+     * Null where this tree cannot tell; a sync of the whole file system then never stands in for the file's own.
+     */
+    default Long device(String name) throws IOException {
+        return null;
+    }
+
     /** Creates directory {@code name} and its parents if missing; an entry there that is not a directory fails. */
     void createDirectories(String name) throws IOException;
 

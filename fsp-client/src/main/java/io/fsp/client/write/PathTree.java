@@ -96,6 +96,11 @@ public final class PathTree implements DestinationTree {
     }
 
     @Override
+    public Long device(String name) throws IOException {
+        return (Long) Files.getAttribute(resolve(name, false), "unix:dev", LinkOption.NOFOLLOW_LINKS);
+    }
+
+    @Override
     public void createDirectories(String name) throws IOException {
         if (name.isEmpty()) {
             return;

@@ -431,19 +431,74 @@ public final class PositionalWriter implements Closeable {
     }
 
     /**
-     * Makes what was written to {@code files}, and every name this writer made, durable with one sync of the
-     * destination's file system (syncfs): for a group of many small files, in place of {@link #forceData} of each
-     * and {@link #syncEntries}. Only what was written and made before the call counts as durable.
+     * Opens the destination's file system for a later {@link #syncFileSystem}: open it before the first write of the
+     * files it is to make durable, so that every write-back error from then on is reported to it.
      */
-    public void syncFileSystem(Collection<String> files) throws IOException {
+    public FileSystemSync openFileSystemSync() throws IOException {
+        return FileSystemSync.open(tree.root());
+    }
+
+    /**
+     * Makes what was written to {@code files}, and the names this writer made on the same file system, durable with
+     * one sync of the file system {@code fs} (syncfs): for a group of many small files, in place of
+     * {@link #forceData} of each and {@link #syncEntries}. Only what was written and made before the call counts as
+     * durable, and {@code fs} must have been opened before the first of those writes. Each {@code fs} is synced once:
+     * a second sync would not report an error the first one did.
+     *
+     * @return false, with nothing synced, where a file is not on the file system of {@code fs} (it is under a mount
+     *     point inside the destination) or the tree cannot tell: sync those files one by one
+     */
+    public boolean syncFileSystem(FileSystemSync fs, Collection<String> files) throws IOException {
+        Map<String, Boolean> onIt = new HashMap<>();
+        try {
+            for (String f : files) {
+                if (!on(fs, stored(f), onIt)) {
+                    return false;
+                }
+            }
+        } catch (IOException e) {
+            return false; // the file's own sync says what is wrong
+        }
         List<String> entries = List.copyOf(entryNotDurable);
         List<String> directories = List.copyOf(directoryNotDurable);
         List<String> changed = List.copyOf(changedDirectories);
         files.forEach(unflushed::remove);
-        FileSystemSync.sync(tree.root());
-        entries.forEach(entryNotDurable::remove);
-        directories.forEach(directoryNotDurable::remove);
-        changed.forEach(changedDirectories::remove);
+        fs.sync();
+        // a name lives in its directory: durable if that directory is on the file system synced
+        for (String e : entries) {
+            if (onQuietly(fs, DestinationTree.parent(stored(e)), onIt)) {
+                entryNotDurable.remove(e);
+            }
+        }
+        for (String d : directories) {
+            if (onQuietly(fs, DestinationTree.parent(d), onIt)) {
+                directoryNotDurable.remove(d);
+            }
+        }
+        for (String d : changed) {
+            if (onQuietly(fs, d, onIt)) {
+                changedDirectories.remove(d);
+            }
+        }
+        return true;
+    }
+
+    /** Whether entry {@code name} is on the file system of {@code fs}, looked up once per call. */
+    private boolean on(FileSystemSync fs, String name, Map<String, Boolean> known) throws IOException {
+        Boolean on = known.get(name);
+        if (on == null) {
+            on = Long.valueOf(fs.device()).equals(tree.device(name));
+            known.put(name, on);
+        }
+        return on;
+    }
+
+    private boolean onQuietly(FileSystemSync fs, String name, Map<String, Boolean> known) {
+        try {
+            return on(fs, name, known);
+        } catch (IOException e) {
+            return false; // left for syncNames, which says what is wrong
+        }
     }
 
     /**
