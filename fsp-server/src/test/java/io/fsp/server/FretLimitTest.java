@@ -59,8 +59,8 @@ class FretLimitTest {
 
     /**
      * max-planned: a finished transfer kept for FGET gives its room to a new FRET (an FGET of it is then refused as
-     * unknown); a FRET that needs more than the transfers running hold is answered 450 at once; the metrics say what
-     * the plans hold.
+     * unknown); a FRET that needs more than a user's running transfers may hold (half the budget) is answered 450 at
+     * once; the metrics say what the plans hold.
      */
     @Test
     void plansBeyondTheServersBudgetAreRefusedOrGiveUpKeptOnes() throws Exception {
@@ -74,24 +74,26 @@ class FretLimitTest {
             Files.createFile(big.resolve("f" + i));
         }
         try (FspServer server = TestServers.start(root, dir.resolve("state"), Map.of("allow-plain-login", List.of("true"),
-                "fsp-without-tls", List.of("true"), "max-planned", List.of("600")));
+                "fsp-without-tls", List.of("true"), "max-planned", List.of("1200")));
              RawControl first = new RawControl(server.addresses().get(0)).login();
              RawControl second = new RawControl(server.addresses().get(0)).login()) {
-            String refused = second.send("FRET big"); // 700 > 600, however much is given up
-            assertTrue(refused.startsWith("450 Server busy: ") && refused.contains("max-planned 600"), refused);
+            String refused = second.send("FRET big"); // 700 > 600, the user's half, however much is given up
+            assertTrue(refused.startsWith("450 Server busy: ") && refused.contains("of the 600 one user may (half of"
+                    + " max-planned)"), refused);
             assertTrue(second.send("NOOP").startsWith("200"), "the session serves on");
 
             String id = transferId(fretToTheEnd(first, "tree"));
+            fretToTheEnd(first, "tree");
             String metrics = TestServers.metrics(server);
-            assertTrue(metrics.contains("\nfsp_server_planned_entries_limit 600.0\n"), metrics);
-            // 300 files, taken from the budget 256 at a time; kept for FGET after the 226
-            assertTrue(metrics.contains("\nfsp_server_planned_entries 512.0\n"), metrics);
+            assertTrue(metrics.contains("\nfsp_server_planned_entries_limit 1200.0\n"), metrics);
+            // 300 files, taken from the budget 256 at a time; both kept for FGET after their 226
+            assertTrue(metrics.contains("\nfsp_server_planned_entries 1024.0\n"), metrics);
             assertTrue(first.send("FGET " + id + " 0").startsWith("425"), "kept for FGET (no data connection yet)");
 
-            fretToTheEnd(second, "tree"); // 512 + 512 > 600: the first session's finished transfer gives its room
+            fretToTheEnd(second, "tree"); // 1024 + 512 > 1200: the oldest finished transfer gives its room
             String unknown = first.send("FGET " + id + " 0");
             assertTrue(unknown.startsWith("550") && unknown.contains("unknown"), unknown);
-            assertTrue(TestServers.metrics(server).contains("\nfsp_server_planned_entries 512.0\n"), TestServers.metrics(server));
+            assertTrue(TestServers.metrics(server).contains("\nfsp_server_planned_entries 1024.0\n"), TestServers.metrics(server));
         }
     }
 
