@@ -2,12 +2,14 @@ package io.fsp.crypto;
 
 import com.amazon.corretto.crypto.provider.AmazonCorrettoCryptoProvider;
 import io.fsp.program.WarmUp;
+import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.Provider;
 import java.security.Security;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import javax.crypto.Cipher;
 import org.conscrypt.Conscrypt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,6 +94,20 @@ public final class NativeCrypto {
      */
     public static Optional<Provider> tls() {
         return aesGcm();
+    }
+
+    /**
+     * An AES-GCM cipher for authenticating bytes without encrypting them (GMAC: all of them associated data), native
+     * where it loads: ACCP takes associated data from direct buffers at 2-3 GB/s from the first call, Conscrypt at
+     * about 1.7, the JDK's at under 0.1.
+     */
+    public static Cipher gmac() throws GeneralSecurityException {
+        loadInBackground();
+        Provider p = ACCP.join().provider();
+        if (p == null) {
+            p = CONSCRYPT.join().provider();
+        }
+        return p != null ? Cipher.getInstance("AES/GCM/NoPadding", p) : Cipher.getInstance("AES/GCM/NoPadding");
     }
 
     /** A {@link MessageDigest} ({@code SHA-256}, {@code SHA-1}, {@code MD5}, …): native where it loads, else the JDK's. */
