@@ -1,5 +1,6 @@
 package io.fsp.it;
 
+import static io.fsp.it.harness.Commands.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -13,7 +14,6 @@ import io.fsp.client.verify.VerificationMode;
 import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.TreeDigests;
 import io.fsp.testkit.relay.Fault;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -109,14 +109,5 @@ class DiskSpaceIT {
                 assertEquals(TreeDigests.sha256(rig.root().resolve(name)), TreeDigests.sha256(mnt.resolve(name)));
             }
         }
-    }
-
-    private static String run(String... command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IOException(String.join(" ", command) + " failed: " + out);
-        }
-        return out;
     }
 }

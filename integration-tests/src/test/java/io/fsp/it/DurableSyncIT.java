@@ -1,5 +1,6 @@
 package io.fsp.it;
 
+import static io.fsp.it.harness.Commands.run;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -7,8 +8,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.fsp.it.harness.FspCommand;
 import io.fsp.it.harness.StripeRig;
 import io.fsp.testkit.relay.Fault;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -87,14 +86,5 @@ class DurableSyncIT {
         String log = Files.readString(dir.resolve("get.log"));
         System.out.println("fsp get exited " + client.exitValue() + ":\n" + log); // for whoever reads the test's output
         assertNotEquals(0, client.exitValue(), "the disk could not keep the files: " + log);
-    }
-
-    private static String run(String... command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IOException(String.join(" ", command) + " failed: " + out);
-        }
-        return out;
     }
 }
