@@ -108,6 +108,45 @@ public sealed interface Announcement {
         }
     }
 
+    /**
+     * {@code SPACE <index> <reserved> <declared>}: relay {@code index} took the transfer and reserves {@code reserved}
+     * of the {@code declared} block bytes the server may push to it (a relay caps what one transfer reserves): the
+     * copies it can hold. Follows the RELAY lines.
+     */
+    record Space(int index, long reserved, long declared) implements Announcement {
+        public Space {
+            ExtensionCodec.check("relay index", index, 0, ExtensionLimits.MAX_RELAY_INDEX);
+            ExtensionCodec.check("reserved", reserved, 0, Long.MAX_VALUE);
+            ExtensionCodec.check("declared", declared, 0, Long.MAX_VALUE);
+        }
+    }
+
+    /**
+     * {@code REFUSED <host:port> <reason> <text>}: a relay the server asked to take the transfer that is left out of
+     * it, why ({@code reason}: the relay's error code, e.g. {@code RETENTION_TOO_LONG} or {@code NO_SPACE}, or
+     * {@code UNREACHABLE}) and what the relay or the connection said.
+     */
+    record Refused(String host, int port, String reason, String text) implements Announcement {
+        public Refused {
+            ExtensionCodec.checkHost(host);
+            ExtensionCodec.check("relay port", port, 1, 65535);
+            ExtensionCodec.checkReason(reason);
+            ExtensionCodec.checkText(text);
+        }
+    }
+
+    /**
+     * {@code STOPPED <index> <reason> <text>}: relay {@code index} takes no more of the transfer's blocks ({@code
+     * NO_SPACE}: its reservation for the transfer is full; anything else: it failed); its later blocks go elsewhere.
+     */
+    record Stopped(int index, String reason, String text) implements Announcement {
+        public Stopped {
+            ExtensionCodec.check("relay index", index, 0, ExtensionLimits.MAX_RELAY_INDEX);
+            ExtensionCodec.checkReason(reason);
+            ExtensionCodec.checkText(text);
+        }
+    }
+
     /** {@code DIR <name>}: a directory of the transfer, relative to the retrieved path ({@link io.fsp.block.RelativePaths}). */
     record Directory(String name) implements Announcement {
         public Directory {

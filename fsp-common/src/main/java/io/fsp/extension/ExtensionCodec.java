@@ -50,6 +50,12 @@ public final class ExtensionCodec {
             return "TOKEN " + t.token().toText();
         } else if (a instanceof Announcement.Relay r) {
             return "RELAY " + r.index() + " " + new HostPort(r.host(), r.port()) + " " + r.fingerprint();
+        } else if (a instanceof Announcement.Space sp) {
+            return "SPACE " + sp.index() + " " + sp.reserved() + " " + sp.declared();
+        } else if (a instanceof Announcement.Refused r) {
+            return "REFUSED " + new HostPort(r.host(), r.port()) + " " + r.reason() + " " + encodeText(r.text());
+        } else if (a instanceof Announcement.Stopped st) {
+            return "STOPPED " + st.index() + " " + st.reason() + " " + encodeText(st.text());
         } else if (a instanceof Announcement.Directory d) {
             return "DIR " + encodeName(d.name());
         } else if (a instanceof Announcement.File f) {
@@ -102,8 +108,23 @@ public final class ExtensionCodec {
                         number("file size", w[2], 0, Long.MAX_VALUE), signed("mtime", w[3]), decodeName(w[4]));
             }
             case "BLK" -> block(w);
+            case "SPACE" -> {
+                fields(w, 3);
+                yield new Announcement.Space((int) number("relay index", w[1], 0, ExtensionLimits.MAX_RELAY_INDEX),
+                        number("reserved", w[2], 0, Long.MAX_VALUE), number("declared", w[3], 0, Long.MAX_VALUE));
+            }
+            case "REFUSED" -> {
+                fields(w, 3);
+                HostPort hostPort = hostPort(w[1]);
+                yield new Announcement.Refused(hostPort.host(), hostPort.port(), w[2], decodeText(w[3]));
+            }
+            case "STOPPED" -> {
+                fields(w, 3);
+                yield new Announcement.Stopped((int) number("relay index", w[1], 0, ExtensionLimits.MAX_RELAY_INDEX), w[2],
+                        decodeText(w[3]));
+            }
             default -> throw new IllegalArgumentException("announcement: '" + shorten(w[0])
-                    + "' (expected: FSP, KEY, TOKEN, RELAY, DIR, FILE or BLK)");
+                    + "' (expected: FSP, KEY, TOKEN, RELAY, SPACE, REFUSED, STOPPED, DIR, FILE or BLK)");
         };
         canonical(line, format(a));
         return a;
@@ -214,14 +235,19 @@ public final class ExtensionCodec {
     private static Announcement relay(String[] w) {
         fields(w, 3);
         int index = (int) number("relay index", w[1], 0, ExtensionLimits.MAX_RELAY_INDEX);
+        HostPort hostPort = hostPort(w[2]);
+        return new Announcement.Relay(index, hostPort.host(), hostPort.port(), Fingerprint.parse(w[3]));
+    }
+
+    private static HostPort hostPort(String text) {
         HostPort hostPort;
         try {
-            hostPort = HostPort.parse(w[2]);
+            hostPort = HostPort.parse(text);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("relay address: '" + shorten(w[2]) + "' (expected: <host>:<port>)");
+            throw new IllegalArgumentException("relay address: '" + shorten(text) + "' (expected: <host>:<port>)");
         }
-        int port = (int) number("relay port", Integer.toString(hostPort.port()), 1, 65535);
-        return new Announcement.Relay(index, hostPort.host(), port, Fingerprint.parse(w[3]));
+        number("relay port", Integer.toString(hostPort.port()), 1, 65535);
+        return hostPort;
     }
 
     private static Announcement block(String[] w) {
@@ -344,6 +370,32 @@ public final class ExtensionCodec {
             throw new IllegalArgumentException("option " + key + ": '" + shorten(value) + "' (expected: 1.."
                     + ExtensionLimits.MAX_OPTION_VALUE + " printable ASCII characters, no '=')");
         }
+    }
+
+    /** A REFUSED or STOPPED reason: an error code's name, {@code A-Z} and {@code _}. */
+    static void checkReason(String reason) {
+        if (reason == null || reason.isEmpty() || reason.length() > ExtensionLimits.MAX_REASON_LENGTH
+                || !reason.matches("[A-Z][A-Z_]*")) {
+            throw new IllegalArgumentException("reason: '" + shorten(String.valueOf(reason)) + "' (expected: 1.."
+                    + ExtensionLimits.MAX_REASON_LENGTH + " of A-Z and _)");
+        }
+    }
+
+    /** A REFUSED or STOPPED text: what a relay or a connection said, not empty, bounded. */
+    static void checkText(String text) {
+        if (text == null || text.isEmpty() || text.length() > ExtensionLimits.MAX_REASON_TEXT) {
+            throw new IllegalArgumentException("text: " + (text == null ? "null" : text.length() + " characters")
+                    + " (expected: 1.." + ExtensionLimits.MAX_REASON_TEXT + ")");
+        }
+    }
+
+    /** Free text in one field: percent-encoded UTF-8, as a name is. */
+    static String encodeText(String text) {
+        return URLEncoder.encode(text, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    private static String decodeText(String text) {
+        return decodeName(text);
     }
 
     static void checkHost(String host) {

@@ -28,6 +28,10 @@ public final class ExtensionLimits {
     public static final int MAX_OPTION_VALUE = 64;
     /** Longest relay host (a DNS name, or an IPv6 literal with its scope). */
     public static final int MAX_HOST_LENGTH = 255;
+    /** Characters of a REFUSED or STOPPED reason (an error code's name). */
+    public static final int MAX_REASON_LENGTH = 32;
+    /** Characters of a REFUSED or STOPPED text (a relay's ERROR text is at most 1024). */
+    public static final int MAX_REASON_TEXT = 1024;
     /**
      * Most byte ranges in one FHAV line: with 19-digit bounds a full line stays near 5 KiB, well inside the
      * server's default command line limit (8192 bytes).

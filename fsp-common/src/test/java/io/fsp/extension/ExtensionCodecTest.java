@@ -81,6 +81,24 @@ class ExtensionCodecTest {
     }
 
     @Test
+    void relayOutcomeLinesRoundTrip() {
+        roundTrip(new Announcement.Space(2, 1 << 20, 5_600_000), "SPACE 2 1048576 5600000");
+        roundTrip(new Announcement.Refused("relay.example", 7000, "RETENTION_TOO_LONG", "at most 1d (max-retain)"),
+                "REFUSED relay.example:7000 RETENTION_TOO_LONG at%20most%201d%20%28max-retain%29");
+        roundTrip(new Announcement.Refused("::1", 7001, "UNREACHABLE", "Connection refused: /[::1]:7001"),
+                "REFUSED [::1]:7001 UNREACHABLE Connection%20refused%3A%20%2F%5B%3A%3A1%5D%3A7001");
+        roundTrip(new Announcement.Stopped(0, "NO_SPACE", "full: 2 MiB"), "STOPPED 0 NO_SPACE full%3A%202%20MiB");
+        roundTrip(new Announcement.Stopped(1, "FAILED", "a*b_c.d-e"), "STOPPED 1 FAILED a*b_c.d-e");
+        bad("SPACE 1 2", "SPACE");
+        bad("REFUSED relay:7000 no_space x", "reason");
+        bad("REFUSED relay:7000 NO_SPACE a%20b x", "REFUSED");
+        bad("STOPPED 0 NO_SPACE a+b", "name");
+        bad("STOPPED 0 NO_SPACE " + "x".repeat(ExtensionLimits.MAX_REASON_TEXT + 1), "text");
+        bad("STOPPED 0 " + "A".repeat(ExtensionLimits.MAX_REASON_LENGTH + 1) + " x", "reason");
+        bad("STOPPED 0 NO_SPACE a%2fb", "'STOPPED");
+    }
+
+    @Test
     void limitsHoldAtTheirBoundaries() {
         long maxSeq = ExtensionLimits.MAX_SEQUENCE;
         int maxLen = ExtensionLimits.MAX_BLOCK_LENGTH;
