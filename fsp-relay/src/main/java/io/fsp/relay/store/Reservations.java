@@ -56,15 +56,16 @@ final class Reservations {
         return limit + ": " + size(Math.max(0, free)) + " free of " + size(of);
     }
 
-    /** {@code 512 bytes}, {@code 1.5 MiB}: a size as an operator reads it. */
+    /** {@code 512 bytes}, {@code 1.5 MiB}, {@code 8 MiB}: a size as an operator reads it. */
     static String size(long bytes) {
         if (bytes < 1024) {
             return bytes + " bytes";
         }
         String units = "KMGTPE";
         int u = Math.min(units.length(), (63 - Long.numberOfLeadingZeros(bytes)) / 10);
-        double v = bytes / (double) (1L << (10 * u));
-        return String.format(Locale.ROOT, v < 10 ? "%.1f %siB" : "%.0f %siB", v, units.charAt(u - 1));
+        long unit = 1L << (10 * u);
+        return bytes % unit == 0 ? bytes / unit + " " + units.charAt(u - 1) + "iB"
+                : String.format(Locale.ROOT, "%.1f %siB", bytes / (double) unit, units.charAt(u - 1));
     }
 
     /** Counts {@code bytes} more (negative: gives them back) for a transfer of {@code owner}. */
