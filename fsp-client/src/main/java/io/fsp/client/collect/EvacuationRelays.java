@@ -67,7 +67,8 @@ public final class EvacuationRelays implements AutoCloseable {
         CapabilityToken token = inventory.token();
         TransferId transfer = inventory.transferId();
         Map<Integer, CompletableFuture<Answer>> asked = new LinkedHashMap<>();
-        RelayConnectionConfig config = RelayConnectionConfig.DEFAULT.withConnectTimeout(timeout).withRequestTimeout(timeout);
+        RelayConnectionConfig config = RelayConnectionConfig.DEFAULT.withConnectTimeout(timeout).withRequestTimeout(timeout)
+                .withClearLinks(false); // no block goes over it: no second connection
         for (RelayEntry r : inventory.relays()) {
             if (r.seqs().isEmpty()) {
                 continue; // took the transfer but was given no block
