@@ -30,16 +30,17 @@ final class EvacuationView {
 
     /** The manifest sealed to {@code identity}, or null once {@code err} says why not (exit 1). */
     static EvacuationManifest open(String command, Path manifest, Path identity, PrintWriter err) {
-        if (!Files.isRegularFile(manifest)) {
-            err.println(command + ": " + manifest + ": no such manifest (expected: the file 'fsp evacuate --manifest'"
-                    + " wrote)");
-            return null;
-        }
         RecipientKey key;
         try {
             key = RecipientKey.readIdentity(identity);
         } catch (IOException | RuntimeException e) {
-            err.println(command + ": " + identity + ": cannot read the identity: " + e.getMessage());
+            err.println(command + ": " + identity + ": cannot read the identity: "
+                    + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.getMessage()));
+            return null;
+        }
+        if (!Files.isRegularFile(manifest)) {
+            err.println(command + ": " + manifest + ": no such manifest (expected: the file 'fsp evacuate --manifest'"
+                    + " wrote)");
             return null;
         }
         try {

@@ -233,7 +233,9 @@ class EvacuationReleaseIT {
         pb.environment().putAll(env);
         Process p = pb.start();
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "fsp " + String.join(" ", args) + " did not end");
-        return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+        Result r = new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+        System.out.println("$ fsp " + String.join(" ", args) + "\n" + r); // the operator's view, in the test's report
+        return r;
     }
 
     /** The block files under a relay's store, once there are none or after {@code seconds}. */
