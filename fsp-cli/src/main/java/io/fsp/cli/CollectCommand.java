@@ -136,7 +136,8 @@ public final class CollectCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("verify: off (expected: fiver or riva: a collection is verified)");
             }
             trusted = trustOrigin == null ? null : Fingerprint.parse(trustOrigin);
-            if ((trusted == null) == !noOriginCheck && !(list && trusted == null && !noOriginCheck)) {
+            // --list only reads the manifest: the origin is checked if given, not required
+            if ((trusted == null) == !noOriginCheck && !(list && trusted == null)) {
                 throw new IllegalArgumentException(trusted == null ? "--trust-origin FINGERPRINT is needed (the origin"
                         + " server's, as 'fsp-server fingerprint' prints it; or --no-origin-check to collect what anyone"
                         + " who has the public key may have sealed)" : "--trust-origin and --no-origin-check: one of them"
@@ -219,7 +220,7 @@ public final class CollectCommand implements Callable<Integer> {
                 progress.close();
             }
         }
-        unreleased(collector, err);
+        unreleased(collector, manifest, err);
         List<String> missing = new ArrayList<>(recorded.missingFiles());
         if (recorded.unrecordedFiles() > 0) {
             missing.add("(" + recorded.unrecordedFiles() + " more files the manifest does not name: it ends before them)");
@@ -259,10 +260,11 @@ public final class CollectCommand implements Callable<Integer> {
     }
 
     /** Relays that were down when told to free the blocks collected keep them: says so, and how to free them. */
-    private void unreleased(Collector collector, PrintWriter err) {
+    private void unreleased(Collector collector, EvacuationManifest manifest, PrintWriter err) {
         collector.unreleased().forEach((relay, blocks) -> err.println("fsp collect: relay " + relay + " could not be told"
                 + " to free its " + blocks + " blocks collected (unreachable); 'fsp release " + manifestFile
-                + " --identity " + identity + "' frees them once it is back (else they expire)"));
+                + " --identity " + identity + "' frees them once it is back (else they expire at "
+                + manifest.retainUntil() + ")"));
     }
 
     /** What --expect-origin, --not-before and --transfer ask for, or null; they need the origin's signature. */

@@ -97,7 +97,8 @@ public final class ReleaseCommand implements Callable<Integer> {
             }
         }
         if (!down.isEmpty()) {
-            err.println("fsp release: " + down.size() + " relays unreachable (" + String.join(", ", down.stream()
+            err.println("fsp release: " + down.size() + (down.size() == 1 ? " relay" : " relays") + " unreachable ("
+                    + String.join(", ", down.stream()
                     .map(a -> a.relay().address()).toList()) + "): their blocks are freed when 'fsp release "
                     + manifestFile + "' runs again once they are back, or when the retention ends at "
                     + manifest.retainUntil());

@@ -134,6 +134,7 @@ public final class EvacuationInventory {
                     lost.add(seq);
                 }
             }
+            lost.sort(null);
             out.add(new FileHealth(f, min, lost));
         }
         return out;
