@@ -35,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * What each relay said of an evacuation reaches its client (docs/protocol.md §1, FSP extension): real fsp-server and
  * fsp-relay processes. A relay whose --max-retain is shorter than the retention is REFUSED RETENTION_TOO_LONG, one that
  * is down REFUSED UNREACHABLE, one with a small --transfer-space has SPACE below what was declared and is STOPPED
- * NO_SPACE once full; with two copies asked and a relay that fills up, every block still gets two; a probe (a dry run)
+ * NO_SPACE once full; with two copies asked and a relay that fills up, every block still gets two while a third relay
+ * has room, and the 226 counts the blocks short of copies when none has; a probe (a dry run)
  * is opened and pushed as the evacuation would be and leaves nothing at the relays.
  */
 @Timeout(180)
@@ -102,6 +103,18 @@ class RelayOutcomesIT {
             assertEquals(2, Set.copyOf(on.holders()).size(), "block " + b.seq() + " on two relays: " + on);
         }
         assertFalse(done.toString().contains("fewer than"), done.toString());
+    }
+
+    @Test
+    void theEndSaysHowManyBlocksAreShortOfCopiesWhenNoOtherRelayCanTakeOne() throws Exception {
+        start(List.of(List.of(), List.of("--transfer-space", "256K")), 0);
+        StringBuilder done = new StringBuilder();
+        List<Announcement> lines = evacuate("FSPO block-size=64k replicas=2 retain=1h", done);
+        long single = blocks(lines).stream()
+                .filter(b -> ((Announcement.Placement.Relays) b.placement()).holders().size() == 1).count();
+        assertTrue(single > 0, "the small relay filled up: " + lines);
+        assertTrue(done.toString().endsWith("; " + single + (single == 1 ? " block" : " blocks")
+                + " with fewer than 2 copies"), done.toString());
     }
 
     @Test
