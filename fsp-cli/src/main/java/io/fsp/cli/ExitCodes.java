@@ -25,6 +25,7 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
     public static final String TRANSFERRED_HELP = "0:done: the destination server verified every file on its disk";
     public static final String TRANSFER_UNVERIFIED_HELP = "3:the destination server could not verify every block (a relay"
             + " failed or lied); run the same command again";
+    public static final String COLLECTED_HELP = "0:done: every file collected, every block on disk and verified";
     public static final String EVACUATED_HELP = "0:done: every block on relays; with --dry-run: the deadline can be met";
     public static final String FAILURE_HELP = "1:failure: connection, certificate, login, refused command, missing file,"
             + " a destination in use or in the way;"
