@@ -3,15 +3,15 @@ package io.fsp.cli;
 import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
+import io.fsp.client.collect.EvacuationInventory;
+import io.fsp.client.collect.EvacuationRelays;
 import io.fsp.client.collect.RecordedTransfer;
 import io.fsp.client.control.FspUrl;
 import io.fsp.client.evacuate.Bag;
 import io.fsp.client.evacuate.EvacuationManifest;
-import io.fsp.client.evacuate.EvacuationManifest.ManifestException;
 import io.fsp.client.evacuate.EvacuationManifest.UntrustedOriginException;
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.config.ConfigException;
-import io.fsp.crypto.RecipientKey;
 import io.fsp.extension.Announcement;
 import io.fsp.tls.Fingerprint;
 import io.fsp.token.TransferId;
@@ -54,9 +54,19 @@ public final class CollectCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "MANIFEST", description = "The sealed evacuation manifest.")
     Path manifestFile;
 
-    @Option(names = {"-o", "--output"}, required = true, paramLabel = "DEST",
-            description = "The bag's directory (created if missing): the files go under DEST/data/.")
+    @Option(names = {"-o", "--output"}, paramLabel = "DEST",
+            description = "The bag's directory (created if missing): the files go under DEST/data/. Needed but with"
+                    + " --list or --check.")
     Path destination;
+
+    @Option(names = "--list", description = "Only list what the manifest holds: files (size, blocks, copies), state,"
+            + " retention end, relays (blocks each). No relay is contacted.")
+    boolean list;
+
+    @Option(names = "--check", description = "Only ask every relay which of its blocks it still holds, collecting and"
+            + " freeing nothing: exit 0 when every file can still be collected whole, 5 when not (the files at risk,"
+            + " the copies still held and the relays unreachable are named).")
+    boolean check;
 
     @Option(names = "--identity", required = true, paramLabel = "FILE",
             description = "The safe site's identity ('fsp keygen' wrote it; readable by its owner only).")
@@ -126,22 +136,24 @@ public final class CollectCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("verify: off (expected: fiver or riva: a collection is verified)");
             }
             trusted = trustOrigin == null ? null : Fingerprint.parse(trustOrigin);
-            if ((trusted == null) == !noOriginCheck) {
+            if ((trusted == null) == !noOriginCheck && !(list && trusted == null && !noOriginCheck)) {
                 throw new IllegalArgumentException(trusted == null ? "--trust-origin FINGERPRINT is needed (the origin"
                         + " server's, as 'fsp-server fingerprint' prints it; or --no-origin-check to collect what anyone"
                         + " who has the public key may have sealed)" : "--trust-origin and --no-origin-check: one of them"
                         + " (expected: not both)");
             }
             expected = expected(trusted);
+            if (list && check || (list || check) == (destination != null)) {
+                throw new IllegalArgumentException(list && check ? "--list and --check: one of them (expected: not both)"
+                        : destination == null ? "-o DEST is needed (the bag's directory), or --list or --check"
+                        : "-o with --list or --check (expected: these collect nothing)");
+            }
         } catch (IllegalArgumentException | ConfigException e) {
             err.println("fsp collect: " + e.getMessage());
             return ExitCodes.USAGE;
         }
-        EvacuationManifest manifest;
-        try {
-            manifest = EvacuationManifest.read(manifestFile, RecipientKey.readIdentity(identity));
-        } catch (ManifestException | IOException e) {
-            err.println("fsp collect: " + manifestFile + ": " + e.getMessage());
+        EvacuationManifest manifest = EvacuationView.open("fsp collect", manifestFile, identity, err);
+        if (manifest == null) {
             return ExitCodes.FAILURE;
         }
         if (trusted != null) {
@@ -161,7 +173,7 @@ public final class CollectCommand implements Callable<Integer> {
                     return ExitCodes.UNTRUSTED_ORIGIN;
                 }
             }
-        } else {
+        } else if (!list) {
             // even with --quiet: whoever reads the log must see that nothing vouches for this bag
             err.println("fsp collect: WARNING: --no-origin-check: origin " + manifest.origin() + ", certificate "
                     + manifest.originFingerprint() + " NOT CHECKED: anyone who has the safe site's public key can have"
@@ -172,6 +184,9 @@ public final class CollectCommand implements Callable<Integer> {
             err.println("fsp collect: " + manifestFile + " (state " + manifest.state().label() + ") holds no transfer:"
                     + " nothing was announced before it was written");
             return ExitCodes.PARTIAL;
+        }
+        if (list || check) {
+            return inspect(manifest, settings, out);
         }
         if (Files.exists(destination.resolve(Bag.TAG_MANIFEST))) {
             // its blocks were confirmed and freed: collecting again could only fail
@@ -204,6 +219,7 @@ public final class CollectCommand implements Callable<Integer> {
                 progress.close();
             }
         }
+        unreleased(collector, err);
         List<String> missing = new ArrayList<>(recorded.missingFiles());
         if (recorded.unrecordedFiles() > 0) {
             missing.add("(" + recorded.unrecordedFiles() + " more files the manifest does not name: it ends before them)");
@@ -227,6 +243,26 @@ public final class CollectCommand implements Callable<Integer> {
             return ExitCodes.PARTIAL;
         }
         return ExitCodes.OK;
+    }
+
+    /** --list or --check. */
+    private int inspect(EvacuationManifest manifest, ClientSettings settings, PrintWriter out) {
+        EvacuationInventory inventory = new EvacuationInventory(manifest.announcements());
+        if (list) {
+            EvacuationView.list(manifest, inventory, json, out);
+            return ExitCodes.OK;
+        }
+        try (EvacuationRelays relays = new EvacuationRelays(settings.relayTimeout())) {
+            return EvacuationView.check(manifest, inventory, relays.holds(inventory), json, out)
+                    ? ExitCodes.OK : ExitCodes.PARTIAL;
+        }
+    }
+
+    /** Relays that were down when told to free the blocks collected keep them: says so, and how to free them. */
+    private void unreleased(Collector collector, PrintWriter err) {
+        collector.unreleased().forEach((relay, blocks) -> err.println("fsp collect: relay " + relay + " could not be told"
+                + " to free its " + blocks + " blocks collected (unreachable); 'fsp release " + manifestFile
+                + " --identity " + identity + "' frees them once it is back (else they expire)"));
     }
 
     /** What --expect-origin, --not-before and --transfer ask for, or null; they need the origin's signature. */

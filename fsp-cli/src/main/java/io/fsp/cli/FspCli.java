@@ -22,6 +22,7 @@ public final class FspCli implements Runnable {
         SUBCOMMANDS.put("get", GetCommand::new);
         SUBCOMMANDS.put("evacuate", EvacuateCommand::new);
         SUBCOMMANDS.put("collect", CollectCommand::new);
+        SUBCOMMANDS.put("release", ReleaseCommand::new);
         SUBCOMMANDS.put("transfer", TransferCommand::new);
         SUBCOMMANDS.put("keygen", KeygenCommand::new);
         SUBCOMMANDS.put("nodes", NodesCommand::new);

@@ -444,6 +444,14 @@ public final class Collector {
         return files.unfinished();
     }
 
+    /**
+     * By relay address, the blocks verified here that a relay could not be told to free (it was down): it keeps them
+     * until the retention ends or {@code fsp release} frees them; once {@link #run} returned.
+     */
+    public Map<String, Long> unreleased() {
+        return relays.unconfirmed();
+    }
+
     /** Writer, journal, verifier and fetch threads, once the files are known (before the first block). */
     private void prepare() throws IOException {
         if (verifier != null) {

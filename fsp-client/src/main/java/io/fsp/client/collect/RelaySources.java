@@ -55,12 +55,16 @@ final class RelaySources implements AutoCloseable {
      */
     private static final class Confirmations {
         private final CompletableFuture<RelayConnection> connection;
+        private final InetSocketAddress address;
+        /** Blocks this relay could not be told to free (it was down or failed): it keeps them. Guarded by this. */
+        private long unconfirmed;
         private List<Long> gathered = new ArrayList<>();
         /** The confirmation on its way, or null. Guarded by this. */
         private CompletableFuture<?> onTheWay;
 
-        Confirmations(CompletableFuture<RelayConnection> connection) {
+        Confirmations(CompletableFuture<RelayConnection> connection, InetSocketAddress address) {
             this.connection = connection;
+            this.address = address;
         }
 
         synchronized void add(TransferId transferId, long seq) {
@@ -74,7 +78,12 @@ final class RelaySources implements AutoCloseable {
         private void sendGathered(TransferId transferId) {
             List<Long> seqs = gathered;
             gathered = new ArrayList<>();
-            CompletableFuture<?> c = connection.thenCompose(conn -> conn.confirm(transferId, seqs)).exceptionally(e -> 0L);
+            CompletableFuture<?> c = connection.thenCompose(conn -> conn.confirm(transferId, seqs)).exceptionally(e -> {
+                synchronized (this) {
+                    unconfirmed += seqs.size();
+                }
+                return 0L;
+            });
             onTheWay = c;
             c.whenComplete((n, e) -> {
                 synchronized (this) {
@@ -140,11 +149,29 @@ final class RelaySources implements AutoCloseable {
         } catch (SSLException e) {
             connection = CompletableFuture.failedFuture(e);
         }
-        relays.put(index, new Source(connection, new Semaphore(streams), new Confirmations(connection)));
+        relays.put(index, new Source(connection, new Semaphore(streams), new Confirmations(connection, address)));
     }
 
     int count() {
         return relays.size();
+    }
+
+    /**
+     * By relay address, how many blocks a relay could not be told to free (down, or its connection failed): it keeps
+     * them until they expire or {@code fsp release} frees them. Complete once {@link #close} returned.
+     */
+    Map<String, Long> unconfirmed() {
+        Map<String, Long> out = new TreeMap<>();
+        for (Source r : relays.values()) {
+            synchronized (r.confirmations()) {
+                long n = r.confirmations().unconfirmed + r.confirmations().gathered.size(); // never sent: as good as lost
+                if (n > 0) {
+                    InetSocketAddress a = r.confirmations().address;
+                    out.merge(a.getHostString() + ":" + a.getPort(), n, Long::sum);
+                }
+            }
+        }
+        return out;
     }
 
     /**

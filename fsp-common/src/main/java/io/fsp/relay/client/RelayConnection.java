@@ -39,8 +39,11 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -358,6 +361,26 @@ public final class RelayConnection implements AutoCloseable {
             total = total.thenCombine(one, Long::sum);
         }
         return total;
+    }
+
+    /**
+     * Which of {@code seqs} the relay still holds (it checks each is whole in memory or on its disk), asked in
+     * batches of {@link RelayLimits#MAX_CONFIRM_SEQS}; frees nothing. Needs a token that may read them all.
+     */
+    public CompletableFuture<Set<Long>> holds(TransferId transferId, Collection<Long> seqs) {
+        List<Long> all = List.copyOf(seqs);
+        CompletableFuture<Set<Long>> held = CompletableFuture.completedFuture(new TreeSet<>());
+        for (int i = 0; i < all.size(); i += RelayLimits.MAX_CONFIRM_SEQS) {
+            List<Long> part = all.subList(i, Math.min(all.size(), i + RelayLimits.MAX_CONFIRM_SEQS));
+            CompletableFuture<RelayMessage.Held> one = request(id -> new RelayMessage.Holds(id, transferId, part),
+                    config.requestTimeout(), RelayMessage.Held.class);
+            Set<Long> asked = new HashSet<>(part);
+            held = held.thenCombine(one, (set, h) -> {
+                h.seqs().stream().filter(asked::contains).forEach(set::add); // only what was asked
+                return set;
+            });
+        }
+        return held;
     }
 
     /** What the relay holds of the transfer (needs a token for it, or a server connection). */

@@ -13,12 +13,14 @@ final class FrameType {
     static final int GET_BLOCK = 0x21;
     static final int CONFIRM = 0x22;
     static final int STATUS = 0x23;
+    static final int HOLDS = 0x24;
     static final int OK = 0x80;
     static final int BLOCK = 0x81;
     static final int NOT_FOUND = 0x82;
     static final int CONFIRMED = 0x83;
     static final int STATUS_REPLY = 0x84;
     static final int BIND_GRANT = 0x85;
+    static final int HELD = 0x86;
     static final int ERROR = 0xFF;
 
     /** type u8 + body length u32. */
@@ -36,7 +38,7 @@ final class FrameType {
     static boolean known(int type) {
         return switch (type) {
             case HELLO, WELCOME, BIND_REQUEST, BIND_GRANT, OPEN_TRANSFER, PUT_BLOCK, ABORT_TRANSFER, FINISH_TRANSFER, AUTHORIZE, GET_BLOCK, CONFIRM, STATUS,
-                    OK, BLOCK, NOT_FOUND, CONFIRMED, STATUS_REPLY, ERROR -> true;
+                    OK, BLOCK, NOT_FOUND, CONFIRMED, STATUS_REPLY, ERROR, HOLDS, HELD -> true;
             default -> false;
         };
     }

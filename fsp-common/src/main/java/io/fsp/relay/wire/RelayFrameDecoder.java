@@ -255,19 +255,9 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
                 yield new RelayMessage.Authorize(id, bytes(body, n));
             }
             case FrameType.GET_BLOCK -> new RelayMessage.GetBlock(id, transferId(body), body.readLong());
-            case FrameType.CONFIRM -> {
-                TransferId t = transferId(body);
-                int n = body.readableBytes();
-                if (n % 8 != 0) {
-                    throw new IllegalArgumentException("seq list: " + n + " bytes (expected: a multiple of 8)");
-                }
-                List<Long> seqs = new ArrayList<>(Math.min(n / 8, RelayLimits.MAX_CONFIRM_SEQS + 1));
-                while (body.isReadable() && seqs.size() <= RelayLimits.MAX_CONFIRM_SEQS) {
-                    seqs.add(body.readLong());
-                }
-                yield new RelayMessage.Confirm(id, t, seqs.size() > RelayLimits.MAX_CONFIRM_SEQS
-                        ? tooMany(n / 8) : seqs);
-            }
+            case FrameType.CONFIRM -> new RelayMessage.Confirm(id, transferId(body), seqs(body));
+            case FrameType.HOLDS -> new RelayMessage.Holds(id, transferId(body), seqs(body));
+            case FrameType.HELD -> new RelayMessage.Held(id, transferId(body), seqs(body));
             case FrameType.STATUS -> new RelayMessage.StatusRequest(id, transferId(body));
             case FrameType.OK -> new RelayMessage.Ok(id);
             case FrameType.BLOCK -> {
@@ -293,8 +283,20 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
         };
     }
 
-    private static List<Long> tooMany(int n) {
-        throw new IllegalArgumentException("seqs: " + n + " (expected: 1.." + RelayLimits.MAX_CONFIRM_SEQS + ")");
+    /** The rest of the body as sequence numbers, at most {@link RelayLimits#MAX_CONFIRM_SEQS} (before reading them). */
+    private static List<Long> seqs(ByteBuf body) {
+        int n = body.readableBytes();
+        if (n % 8 != 0) {
+            throw new IllegalArgumentException("seq list: " + n + " bytes (expected: a multiple of 8)");
+        }
+        if (n / 8 > RelayLimits.MAX_CONFIRM_SEQS) {
+            throw new IllegalArgumentException("seqs: " + n / 8 + " (expected: 1.." + RelayLimits.MAX_CONFIRM_SEQS + ")");
+        }
+        List<Long> seqs = new ArrayList<>(n / 8);
+        while (body.isReadable()) {
+            seqs.add(body.readLong());
+        }
+        return seqs;
     }
 
     private static TransferId blockPrefix(ByteBuf body) {

@@ -146,6 +146,16 @@ public final class RelayFrameEncoder extends MessageToMessageEncoder<RelayMessag
             buf.writeLong(s.transferId().value());
             return FrameType.STATUS;
         }
+        if (msg instanceof RelayMessage.Holds h) {
+            buf.writeLong(h.transferId().value());
+            h.seqs().forEach(buf::writeLong);
+            return FrameType.HOLDS;
+        }
+        if (msg instanceof RelayMessage.Held h) {
+            buf.writeLong(h.transferId().value());
+            h.seqs().forEach(buf::writeLong);
+            return FrameType.HELD;
+        }
         if (msg instanceof RelayMessage.Ok) {
             return FrameType.OK;
         }

@@ -192,6 +192,13 @@ public sealed interface RelayMessage {
     record StatusRequest(int id, TransferId transferId) implements RelayMessage {
     }
 
+    /** Asks which of these blocks the relay still holds, freeing nothing; answered by HELD. */
+    record Holds(int id, TransferId transferId, List<Long> seqs) implements RelayMessage {
+        public Holds {
+            seqs = seqList(seqs, 1);
+        }
+    }
+
     // ---- relay to either ----
 
     /** Success without data: transfer opened or aborted, block stored, token accepted. */
@@ -274,6 +281,13 @@ public sealed interface RelayMessage {
         }
     }
 
+    /** The blocks of a HOLDS that the relay holds, in the order asked (none: an empty list). */
+    record Held(int id, TransferId transferId, List<Long> seqs) implements RelayMessage {
+        public Held {
+            seqs = seqList(seqs, 0);
+        }
+    }
+
     /** What the relay holds of one transfer, and how full the relay is. */
     record Status(int id, TransferId transferId, long blocks, long bytes, Instant expiresAt, long relayUsed,
                   long relayQuota) implements RelayMessage {
@@ -293,6 +307,17 @@ public sealed interface RelayMessage {
                 text = text.substring(0, RelayLimits.MAX_ERROR_TEXT);
             }
         }
+    }
+
+    /** A copy of {@code seqs}: {@code min}..{@link RelayLimits#MAX_CONFIRM_SEQS} of them, none negative. */
+    private static List<Long> seqList(List<Long> seqs, int min) {
+        List<Long> copy = List.copyOf(seqs);
+        if (copy.size() < min || copy.size() > RelayLimits.MAX_CONFIRM_SEQS) {
+            throw new IllegalArgumentException("seqs: " + copy.size() + " (expected: " + min + ".."
+                    + RelayLimits.MAX_CONFIRM_SEQS + ")");
+        }
+        copy.forEach(s -> requireNonNegative("seq", s));
+        return copy;
     }
 
     private static void requireNonNegative(String name, long value) {

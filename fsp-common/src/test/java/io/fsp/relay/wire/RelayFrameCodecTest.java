@@ -53,6 +53,9 @@ class RelayFrameCodecTest {
                 new RelayMessage.GetBlock(6, T, Long.MAX_VALUE),
                 new RelayMessage.Confirm(7, T, List.of(1L, 2L, 99L)),
                 new RelayMessage.StatusRequest(8, T),
+                new RelayMessage.Holds(8, T, List.of(0L, 5L, Long.MAX_VALUE)),
+                new RelayMessage.Held(8, T, List.of(5L)),
+                new RelayMessage.Held(8, T, List.of()),
                 new RelayMessage.Ok(-1),
                 new RelayMessage.Block(9, T, 0, Unpooled.wrappedBuffer(BLOCK)),
                 new RelayMessage.NotFound(10, T, 5),
@@ -211,6 +214,16 @@ class RelayFrameCodecTest {
                 Arguments.of("CONFIRM with no seq", "22 0000000c 00000001 " + "00".repeat(8)),
                 Arguments.of("CONFIRM with too many seqs", "22 " + String.format("%08x", 12 + 8 * 4097) + " 00000001 "
                         + "00".repeat(8) + "00".repeat(8 * 4097)),
+                Arguments.of("HOLDS with no seq", "24 0000000c 00000001 " + "00".repeat(8)),
+                Arguments.of("HOLDS with a partial seq", "24 00000013 00000001 " + "00".repeat(8) + "00".repeat(7)),
+                Arguments.of("HOLDS with a negative seq", "24 00000014 00000001 " + "00".repeat(8) + "ff".repeat(8)),
+                Arguments.of("HOLDS with too many seqs", "24 " + String.format("%08x", 12 + 8 * 4097) + " 00000001 "
+                        + "00".repeat(8) + "00".repeat(8 * 4097)),
+                Arguments.of("HOLDS without a transfer", "24 00000008 00000001 0000000a"),
+                Arguments.of("HELD with a partial seq", "86 0000000d 00000001 " + "00".repeat(8) + "01"),
+                Arguments.of("HELD with too many seqs", "86 " + String.format("%08x", 12 + 8 * 4097) + " 00000001 "
+                        + "00".repeat(8) + "00".repeat(8 * 4097)),
+                Arguments.of("HOLDS over the control limit", "24 00010001 00000001"),
                 Arguments.of("AUTHORIZE without token", "20 00000004 00000001"),
                 Arguments.of("AUTHORIZE with a huge token", "20 00000105 00000001 " + "00".repeat(257)),
                 Arguments.of("WELCOME with unknown role", "02 00000007 00000001 0001 09"),

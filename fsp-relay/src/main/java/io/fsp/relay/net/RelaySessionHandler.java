@@ -322,6 +322,8 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             confirm(c);
         } else if (m instanceof RelayMessage.StatusRequest s) {
             status(s);
+        } else if (m instanceof RelayMessage.Holds h) {
+            holds(h);
         } else if (m instanceof RelayMessage.Hello) {
             fail(new RelayMessage.Error(0, RelayErrorCode.BAD_HANDSHAKE, "HELLO twice on one connection"));
         } else {
@@ -656,6 +658,22 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         } catch (StoreException e) {
             refuse(c.id(), e);
         }
+    }
+
+    /** Which of the blocks asked for are here, for a token that may read them all; frees nothing. */
+    private void holds(RelayMessage.Holds h) {
+        for (long seq : h.seqs()) {
+            if (!allowed(h.id(), h.transferId(), seq, false)) {
+                return;
+            }
+        }
+        await(store.holds(h.transferId(), h.seqs()), (held, error) -> {
+            if (error != null) {
+                refuse(h.id(), error);
+            } else {
+                reply(new RelayMessage.Held(h.id(), h.transferId(), held));
+            }
+        });
     }
 
     /** Answered to the server that opened the transfer, and to a peer that showed a token for it, only. */

@@ -7,6 +7,7 @@ import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -458,6 +459,45 @@ public final class BlockStore {
         Transfer t = transfers.get(id);
         Held h = t == null ? null : t.blocks.get(seq);
         return h == null ? Optional.empty() : Optional.of(new HeldBlock(h.size, h.memory == null));
+    }
+
+    /**
+     * Which of {@code seqs} the store holds, in the order asked: a block in memory, or one whose file is there with
+     * its length (looked at on the disk executor). Frees nothing and is no activity of the transfer.
+     */
+    public CompletableFuture<List<Long>> holds(TransferId id, List<Long> seqs) {
+        Map<Long, Held> found = new java.util.LinkedHashMap<>();
+        synchronized (this) {
+            Transfer t = transfers.get(id);
+            for (long seq : t == null ? List.<Long>of() : seqs) {
+                Held h = t.blocks.get(seq);
+                if (h != null) {
+                    found.put(seq, h);
+                }
+            }
+        }
+        if (found.values().stream().allMatch(h -> h.memory != null)) {
+            return CompletableFuture.completedFuture(List.copyOf(found.keySet()));
+        }
+        CompletableFuture<List<Long>> result = new CompletableFuture<>();
+        disk.execute(() -> {
+            List<Long> there = new ArrayList<>();
+            found.forEach((seq, h) -> {
+                if (h.memory != null || onDisk(h)) {
+                    there.add(seq);
+                }
+            });
+            result.complete(there);
+        });
+        return result;
+    }
+
+    private static boolean onDisk(Held h) {
+        try {
+            return Files.size(h.file) == h.size;
+        } catch (IOException e) {
+            return false; // confirmed or expired meanwhile, or lost
+        }
     }
 
     /** What {@link #held} tells. */

@@ -197,6 +197,25 @@ class BlockStoreTest {
         assertEquals(0, fileCount());
     }
 
+    /** HOLDS counts a block in memory, or one whose file is there whole; it frees nothing. */
+    @Test
+    void holdsNamesTheBlocksInMemoryOrWholeOnDiskAndFreesNothing() throws Exception {
+        store(1 << 20, 1000);
+        store.put(transfer, 0, buf(bytes(1000, 1))).get(5, TimeUnit.SECONDS); // in memory
+        store.put(transfer, 1, buf(bytes(1000, 2))).get(5, TimeUnit.SECONDS); // spilled
+        store.put(transfer, 2, buf(bytes(1000, 3))).get(5, TimeUnit.SECONDS); // spilled, then cut short
+        assertEquals(List.of(2L, 0L, 1L), store.holds(transfer, List.of(2L, 0L, 9L, 1L)).get(5, TimeUnit.SECONDS));
+        try (Stream<Path> s = Files.walk(dir)) {
+            Path file = s.filter(p -> p.getFileName().toString().equals("2.blk")).filter(Files::isRegularFile)
+                    .findFirst().orElseThrow();
+            Files.write(file, new byte[10]);
+        }
+        assertEquals(List.of(0L, 1L), store.holds(transfer, List.of(0L, 1L, 2L)).get(5, TimeUnit.SECONDS));
+        assertEquals(List.of(), store.holds(TransferId.random(), List.of(0L)).get(5, TimeUnit.SECONDS));
+        assertEquals(1, store.confirm(transfer, List.of(0L)));
+        assertEquals(List.of(1L), store.holds(transfer, List.of(0L, 1L)).get(5, TimeUnit.SECONDS));
+    }
+
     @Test
     void getDoesNotFreeABlock() throws Exception {
         store(1 << 20, 1 << 20);
