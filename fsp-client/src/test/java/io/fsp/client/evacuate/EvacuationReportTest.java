@@ -36,7 +36,7 @@ class EvacuationReportTest {
 
     private static EvacuationReport report(int n, int out, List<String> priority) {
         return new EvacuationReport(Path.of("m.sealed"), transfer(n, out), priority, State.PARTIAL, true, 1.5,
-                Instant.parse("2026-12-01T00:00:00Z"), null);
+                Instant.parse("2026-12-01T00:00:00Z"), null, 1);
     }
 
     @Test
@@ -63,7 +63,7 @@ class EvacuationReportTest {
         List<Announcement> parsed = new ArrayList<>();
         lines.forEach(l -> parsed.add(ExtensionCodec.parse(l)));
         EvacuationReport r = new EvacuationReport(Path.of("m"), parsed, List.of("a"), State.PARTIAL, false, 1,
-                Instant.EPOCH, null);
+                Instant.EPOCH, null, 1);
         assertEquals(List.of("a", "a/x"), r.byPriority().get("a").stream().map(EvacuationReport.FileOut::name).toList());
     }
 }
