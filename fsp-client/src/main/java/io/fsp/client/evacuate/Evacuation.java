@@ -70,11 +70,15 @@ public final class Evacuation {
             priority = List.copyOf(priority);
         }
 
-        /** FSPO for the transfer: relays only, {@code replicas}, the other options, and {@code retain=…} if retained. */
-        TransferOptions.Request fspo(boolean retained) {
-            TransferOptions.Request r = retained ? TransferOptions.Request.NONE.with("retain", retain) : TransferOptions.Request.NONE;
-            return r.with("replicas", String.valueOf(replicas)).with("include-direct", false).with("use-relays", true)
-                    .with(fspOptions);
+        /** FSPO for the evacuation: {@code retain=…}, relays only, {@code replicas}, the other options. */
+        TransferOptions.Request fspo() {
+            return TransferOptions.Request.NONE.with("retain", retain).with("replicas", String.valueOf(replicas))
+                    .with("include-direct", false).with("use-relays", true).with(fspOptions);
+        }
+
+        /** FSPO for the dry run: the evacuation's, checked and opened as it would be, kept nowhere. */
+        TransferOptions.Request probe() {
+            return fspo().with("probe", true);
         }
     }
 
@@ -104,7 +108,7 @@ public final class Evacuation {
         try (ControlChannel control = connect()) {
             certificate = control.peerCertificate();
             FspConversation fsp = conversation(control);
-            fsp.options(options.fspo(true));
+            fsp.options(options.fspo());
             fsp.prioritize(options.priority());
             created = Instant.now().truncatedTo(ChronoUnit.SECONDS); // as the manifest holds it
             fsp.retrieve(options.origin().path());
@@ -145,7 +149,7 @@ public final class Evacuation {
             long fret = System.nanoTime();
             FspConversation.End end;
             try {
-                fsp.options(options.fspo(true).with("probe", "on"));
+                fsp.options(options.probe());
                 fsp.prioritize(options.priority());
                 fret = System.nanoTime();
                 fsp.retrieve(options.origin().path());
