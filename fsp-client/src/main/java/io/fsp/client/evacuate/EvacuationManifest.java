@@ -443,8 +443,9 @@ public record EvacuationManifest(FspUrl origin, X509Certificate originCertificat
             return 1;
         } else if (a instanceof Announcement.Token) {
             return 2;
-        } else if (a instanceof Announcement.Relay || a instanceof Announcement.Space || a instanceof Announcement.Refused) {
-            return 3;
+        } else if (a instanceof Announcement.Relay || a instanceof Announcement.Space
+                || a instanceof Announcement.Refused) {
+            return 3; // what the relays said at the opening follows the RELAY lines
         } else if (a instanceof Announcement.Directory) {
             return 4;
         } else if (a instanceof Announcement.File) {
