@@ -30,17 +30,19 @@ import java.util.Map;
  *                 block from another relay when one fails or goes away, without going back to the origin
  * @param retain how long relays keep the transfer for a collector that comes later ({@link Duration#ZERO}: off);
  *               a transfer with it is an evacuation, which outlives its control connection
+ * @param probe a dry run of an evacuation: the transfer is opened and pushed as the evacuation would be, and aborted
+ *              at the relays when it ends; only with {@code retain} ({@link #requireProbeWithRetain()})
  */
 public record TransferOptions(int blockSize, int compressionLevel, int cipherBits, ChecksumAlgorithm checksum,
                             ChecksumAlgorithm digest, DistributionStrategy strategy, boolean includeDirect, int streams, boolean useRelays,
-                            int replicas, Duration retain) {
+                            int replicas, Duration retain, boolean probe) {
     public static final int MIN_BLOCK_SIZE = 4 * 1024;
     /** The largest block the FSP extension announces. */
     public static final int MAX_BLOCK_SIZE = ExtensionLimits.MAX_BLOCK_LENGTH;
     /** {@code block-size=auto}, the default: the server sizes each transfer's blocks by the transfer. */
     public static final int AUTO_BLOCK_SIZE = 0;
     public static final TransferOptions DEFAULTS = new TransferOptions(AUTO_BLOCK_SIZE, 0, 256, ChecksumAlgorithm.CRC32C,
-            ChecksumAlgorithm.SHA256, DistributionStrategy.FCFS, false, 4, true, 1, Duration.ZERO);
+            ChecksumAlgorithm.SHA256, DistributionStrategy.FCFS, false, 4, true, 1, Duration.ZERO, false);
     /** The most relays a block announcement names. */
     public static final int MAX_REPLICAS = ExtensionLimits.MAX_HOLDERS;
     /** The shortest retention: an evacuation is over in minutes at the least. */
@@ -77,7 +79,7 @@ public record TransferOptions(int blockSize, int compressionLevel, int cipherBit
     /** These options with blocks of {@code size} bytes. */
     public TransferOptions withBlockSize(int size) {
         return new TransferOptions(size, compressionLevel, cipherBits, checksum, digest, strategy, includeDirect, streams,
-                useRelays, replicas, retain);
+                useRelays, replicas, retain, probe);
     }
 
     /** Whether a FRET with these options is an evacuation: {@code retain} is set. */
@@ -96,13 +98,24 @@ public record TransferOptions(int blockSize, int compressionLevel, int cipherBit
         }
     }
 
+    /**
+     * Throws {@link IllegalArgumentException} if {@code probe=on} without {@code retain}: a probe is a dry run of an
+     * evacuation. Checked once all pairs of an FSPO are set, so that their order does not matter.
+     */
+    public void requireProbeWithRetain() {
+        if (probe && !evacuation()) {
+            throw new IllegalArgumentException("probe: on (expected: only with retain=DURATION: a probe is a dry run"
+                    + " of an evacuation)");
+        }
+    }
+
     /** This with {@code key} set to {@code value}; throws {@link IllegalArgumentException} naming the problem. */
     public TransferOptions with(String key, String value) {
         return new Builder(this).set(key, value.toLowerCase(Locale.ROOT)).build();
     }
 
     public static final String[] KEYS = {"block-size", "compression", "cipher", "checksum", "digest", "strategy",
-        "include-direct", "streams", "use-relays", "replicas", "retain"};
+        "include-direct", "streams", "use-relays", "replicas", "retain", "probe"};
 
     public String cipherName() {
         return cipherBits == 0 ? "none" : "aes-" + cipherBits + "-gcm";
@@ -115,7 +128,10 @@ public record TransferOptions(int blockSize, int compressionLevel, int cipherBit
         return sb.toString();
     }
 
-    /** Every option as FSPO takes it, in a fixed order: what FSPO shows and the FSP announcement carries. */
+    /**
+     * Every option as FSPO takes it, in a fixed order: what FSPO shows and the FSP announcement carries; {@code probe}
+     * only when on.
+     */
     public Map<String, String> asMap() {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("block-size", automaticBlockSize() ? "auto" : String.valueOf(blockSize));
@@ -129,6 +145,9 @@ public record TransferOptions(int blockSize, int compressionLevel, int cipherBit
         m.put("use-relays", useRelays ? "on" : "off");
         m.put("replicas", String.valueOf(replicas));
         m.put("retain", retain.isZero() ? "off" : formatDuration(retain));
+        if (probe) {
+            m.put("probe", "on");
+        }
         return m;
     }
 
@@ -225,6 +244,7 @@ public record TransferOptions(int blockSize, int compressionLevel, int cipherBit
         private boolean useRelays;
         private int replicas;
         private Duration retain;
+        private boolean probe;
 
         Builder(TransferOptions o) {
             blockSize = o.blockSize;
@@ -238,6 +258,7 @@ public record TransferOptions(int blockSize, int compressionLevel, int cipherBit
             useRelays = o.useRelays;
             replicas = o.replicas;
             retain = o.retain;
+            probe = o.probe;
         }
 
         /** Sets {@code key} from {@code v} (lower case), checking it as far as it goes alone. */
@@ -254,6 +275,7 @@ public record TransferOptions(int blockSize, int compressionLevel, int cipherBit
                 case "use-relays" -> useRelays = parseBoolean(key, v);
                 case "replicas" -> replicas = parseInt(key, v);
                 case "retain" -> retain = parseRetain(v);
+                case "probe" -> probe = parseBoolean(key, v);
                 default -> throw new IllegalArgumentException("option: " + key + " (expected: one of " + String.join(", ", KEYS) + ")");
             }
             // each pair is checked as it is set, as if the record were made after each one
@@ -263,7 +285,7 @@ public record TransferOptions(int blockSize, int compressionLevel, int cipherBit
 
         TransferOptions build() {
             return new TransferOptions(blockSize, compressionLevel, cipherBits, checksum, digest, strategy, includeDirect,
-                    streams, useRelays, replicas, retain);
+                    streams, useRelays, replicas, retain, probe);
         }
     }
 

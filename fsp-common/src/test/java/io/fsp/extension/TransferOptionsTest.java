@@ -107,6 +107,22 @@ class TransferOptionsTest {
                         .requireRetainAtMost(Duration.ofHours(1))).getMessage());
     }
 
+    /** probe: on or off, shown only when on, and only with retain (checked once an FSPO's pairs are all set). */
+    @Test
+    void probeIsADryRunOfAnEvacuationOnly() {
+        TransferOptions probe = TransferOptions.DEFAULTS.with("probe", "on").with("retain", "1d");
+        assertTrue(probe.probe());
+        probe.requireProbeWithRetain();
+        assertTrue(probe.describe().endsWith(" retain=1d probe=on"), probe.describe());
+        assertFalse(TransferOptions.DEFAULTS.describe().contains("probe"));
+        assertFalse(probe.with("probe", "off").probe());
+        assertEquals("probe: on (expected: only with retain=DURATION: a probe is a dry run of an evacuation)",
+                assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("probe", "on")
+                        .requireProbeWithRetain()).getMessage());
+        assertEquals("probe: maybe (expected: on or off)", assertThrows(IllegalArgumentException.class,
+                () -> TransferOptions.DEFAULTS.with("probe", "maybe")).getMessage());
+    }
+
     /** What a client builds is the line the server reads back, pair for pair, each value as given. */
     @Test
     void aRequestIsTheFspoLineTheServerReadsBack() {

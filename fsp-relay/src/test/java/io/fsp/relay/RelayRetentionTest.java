@@ -443,6 +443,8 @@ class RelayRetentionTest {
                     () -> retained(server, MAX_RETAIN.plusMinutes(1)));
             RelayRefusedException refused = assertInstanceOf(RelayRefusedException.class, e.getCause());
             assertEquals(RelayErrorCode.RETENTION_TOO_LONG, refused.code());
+            assertTrue(refused.text().endsWith("this relay retains transfers for at most 7d (--max-retain)"),
+                    refused.text());
             assertEquals(0, h.relay.store().reserved());
             retained(server, MAX_RETAIN);
             open(server, MAX_RETAIN.plusDays(1), 1000, false); // the limit is for retained transfers only

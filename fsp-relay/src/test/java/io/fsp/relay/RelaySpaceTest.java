@@ -2,6 +2,7 @@ package io.fsp.relay;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -89,6 +90,17 @@ class RelaySpaceTest {
     }
 
     @Test
+    void statusSaysWhatTheRelayReservedOfWhatWasDeclared() throws Exception {
+        start();
+        try (RelayConnection server = h.server()) {
+            RelayHarness.Opened big = h.open(server, QUOTA); // more than --transfer-space
+            assertEquals(QUOTA / 4, server.status(big.id()).get(5, TimeUnit.SECONDS).reserved());
+            RelayHarness.Opened small = h.open(server, 1000);
+            assertEquals(1000, server.status(small.id()).get(5, TimeUnit.SECONDS).reserved());
+        }
+    }
+
+    @Test
     void aServerCannotReserveMoreThanItsShareWhileAnotherServersTransferStillFits() throws Exception {
         start();
         try (RelayConnection first = h.server();
@@ -97,7 +109,10 @@ class RelaySpaceTest {
             RelayHarness.Opened a = h.open(first, QUOTA / 4);
             RelayHarness.Opened b = h.open(first, QUOTA / 4);
             ExecutionException e = assertThrows(ExecutionException.class, () -> h.open(first, 1));
-            assertEquals(RelayErrorCode.NO_SPACE, ((RelayRefusedException) e.getCause()).code());
+            RelayRefusedException refused = (RelayRefusedException) e.getCause();
+            assertEquals(RelayErrorCode.NO_SPACE, refused.code());
+            assertTrue(refused.text().contains("this server's share (--server-quota): 0 bytes free of 512 KiB"),
+                    refused.text());
             // The first server fills both its transfers; the second server's transfer still fits.
             for (RelayHarness.Opened t : List.of(a, b)) {
                 put(first, t, 0, QUOTA / 4).get(5, TimeUnit.SECONDS);

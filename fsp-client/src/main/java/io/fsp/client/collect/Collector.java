@@ -26,6 +26,7 @@ import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.FileSegment;
 import io.fsp.extension.Manifest;
 import io.fsp.extension.TransferOptions;
+import io.fsp.net.HostPort;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TransferId;
 import java.io.IOException;
@@ -112,6 +113,8 @@ public final class Collector {
     /** The destination's lock once taken, held until the run ends. */
     private DestinationLock lock;
     private final RelaySources relays;
+    /** host:port of each announced relay, for what is said of it later. */
+    private final java.util.Map<Integer, String> relayNames = new java.util.HashMap<>();
     private final DirectStream direct = new DirectStream((b, wire) -> this.driver.directArrived(b, wire));
     private final OriginFetcher origin;
     private FiverVerifier verifier;
@@ -397,7 +400,15 @@ public final class Collector {
                 token = t.token();
             } else if (line instanceof Announcement.Relay r) {
                 relays.add(r.index(), new InetSocketAddress(r.host(), r.port()), r.fingerprint(), token, key != null);
+                relayNames.put(r.index(), new HostPort(r.host(), r.port()).toString());
                 conditions.relayAnnounced(r.index());
+            } else if (line instanceof Announcement.Refused r) {
+                // what the relays said reaches the client's own output: the origin's log may be gone
+                log.warn("relay {} left out of the transfer: {}: {}", new HostPort(r.host(), r.port()), r.reason(),
+                        r.text());
+            } else if (line instanceof Announcement.Stopped st) {
+                log.warn("relay {} ({}) takes no more of the transfer's blocks: {}: {}", st.index(),
+                        relayNames.getOrDefault(st.index(), "?"), st.reason(), st.text());
             } else if (line instanceof Announcement.Directory d) {
                 files.createDirectory(d.name());
             } else if (line instanceof Announcement.File f) {

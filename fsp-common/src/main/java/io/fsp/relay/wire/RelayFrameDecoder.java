@@ -198,6 +198,7 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
     }
 
     private static final int OPEN_TRANSFER_BODY = 4 + TransferId.LENGTH + TokenKey.LENGTH + 8 + 8;
+    private static final int STATUS_REPLY_BODY = 4 + TransferId.LENGTH + 5 * 8;
 
     /** OPEN_TRANSFER's flags: whether the transfer is retained; unknown bits are refused. */
     private static boolean openFlags(int flags) {
@@ -205,6 +206,14 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
             throw new IllegalArgumentException("open flags: " + flags + " (expected: 0 or " + RelayMessage.OpenTransfer.RETAIN + ")");
         }
         return flags == RelayMessage.OpenTransfer.RETAIN;
+    }
+
+    /** STATUS_REPLY's reserved bytes, when sent: never negative ({@link RelayMessage.Status#UNKNOWN} is its absence). */
+    private static long reserved(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("reserved: " + bytes + " (expected: >= 0)");
+        }
+        return bytes;
     }
 
     private static RelayMessage parse(int type, ByteBuf body) {
@@ -219,7 +228,8 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
             case FrameType.GET_BLOCK, FrameType.NOT_FOUND -> 4 + TransferId.LENGTH + 8;
             case FrameType.OK -> 4;
             case FrameType.CONFIRMED -> 4 + 4;
-            case FrameType.STATUS_REPLY -> 4 + TransferId.LENGTH + 5 * 8;
+            case FrameType.STATUS_REPLY -> body.readableBytes() == STATUS_REPLY_BODY + 8 ? STATUS_REPLY_BODY + 8
+                    : STATUS_REPLY_BODY; // reserved is optional
             default -> -1; // variable length, checked below
         };
         if (fixed >= 0 && body.readableBytes() != fixed) {
@@ -268,7 +278,8 @@ public final class RelayFrameDecoder extends ByteToMessageDecoder {
             case FrameType.NOT_FOUND -> new RelayMessage.NotFound(id, transferId(body), body.readLong());
             case FrameType.CONFIRMED -> new RelayMessage.Confirmed(id, body.readUnsignedInt());
             case FrameType.STATUS_REPLY -> new RelayMessage.Status(id, transferId(body), body.readLong(),
-                    body.readLong(), Instant.ofEpochMilli(body.readLong()), body.readLong(), body.readLong());
+                    body.readLong(), Instant.ofEpochMilli(body.readLong()), body.readLong(), body.readLong(),
+                    body.isReadable() ? reserved(body.readLong()) : RelayMessage.Status.UNKNOWN);
             case FrameType.ERROR -> {
                 int code = body.readUnsignedShort();
                 int n = body.readableBytes();

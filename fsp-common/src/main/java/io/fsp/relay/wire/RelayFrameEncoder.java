@@ -170,6 +170,9 @@ public final class RelayFrameEncoder extends MessageToMessageEncoder<RelayMessag
         if (msg instanceof RelayMessage.Status s) {
             buf.writeLong(s.transferId().value()).writeLong(s.blocks()).writeLong(s.bytes())
                     .writeLong(s.expiresAt().toEpochMilli()).writeLong(s.relayUsed()).writeLong(s.relayQuota());
+            if (s.reserved() != RelayMessage.Status.UNKNOWN) {
+                buf.writeLong(s.reserved());
+            }
             return FrameType.STATUS_REPLY;
         }
         if (msg instanceof RelayMessage.Error e) {

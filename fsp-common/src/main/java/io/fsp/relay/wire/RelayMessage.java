@@ -288,15 +288,31 @@ public sealed interface RelayMessage {
         }
     }
 
-    /** What the relay holds of one transfer, and how full the relay is. */
+    /**
+     * What the relay holds of one transfer, how full the relay is, and what it reserved for the transfer: the most of
+     * it it holds at once, at most the space declared at OPEN_TRANSFER (a relay caps one transfer's share). On the
+     * wire {@code reserved} is an optional trailing field; a relay that does not send it gives {@link #UNKNOWN}.
+     */
     record Status(int id, TransferId transferId, long blocks, long bytes, Instant expiresAt, long relayUsed,
-                  long relayQuota) implements RelayMessage {
+                  long relayQuota, long reserved) implements RelayMessage {
+        /** {@link #reserved} of a relay too old to say it. */
+        public static final long UNKNOWN = -1;
+
         public Status {
             expiresAt = Instant.ofEpochMilli(expiresAt.toEpochMilli());
             requireNonNegative("blocks", blocks);
             requireNonNegative("bytes", bytes);
             requireNonNegative("relayUsed", relayUsed);
             requireNonNegative("relayQuota", relayQuota);
+            if (reserved != UNKNOWN) {
+                requireNonNegative("reserved", reserved);
+            }
+        }
+
+        /** A STATUS_REPLY without {@code reserved}. */
+        public Status(int id, TransferId transferId, long blocks, long bytes, Instant expiresAt, long relayUsed,
+                      long relayQuota) {
+            this(id, transferId, blocks, bytes, expiresAt, relayUsed, relayQuota, UNKNOWN);
         }
     }
 

@@ -61,6 +61,7 @@ class RelayFrameCodecTest {
                 new RelayMessage.NotFound(10, T, 5),
                 new RelayMessage.Confirmed(11, 3),
                 new RelayMessage.Status(12, T, 4, 4096, WHEN, 1 << 20, 1 << 30),
+                new RelayMessage.Status(12, T, 4, 4096, WHEN, 1 << 20, 1 << 30, 3L << 20),
                 new RelayMessage.Error(0, RelayErrorCode.TOKEN_FORGED, "token MAC does not match – ü"));
     }
 
@@ -202,6 +203,17 @@ class RelayFrameCodecTest {
         assertTrue(((RelayMessage.OpenTransfer) decodeAll(retained, retained.length).get(0)).retained());
     }
 
+    @Test
+    void statusWithoutReservedIsUnknown() {
+        byte[] old = encode(new RelayMessage.Status(12, T, 4, 4096, WHEN, 1 << 20, 1 << 30));
+        byte[] now = encode(new RelayMessage.Status(12, T, 4, 4096, WHEN, 1 << 20, 1 << 30, 1 << 19));
+        assertEquals(1 + 4 + 52, old.length);
+        assertEquals(old.length + 8, now.length);
+        assertEquals(RelayMessage.Status.UNKNOWN, ((RelayMessage.Status) decodeAll(old, old.length).get(0)).reserved());
+        assertEquals(1 << 19, ((RelayMessage.Status) decodeAll(now, now.length).get(0)).reserved());
+        assertThrows(IllegalArgumentException.class, () -> new RelayMessage.Status(1, T, 0, 0, WHEN, 0, 0, -2));
+    }
+
     static Stream<Arguments> malformedFrames() {
         return Stream.of(
                 Arguments.of("HELLO one byte short", "01 00000005 00000001 00"),
@@ -229,7 +241,9 @@ class RelayFrameCodecTest {
                 Arguments.of("WELCOME with unknown role", "02 00000007 00000001 0001 09"),
                 Arguments.of("OPEN with negative hint", "10 0000003c 00000001 " + "00".repeat(8 + 32 + 8) + "ff".repeat(8)),
                 Arguments.of("OPEN with an unknown flag", "10 0000003d 00000001 " + "00".repeat(8 + 32 + 8) + "00".repeat(7) + "01 02"),
-                Arguments.of("OPEN with two flag bytes", "10 0000003e 00000001 " + "00".repeat(8 + 32 + 8) + "00".repeat(7) + "01 0100"));
+                Arguments.of("OPEN with two flag bytes", "10 0000003e 00000001 " + "00".repeat(8 + 32 + 8) + "00".repeat(7) + "01 0100"),
+                Arguments.of("STATUS_REPLY with a partial reserved", "84 00000038 00000001 " + "00".repeat(48 + 4)),
+                Arguments.of("STATUS_REPLY with a negative reserved", "84 0000003c 00000001 " + "00".repeat(48) + "ff".repeat(8)));
     }
 
     @ParameterizedTest(name = "{0}")

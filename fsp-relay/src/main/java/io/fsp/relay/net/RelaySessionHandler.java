@@ -1,5 +1,6 @@
 package io.fsp.relay.net;
 
+import io.fsp.config.Durations;
 import io.fsp.relay.metrics.RelayMetrics;
 import io.fsp.relay.store.BlockStore;
 import io.fsp.relay.store.StoreException;
@@ -459,17 +460,18 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             case KEY_MISMATCH -> refuse(o.id(), RelayErrorCode.TRANSFER_EXISTS, "transfer " + o.transferId()
                     + " is already open with another key, for another server or with another retention");
             case NO_SPACE -> {
-                log.info("{} transfer {} refused: no room to reserve for {} bytes ({} of {} reserved)", session,
-                        o.transferId(), o.space(), store.reserved(), store.quota());
+                long reservation = Math.min(o.space(), store.config().transferSpaceBytes());
+                String limit = store.shortfall(server, o.retained(), o.space()).orElse("the relay's space is taken");
+                log.info("{} transfer {} refused: no room to reserve {} bytes; {}", session, o.transferId(), reservation,
+                        limit);
                 refuse(o.id(), RelayErrorCode.NO_SPACE, o.space() < 1
                         ? "space: " + o.space() + " (expected: >= 1, the block bytes the transfer will push here)"
-                        : "no room to reserve for transfer " + o.transferId() + " (this server's share, its"
-                                + " retained space for a retained transfer, or the relay's quota is taken); try another"
-                                + " relay");
+                        : "no room to reserve " + BlockStore.size(reservation) + " for transfer " + o.transferId()
+                                + ": " + limit + "; try another relay");
             }
             case RETENTION_TOO_LONG -> refuse(o.id(), RelayErrorCode.RETENTION_TOO_LONG, "expiresAt: " + o.expiresAt()
-                    + " (expected: by " + clock.instant().plus(store.config().maxRetain()) + ", this relay retains"
-                    + " transfers for at most " + store.config().maxRetain() + ")");
+                    + " (expected: by " + clock.instant().plus(store.config().maxRetain()) + "): this relay retains"
+                    + " transfers for at most " + Durations.format(store.config().maxRetain()) + " (--max-retain)");
         }
     }
 
@@ -693,7 +695,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         }
         BlockStore.TransferStatus t = st.get();
         reply(new RelayMessage.Status(s.id(), s.transferId(), t.blocks(), t.bytes(), t.expiresAt(), store.used(),
-                store.quota()));
+                store.quota(), t.reservation()));
     }
 
     // ---------------------------------------------------------------- replies

@@ -561,6 +561,19 @@ public final class BlockStore {
         return dropped.size();
     }
 
+    /**
+     * Why a transfer that declares {@code space} is refused NO_SPACE now: the limit its reservation (at most the
+     * per-transfer space) does not fit and how much of it is free; empty if it fits.
+     */
+    public synchronized Optional<String> shortfall(Fingerprint owner, boolean retained, long space) {
+        return reservations.shortfall(owner, retained, Math.min(space, config.transferSpaceBytes()));
+    }
+
+    /** {@code 512 bytes}, {@code 1.5 MiB}: a size as the relay's messages show it. */
+    public static String size(long bytes) {
+        return Reservations.size(bytes);
+    }
+
     /** A transfer's holdings; empty if it is not open. */
     public synchronized Optional<TransferStatus> status(TransferId id) {
         Transfer t = transfers.get(id);

@@ -2,7 +2,9 @@ package io.fsp.relay.store;
 
 import io.fsp.tls.Fingerprint;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The space the relay has promised to its open transfers, counted three ways: in all (at most {@code quotaBytes}),
@@ -29,6 +31,41 @@ final class Reservations {
         return total + bytes <= quotaBytes
                 && byServer(owner) + bytes <= serverQuotaBytes
                 && (!retained || retainedBy(owner) + bytes <= serverRetainedBytes);
+    }
+
+    /**
+     * Which limit a reservation of {@code bytes} for a transfer of {@code owner} does not fit, and how much of it is
+     * free, e.g. {@code this server's share (--server-quota): 1.5 MiB free of 8 MiB}; empty when it fits.
+     */
+    Optional<String> shortfall(Fingerprint owner, boolean retained, long bytes) {
+        if (total + bytes > quotaBytes) {
+            return Optional.of(free("the relay's quota (--quota)", quotaBytes - total, quotaBytes));
+        }
+        if (byServer(owner) + bytes > serverQuotaBytes) {
+            return Optional.of(free("this server's share (--server-quota)", serverQuotaBytes - byServer(owner),
+                    serverQuotaBytes));
+        }
+        if (retained && retainedBy(owner) + bytes > serverRetainedBytes) {
+            return Optional.of(free("this server's retained share (--server-retained-space)",
+                    serverRetainedBytes - retainedBy(owner), serverRetainedBytes));
+        }
+        return Optional.empty();
+    }
+
+    private static String free(String limit, long free, long of) {
+        return limit + ": " + size(Math.max(0, free)) + " free of " + size(of);
+    }
+
+    /** {@code 512 bytes}, {@code 1.5 MiB}, {@code 8 MiB}: a size as an operator reads it. */
+    static String size(long bytes) {
+        if (bytes < 1024) {
+            return bytes + " bytes";
+        }
+        String units = "KMGTPE";
+        int u = Math.min(units.length(), (63 - Long.numberOfLeadingZeros(bytes)) / 10);
+        long unit = 1L << (10 * u);
+        return bytes % unit == 0 ? bytes / unit + " " + units.charAt(u - 1) + "iB"
+                : String.format(Locale.ROOT, "%.1f %siB", bytes / (double) unit, units.charAt(u - 1));
     }
 
     /** Counts {@code bytes} more (negative: gives them back) for a transfer of {@code owner}. */

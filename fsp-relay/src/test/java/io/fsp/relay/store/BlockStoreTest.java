@@ -462,6 +462,9 @@ class BlockStoreTest {
         Instant expires = START.plus(Duration.ofDays(1));
         assertEquals(BlockStore.OpenResult.OPENED, store.open(TransferId.random(), key, expires, 20_000, SERVER, true).join());
         assertEquals(BlockStore.OpenResult.NO_SPACE, store.open(TransferId.random(), key, expires, 10_001, SERVER, true).join());
+        assertEquals(Optional.of("this server's retained share (--server-retained-space): 9.8 KiB free of 29.3 KiB"),
+                store.shortfall(SERVER, true, 10_001));
+        assertEquals(Optional.empty(), store.shortfall(SERVER, false, 10_001));
         assertEquals(BlockStore.OpenResult.OPENED, store.open(TransferId.random(), key, expires, 10_000, SERVER, true).join());
         assertEquals(BlockStore.OpenResult.OPENED, store.open(TransferId.random(), key, expires, 100_000, SERVER, false).join(),
                 "ordinary transfers are not bounded by it");

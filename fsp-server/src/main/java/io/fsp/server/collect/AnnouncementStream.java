@@ -24,7 +24,9 @@ import java.util.Optional;
  * ended by LF (a CR before it is allowed). Bytes arrive in any pieces; each complete line is checked by
  * {@link ExtensionCodec} at once, so nothing larger than one line is held unparsed. Limits: the stream's bytes,
  * a line's length, the transfer's blocks (the FSP line's count), its files and directories (the FSP line's counts,
- * together at most the blocks limit), and {@value #MAX_RELAYS} RELAY lines, each naming another relay; anything over
+ * together at most the blocks limit), and {@value #MAX_RELAYS} RELAY lines, each naming another relay, and as many
+ * of each of SPACE, REFUSED and STOPPED (what the relays said of the transfer: read, and left out of
+ * {@link #announcements}, since collecting needs none of them); anything over
  * them, a relay named twice, a line that is not
  * strict UTF-8 or not an announcement, or a stream that ends inside a line is refused with an
  * {@link IllegalArgumentException} naming the line. A RELAY line naming a relay the server may not collect from
@@ -50,6 +52,8 @@ public final class AnnouncementStream {
     private final CollectRelays relays;
     private Announcement.Transfer transfer;
     private int relayLines;
+    /** SPACE, REFUSED and STOPPED lines read, by record name. */
+    private final java.util.Map<String, Integer> outcomeLines = new java.util.HashMap<>();
     /** The index of the RELAY line that named each relay address. */
     private final Map<String, Integer> relayIndexAt = new HashMap<>();
     private long fileLines;
@@ -166,6 +170,14 @@ public final class AnnouncementStream {
                 throw new IllegalArgumentException("announcement line " + lines + ": relay " + r.index() + " is relay "
                         + earlier + " again (expected: each relay once)");
             }
+        }
+        if (a instanceof Announcement.Space || a instanceof Announcement.Refused || a instanceof Announcement.Stopped) {
+            String kind = a.getClass().getSimpleName();
+            if (outcomeLines.merge(kind, 1, Integer::sum) > MAX_RELAYS) {
+                throw new IllegalArgumentException("announcement line " + lines + ": more than " + MAX_RELAYS + " "
+                        + kind.toUpperCase(java.util.Locale.ROOT) + " lines (expected: at most one per relay)");
+            }
+            return;
         }
         if (a instanceof Announcement.File && ++fileLines > transfer.files()) {
             throw new IllegalArgumentException("announcement line " + lines + ": more FILE lines than the FSP line's files="

@@ -29,7 +29,9 @@ import org.slf4j.LoggerFactory;
  * channel closes. Once every block is placed the transfer is finished at its relays (FINISH_TRANSFER): each keeps
  * reserved only what it holds, and one that holds none of it lets it go. An evacuation ({@link TransferOptions#evacuation()})
  * is never aborted at the relays: what it placed stays there, retained, for a collector that comes after its client
- * has gone, and when striping stops early (the client left, a read failed) it is finished all the same.
+ * has gone, and when striping stops early (the client left, a read failed) it is finished all the same. A probe
+ * ({@link TransferOptions#probe()}, a dry run of an evacuation) is opened and pushed as the evacuation would be, and
+ * aborted at the relays however it ends: nothing of it stays there.
  */
 public final class Striping {
     private static final Logger log = LoggerFactory.getLogger(Striping.class);
@@ -41,6 +43,7 @@ public final class Striping {
     private final Map<Integer, RelayConnection> relays;
     private final List<RelayEndpoint> endpoints;
     private volatile Map<String, Integer> placed = Map.of();
+    private volatile int shortOfCopies;
     private final Map<Integer, BlockTarget.Relay> relayTargets = new java.util.concurrent.ConcurrentHashMap<>();
     private final LongConsumer relayBytes;
     private final LongConsumer directBytes;
@@ -108,10 +111,15 @@ public final class Striping {
         stripe.engines().execute(() -> {
             try {
                 placed = new TreeMap<>(engine.run());
+                shortOfCopies = engine.shortOfCopies();
                 announcements.end(true);
                 log.info("{} transfer {}: {} blocks, {} bytes placed in {} ms: {}", session, transfer.id(),
                         transfer.plan().count(), transfer.totalBytes(), (System.nanoTime() - start) / 1_000_000, placed);
-                finishAtRelays();
+                if (transfer.options().probe()) {
+                    abortAtRelays(); // a dry run: nobody collects it
+                } else {
+                    finishAtRelays();
+                }
                 done.trySuccess(transfer.totalBytes());
                 // The client collects from the relays over this session; once it is gone, nobody will.
                 if (!relays.isEmpty() && !transfer.options().evacuation()) {
@@ -126,7 +134,7 @@ public final class Striping {
                     log.warn("{} transfer {} failed: {}", session, transfer.id(), e.toString());
                 }
                 announcements.end(false);
-                if (transfer.options().evacuation()) {
+                if (transfer.options().evacuation() && !transfer.options().probe()) {
                     log.info("{} evacuation {} stopped: the blocks placed stay at the relays for their collector", session,
                             transfer.id());
                     finishAtRelays();
@@ -225,10 +233,22 @@ public final class Striping {
         return placed;
     }
 
-    /** {@code relay:0=12 relay:1=9 …}: where the blocks went. */
+    /**
+     * {@code relay:0=12 relay:1=9 …}: where the blocks went; then, if some blocks on relays have fewer copies than
+     * asked, {@code ; 3 blocks with fewer than 2 copies}.
+     */
     public String placedSummary() {
         StringBuilder sb = new StringBuilder().append(transfer.plan().count()).append(" blocks placed");
         placed.forEach((k, v) -> sb.append(' ').append(k).append('=').append(v));
+        if (shortOfCopies > 0) {
+            sb.append("; ").append(shortOfCopies).append(shortOfCopies == 1 ? " block" : " blocks")
+                    .append(" with fewer than ").append(transfer.options().replicas()).append(" copies");
+        }
         return sb.toString();
+    }
+
+    /** Blocks placed on relays with fewer copies than the transfer's replicas, once striping completed. */
+    public int shortOfCopies() {
+        return shortOfCopies;
     }
 }

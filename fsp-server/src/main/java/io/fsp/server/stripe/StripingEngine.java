@@ -30,13 +30,18 @@ import org.slf4j.LoggerFactory;
  * (digest of the plaintext → compress → encrypt → wire checksum); picks a target by the strategy; and
  * announces the block once its target has stored it. A block whose target fails is placed on another
  * target; when none is left it is announced as {@code origin}, for the client to fetch with FGET. A relay that
- * refuses a block with NO_SPACE is full for this transfer and gets no more of its blocks.
+ * refuses a block with NO_SPACE is full for this transfer and gets no more of its blocks; a relay given up or full
+ * is announced once ({@code STOPPED}). Copies are a promise: a block that fewer relays than the transfer's replicas
+ * stored goes to other live relays until it has them all or no other relay can take it, and only then is announced.
  */
 final class StripingEngine {
     private static final Logger log = LoggerFactory.getLogger(StripingEngine.class);
 
-    /** A block that must be placed (again). {@code wire} is a reference the engine owns. */
-    private record Pending(BlockPlan.Block block, ByteBuf wire, Digest digest, String failedOn) {
+    /**
+     * A block that must be placed (again), or given more copies: {@code stored} lists the relays that hold it already
+     * (empty: none). {@code wire} is a reference the engine owns.
+     */
+    private record Pending(BlockPlan.Block block, ByteBuf wire, Digest digest, List<BlockTarget> stored) {
     }
 
     private final StripedTransfer transfer;
@@ -49,6 +54,9 @@ final class StripingEngine {
     private int cyclic;
     private final java.util.concurrent.Executor digests;
     private final DigestReuse reuse;
+    /** Relays announced STOPPED, by index: each once. */
+    private final java.util.Set<Integer> stopped = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final AtomicInteger shortOfCopies = new AtomicInteger();
 
     /**
      * @param announce receives each block's announcement, in the order blocks were placed; before each block
@@ -69,6 +77,11 @@ final class StripingEngine {
 
     void cancel() {
         cancelled = true;
+    }
+
+    /** Blocks placed on relays with fewer copies than the transfer's replicas: no other relay could take them. */
+    int shortOfCopies() {
+        return shortOfCopies.get();
     }
 
     /** Places every block; returns how many were placed on each target label (and "origin"). */
@@ -108,7 +121,7 @@ final class StripingEngine {
                         throw new IOException(f.name() + ": block " + b.seq() + " changed since it was first sealed");
                     }
                     reuse.sealed(read, b, sealed.digest());
-                    place(new Pending(b, sealed.block().content(), sealed.digest(), null), placed);
+                    place(new Pending(b, sealed.block().content(), sealed.digest(), List.of()), placed);
                     for (Pending p; (p = again.poll()) != null; ) {
                         place(p, placed);
                     }
@@ -131,26 +144,35 @@ final class StripingEngine {
     }
 
     private void place(Pending p, java.util.Map<String, Integer> placed) throws InterruptedException {
-        BlockTarget target = pick(p.block().seq());
-        if (target == null) {
-            p.wire().release();
-            placed.merge("origin", 1, Integer::sum);
-            announce.announce(announcement(p, Placement.ORIGIN));
-            return;
+        List<BlockTarget> holders = new ArrayList<>(p.stored());
+        if (holders.isEmpty()) {
+            BlockTarget target = pick(p.block().seq());
+            if (target == null) {
+                p.wire().release();
+                placed.merge("origin", 1, Integer::sum);
+                announce.announce(announcement(p, Placement.ORIGIN));
+                return;
+            }
+            holders.add(target);
         }
-        List<BlockTarget> holders = new ArrayList<>(List.of(target));
-        if (target instanceof BlockTarget.Relay) {
+        if (holders.get(0) instanceof BlockTarget.Relay) {
             addReplicas(holders);
         }
+        List<BlockTarget> sending = holders.subList(p.stored().size(), holders.size());
+        if (sending.isEmpty()) { // more copies wanted, but no other relay can take one
+            p.wire().release();
+            stored(p, p.stored(), placed);
+            return;
+        }
         inFlight.incrementAndGet();
-        ByteBuf spare = p.wire().retainedDuplicate(); // to place it elsewhere if every holder fails
+        ByteBuf spare = p.wire().retainedDuplicate(); // to place it elsewhere if a holder fails
         List<ByteBuf> copies = new ArrayList<>(List.of(p.wire()));
-        for (int i = 1; i < holders.size(); i++) {
+        for (int i = 1; i < sending.size(); i++) {
             copies.add(p.wire().retainedDuplicate());
         }
         List<CompletableFuture<Boolean>> sends = new ArrayList<>();
-        for (int i = 0; i < holders.size(); i++) {
-            BlockTarget t = holders.get(i);
+        for (int i = 0; i < sending.size(); i++) {
+            BlockTarget t = sending.get(i);
             sends.add(t.send(p.block().seq(), copies.get(i)).handle((ok, error) -> {
                 if (error != null) {
                     failed(t, error);
@@ -159,40 +181,66 @@ final class StripingEngine {
             }));
         }
         CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).thenRun(() -> {
-            List<BlockTarget> stored = new ArrayList<>();
-            for (int i = 0; i < holders.size(); i++) {
+            List<BlockTarget> stored = new ArrayList<>(p.stored());
+            for (int i = 0; i < sending.size(); i++) {
                 if (sends.get(i).join()) {
-                    stored.add(holders.get(i));
+                    stored.add(sending.get(i));
                 }
             }
             if (stored.isEmpty()) {
-                again.add(new Pending(p.block(), spare, p.digest(), target.label()));
+                again.add(new Pending(p.block(), spare, p.digest(), List.of()));
+            } else if (stored.size() < sending.size() + p.stored().size() && stored.get(0) instanceof BlockTarget.Relay
+                    && stored.size() < transfer.options().replicas()) {
+                // a copy failed: look for another relay for it before the block is announced
+                again.add(new Pending(p.block(), spare, p.digest(), List.copyOf(stored)));
             } else {
                 spare.release();
-                placed.merge(stored.get(0).label(), 1, Integer::sum);
-                announce.announce(announcement(p, where(stored)));
+                stored(p, stored, placed);
             }
             inFlight.decrementAndGet();
         });
+    }
+
+    /** Announces block {@code p} where it is {@code stored}, counting it short if it has fewer copies than asked. */
+    private void stored(Pending p, List<BlockTarget> stored, java.util.Map<String, Integer> placed) {
+        placed.merge(stored.get(0).label(), 1, Integer::sum);
+        if (stored.get(0) instanceof BlockTarget.Relay && stored.size() < transfer.options().replicas()) {
+            shortOfCopies.incrementAndGet();
+        }
+        announce.announce(announcement(p, where(stored)));
     }
 
     /**
      * {@code t} did not store a block: a relay that refused it with NO_SPACE is full for this transfer, any
      * other failure gives the target up. Either way it gets no more blocks, and the block is placed elsewhere.
      */
-    private static void failed(BlockTarget t, Throwable error) {
+    private void failed(BlockTarget t, Throwable error) {
         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         if (cause instanceof RelayRefusedException r && r.code() == RelayErrorCode.NO_SPACE) {
             if (!t.isFull()) {
                 log.info("{} is full for this transfer, placing its blocks elsewhere: {}", t.label(), cause.getMessage());
             }
             t.markFull();
+            announceStopped(t, cause);
             return;
         }
         if (!t.isDead()) {
             log.warn("{} failed, placing its blocks elsewhere: {}", t.label(), error.toString());
         }
+        giveUp(t, cause);
+    }
+
+    /** Gives {@code t} up for {@code cause}: it gets no more blocks, and the client is told (STOPPED). */
+    private void giveUp(BlockTarget t, Throwable cause) {
         t.markDead();
+        announceStopped(t, cause);
+    }
+
+    /** The first time a relay takes no more blocks, the client hears why. */
+    private void announceStopped(BlockTarget t, Throwable cause) {
+        if (t instanceof BlockTarget.Relay r && stopped.add(r.index())) {
+            announce.announce(RelayOutcomes.stopped(r.index(), cause));
+        }
     }
 
     /**
@@ -267,9 +315,13 @@ final class StripingEngine {
             return t;
         } catch (ExecutionException | TimeoutException e) {
             log.warn("{} cannot take blocks, giving it up: {}", t.label(), e.toString());
-            t.markDead();
+            giveUp(t, e instanceof TimeoutException ? stalled() : e);
             return null;
         }
+    }
+
+    private TimeoutException stalled() {
+        return new TimeoutException("took no block within " + waitLimit.toMillis() + " ms");
     }
 
     /** First come, first served: of the targets that have room, the least loaded; waits for one. */
@@ -284,7 +336,7 @@ final class StripingEngine {
             // one failed: sorted out below
         } catch (TimeoutException e) {
             log.warn("no target took a block within {} ms", waitLimit.toMillis());
-            live.forEach(BlockTarget::markDead);
+            live.forEach(t -> giveUp(t, stalled()));
             return null;
         }
         List<BlockTarget> ready = new ArrayList<>();
@@ -292,7 +344,7 @@ final class StripingEngine {
             CompletableFuture<Void> w = waits.get(i);
             if (w.isDone()) {
                 if (w.isCompletedExceptionally()) {
-                    live.get(i).markDead();
+                    giveUp(live.get(i), w.handle((ok, error) -> error).join());
                 } else {
                     ready.add(live.get(i));
                 }

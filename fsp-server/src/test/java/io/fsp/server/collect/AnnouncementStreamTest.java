@@ -99,6 +99,24 @@ class AnnouncementStreamTest {
                 e.getMessage());
     }
 
+    @Test
+    void readsWhatTheRelaysSaidAndLeavesItOut() {
+        String said = "RELAY 0 127.0.0.1:7001 " + FP + "\nSPACE 0 100 200\nREFUSED 127.0.0.1:7002 NO_SPACE full"
+                + "\nKEY none\nFILE 0 10 0 a.bin\nSTOPPED 0 NO_SPACE full\n" + BLK + "\n";
+        AnnouncementStream s = new AnnouncementStream(1 << 20, 10, RELAYS);
+        feed(s, FSP + "\n" + said, 5);
+        List<Announcement> kept = s.end().announcements();
+        assertEquals(5, kept.size());
+        assertTrue(kept.stream().noneMatch(a -> a instanceof Announcement.Space || a instanceof Announcement.Refused
+                || a instanceof Announcement.Stopped), kept.toString());
+
+        StringBuilder many = new StringBuilder(FSP).append('\n');
+        for (int i = 0; i <= AnnouncementStream.MAX_RELAYS; i++) {
+            many.append("REFUSED 127.0.0.1:").append(7100 + i).append(" UNREACHABLE refused\n");
+        }
+        assertRefused(new AnnouncementStream(1 << 20, 10, RELAYS), many.toString(), "line 66: more than 64 REFUSED lines");
+    }
+
     private static void assertRefused(AnnouncementStream s, String text, String expected) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> {
             feed(s, text, 16);

@@ -20,6 +20,7 @@ import io.fsp.server.select.RelayEndpoint;
 import io.fsp.server.stripe.Announcements;
 import io.fsp.server.stripe.PlanBudget;
 import io.fsp.server.stripe.PlanBudgetExceededException;
+import io.fsp.server.stripe.RelayOutcomes;
 import io.fsp.server.stripe.ResumeClaim;
 import io.fsp.server.stripe.StripeContext;
 import io.fsp.server.stripe.StripeSession;
@@ -85,8 +86,8 @@ public final class FretCommand extends FspExtensionCommand {
      */
     private record Prepared(StripeContext stripe, StripedTransfer transfer, List<Announcement.Directory> directories,
                             Manifest manifest, TokenKey tokenKey, CapabilityToken token, Instant created,
-                            Instant expires, Map<Integer, RelayConnection> relays, List<RelayEndpoint> endpoints)
-            implements AutoCloseable {
+                            Instant expires, Map<Integer, RelayConnection> relays, List<RelayEndpoint> endpoints,
+                            List<Announcement> outcomes) implements AutoCloseable {
         /**
          * The transfer is over: connections that served it to the end wait for the next one, the others close; its
          * plan stays for re-fetches while {@code kept} keeps it, or until the server's plan budget needs the room.
@@ -216,17 +217,26 @@ public final class FretCommand extends FspExtensionCommand {
             }));
         }
         Map<Integer, RelayConnection> relays = new TreeMap<>();
+        // What each relay said goes to the client too (REFUSED, SPACE): the server's log may be gone when it matters.
+        List<Announcement> outcomes = new ArrayList<>();
         for (int i = 0; i < opening.size(); i++) {
             try {
                 relays.put(i, opening.get(i).get(stripe.relayConfig().connectTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS));
             } catch (Exception e) {
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
                 Throwable cause = e.getCause() != null ? e.getCause() : e;
                 log.warn("{} relay {} left out of transfer {}: {}", session, endpoints.get(i).hostPort(), transfer.id(),
                         cause.getMessage());
+                outcomes.add(RelayOutcomes.refused(endpoints.get(i), e));
                 opening.get(i).thenAccept(RelayConnection::close); // late: this transfer went on without it
             }
         }
-        return new Prepared(stripe, transfer, directories, manifest, tokenKey, token, created, expires, relays, endpoints);
+        outcomes.addAll(RelayOutcomes.spaces(relays, transfer.id(), transfer.maxBytesPerRelay(),
+                stripe.relayConfig().requestTimeout()));
+        return new Prepared(stripe, transfer, directories, manifest, tokenKey, token, created, expires, relays, endpoints,
+                outcomes);
     }
 
     /**
@@ -297,6 +307,7 @@ public final class FretCommand extends FspExtensionCommand {
             RelayEndpoint e = p.endpoints().get(r.getKey());
             info.add(new Announcement.Relay(r.getKey(), e.host(), e.port(), e.fingerprint()));
         }
+        info.addAll(p.outcomes());
         info.addAll(p.directories());
         info.addAll(p.manifest().files());
         // An evacuation's lines end up in a manifest sealed by whoever holds the safe site's public key: the

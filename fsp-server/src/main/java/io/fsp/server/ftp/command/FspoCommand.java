@@ -57,6 +57,7 @@ public final class FspoCommand extends FspExtensionCommand {
                     }
                 }
                 options.requireRetainAtMost(stripe.maxRetain());
+                options.requireProbeWithRetain();
                 requireAllowedEntry(selection);
             } catch (IllegalArgumentException e) {
                 session.reply(Replies.badArguments(e.getMessage()));
