@@ -42,13 +42,12 @@ class EvacuationRunbookIT {
     Path dir;
 
     private Path site;
-    private final List<Path> pidFiles = new ArrayList<>();
+    /** Every daemon the runbook started, read from its pid file once started: a restart rewrites the file. */
+    private final List<Long> started = new ArrayList<>();
 
     @AfterEach
-    void stop() throws IOException {
-        for (Path pid : pidFiles) {
-            kill(pid);
-        }
+    void stop() {
+        started.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
     }
 
     @Test
@@ -75,7 +74,6 @@ class EvacuationRunbookIT {
         env.put("ORIGIN", "fsp://ops@" + listen + "/archive");
         env.put("FSP_PASSWORD", "evacuate me");
         env.put("RELAY_SPACE", "256M");
-        pidFiles.add(originState.resolve("server.pid"));
 
         // 0: the safe site's keys, the origin's fingerprint, three relays trusting it, the origin with the relays
         ok(runbook.run("keygen", env, site, 120));
@@ -87,11 +85,10 @@ class EvacuationRunbookIT {
             relay.put("RELAY_DIR", dir.resolve("relay" + i).toString());
             relay.put("RELAY_LISTEN", "127.0.0.1:" + freePort());
             relays.add(relay);
-            pidFiles.add(dir.resolve("relay" + i).resolve("relay.pid"));
-            Runbook.Outcome started = ok(runbook.run("relay", relay, site, 120));
-            env.put("RELAY" + (i + 1), relay.get("RELAY_LISTEN") + "=" + last(RELAY_LISTENING, started.output()));
+            Runbook.Outcome up = daemon(runbook.run("relay", relay, site, 120), "relay" + i + "/relay.pid");
+            env.put("RELAY" + (i + 1), relay.get("RELAY_LISTEN") + "=" + last(RELAY_LISTENING, up.output()));
         }
-        ok(runbook.run("origin", env, site, 120));
+        daemon(runbook.run("origin", env, site, 120), "origin-state/server.pid");
 
         // the practice: evacuated, collected whole, released
         Map<String, String> expected = TreeDigests.of(archive);
@@ -116,7 +113,7 @@ class EvacuationRunbookIT {
         kill(originState.resolve("server.pid"));
         kill(dir.resolve("relay0/relay.pid"));
         stop(dir.resolve("relay1/relay.pid"));
-        ok(runbook.run("relay", relays.get(1), site, 120));
+        daemon(runbook.run("relay", relays.get(1), site, 120), "relay1/relay.pid");
 
         // 2-4: the safe site checks, collects from the relays that are left and validates the bag
         if (check) {
@@ -137,7 +134,7 @@ class EvacuationRunbookIT {
             Runbook.Outcome down = runbook.run("release", env, site, 120);
             System.out.println(down);
             assertEquals(5, down.exitCode(), down.toString());
-            ok(runbook.run("relay", relays.get(0), site, 120));
+            daemon(runbook.run("relay", relays.get(0), site, 120), "relay0/relay.pid");
             ok(runbook.run("release", env, site, 120));
             assertEquals(List.of(), blockFiles(Path.of(relays.get(0).get("RELAY_DIR")), 10), "relay 0 after release");
         }
@@ -158,6 +155,15 @@ class EvacuationRunbookIT {
             assertEquals(0, o.exitCode(), o + daemonLogs());
         }
         return o;
+    }
+
+    /** A step that started a daemon: its pid, from {@code pidFile} (under the test's directory), for the clean-up. */
+    private Runbook.Outcome daemon(Runbook.Outcome o, String pidFile) throws IOException {
+        Path pid = dir.resolve(pidFile);
+        if (Files.exists(pid)) {
+            started.add(Long.parseLong(Files.readString(pid).strip()));
+        }
+        return ok(o);
     }
 
     /** The logs the runbook's relays and server write, for a failed step's report. */
