@@ -44,7 +44,7 @@ import picocli.CommandLine.Spec;
         description = {"Collects what 'fsp evacuate' placed on relays, from the relays alone (the origin is never asked):"
                 + " each block verified against the manifest's digest once it is on disk, resumed after an interruption"
                 + " by running the same command again; DEST becomes a BagIt bag (RFC 8493) with the files under data/."},
-        exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK_HELP, ExitCodes.FAILURE_HELP,
+        exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.COLLECTED_HELP, ExitCodes.FAILURE_HELP,
                 ExitCodes.USAGE_HELP, ExitCodes.VERIFICATION_FAILED_HELP, ExitCodes.INTERNAL_HELP,
                 ExitCodes.PARTIAL_COLLECT_HELP, ExitCodes.UNTRUSTED_ORIGIN_HELP})
 public final class CollectCommand implements Callable<Integer> {

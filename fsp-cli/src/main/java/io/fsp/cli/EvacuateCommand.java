@@ -14,6 +14,8 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -100,6 +102,10 @@ public final class EvacuateCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the report as one JSON object.")
     boolean json;
 
+    @Option(names = "--force", description = "Evacuate even if the --manifest FILE exists: the earlier manifest is kept"
+            + " as FILE.1 (or the next free number), so that its evacuation can still be collected or released.")
+    boolean force;
+
     @Override
     public Integer call() throws Exception {
         return output.run(spec, this::evacuate);
@@ -113,6 +119,17 @@ public final class EvacuateCommand implements Callable<Integer> {
             err.println("fsp evacuate: " + e.getMessage());
             return ExitCodes.USAGE;
         }
+        if (!dryRun && Files.exists(options.manifest(), LinkOption.NOFOLLOW_LINKS)) {
+            if (!force) {
+                err.println("fsp evacuate: --manifest " + options.manifest() + " exists: it may be the only key to an"
+                        + " earlier evacuation's blocks, kept on the relays; nothing was sent (expected: a new --manifest"
+                        + " name, or --force to keep the earlier one as " + options.manifest() + ".1 and go on)");
+                return ExitCodes.USAGE;
+            }
+            Path kept = keep(options.manifest());
+            err.println("fsp evacuate: kept the earlier manifest as " + kept + " (collect or release its evacuation"
+                    + " with it)");
+        }
         Evacuation evacuation = new Evacuation(options);
         if (dryRun) {
             DryRunReport report;
@@ -123,7 +140,12 @@ public final class EvacuateCommand implements Callable<Integer> {
                 return ExitCodes.FAILURE;
             }
             out.println(json ? report.toJson() : report.toText());
-            return report.meetsDeadline() ? ExitCodes.OK : ExitCodes.PARTIAL;
+            if (!report.canBeMet()) {
+                err.println("fsp evacuate --dry-run: the evacuation as asked CANNOT be met: " + report.reasons().get(0)
+                        + (report.reasons().size() > 1 ? " (and " + (report.reasons().size() - 1) + " more reasons above)" : ""));
+                return ExitCodes.PARTIAL;
+            }
+            return ExitCodes.OK;
         }
         EvacuationReport report;
         Invocation.current().watch().progress(evacuation::bytesPlaced, evacuation::totalBytes);
@@ -144,12 +166,31 @@ public final class EvacuateCommand implements Callable<Integer> {
             err.println("fsp evacuate: " + report.error() + "; the manifest holds what was placed before");
             return ExitCodes.FAILURE;
         }
+        List<String> reasons = report.relays().reasons();
+        String why = reasons.isEmpty() ? "" : "; " + String.join("; ", reasons);
         if (!report.isComplete()) {
             err.println("fsp evacuate: " + (report.deadlineReached() ? "the deadline came" : "some blocks found no relay")
-                    + ": only the files listed as out are evacuated");
+                    + ": only the files listed as out are evacuated" + why);
+            return ExitCodes.PARTIAL;
+        }
+        if (!report.hasEveryCopy()) {
+            List<EvacuationReport.FileOut> short_ = report.shortOfCopies();
+            err.println("fsp evacuate: every file is out, but " + short_.size() + " files ("
+                    + short_.stream().mapToLong(EvacuationReport.FileOut::shortBlocks).sum() + " blocks) have fewer than "
+                    + replicas + " copies (the report names them)" + why);
             return ExitCodes.PARTIAL;
         }
         return ExitCodes.OK;
+    }
+
+    /** Moves {@code file} to FILE.N, the first N free, and returns that path. */
+    static Path keep(Path file) throws IOException {
+        for (int n = 1; ; n++) {
+            Path to = file.resolveSibling(file.getFileName() + "." + n);
+            if (!Files.exists(to, LinkOption.NOFOLLOW_LINKS)) {
+                return Files.move(file, to); // no REPLACE_EXISTING: a file made meanwhile is not overwritten
+            }
+        }
     }
 
     private Evacuation.Options options() throws IOException {
@@ -198,7 +239,17 @@ public final class EvacuateCommand implements Callable<Integer> {
         }
         List<String> names = new ArrayList<>();
         int n = 0;
-        for (String line : Files.readAllLines(priority, StandardCharsets.UTF_8)) {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(priority, StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            throw new IllegalArgumentException("--priority " + priority + ": no such file (expected: a file of names"
+                    + " relative to PATH, one a line; leave out --priority to send in the server's order)", e);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("--priority " + priority + ": cannot be read: " + e
+                    + " (expected: a readable UTF-8 file of names, one a line)", e);
+        }
+        for (String line : lines) {
             n++;
             String name = line.strip();
             if (name.isEmpty() || name.startsWith("#")) {

@@ -25,7 +25,9 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
     public static final String TRANSFERRED_HELP = "0:done: the destination server verified every file on its disk";
     public static final String TRANSFER_UNVERIFIED_HELP = "3:the destination server could not verify every block (a relay"
             + " failed or lied); run the same command again";
-    public static final String EVACUATED_HELP = "0:done: every block on relays; with --dry-run: the deadline can be met";
+    public static final String COLLECTED_HELP = "0:done: every file collected, every block on disk and verified";
+    public static final String EVACUATED_HELP = "0:done: every block on --replicas relays; with --dry-run: the server,"
+            + " the relays and the deadline can meet the evacuation as asked";
     public static final String FAILURE_HELP = "1:failure: connection, certificate, login, refused command, missing file,"
             + " a destination in use or in the way;"
             + " the message says which";
@@ -33,8 +35,9 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
     public static final String VERIFICATION_FAILED_HELP = "3:some block could not be verified from any source; rerun"
             + " the same command to resume from its journal";
     public static final String INTERNAL_HELP = "4:internal error: a bug; the message says where";
-    public static final String PARTIAL_EVACUATE_HELP = "5:partial: the deadline came or some blocks found no relay (the"
-            + " report names the files that are out); with --dry-run: the deadline cannot be met";
+    public static final String PARTIAL_EVACUATE_HELP = "5:partial: the deadline came, some blocks found no relay or"
+            + " have fewer than --replicas copies (the report names the files and the relays' reasons); with --dry-run:"
+            + " the evacuation as asked cannot be met (the reasons, and what would fit, are named)";
     public static final String PARTIAL_COLLECT_HELP = "5:partial: the manifest does not hold every file whole (the"
             + " missing files are named); with --check: some file can no longer be collected whole";
     public static final String RELEASED_HELP = "0:done: every relay answered and holds none of the evacuation's blocks";

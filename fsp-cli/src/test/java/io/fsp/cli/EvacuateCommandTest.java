@@ -81,6 +81,47 @@ class EvacuateCommandTest {
     }
 
     @Test
+    void anExistingManifestIsKeptUnlessForcedAndThenMovedAside() throws Exception {
+        Path pub = dir.resolve("recipient.pub");
+        RecipientKey.generate("").writePublic(pub, false);
+        Path m = Files.writeString(dir.resolve("m"), "earlier");
+        Files.writeString(dir.resolve("m.1"), "earliest");
+        Files.writeString(Files.createFile(dir.resolve("password"), OWNER_ONLY), "s3cret\n");
+        Path conf = Files.writeString(dir.resolve("client.conf"), "trust = " + FP + "\npassword-file = password\n");
+        String[] args = {"evacuate", "fsp://alice@127.0.0.1:1/data", "--config", conf.toString(), "--manifest",
+                m.toString(), "--recipient", pub.toString()};
+        FspRun refused = fsp(args);
+        assertEquals(ExitCodes.USAGE, refused.exit(), refused.err());
+        assertTrue(refused.err().startsWith("fsp evacuate: --manifest " + m + " exists:"), refused.err());
+        assertTrue(refused.err().contains("nothing was sent (expected: a new --manifest name, or --force"), refused.err());
+        assertEquals("earlier", Files.readString(m));
+        String[] forced = java.util.Arrays.copyOf(args, args.length + 1);
+        forced[args.length] = "--force";
+        FspRun r = fsp(forced);
+        assertEquals(ExitCodes.FAILURE, r.exit(), "past the manifest, to the connection: " + r.err());
+        assertTrue(r.err().contains("kept the earlier manifest as " + m + ".2"), r.err());
+        assertEquals("earlier", Files.readString(dir.resolve("m.2")));
+        assertEquals("earliest", Files.readString(dir.resolve("m.1")));
+        FspRun dry = fsp("evacuate", "fsp://alice@127.0.0.1:1/data", "--config", conf.toString(), "--manifest",
+                dir.resolve("m.1").toString(), "--dry-run");
+        assertEquals(ExitCodes.FAILURE, dry.exit(), "a dry run writes no manifest: " + dry.err());
+    }
+
+    @Test
+    void aMissingPriorityFileIsOneLineAndAUsageError() throws Exception {
+        FspRun r = fsp("evacuate", "fsp://alice@127.0.0.1:1/data", "--trust", FP, "--dry-run", "--priority",
+                dir.resolve("priority.txt").toString());
+        assertEquals(ExitCodes.USAGE, r.exit(), r.err());
+        assertEquals("fsp evacuate: --priority " + dir.resolve("priority.txt") + ": no such file (expected: a file of"
+                + " names relative to PATH, one a line; leave out --priority to send in the server's order)", r.err().strip());
+        FspRun unreadable = fsp("evacuate", "fsp://alice@127.0.0.1:1/data", "--trust", FP, "--dry-run", "--priority",
+                dir.toString());
+        assertEquals(ExitCodes.USAGE, unreadable.exit(), unreadable.err());
+        assertEquals(1, unreadable.err().strip().lines().count(), unreadable.err());
+        assertTrue(unreadable.err().contains("cannot be read"), unreadable.err());
+    }
+
+    @Test
     void collectRefusesVerificationOffAndAMissingIdentity() throws Exception {
         FspRun off = fsp("collect", dir.resolve("m").toString(), "-o", dir.resolve("bag").toString(), "--identity",
                 dir.resolve("identity").toString(), "--verify", "off");

@@ -41,8 +41,10 @@ import org.slf4j.LoggerFactory;
  * still leaves a manifest of what was placed. At the deadline it writes the manifest and closes the control
  * connection: the server stops striping, and what was placed stays on the relays.
  * <p>
- * A dry run sends the same FSPO without retention, reads BLK lines for {@link #PROBE} (or until the 226), closes
- * (the server aborts the probe at the relays, as for any client that leaves) and measures the placement rate.
+ * A dry run sends the same FSPO with {@code probe=on}: the server checks and opens it as the real run (retention
+ * right, relays opened retained, so that they refuse as they would), reads what the relays said and the BLK lines for
+ * {@link #PROBE} (or until the 226), closes (the server aborts the probe at the relays, as for any client that
+ * leaves) and measures the placement rate.
  */
 public final class Evacuation {
     private static final Logger log = LoggerFactory.getLogger(Evacuation.class);
@@ -54,7 +56,7 @@ public final class Evacuation {
     /**
      * What to evacuate and how.
      *
-     * @param retain the retention as FSPO takes it ({@code 7d}); ignored by a dry run
+     * @param retain the retention as FSPO takes it ({@code 7d}); a dry run asks for it too
      * @param retainFor the same as a duration, for the manifest's retain-until
      * @param priority names relative to the origin's path, sent first (FPRI), in this order
      * @param deadline when to stop, counted from the start; null: none
@@ -68,11 +70,15 @@ public final class Evacuation {
             priority = List.copyOf(priority);
         }
 
-        /** FSPO for the transfer: relays only, {@code replicas}, the other options, and {@code retain=…} unless a dry run. */
-        TransferOptions.Request fspo(boolean retained) {
-            TransferOptions.Request r = retained ? TransferOptions.Request.NONE.with("retain", retain) : TransferOptions.Request.NONE;
-            return r.with("replicas", String.valueOf(replicas)).with("include-direct", false).with("use-relays", true)
-                    .with(fspOptions);
+        /** FSPO for the evacuation: {@code retain=…}, relays only, {@code replicas}, the other options. */
+        TransferOptions.Request fspo() {
+            return TransferOptions.Request.NONE.with("retain", retain).with("replicas", String.valueOf(replicas))
+                    .with("include-direct", false).with("use-relays", true).with(fspOptions);
+        }
+
+        /** FSPO for the dry run: the evacuation's, checked and opened as it would be, kept nowhere. */
+        TransferOptions.Request probe() {
+            return fspo().with("probe", true);
         }
     }
 
@@ -102,7 +108,7 @@ public final class Evacuation {
         try (ControlChannel control = connect()) {
             certificate = control.peerCertificate();
             FspConversation fsp = conversation(control);
-            fsp.options(options.fspo(true));
+            fsp.options(options.fspo());
             fsp.prioritize(options.priority());
             created = Instant.now().truncatedTo(ChronoUnit.SECONDS); // as the manifest holds it
             fsp.retrieve(options.origin().path());
@@ -127,29 +133,40 @@ public final class Evacuation {
             EvacuationManifest written = manifest(state);
             written.write(options.manifest(), options.recipient()); // before the control connection closes
             return new EvacuationReport(options.manifest(), written.announcements(), options.priority(), state,
-                    deadlineReached, (System.nanoTime() - start) / 1e9, written.retainUntil(), error);
+                    deadlineReached, (System.nanoTime() - start) / 1e9, written.retainUntil(), error, options.replicas());
         }
     }
 
-    /** A dry run: measures how fast the server places this data set, retaining nothing. */
+    /**
+     * A dry run: asks the server for the evacuation as the real run will (the same retention, {@code probe=on}), reads
+     * what the relays said and measures how fast blocks are placed, then leaves (the server aborts the probe at the
+     * relays). A refusal by the server is in the report, not thrown.
+     */
     public DryRunReport probe() throws IOException, InterruptedException {
         try (ControlChannel control = connect()) {
             FspConversation fsp = conversation(control);
-            fsp.options(options.fspo(false));
-            fsp.prioritize(options.priority());
-            long fret = System.nanoTime();
-            fsp.retrieve(options.origin().path());
             Probe probe = new Probe();
-            // the probe time counts from the first block; before it, only the server's silence ends the wait
-            FspConversation.End end = fsp.announcements(probe::line,
-                    () -> probe.firstBlock == 0 ? Long.MAX_VALUE : probe.firstBlock + PROBE.toNanos());
-            if (end == FspConversation.End.COMPLETE) {
-                return DryRunReport.of(probe.transfer, (System.nanoTime() - fret) / 1e9, probe.blocks, probe.placed,
-                        probe.firstBlock == 0 ? 0 : (System.nanoTime() - probe.firstBlock) / 1e9, true, options.deadline());
+            long fret = System.nanoTime();
+            FspConversation.End end;
+            try {
+                fsp.options(options.probe());
+                fsp.prioritize(options.priority());
+                fret = System.nanoTime();
+                fsp.retrieve(options.origin().path());
+                // the probe time counts from the first block; before it, only the server's silence ends the wait
+                end = fsp.announcements(probe::line,
+                        () -> probe.firstBlock == 0 ? Long.MAX_VALUE : probe.firstBlock + PROBE.toNanos());
+            } catch (ControlException e) {
+                if (e.code() < 400) {
+                    throw e;
+                }
+                return DryRunReport.of(probe.transfer, 0, probe.blocks, probe.placed, 0, false, options, e.getMessage(),
+                        probe.relays, probe.unplaced);
             }
             long now = System.nanoTime();
-            return DryRunReport.of(probe.transfer, (probe.firstBlock - fret) / 1e9, probe.blocks, probe.placed,
-                    (now - probe.firstBlock) / 1e9, false, options.deadline());
+            long first = probe.firstBlock == 0 ? now : probe.firstBlock;
+            return DryRunReport.of(probe.transfer, (first - fret) / 1e9, probe.blocks, probe.placed, (now - first) / 1e9,
+                    end == FspConversation.End.COMPLETE, options, null, probe.relays, probe.unplaced);
         }
     }
 
@@ -158,10 +175,16 @@ public final class Evacuation {
         long firstBlock;
         long placed;
         int blocks;
+        long unplaced;
         Announcement.Transfer transfer;
+        final RelayOutcomes relays = new RelayOutcomes();
 
         boolean line(String text) throws ControlException {
+            if (OriginSignature.isSignature(text)) {
+                return true;
+            }
             Announcement a = FspConversation.parse(text);
+            relays.add(a);
             if (a instanceof Announcement.Transfer t) {
                 transfer = t;
             } else if (a instanceof Announcement.Block b) {
@@ -169,7 +192,9 @@ public final class Evacuation {
                     firstBlock = System.nanoTime();
                 }
                 blocks++;
-                placed += b.placement() instanceof Announcement.Placement.Relays ? b.length() : 0;
+                boolean onRelays = b.placement() instanceof Announcement.Placement.Relays;
+                placed += onRelays ? b.length() : 0;
+                unplaced += onRelays ? 0 : 1;
             }
             return true;
         }

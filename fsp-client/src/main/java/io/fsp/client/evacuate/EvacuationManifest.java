@@ -48,7 +48,7 @@ import java.util.Objects;
  * state complete|partial|running
  * origin-signature STATE BASE64|none ({@link OriginSignature} over the announcements below, USER, PATH, created,
  *                                     retain-until and the STATE the origin signed)
- * FSP … / KEY … / TOKEN … / RELAY … / DIR … / FILE … / BLK …   (one announcement a line)
+ * FSP … / KEY … / TOKEN … / RELAY … SPACE … REFUSED … / DIR … / FILE … / BLK … STOPPED …   (one a line)
  * end NUMBER-OF-BLK-LINES
  * </pre>
  * Version 2, written from an older origin's signature (version 1: announcements, USER and PATH only), has
@@ -417,19 +417,22 @@ public record EvacuationManifest(FspUrl origin, X509Certificate originCertificat
     }
 
     /**
-     * The order the server announces in: FSP, KEY, TOKEN, then relays, directories, files and blocks; a checkpoint
-     * may end anywhere.
+     * The order the server announces in: FSP, KEY, TOKEN, then relays (with what each reserved, and those left out),
+     * directories, files and blocks (with the relays that stopped taking them); a checkpoint may end anywhere.
      */
     private static void checkOrder(List<Announcement> announcements) {
         int previous = -1;
         for (int i = 0; i < announcements.size(); i++) {
             int rank = rank(announcements.get(i));
-            boolean ok = i < 3 ? rank == i : rank >= 3 && rank >= previous;
+            // a relay may stop whenever blocks are placed: STOPPED goes anywhere after the TOKEN, leaving the order as it was
+            boolean stopped = announcements.get(i) instanceof Announcement.Stopped;
+            boolean ok = i < 3 ? rank == i : rank >= 3 && (stopped || rank >= previous);
             if (!ok) {
                 throw new IllegalArgumentException("announcement " + (i + 1) + ": " + announcements.get(i).getClass().getSimpleName()
-                        + " (expected: FSP, KEY, TOKEN, then RELAY, DIR, FILE and BLK lines in this order)");
+                        + " (expected: FSP, KEY, TOKEN, then RELAY, SPACE and REFUSED, DIR, FILE, and BLK and STOPPED"
+                        + " lines in this order)");
             }
-            previous = rank;
+            previous = stopped ? previous : rank;
         }
     }
 

@@ -16,17 +16,23 @@ import java.util.TreeMap;
 
 /**
  * What an evacuation got out: each file wholly on relays or not, in priority order (the server's, which puts the files
- * FPRI named first), with the totals; in text, each priority entry's state and the files that are not out.
+ * FPRI named first), with the totals; how many copies its blocks have (per file, the fewest and the most), what each
+ * relay holds and reserved, and what the relays said (refused, stopped) as the reasons of a shortfall; in text, each
+ * priority entry's state and the files that are not out or short of copies.
  *
  * @param announcements what the manifest holds
  * @param deadlineReached the deadline stopped the evacuation before the 226
  * @param error why reading the FRET failed, or null
+ * @param replicas the copies asked of every block
  */
 public record EvacuationReport(Path manifest, List<Announcement> announcements, List<String> priority, State state,
-                               boolean deadlineReached, double seconds, Instant retainUntil, String error) {
+                               boolean deadlineReached, double seconds, Instant retainUntil, String error, int replicas) {
 
-    /** One file of the data set and how much of it is on relays. */
-    public record FileOut(String name, long size, long placed) {
+    /**
+     * One file of the data set, how much of it is on relays, the fewest and most copies of its blocks (0 when none is
+     * on a relay), and how many of its blocks have fewer copies than asked.
+     */
+    public record FileOut(String name, long size, long placed, int minCopies, int maxCopies, int shortBlocks) {
         public boolean isOut() {
             return placed == size;
         }
@@ -68,6 +74,21 @@ public record EvacuationReport(Path manifest, List<Announcement> announcements, 
         return tally().unannounced();
     }
 
+    /** Every block announced has at least {@link #replicas} copies on distinct relays. */
+    public boolean hasEveryCopy() {
+        return tally().files().stream().allMatch(f -> f.shortBlocks() == 0);
+    }
+
+    /** The files some of whose blocks have fewer copies than asked. */
+    public List<FileOut> shortOfCopies() {
+        return tally().files().stream().filter(f -> f.shortBlocks() > 0).toList();
+    }
+
+    /** What the relays said, and what they hold. */
+    public RelayOutcomes relays() {
+        return RelayOutcomes.of(announcements);
+    }
+
     /** What the report says, from one pass over the announcements (a manifest may hold millions of lines). */
     private record Tally(List<FileOut> files, int unannounced, Map<String, List<FileOut>> byPriority, boolean complete) {
         List<String> unmatchedPriorities() {
@@ -81,8 +102,13 @@ public record EvacuationReport(Path manifest, List<Announcement> announcements, 
         if (!announcements.isEmpty()) {
             RecordedTransfer recorded = new RecordedTransfer(announcements);
             Map<Integer, Long> placed = recorded.placedBytes();
+            Map<Integer, Long> sizes = new java.util.HashMap<>();
+            recorded.files().forEach(f -> sizes.put(f.index(), f.size()));
+            Map<Integer, int[]> copies = relays().copiesByFile(replicas, recorded.transfer().files(),
+                    i -> sizes.getOrDefault(i, -1L));
             for (Announcement.File f : recorded.files()) {
-                files.add(new FileOut(f.name(), f.size(), placed.getOrDefault(f.index(), 0L)));
+                int[] c = copies.getOrDefault(f.index(), new int[3]);
+                files.add(new FileOut(f.name(), f.size(), placed.getOrDefault(f.index(), 0L), c[0], c[1], c[2]));
             }
             unannounced = recorded.unrecordedFiles();
         }
@@ -148,6 +174,7 @@ public record EvacuationReport(Path manifest, List<Announcement> announcements, 
             sb.append("  NOT OUT  ").append(tally.unannounced()).append(" more files, not announced before the evacuation stopped")
                     .append(System.lineSeparator());
         }
+        copiesText(sb, files);
         for (String p : tally.unmatchedPriorities()) {
             sb.append("  priority '").append(p).append("' names no file of the data set").append(System.lineSeparator());
         }
@@ -155,6 +182,48 @@ public record EvacuationReport(Path manifest, List<Announcement> announcements, 
             sb.append("  error: ").append(error).append(System.lineSeparator());
         }
         return sb.toString().stripTrailing();
+    }
+
+    /** The copies: overall, per relay, the files short of them, and why. */
+    private void copiesText(StringBuilder sb, List<FileOut> files) {
+        String nl = System.lineSeparator();
+        RelayOutcomes relays = relays();
+        List<FileOut> placed = files.stream().filter(f -> f.maxCopies() > 0).toList();
+        List<FileOut> short_ = files.stream().filter(f -> f.shortBlocks() > 0).toList();
+        long shortBlocks = short_.stream().mapToLong(FileOut::shortBlocks).sum();
+        sb.append(String.format(Locale.ROOT, "  copies: %s (--replicas %d)%s", placed.isEmpty() ? "none"
+                : placed.stream().mapToInt(FileOut::minCopies).min().getAsInt() + " to "
+                + placed.stream().mapToInt(FileOut::maxCopies).max().getAsInt() + " per block", replicas,
+                short_.isEmpty() ? "" : String.format(Locale.ROOT, "; %d files (%d blocks) SHORT of %d copies",
+                        short_.size(), shortBlocks, replicas))).append(nl);
+        Map<Integer, long[]> held = relays.held();
+        for (RelayOutcomes.Taken t : relays.taken()) {
+            long[] h = held.getOrDefault(t.index(), new long[2]);
+            sb.append(String.format(Locale.ROOT, "  relay %s: %d blocks, %s%s%n", t.address(), h[0], RelayOutcomes.size(h[1]),
+                    t.reserved() < 0 ? "" : ", reserved " + RelayOutcomes.size(t.reserved())));
+        }
+        for (FileOut f : short_.subList(0, Math.min(short_.size(), MAX_LISTED))) {
+            sb.append(String.format(Locale.ROOT, "  SHORT OF COPIES  %s (%d blocks on fewer than %d relays; %d to %d copies)%n",
+                    f.name(), f.shortBlocks(), replicas, f.minCopies(), f.maxCopies()));
+        }
+        if (short_.size() > MAX_LISTED) {
+            sb.append(String.format(Locale.ROOT, "  SHORT OF COPIES  %,d more files (--json lists every file)%n",
+                    short_.size() - MAX_LISTED));
+        }
+        relays.reasons().forEach(r -> sb.append("  ").append(r).append(nl));
+    }
+
+    /** Relays and what they said, as JSON. */
+    static String said(List<RelayOutcomes.Said> said) {
+        StringBuilder sb = new StringBuilder("[");
+        String sep = "";
+        for (RelayOutcomes.Said s : said) {
+            sb.append(sep).append("{\"relay\":").append(CollectSummary.quote(s.address())).append(",\"reason\":")
+                    .append(CollectSummary.quote(s.reason())).append(",\"text\":").append(CollectSummary.quote(s.text()))
+                    .append('}');
+            sep = ",";
+        }
+        return sb.append(']').toString();
     }
 
     public String toJson() {
@@ -179,6 +248,37 @@ public record EvacuationReport(Path manifest, List<Announcement> announcements, 
         sb.append(",\"unannounced_files\":").append(tally.unannounced());
         sb.append(",\"unmatched_priorities\":").append(CollectSummary.quote(tally.unmatchedPriorities()));
         sb.append(",\"error\":").append(CollectSummary.quote(error));
+        List<FileOut> short_ = files.stream().filter(f -> f.shortBlocks() > 0).toList();
+        sb.append(",\"replicas\":").append(replicas);
+        sb.append(",\"every_copy\":").append(short_.isEmpty());
+        sb.append(",\"short_of_copies\":[");
+        String sep = "";
+        for (FileOut f : short_) {
+            sb.append(sep).append("{\"file\":").append(CollectSummary.quote(f.name())).append(",\"blocks\":")
+                    .append(f.shortBlocks()).append('}');
+            sep = ",";
+        }
+        sb.append("],\"copies\":[");
+        sep = "";
+        for (FileOut f : files) {
+            sb.append(sep).append("{\"file\":").append(CollectSummary.quote(f.name())).append(",\"min\":")
+                    .append(f.minCopies()).append(",\"max\":").append(f.maxCopies()).append('}');
+            sep = ",";
+        }
+        RelayOutcomes relays = relays();
+        Map<Integer, long[]> held = relays.held();
+        sb.append("],\"relays\":[");
+        sep = "";
+        for (RelayOutcomes.Taken t : relays.taken()) {
+            long[] h = held.getOrDefault(t.index(), new long[2]);
+            sb.append(sep).append("{\"relay\":").append(CollectSummary.quote(t.address())).append(",\"blocks\":")
+                    .append(h[0]).append(",\"bytes\":").append(h[1]).append(",\"reserved\":")
+                    .append(t.reserved() < 0 ? "null" : t.reserved()).append('}');
+            sep = ",";
+        }
+        sb.append("],\"refused\":").append(said(relays.refused()));
+        sb.append(",\"stopped\":").append(said(relays.stopped()));
+        sb.append(",\"reasons\":").append(CollectSummary.quote(relays.reasons()));
         return sb.append('}').toString();
     }
 }

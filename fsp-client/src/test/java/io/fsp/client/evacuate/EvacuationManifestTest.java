@@ -150,7 +150,7 @@ class EvacuationManifestTest {
         "end 2|end 3|'end 2', the number of BLK lines",
         "end 2|end 1|'end 2', the number of BLK lines",
         "BLK 0 relay:0,1 0 0 4096|BLK 0 relay:0,1 0 0 04096|line 17",
-        "DIR sub|KEY none|announcement 6: Key (expected: FSP, KEY, TOKEN, then RELAY, DIR, FILE and BLK lines in this order)",
+        "DIR sub|KEY none|announcement 6: Key (expected: FSP, KEY, TOKEN, then RELAY, SPACE and REFUSED, DIR, FILE, and BLK and STOPPED lines in this order)",
         "RELAY 0 127.0.0.1:7001|BLK 5 relay:0 0 0 1 " + "sha256:" + "ab" + "|line 11",
         "KEY |TOKEN |line 9: TOKEN"})
     void badHeadersAndLinesAreRefusedNamingTheLine(String from, String to, String expected) {
@@ -167,6 +167,37 @@ class EvacuationManifestTest {
         assertThrows(IllegalArgumentException.class, () -> EvacuationManifest.parse(text.substring(0, text.length() - 1)));
         assertThrows(IllegalArgumentException.class, () -> EvacuationManifest.parse(text.replace("state complete\n", "")));
         assertThrows(IllegalArgumentException.class, () -> EvacuationManifest.parse(text.replace("\n", "\r\n")));
+    }
+
+    /** What the relays said of the transfer: SPACE and REFUSED after the RELAY lines, STOPPED among the blocks. */
+    static List<Announcement> withRelayOutcomes() {
+        List<Announcement> all = new ArrayList<>(announcements());
+        all.add(5, ExtensionCodec.parse("SPACE 0 5000 5000"));
+        all.add(6, ExtensionCodec.parse("SPACE 1 4096 5000"));
+        all.add(7, ExtensionCodec.parse("REFUSED 127.0.0.1:7003 RETENTION_TOO_LONG at%20most%201d"));
+        all.add(all.size() - 1, ExtensionCodec.parse("STOPPED 1 NO_SPACE reservation%20full"));
+        return all;
+    }
+
+    @Test
+    void relayOutcomesRoundTripAndAreSigned() throws Exception {
+        List<Announcement> all = withRelayOutcomes();
+        EvacuationManifest m = new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), CREATED, UNTIL, State.PARTIAL,
+                all, sign(ORIGIN, ORIGIN_URL, new OriginSignature.Terms(CREATED, UNTIL, OriginSignature.PARTIAL), all));
+        EvacuationManifest back = EvacuationManifest.parse(m.toText());
+        assertEquals(m.toText(), back.toText());
+        assertTrue(back.toText().contains("\nSPACE 1 4096 5000\nREFUSED 127.0.0.1:7003 RETENTION_TOO_LONG at%20most%201d\nDIR sub\n"));
+        assertEquals(2, back.blocks());
+        back.checkOrigin(ORIGIN.fingerprint());
+        // STOPPED may come before the first block (a relay that failed at once), not before the TOKEN
+        List<Announcement> early = new ArrayList<>(announcements());
+        early.add(5, ExtensionCodec.parse("STOPPED 0 FAILED gone"));
+        new EvacuationManifest(ORIGIN_URL, ORIGIN.certificate(), CREATED, UNTIL, State.PARTIAL, early, null);
+        List<Announcement> late = new ArrayList<>(announcements());
+        late.add(late.size() - 1, ExtensionCodec.parse("SPACE 0 1 1"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new EvacuationManifest(ORIGIN_URL,
+                ORIGIN.certificate(), CREATED, UNTIL, State.PARTIAL, late, null));
+        assertTrue(e.getMessage().contains("announcement 10: Space"), e.getMessage());
     }
 
     @Test
