@@ -61,8 +61,6 @@ class EvacuationRunbookIT {
         Path carry = Files.createDirectories(dir.resolve("carry"));
         Path originState = dir.resolve("origin-state");
         Runbook runbook = Runbook.load("evacuation");
-        boolean release = !help("release").isEmpty();
-        boolean check = help("collect").contains("--check");
 
         Map<String, String> env = new HashMap<>();
         env.put("SAFE", safe.toString());
@@ -96,11 +94,9 @@ class EvacuationRunbookIT {
         Runbook.Outcome practice = ok(runbook.run("practice-collect", env, site, 300));
         assertTrue(practice.output().contains("practice bag verified"), practice.toString());
         assertEquals(expected, TreeDigests.of(safe.resolve("practice/data")), practice.toString());
-        if (release) {
-            ok(runbook.run("practice-release", env, site, 120));
-            for (Map<String, String> relay : relays) {
-                assertEquals(List.of(), blockFiles(Path.of(relay.get("RELAY_DIR")), 10), "after the practice's release");
-            }
+        ok(runbook.run("practice-release", env, site, 120));
+        for (Map<String, String> relay : relays) {
+            assertEquals(List.of(), blockFiles(Path.of(relay.get("RELAY_DIR")), 10), "after the practice's release");
         }
 
         // 1: the emergency: the priority list, the dry run, the evacuation
@@ -116,9 +112,7 @@ class EvacuationRunbookIT {
         daemon(runbook.run("relay", relays.get(1), site, 120), "relay1/relay.pid");
 
         // 2-4: the safe site checks, collects from the relays that are left and validates the bag
-        if (check) {
-            ok(runbook.run("check", env, site, 300));
-        }
+        ok(runbook.run("check", env, site, 300));
         Runbook.Outcome collected = ok(runbook.run("collect", env, site, 300));
         assertEquals(expected, TreeDigests.of(safe.resolve("archive/data")), collected.toString());
         // every block collected was confirmed to the relays left, which freed it (relay 0 is gone with its copies)
@@ -130,23 +124,13 @@ class EvacuationRunbookIT {
         assertTrue(bag.output().contains("bag verified"), bag.toString());
 
         // 5: release: relay 0 is down (exit 5: run again later); back, it frees its copies at the second run
-        if (release) {
-            Runbook.Outcome down = runbook.run("release", env, site, 120);
-            System.out.println(down);
-            assertEquals(5, down.exitCode(), down.toString());
-            daemon(runbook.run("relay", relays.get(0), site, 120), "relay0/relay.pid");
-            ok(runbook.run("release", env, site, 120));
-            assertEquals(List.of(), blockFiles(Path.of(relays.get(0).get("RELAY_DIR")), 10), "relay 0 after release");
-        }
-        List<String> skipped = new ArrayList<>();
-        if (!release) {
-            skipped.addAll(List.of("practice-release", "release"));
-        }
-        if (!check) {
-            skipped.add("check");
-        }
-        System.out.println("runbook steps not run (their commands are not in this build): " + skipped);
-        assertEquals(java.util.Set.copyOf(skipped), java.util.Set.copyOf(runbook.notRun()), runbook.toString());
+        Runbook.Outcome down = runbook.run("release", env, site, 120);
+        System.out.println(down);
+        assertEquals(5, down.exitCode(), down.toString());
+        daemon(runbook.run("relay", relays.get(0), site, 120), "relay0/relay.pid");
+        ok(runbook.run("release", env, site, 120));
+        assertEquals(List.of(), blockFiles(Path.of(relays.get(0).get("RELAY_DIR")), 10), "relay 0 after release");
+        assertEquals(java.util.Set.of(), java.util.Set.copyOf(runbook.notRun()), "every step of the runbook ran: " + runbook);
     }
 
     private Runbook.Outcome ok(Runbook.Outcome o) throws IOException {
@@ -280,11 +264,4 @@ class EvacuationRunbookIT {
     }
 
     /** The help of this build's {@code fsp COMMAND}, empty if it has no such command: what the runbook may use. */
-    private String help(String command) throws Exception {
-        Path out = Files.createTempFile(dir, "fsp-help-", ".txt");
-        Process p = new ProcessBuilder(site.resolve("bin/fsp").toString(), command, "--help").redirectErrorStream(true)
-                .redirectOutput(out.toFile()).start();
-        String help = p.waitFor(60, TimeUnit.SECONDS) ? Files.readString(out) : "";
-        return help.startsWith("Usage: fsp " + command + " ") ? help : "";
-    }
 }
