@@ -262,6 +262,4 @@ class EvacuationRunbookIT {
                 + " \"$@\"\n", StandardCharsets.UTF_8);
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
-
-    /** The help of this build's {@code fsp COMMAND}, empty if it has no such command: what the runbook may use. */
 }
