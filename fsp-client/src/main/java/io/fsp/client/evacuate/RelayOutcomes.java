@@ -2,6 +2,7 @@ package io.fsp.client.evacuate;
 
 import io.fsp.extension.Announcement;
 import io.fsp.extension.FileSegment;
+import io.fsp.net.HostPort;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -77,14 +78,12 @@ public final class RelayOutcomes {
     /** Takes one more announcement into account. */
     public void add(Announcement a) {
         if (a instanceof Announcement.Relay r) {
-            taken.put(r.index(), new Taken(r.index(), r.host().indexOf(':') >= 0 ? "[" + r.host() + "]:" + r.port()
-                    : r.host() + ":" + r.port(), -1, -1));
+            taken.put(r.index(), new Taken(r.index(), new HostPort(r.host(), r.port()).toString(), -1, -1));
         } else if (a instanceof Announcement.Space s) {
             Taken t = taken.get(s.index());
             taken.put(s.index(), new Taken(s.index(), t == null ? "relay " + s.index() : t.address(), s.reserved(), s.declared()));
         } else if (a instanceof Announcement.Refused r) {
-            refused.add(new Said(r.host().indexOf(':') >= 0 ? "[" + r.host() + "]:" + r.port() : r.host() + ":" + r.port(),
-                    r.reason(), r.text()));
+            refused.add(new Said(new HostPort(r.host(), r.port()).toString(), r.reason(), r.text()));
         } else if (a instanceof Announcement.Stopped s) {
             stopped.add(new Said(address(s.index()), s.reason(), s.text()));
         } else if (a instanceof Announcement.Block b) {
