@@ -150,7 +150,8 @@ class EvacuationShortfallIT {
 
     @Test
     void aDryRunOnRelaysShortOfPerTransferSpaceSaysHowManyMoreWouldFit() throws Exception {
-        long space = 2L << 20; // two relays of 2 MiB each, for two copies of 3 MiB: a third of 3 MiB would do
+        // two relays of 2 MiB each (one sealed 1 MiB block each, in whole blocks) for two copies of 3 MiB
+        long space = 2L << 20;
         try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 16L << 20, StripeRig.store(s -> new StoreConfig(
                 s.directory(), s.quotaBytes(), s.memoryBytes(), s.ttl(), s.serverQuotaBytes(), space, s.maxRetain(),
                 s.serverRetainedBytes())), Map.of(), HONEST, HONEST)) {
@@ -159,7 +160,7 @@ class EvacuationShortfallIT {
             assertEquals(ExitCodes.PARTIAL, r.exit(), r.toString());
             assertTrue(r.out().contains("2 relays took the transfer (") && r.out().contains("reserving 2.0 MiB"), r.toString());
             assertTrue(r.out().contains("2 copies (--replicas 2) of 3."), r.toString());
-            assertTrue(r.out().contains("would fit: 1 more relay with 3."), r.toString());
+            assertTrue(r.out().contains("would fit: 2 more relays with 3."), r.toString());
             assertTrue(r.out().contains("free each for this transfer (its --transfer-space, and as much free space)"),
                     r.toString());
             assertTrue(r.out().contains("stopped taking blocks: NO_SPACE: "), "the relays filled up: " + r);

@@ -68,6 +68,8 @@ public final class RelayOutcomes {
 
     /** By block seq, in the order first announced. */
     private final Map<Long, Copies> blocks = new LinkedHashMap<>();
+    /** The longest block announced. */
+    private long largestBlock;
 
     public static RelayOutcomes of(List<Announcement> announcements) {
         RelayOutcomes o = new RelayOutcomes();
@@ -88,6 +90,7 @@ public final class RelayOutcomes {
             stopped.add(new Said(address(s.index()), s.reason(), s.text()));
         } else if (a instanceof Announcement.Block b) {
             Copies c = blocks.computeIfAbsent(b.seq(), k -> new Copies(b.file(), b.offset(), b.length()));
+            largestBlock = Math.max(largestBlock, b.length());
             if (b.placement() instanceof Announcement.Placement.Relays p) {
                 p.holders().forEach(c::add);
             }
@@ -117,10 +120,14 @@ public final class RelayOutcomes {
         return taken.values().stream().mapToLong(Taken::declared).max().orElse(-1);
     }
 
-    /** The copies' worth of bytes the relays reserved: each relay holds at most one copy of a block. */
+    /**
+     * The copies' worth of bytes the relays reserved: each relay holds at most one copy of a block, and a reservation
+     * short of the whole is filled in whole blocks (up to the largest seen, less, is left over).
+     */
     public long usableReserved() {
         long declared = declared();
-        return taken.values().stream().filter(t -> t.reserved() >= 0).mapToLong(t -> Math.min(t.reserved(), declared)).sum();
+        return taken.values().stream().filter(t -> t.reserved() >= 0).mapToLong(t -> t.reserved() >= declared ? declared
+                : Math.max(0, t.reserved() - largestBlock)).sum();
     }
 
     /** By block seq (in the order first announced): how many distinct relays hold it. */
