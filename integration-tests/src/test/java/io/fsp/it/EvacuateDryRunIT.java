@@ -21,9 +21,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code fsp evacuate --dry-run} against a real server and relays, as a process: it retains nothing (FSPO without
- * retain), measures how fast the server places the data set, says whether the deadline can be met, and leaves
- * nothing on the relays (the server aborts the probe when the client leaves).
+ * {@code fsp evacuate --dry-run} against a real server and relays, as a process: it asks for the evacuation as the
+ * real run would (FSPO retain and probe=on), measures how fast the server places the data set, says whether the
+ * deadline can be met, and leaves nothing on the relays (the server aborts the probe when the client leaves).
+ * EvacuationShortfallIT has the dry runs that cannot be met for other reasons.
  */
 @Timeout(180)
 class EvacuateDryRunIT {
@@ -87,7 +88,9 @@ class EvacuateDryRunIT {
     @Test
     void aDataSetTooLargeForTheDeadlineIsSaidToMissIt() throws Exception {
         io.fsp.testkit.relay.Fault[] honest = {};
-        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 16L << 20, honest, honest, honest)) {
+        // relays that can hold it (a 1 GiB relay cannot: the dry run would say so whatever the deadline)
+        try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 16L << 20, StripeRig.store(s -> new io.fsp.relay.store.StoreConfig(
+                s.directory(), 8L << 30, s.memoryBytes(), s.ttl())), java.util.Map.of(), honest, honest, honest)) {
             try (RandomAccessFile f = new RandomAccessFile(rig.root().resolve("huge.bin").toFile(), "rw")) {
                 f.setLength(HUGE);
             }

@@ -2,6 +2,7 @@ package io.fsp.client.evacuate;
 
 import io.fsp.extension.Announcement;
 import io.fsp.extension.FileSegment;
+import io.fsp.net.HostPort;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -67,6 +68,8 @@ public final class RelayOutcomes {
 
     /** By block seq, in the order first announced. */
     private final Map<Long, Copies> blocks = new LinkedHashMap<>();
+    /** The longest block announced. */
+    private long largestBlock;
 
     public static RelayOutcomes of(List<Announcement> announcements) {
         RelayOutcomes o = new RelayOutcomes();
@@ -77,18 +80,17 @@ public final class RelayOutcomes {
     /** Takes one more announcement into account. */
     public void add(Announcement a) {
         if (a instanceof Announcement.Relay r) {
-            taken.put(r.index(), new Taken(r.index(), r.host().indexOf(':') >= 0 ? "[" + r.host() + "]:" + r.port()
-                    : r.host() + ":" + r.port(), -1, -1));
+            taken.put(r.index(), new Taken(r.index(), new HostPort(r.host(), r.port()).toString(), -1, -1));
         } else if (a instanceof Announcement.Space s) {
             Taken t = taken.get(s.index());
             taken.put(s.index(), new Taken(s.index(), t == null ? "relay " + s.index() : t.address(), s.reserved(), s.declared()));
         } else if (a instanceof Announcement.Refused r) {
-            refused.add(new Said(r.host().indexOf(':') >= 0 ? "[" + r.host() + "]:" + r.port() : r.host() + ":" + r.port(),
-                    r.reason(), r.text()));
+            refused.add(new Said(new HostPort(r.host(), r.port()).toString(), r.reason(), r.text()));
         } else if (a instanceof Announcement.Stopped s) {
             stopped.add(new Said(address(s.index()), s.reason(), s.text()));
         } else if (a instanceof Announcement.Block b) {
             Copies c = blocks.computeIfAbsent(b.seq(), k -> new Copies(b.file(), b.offset(), b.length()));
+            largestBlock = Math.max(largestBlock, b.length());
             if (b.placement() instanceof Announcement.Placement.Relays p) {
                 p.holders().forEach(c::add);
             }
@@ -118,10 +120,14 @@ public final class RelayOutcomes {
         return taken.values().stream().mapToLong(Taken::declared).max().orElse(-1);
     }
 
-    /** The copies' worth of bytes the relays reserved: each relay holds at most one copy of a block. */
+    /**
+     * The copies' worth of bytes the relays reserved: each relay holds at most one copy of a block, and a reservation
+     * short of the whole is filled in whole blocks (up to the largest seen, less, is left over).
+     */
     public long usableReserved() {
         long declared = declared();
-        return taken.values().stream().filter(t -> t.reserved() >= 0).mapToLong(t -> Math.min(t.reserved(), declared)).sum();
+        return taken.values().stream().filter(t -> t.reserved() >= 0).mapToLong(t -> t.reserved() >= declared ? declared
+                : Math.max(0, t.reserved() - largestBlock)).sum();
     }
 
     /** By block seq (in the order first announced): how many distinct relays hold it. */

@@ -131,6 +131,15 @@ class DryRunReportTest {
     }
 
     @Test
+    void aReservationShortOfTheWholeIsCountedInWholeBlocks() {
+        // 2 MiB reserved of 4 MiB hold one sealed 1 MiB block, not two: 1 MiB each is counted, so two more relays
+        DryRunReport r = report(2, null, 2 * MIB, 1.0, relay(0), relay(1), "SPACE 0 " + 2 * MIB + " " + 4 * MIB,
+                "SPACE 1 " + 2 * MIB + " " + 4 * MIB, "BLK 0 relay:0,1 0 0 " + MIB + " " + DIGEST);
+        assertEquals("would fit: 2 more relays with 4.0 MiB free each for this transfer (its --transfer-space, and as"
+                + " much free space), or more --transfer-space on those taking it, or fewer --replicas", r.reasons().get(1));
+    }
+
+    @Test
     void tooFewRelaysForTheCopiesIsAReasonEvenWithSpace() {
         DryRunReport r = report(2, null, 2 * MIB, 1.0, relay(0), "SPACE 0 " + 100 * MIB + " " + 4 * MIB,
                 "REFUSED 127.0.0.1:7001 UNREACHABLE " + text("Connection refused"));

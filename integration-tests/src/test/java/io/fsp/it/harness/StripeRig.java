@@ -138,6 +138,13 @@ public final class StripeRig implements AutoCloseable {
                 Clock.systemUTC());
     }
 
+    /** A change of each relay's store (quota, --transfer-space, --max-retain), for {@link #start}'s relayConfig. */
+    public static UnaryOperator<RelayConfig> store(UnaryOperator<StoreConfig> change) {
+        return c -> new RelayConfig(c.listen(), change.apply(c.store()), c.identity(), c.trustedServers(), c.limits(),
+                c.connections(), c.verifyBlocks(), c.acceptClearBlocks(), c.handlers(), c.clock(), c.socketBuffer(),
+                c.metrics(), c.rates());
+    }
+
     public Path root() {
         return root;
     }
