@@ -233,8 +233,10 @@ public final class FretCommand extends FspExtensionCommand {
                 opening.get(i).thenAccept(RelayConnection::close); // late: this transfer went on without it
             }
         }
-        outcomes.addAll(RelayOutcomes.spaces(relays, transfer.id(), transfer.maxBytesPerRelay(),
-                stripe.relayConfig().requestTimeout()));
+        if (retained) { // what an evacuation's copies can count on; a round trip no plain transfer waits for
+            outcomes.addAll(RelayOutcomes.spaces(relays, transfer.id(), transfer.maxBytesPerRelay(),
+                    stripe.relayConfig().requestTimeout()));
+        }
         return new Prepared(stripe, transfer, directories, manifest, tokenKey, token, created, expires, relays, endpoints,
                 outcomes);
     }
