@@ -402,6 +402,8 @@ public final class Collector {
                 relays.add(r.index(), new InetSocketAddress(r.host(), r.port()), r.fingerprint(), token, key != null);
                 relayNames.put(r.index(), new HostPort(r.host(), r.port()).toString());
                 conditions.relayAnnounced(r.index());
+            } else if (recorded != null && (line instanceof Announcement.Refused || line instanceof Announcement.Stopped)) {
+                // said when the evacuation ran, and reported by it then; a collection finds what is left by itself
             } else if (line instanceof Announcement.Refused r) {
                 // what the relays said reaches the client's own output: the origin's log may be gone
                 log.warn("relay {} left out of the transfer: {}: {}", new HostPort(r.host(), r.port()), r.reason(),
