@@ -29,10 +29,11 @@ class CollectCommandConfigTest {
         assertEquals(ExitCodes.USAGE, fromFile.exit(), fromFile.err());
         assertTrue(fromFile.err().startsWith("fsp collect: verify: off (expected: fiver or riva"), fromFile.err());
 
-        // --verify riva overrides the file: the command goes on to the manifest (missing here)
+        // --verify riva overrides the file: the command goes on to the identity and the manifest (missing here)
         FspRun overridden = collect("--config", conf.toString(), "--verify", "riva", "--no-origin-check");
         assertEquals(ExitCodes.FAILURE, overridden.exit(), overridden.err());
-        assertTrue(overridden.err().startsWith("fsp collect: " + dir.resolve("evacuation.sealed")), overridden.err());
+        assertTrue(overridden.err().startsWith("fsp collect: " + dir.resolve("identity") + ": cannot read the identity"),
+                overridden.err());
     }
 
     @Test
