@@ -53,7 +53,7 @@ class RelayFrameDecoderFuzzTest {
         }
     }
 
-    @FuzzTest(maxDuration = "20s")
+    @FuzzTest(maxDuration = "10s")
     void decoderNeverCrashesHangsOrOverAllocates(byte[] input) {
         if (input.length < 2) {
             return;

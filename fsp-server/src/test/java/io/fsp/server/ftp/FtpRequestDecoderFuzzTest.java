@@ -31,7 +31,7 @@ class FtpRequestDecoderFuzzTest {
 
     // Jazzer turns the JUnit timeout into libFuzzer's per-input limit; it also bounds the whole run.
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
-    @FuzzTest(maxDuration = "20s")
+    @FuzzTest(maxDuration = "10s")
     void neverFailsOnArbitraryInput(FuzzedDataProvider data) {
         List<byte[]> pieces = new ArrayList<>();
         ByteArrayOutputStream whole = new ByteArrayOutputStream();
