@@ -119,6 +119,12 @@ class ClientMannersIT {
         pb.environment().putAll(fsp.environment()); // the agent's directory and command lines, as bin/launch gives them
         pb.environment().remove("FSP_PASSWORD");
         Process p = pb.start();
+        // the reads below block: a command that never prompts or never ends is killed, and the test fails saying so
+        p.onExit().orTimeout(120, TimeUnit.SECONDS).exceptionally(e -> {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            return p;
+        });
         StringBuilder seen = new StringBuilder();
         java.io.InputStream in = p.getInputStream();
         int c;
