@@ -9,6 +9,7 @@ import io.fsp.client.evacuate.EvacuationManifest;
 import io.fsp.client.evacuate.EvacuationManifest.State;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.extension.Announcement;
+import io.fsp.it.harness.SafeSite;
 import io.fsp.it.harness.Bags;
 import io.fsp.it.harness.FspCommand;
 import io.fsp.it.harness.FspCommand.Result;
@@ -48,13 +49,10 @@ class EvacuateIT {
 
     @BeforeEach
     void keys() throws Exception {
-        RecipientKey safeSite = RecipientKey.generate("safe site");
-        identity = dir.resolve("keys/identity");
-        recipient = dir.resolve("keys/recipient.pub");
-        safeSite.writeIdentity(identity, false);
-        safeSite.writePublic(recipient, false);
-        manifest = dir.resolve("carry/evacuation.sealed");
-        Files.createDirectories(manifest.getParent());
+        SafeSite site = SafeSite.under(dir);
+        identity = site.identity();
+        recipient = site.recipient();
+        manifest = site.manifest();
         bag = dir.resolve("archive");
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fsp.cli.ExitCodes;
 import io.fsp.client.evacuate.EvacuationManifest;
 import io.fsp.crypto.RecipientKey;
+import io.fsp.it.harness.SafeSite;
 import io.fsp.it.harness.FspCommand;
 import io.fsp.it.harness.FspCommand.Result;
 import io.fsp.it.harness.RelayProcess;
@@ -58,13 +59,10 @@ class EvacuationReleaseIT {
 
     @BeforeEach
     void start() throws Exception {
-        RecipientKey safeSite = RecipientKey.generate("safe site");
-        identity = dir.resolve("keys/identity");
-        recipient = dir.resolve("keys/recipient.pub");
-        safeSite.writeIdentity(identity, false);
-        safeSite.writePublic(recipient, false);
-        manifest = dir.resolve("carry/evacuation.sealed");
-        Files.createDirectories(manifest.getParent());
+        SafeSite site = SafeSite.under(dir);
+        identity = site.identity();
+        recipient = site.recipient();
+        manifest = site.manifest();
         Path root = dir.resolve("root");
         Path tree = root.resolve("tree");
         TreeDigests.random(tree.resolve("big.bin"), 3 * 1024 * 1024 + 17, 1);
