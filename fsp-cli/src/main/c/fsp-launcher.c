@@ -223,10 +223,12 @@ static void send_frame(char type, const void *p, uint32_t n) {
 static void prompt(const char *text, uint32_t n) {
     int tty = open("/dev/tty", O_RDWR | O_NOCTTY);
     if (tty < 0) { send_frame('N', "", 0); return; }
-    write_full(tty, text, n);
+    /* Echo goes off before the prompt shows: what is typed once it shows is neither echoed nor, as TCSAFLUSH
+     * would, thrown away. */
     struct termios old, quiet;
     int echo_off = tcgetattr(tty, &old) == 0;
-    if (echo_off) { quiet = old; quiet.c_lflag &= ~ECHO; tcsetattr(tty, TCSAFLUSH, &quiet); }
+    if (echo_off) { quiet = old; quiet.c_lflag &= ~ECHO; tcsetattr(tty, TCSANOW, &quiet); }
+    write_full(tty, text, n);
     char line[4096];
     size_t len = 0;
     int ended = 0;
@@ -237,7 +239,7 @@ static void prompt(const char *text, uint32_t n) {
         if (c == '\n' || c == '\r') break;
         line[len++] = c;
     }
-    if (echo_off) tcsetattr(tty, TCSAFLUSH, &old);
+    if (echo_off) tcsetattr(tty, TCSANOW, &old);
     write_full(tty, "\n", 1);
     close(tty);
     if (ended) send_frame('N', "", 0);

@@ -108,6 +108,7 @@ class ClientMannersIT {
      * $FSP_PASSWORD the password is asked for, not echoed, and the login with it goes through.
      */
     @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS) // beyond the watchdog's, so that a hang fails with what was seen
     void onATerminalThePasswordIsAskedWithoutEcho() throws Exception {
         Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/script")), "util-linux script is needed for a terminal");
         List<String> args = new ArrayList<>(List.of("get", "fsp://" + StripeRig.USER + "@" + server() + "/small.bin", "-o",
@@ -120,7 +121,7 @@ class ClientMannersIT {
         pb.environment().remove("FSP_PASSWORD");
         Process p = pb.start();
         // the reads below block: a command that never prompts or never ends is killed, and the test fails saying so
-        p.onExit().orTimeout(120, TimeUnit.SECONDS).exceptionally(e -> {
+        p.onExit().orTimeout(90, TimeUnit.SECONDS).exceptionally(e -> {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
             return p;
