@@ -22,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -29,9 +30,13 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,19 +48,21 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code collect-relay} lines, and a plain TCP listener B was never configured with that counts what reaches it.
  */
 @Timeout(300)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FcolRelaysIT {
     private static final int MAX_BLOCKS = 4096;
 
     @TempDir
-    Path dir;
+    static Path dir;
 
-    private final List<RelayProcess> relays = new ArrayList<>();
-    private TwoSites sites;
-    private Foreign foreign;
-    private RelayProcess spare;
+    // The processes are the class's: each test leaves them as it found them, but the one that kills a relay runs last.
+    private static final List<RelayProcess> relays = new ArrayList<>();
+    private static TwoSites sites;
+    private static Foreign foreign;
+    private static RelayProcess spare;
 
-    @BeforeEach
-    void start() throws Exception {
+    @BeforeAll
+    static void start() throws Exception {
         sites = TwoSites.prepare(dir);
         sites.argsB().addAll(List.of("--config", dir.resolve("b.conf").toString()));
         StringBuilder confB = new StringBuilder("max-blocks-per-transfer = " + MAX_BLOCKS + "\n");
@@ -74,8 +81,16 @@ class FcolRelaysIT {
         foreign = new Foreign();
     }
 
+    /** B's root as each test expects it: empty. */
     @AfterEach
-    void stop() throws IOException {
+    void emptySiteB() throws IOException {
+        for (Path p : listing(sites.rootB()).stream().sorted(Comparator.reverseOrder()).toList()) {
+            Files.delete(p); // deepest first
+        }
+    }
+
+    @AfterAll
+    static void stop() throws IOException {
         if (sites != null) {
             sites.close();
         }
@@ -195,6 +210,7 @@ class FcolRelaysIT {
      * closes its relay connections, so that the account's two slots take new collections afterwards.
      */
     @Test
+    @Order(Integer.MAX_VALUE) // it kills the slow relay
     void aCollectionBrokenHalfWayFreesItsSlotAndItsRelayConnections() throws Exception {
         TreeDigests.random(sites.rootA().resolve("big.bin"), 16 * 1024 * 1024, 4);
         int fast = relays.get(0).address().getPort();
@@ -271,19 +287,17 @@ class FcolRelaysIT {
             assertEquals(226, fcol(dest, "/one.bin", lines).code(), "the spare relay is allowed at start");
 
             Path conf = dir.resolve("b.conf");
+            String confWithSpare = Files.readString(conf);
             Files.writeString(conf, Files.readAllLines(conf).stream().filter(l -> !l.contains(spareAt))
                     .map(l -> l + "\n").reduce("", String::concat));
-            Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(sites.b().pid())).inheritIO().start();
-            assertEquals(0, kill.waitFor());
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (!sites.b().output().contains("; 2 collect-relay line(s)") && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
-            assertTrue(sites.b().output().contains("; 2 collect-relay line(s)"), "reloaded without the spare relay: " + sites.b().output());
+            reload(sites.b(), "; 2 collect-relay line(s)");
 
             Reply r = fcol(dest, "/two.bin", lines);
             assertEquals(550, r.code(), r.toString());
             assertTrue(r.text().contains("relay 7 " + spareAt), r.text());
+
+            Files.writeString(conf, confWithSpare);
+            reload(sites.b(), "; 3 collect-relay line(s)");
         }
     }
 
@@ -314,6 +328,20 @@ class FcolRelaysIT {
                     + connectionsTo(c, relays.get(1).address().getPort()));
             assertEquals(List.of(), listing(rootC), "nothing left");
         }
+    }
+
+    /** SIGHUP to {@code server}, then its log says {@code loaded} of the file as it is now. */
+    private static void reload(ServerProcess server, String loaded) throws Exception {
+        int before = server.output().split(java.util.regex.Pattern.quote(loaded), -1).length;
+        Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(server.pid())).inheritIO().start();
+        assertEquals(0, kill.waitFor());
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (server.output().split(java.util.regex.Pattern.quote(loaded), -1).length == before
+                && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertTrue(server.output().split(java.util.regex.Pattern.quote(loaded), -1).length > before,
+                "reloaded with \"" + loaded + "\": " + server.output());
     }
 
     /** FRET on A through relays only: its announcements, the transfer kept open at the relays while {@code source} is. */
