@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +27,7 @@ class ResumeIT {
     Path dir;
 
     @Test
+    @Tag("in-process-too")
     void killedGetResumesWithoutFetchingVerifiedBlocksAgain() throws Exception {
         try (StripeRig rig = slowRig()) {
             Path file = rig.root().resolve("big.bin");
@@ -161,8 +163,10 @@ class ResumeIT {
      * still wrote.
      */
     @Test
+    @Tag("in-process-too")
     void aSecondRunIntoTheSameDestinationIsRefusedWhileTheFirstRuns() throws Exception {
-        try (StripeRig rig = slowRig()) {
+        // slower than the others: the first still runs after a second JVM started on a busy machine
+        try (StripeRig rig = slowRig(300_000)) {
             Path file = rig.root().resolve("big.bin");
             TreeDigests.random(file, 6 * 1024 * 1024 + 5, 24);
             Path dest = dir.resolve("big.copy");
@@ -222,7 +226,11 @@ class ResumeIT {
 
     /** Three relays throttled to 700 kB/s each: slow enough that a get can be killed midway. */
     private StripeRig slowRig() throws Exception {
-        Fault[] slow = {new Fault.Throttle(700_000)};
+        return slowRig(700_000);
+    }
+
+    private StripeRig slowRig(long bytesPerSecond) throws Exception {
+        Fault[] slow = {new Fault.Throttle(bytesPerSecond)};
         return StripeRig.start(dir.resolve("rig"), 64L << 20, slow, slow, slow);
     }
 
