@@ -22,7 +22,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -84,9 +83,7 @@ class FcolRelaysIT {
     /** B's root as each test expects it: empty. */
     @AfterEach
     void emptySiteB() throws IOException {
-        for (Path p : listing(sites.rootB()).stream().sorted(Comparator.reverseOrder()).toList()) {
-            Files.delete(p); // deepest first
-        }
+        sites.emptyRootB();
     }
 
     @AfterAll

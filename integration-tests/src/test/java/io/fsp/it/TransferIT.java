@@ -14,6 +14,7 @@ import io.fsp.it.harness.Fret;
 import io.fsp.it.harness.RelayProcess;
 import io.fsp.it.harness.TreeDigests;
 import io.fsp.it.harness.TwoSites;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -25,8 +26,9 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,13 +43,14 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(300)
 class TransferIT {
     @TempDir
-    Path dir;
+    static Path dir;
 
-    private final List<RelayProcess> relays = new ArrayList<>();
-    private TwoSites sites;
+    // The processes are the class's; each test starts with B's root empty.
+    private static final List<RelayProcess> relays = new ArrayList<>();
+    private static TwoSites sites;
 
-    @BeforeEach
-    void start() throws Exception {
+    @BeforeAll
+    static void start() throws Exception {
         sites = TwoSites.prepare(dir);
         for (int i = 0; i < 3; i++) {
             RelayProcess r = RelayProcess.start(dir.resolve("relay" + i), sites.key().fingerprint());
@@ -59,7 +62,12 @@ class TransferIT {
     }
 
     @AfterEach
-    void stop() {
+    void emptySiteB() throws IOException {
+        sites.emptyRootB();
+    }
+
+    @AfterAll
+    static void stop() {
         if (sites != null) {
             sites.close();
         }

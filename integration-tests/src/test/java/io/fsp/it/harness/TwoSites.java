@@ -10,9 +10,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * Two FSP server processes for third-party transfers (FCOL, {@code fsp transfer}): site A, alice's, stripes over
@@ -62,6 +64,15 @@ public final class TwoSites implements AutoCloseable {
 
     public Path rootB() {
         return rootB;
+    }
+
+    /** Empties B's root (tests sharing the two sites each start from an empty one); links are removed, not followed. */
+    public void emptyRootB() throws IOException {
+        try (Stream<Path> all = Files.walk(rootB)) {
+            for (Path p : all.filter(p -> !p.equals(rootB)).sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p); // deepest first
+            }
+        }
     }
 
     /** A's command line, to add to before {@link #start()}. */
