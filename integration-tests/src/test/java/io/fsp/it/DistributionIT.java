@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.fsp.it.harness.Distribution;
 import io.fsp.program.ExitCode;
 import io.fsp.testkit.relay.FaultPlan;
 import java.io.IOException;
@@ -50,18 +51,7 @@ class DistributionIT {
 
     @BeforeAll
     static void unpack() throws Exception {
-        String archive = System.getProperty("fsp.it.distribution");
-        assertTrue(archive != null && Files.isRegularFile(Path.of(archive)),
-                "the distribution archive (mvn package of fsp-dist): " + archive);
-        Path into = dir.resolve("opt");
-        Files.createDirectories(into);
-        assertEquals(0, run(List.of("tar", "-xzf", archive, "-C", into.toString()), Map.of("PATH", System.getenv("PATH")))
-                .exit(), "tar");
-        try (Stream<Path> top = Files.list(into)) {
-            List<Path> dirs = top.toList();
-            assertEquals(1, dirs.size(), "one top directory: " + dirs);
-            home = dirs.get(0);
-        }
+        home = Distribution.unpack(dir.resolve("opt"));
         tools = dir.resolve("tools");
         Files.createDirectories(tools);
         Files.createSymbolicLink(tools.resolve("java"), Path.of(System.getProperty("java.home"), "bin", "java"));
