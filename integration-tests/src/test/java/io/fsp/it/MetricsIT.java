@@ -243,7 +243,7 @@ class MetricsIT {
         }
     }
 
-    private static int printedMetricsPort(java.util.function.Supplier<String> output, String daemon)
+    static int printedMetricsPort(java.util.function.Supplier<String> output, String daemon)
             throws InterruptedException {
         Pattern line = Pattern.compile(daemon + ": metrics on http://127\\.0\\.0\\.1:(\\d+)/metrics");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
