@@ -10,11 +10,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
-/**
- * One scrape of a metrics endpoint over HTTP: each sample's value by its series, e.g. {@code x_total{code="A"}}, and
- * each family's type by its name ({@code x} → {@code counter}), samples or not.
- */
-public record Scrape(Map<String, Double> samples, Map<String, String> types) {
+/** One scrape of a metrics endpoint over HTTP: each sample's value by its series, e.g. {@code x_total{code="A"}}. */
+public record Scrape(Map<String, Double> samples) {
     public static Scrape of(InetSocketAddress endpoint) throws IOException, InterruptedException {
         HttpResponse<String> r = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build().send(
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + endpoint.getPort() + "/metrics"))
@@ -23,17 +20,13 @@ public record Scrape(Map<String, Double> samples, Map<String, String> types) {
             throw new IOException("scrape: HTTP " + r.statusCode() + ": " + r.body());
         }
         Map<String, Double> samples = new HashMap<>();
-        Map<String, String> types = new HashMap<>();
         for (String line : r.body().split("\n")) {
-            if (line.startsWith("# TYPE ")) {
-                String[] words = line.split(" ");
-                types.put(words[2], words[3]);
-            } else if (!line.isEmpty() && !line.startsWith("#")) {
+            if (!line.isEmpty() && !line.startsWith("#")) {
                 int space = line.lastIndexOf(' ');
                 samples.put(line.substring(0, space), Double.parseDouble(line.substring(space + 1)));
             }
         }
-        return new Scrape(samples, types);
+        return new Scrape(samples);
     }
 
     /** The value of {@code series}; fails if the scrape has no such series. */
