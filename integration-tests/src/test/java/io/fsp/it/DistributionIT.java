@@ -71,8 +71,9 @@ class DistributionIT {
             assertTrue(Files.isRegularFile(home.resolve("lib").resolve(jar + "-0.1.0-SNAPSHOT.jar")), "lib/" + jar);
         }
         for (String f : List.of("conf/server.conf.example", "conf/relay.conf.example", "conf/users.example",
-                "conf/systemd/fsp-server.service", "conf/systemd/fsp-relay.service", "README.md",
-                "docs/operating.md")) {
+                "conf/systemd/fsp-server.service", "conf/systemd/fsp-relay.service", "conf/grafana/fsp.json",
+                "conf/prometheus/fsp-alerts.yml", "share/bash-completion/completions/fsp", "share/zsh/site-functions/_fsp",
+                "share/man/man1/fsp.1", "README.md", "docs/operating.md")) {
             assertTrue(Files.isRegularFile(home.resolve(f)), f);
         }
         assertFalse(Files.exists(home.resolve("pom.xml")), "no source tree: the launchers build nothing");
