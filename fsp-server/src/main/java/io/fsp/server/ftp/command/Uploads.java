@@ -15,6 +15,7 @@ import io.fsp.server.ftp.data.DataChannelInitializer;
 import io.fsp.server.ftp.data.DataTransfers;
 import io.fsp.server.ftp.data.FileReceiver;
 import io.fsp.server.ftp.data.LocalFileException;
+import io.fsp.server.fsp.CollectionLocks;
 import io.netty.util.concurrent.Promise;
 import java.io.IOException;
 import java.nio.channels.FileChannel;

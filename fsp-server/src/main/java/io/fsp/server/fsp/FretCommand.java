@@ -1,4 +1,4 @@
-package io.fsp.server.ftp.command;
+package io.fsp.server.fsp;
 
 import io.fsp.extension.Announcement;
 import io.fsp.extension.Manifest;
@@ -12,6 +12,7 @@ import io.fsp.server.ftp.FtpReplyException;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
+import io.fsp.server.ftp.command.CommandPaths;
 import io.fsp.server.ftp.ReplyCode;
 import io.fsp.server.ftp.data.DataTransfers;
 import io.fsp.server.metrics.ServerMetrics;

@@ -1,4 +1,4 @@
-package io.fsp.server.ftp.command;
+package io.fsp.server.fsp;
 
 import io.fsp.server.ftp.Access;
 import io.fsp.server.ftp.FtpCommand;

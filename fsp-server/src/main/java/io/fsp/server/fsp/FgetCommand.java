@@ -1,4 +1,4 @@
-package io.fsp.server.ftp.command;
+package io.fsp.server.fsp;
 
 import io.fsp.block.stage.SealedBlock;
 import io.fsp.extension.FgetRequest;
