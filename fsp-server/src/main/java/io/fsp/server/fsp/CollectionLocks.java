@@ -24,7 +24,7 @@ import java.util.HexFormat;
  * A collection holds the lock while it runs; an upload only checks that neither its file nor a directory it lies in
  * is being collected.
  */
-public final class CollectionLocks {
+final class CollectionLocks {
     private static final String ROOT_LOCK = ".fsp-root.fsp-lock";
 
     private CollectionLocks() {
@@ -35,7 +35,7 @@ public final class CollectionLocks {
      *
      * @throws FtpReplyException 450 if another run holds it
      */
-    public static DestinationLock take(UserRoot root, FtpPath path, String what) throws IOException {
+    static DestinationLock take(UserRoot root, FtpPath path, String what) throws IOException {
         Path lock = lockFile(root, root.resolve(path));
         if (!Files.isDirectory(lock.getParent(), LinkOption.NOFOLLOW_LINKS)) {
             // the lock makes no directory: a destination's parent must exist, as for STOR
@@ -54,7 +54,7 @@ public final class CollectionLocks {
      *
      * @throws FtpReplyException 450 if a run holds one of those locks
      */
-    public static void checkFree(UserRoot root, FtpPath path, Path real) throws IOException {
+    static void checkFree(UserRoot root, FtpPath path, Path real) throws IOException {
         try {
             for (Path p = real; root.contains(p); p = p.getParent()) {
                 DestinationLock.check(lockFile(root, p));

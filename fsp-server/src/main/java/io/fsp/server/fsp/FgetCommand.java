@@ -23,8 +23,8 @@ import java.util.Optional;
  * numbers, so the same bytes) and sends them, one after the other, on the data connection set up with
  * EPSV/PASV; 226 when all are sent. For blocks that every relay lost or spoiled.
  */
-public final class FgetCommand extends FspExtensionCommand {
-    public FgetCommand(StripeContext stripe) {
+final class FgetCommand extends FspExtensionCommand {
+    FgetCommand(StripeContext stripe) {
         super(stripe);
     }
 

@@ -63,11 +63,11 @@ import org.slf4j.LoggerFactory;
  * With {@code retain} set the transfer is an evacuation: relays keep it (retained) until the retention ends,
  * the token lives as long, and it outlives the control connection (see {@link Striping}).
  */
-public final class FretCommand extends FspExtensionCommand {
+final class FretCommand extends FspExtensionCommand {
     private static final Logger log = LoggerFactory.getLogger(FretCommand.class);
     static final Duration TOKEN_LIFETIME = Duration.ofHours(1);
 
-    public FretCommand(StripeContext stripe) {
+    FretCommand(StripeContext stripe) {
         super(stripe);
     }
 
