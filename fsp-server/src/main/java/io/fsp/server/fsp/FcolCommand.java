@@ -90,9 +90,8 @@ final class FcolCommand extends FspExtensionCommand {
             return;
         }
         FtpPath path = resolved.get();
-        Optional<DataConnection> connection = session.takeDataConnection();
+        Optional<DataConnection> connection = session.takeDataConnectionOrReply();
         if (connection.isEmpty()) {
-            session.reply(Replies.noDataConnection());
             return;
         }
         if (stripe.requireTls() && !session.protectData()) {

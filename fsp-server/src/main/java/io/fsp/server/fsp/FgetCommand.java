@@ -56,9 +56,8 @@ final class FgetCommand extends FspExtensionCommand {
             return;
         }
         List<Long> seqs = fget.blocks();
-        Optional<DataConnection> connection = session.takeDataConnection();
+        Optional<DataConnection> connection = session.takeDataConnectionOrReply();
         if (connection.isEmpty()) {
-            session.reply(Replies.noDataConnection());
             return;
         }
         StripedTransfer t = transfer;

@@ -367,6 +367,15 @@ public final class FtpSession {
         return Optional.ofNullable(d);
     }
 
+    /** As {@link #takeDataConnection}, after replying 425 if none was prepared. */
+    public Optional<DataConnection> takeDataConnectionOrReply() {
+        Optional<DataConnection> d = takeDataConnection();
+        if (d.isEmpty()) {
+            reply(Replies.noDataConnection());
+        }
+        return d;
+    }
+
     public Optional<RunningTransfer> transfer() {
         return Optional.ofNullable(transfer);
     }

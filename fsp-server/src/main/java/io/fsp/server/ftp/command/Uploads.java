@@ -60,9 +60,8 @@ final class Uploads {
         }
         long offset = session.takeRestOffset();
         Mode mode = requested == Mode.REPLACE && offset > 0 ? Mode.RESUME : requested;
-        Optional<DataConnection> connection = session.takeDataConnection();
+        Optional<DataConnection> connection = session.takeDataConnectionOrReply();
         if (connection.isEmpty()) {
-            session.reply(Replies.noDataConnection());
             return;
         }
         boolean ascii = session.type() == TransferType.ASCII;
