@@ -16,13 +16,8 @@ import io.fsp.server.ftp.FtpCommands;
 import io.fsp.server.ftp.FtpServerContext;
 import io.fsp.server.ftp.FtpServerInitializer;
 import io.fsp.server.ftp.PassivePorts;
-import io.fsp.server.ftp.command.FcolCommand;
-import io.fsp.server.ftp.command.FgetCommand;
-import io.fsp.server.ftp.command.FhavCommand;
-import io.fsp.server.ftp.command.FpriCommand;
-import io.fsp.server.ftp.command.FretCommand;
-import io.fsp.server.ftp.command.FspoCommand;
 import io.fsp.server.ftp.command.StandardCommands;
+import io.fsp.server.fsp.FspVerbs;
 import io.fsp.server.select.CollectRelay;
 import io.fsp.server.select.OverlaySelection;
 import io.fsp.server.select.RelayEndpoint;
@@ -152,13 +147,8 @@ public final class FspServer implements AutoCloseable {
             }
         }
         stripe.warmRelayConnections();
-        commands.register(new FspoCommand(stripe))
-                .register(new FhavCommand(stripe))
-                .register(new FpriCommand(stripe))
-                .register(new FretCommand(stripe))
-                .register(new FgetCommand(stripe))
-                .register(new FcolCommand(stripe));
-        FtpServerContext context = new FtpServerContext(config, ssl, SslContexts.serverWithoutSessionTickets(key),
+        FspVerbs.register(commands, stripe, config);
+        FtpServerContext context = new FtpServerContext(config.ftpCore(), ssl, SslContexts.serverWithoutSessionTickets(key),
                 key.fingerprint(), users,
                 new LoginThrottle(config.loginFailureDelay()), commands, blocking, logins,
                 new ConnectionLimits(config.maxConnections(), config.maxConnectionsPerAddress()),

@@ -3,6 +3,8 @@ package io.fsp.server.config;
 import io.fsp.config.ByteSize;
 import io.fsp.net.HostPort;
 import io.fsp.net.SocketBuffers;
+import io.fsp.server.ftp.FtpCoreConfig;
+import io.fsp.server.ftp.PortRange;
 import io.fsp.server.select.CollectRelay;
 import io.fsp.server.select.RelayEndpoint;
 import io.fsp.server.stripe.PlanBudget;
@@ -149,6 +151,13 @@ public record ServerConfig(
     /** The fixed size of data and relay connections' socket buffers, 0 for the kernel's autotuning. */
     public int socketBufferBytes() {
         return (int) socketBuffer.bytes();
+    }
+
+    /** What the FTP core reads of these settings. */
+    public FtpCoreConfig ftpCore() {
+        return new FtpCoreConfig(maxLineLength, idleTimeout, loginGraceTime, dataConnectTimeout, dataTimeout,
+                maxLoginFailures, allowPlainLogin, requireTlsSessionReuse, fsyncUploads, socketBufferBytes(), checksumRate,
+                checksumBurst);
     }
 
     /** Where the generated certificate and key live: {@code state-dir}, else {@code ~/.fsp/server}. */

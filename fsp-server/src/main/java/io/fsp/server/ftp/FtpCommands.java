@@ -11,12 +11,13 @@ import java.util.TreeSet;
 /**
  * The registry of verbs: each command under its verb and its aliases ({@code XPWD} is {@code PWD}, RFC 775),
  * the access check every dispatch goes through, and the FEAT and HELP texts built from what is registered.
- * Extensions register more commands here; their FEAT lines appear when their {@code features} say so. The
- * standard set is {@code ftp.command.StandardCommands}.
+ * Extensions register more commands here, and may guard uploads ({@link UploadGuard}); their FEAT lines appear when
+ * their {@code features} say so. The standard set is {@code ftp.command.StandardCommands}.
  */
 public final class FtpCommands {
     private final Map<String, FtpCommand> byVerb = new LinkedHashMap<>();
     private final List<FtpCommand> commands = new ArrayList<>();
+    private UploadGuard uploadGuard = UploadGuard.NONE;
 
     /** Registers {@code command} under its verb and {@code aliases}. */
     public FtpCommands register(FtpCommand command, String... aliases) {
@@ -32,6 +33,16 @@ public final class FtpCommands {
         if (byVerb.putIfAbsent(verb.toUpperCase(Locale.ROOT), command) != null) {
             throw new IllegalArgumentException("verb " + verb + ": registered twice (expected: once)");
         }
+    }
+
+    /** Sets the check every upload passes before it writes a file (one extension's; none by default). */
+    public FtpCommands guardUploads(UploadGuard guard) {
+        this.uploadGuard = guard;
+        return this;
+    }
+
+    public UploadGuard uploadGuard() {
+        return uploadGuard;
     }
 
     public Optional<FtpCommand> find(String verb) {

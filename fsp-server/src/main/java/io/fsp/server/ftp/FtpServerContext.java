@@ -2,7 +2,6 @@ package io.fsp.server.ftp;
 
 import io.fsp.server.auth.LoginThrottle;
 import io.fsp.server.auth.UserStore;
-import io.fsp.server.config.ServerConfig;
 import io.fsp.server.metrics.ServerMetrics;
 import io.fsp.tls.Fingerprint;
 import io.netty.handler.ssl.SslContext;
@@ -11,7 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 
 /**
- * What every control connection of one server shares: configuration, TLS context, users, the command
+ * What every control connection of one server shares: the FTP core's configuration, TLS context, users, the command
  * registry, the executors for blocking work (file work and logins apart), and the connection limits.
  *
  * @param announceAddress the address PASV replies name instead of the control connection's local one
@@ -22,7 +21,7 @@ import java.util.concurrent.ExecutorService;
  * @param metrics  what the server counts
  */
 public record FtpServerContext(
-        ServerConfig config,
+        FtpCoreConfig config,
         SslContext sslContext,
         SslContext dataSslContext,
         Fingerprint fingerprint,
@@ -37,7 +36,7 @@ public record FtpServerContext(
         ServerMetrics metrics) {
 
     /** With metrics of its own, that nobody serves. */
-    public FtpServerContext(ServerConfig config, SslContext sslContext, SslContext dataSslContext, Fingerprint fingerprint,
+    public FtpServerContext(FtpCoreConfig config, SslContext sslContext, SslContext dataSslContext, Fingerprint fingerprint,
                             UserStore users, LoginThrottle loginThrottle, FtpCommands commands, ExecutorService blocking,
                             ExecutorService logins, ConnectionLimits connectionLimits, PassivePorts passivePorts,
                             Optional<InetAddress> announceAddress) {

@@ -17,8 +17,6 @@ import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -62,7 +60,7 @@ public final class FtpSession {
     private FileRange hashRange;
     private final ChecksumAllowance checksumAllowance;
     private RunningTransfer transfer;
-    private WholeFileRead wholeFileRead;
+    private final OffLoopWork offLoop;
     /** Replies sent from other threads and not yet handed to the channel; see {@link #awaitReplyRoom}. */
     private final AtomicInteger repliesQueued = new AtomicInteger();
     private final Queue<FtpReply> queuedReplies = new ConcurrentLinkedQueue<>();
@@ -78,6 +76,7 @@ public final class FtpSession {
         byte[] b = new byte[2];
         IDS.nextBytes(b);
         this.id = HexFormat.of().formatHex(b);
+        this.offLoop = new OffLoopWork(this, server, ctx);
     }
 
     // --- replies and threads -------------------------------------------------------------------------
@@ -172,175 +171,43 @@ public final class FtpSession {
     }
 
     /**
-     * Runs {@code work} on the file-work executor, then {@code then} with its result on the event loop. A
-     * failure is answered with {@link Replies#forFailure} about {@code about}. A result that is
-     * {@link AutoCloseable} is closed if the connection went away meanwhile (and {@code onFailure} runs).
+     * Runs {@code work} on the file-work executor, then {@code then} with its result on the event loop. A failure is
+     * answered with {@link Replies#forFailure} about {@code about}. A result that is {@link AutoCloseable} is closed
+     * if the connection went away meanwhile.
      */
     public <T> void blocking(FtpPath about, Callable<T> work, Consumer<T> then) {
-        blocking(about, work, then, () -> { });
+        offLoop.blocking(about, work, then, () -> { });
     }
 
     /** As {@link #blocking(FtpPath, Callable, Consumer)}, running {@code onFailure} (on the loop) if {@code work} fails. */
     public <T> void blocking(FtpPath about, Callable<T> work, Consumer<T> then, Runnable onFailure) {
-        submit(server.blocking(), about, work, then, onFailure, () -> {
-            onFailure.run();
-            reply(new FtpReply(ReplyCode.FILE_BUSY, "Server busy; try again later"));
-        });
+        offLoop.blocking(about, work, then, onFailure);
     }
 
     /**
      * Checks a login on the login executor (its own threads, so that file work never delays a login), then
-     * {@code then} on the loop. When every login thread and queue slot is taken the connection is answered 421
-     * and closed.
+     * {@code then} on the loop; with every login thread and queue slot taken, answers 421 and closes.
      */
     public <T> void checkLogin(Callable<T> work, Consumer<T> then) {
-        submit(server.logins(), FtpPath.ROOT, work, then, () -> { },
-                () -> replyAndClose(Replies.serviceNotAvailable("Too many logins in progress; try again later")));
+        offLoop.checkLogin(work, then);
     }
 
     /**
-     * Runs a read of a whole file (a checksum command, SIZE in ASCII) as
-     * {@link #blocking(FtpPath, Callable, Consumer)} does, but cancellable: ABOR answers it {@code 426} and a disconnect stops it (the reading thread is
-     * interrupted). One such read per session at a time, counting a cancelled one until its thread let go.
+     * Runs a read of a whole file (a checksum command, SIZE in ASCII) as {@link #blocking(FtpPath, Callable, Consumer)}
+     * does, but cancellable: ABOR answers it {@code 426} and a disconnect stops it. One at a time per session.
      */
     public <T> void wholeFileRead(FtpPath about, Callable<T> work, Consumer<T> then) {
-        if (wholeFileRead != null) {
-            reply(new FtpReply(ReplyCode.FILE_BUSY, "A cancelled read of a file is still ending; try again"));
-            return;
-        }
-        WholeFileRead running = new WholeFileRead();
-        wholeFileRead = running;
-        Callable<T> tracked = () -> {
-            synchronized (running) {
-                running.thread = Thread.currentThread();
-            }
-            try {
-                if (running.cancelled) {
-                    throw new java.util.concurrent.CancellationException();
-                }
-                return work.call();
-            } finally {
-                synchronized (running) {
-                    running.thread = null;
-                    Thread.interrupted(); // an interrupt meant for this read must not reach the pool's next task
-                }
-                ctx.executor().execute(() -> {
-                    if (wholeFileRead == running) {
-                        wholeFileRead = null;
-                    }
-                });
-            }
-        };
-        submit(server.blocking(), about, tracked, result -> {
-            if (!running.cancelled) {
-                then.accept(result);
-            }
-        }, () -> { }, () -> {
-            wholeFileRead = null;
-            reply(new FtpReply(ReplyCode.FILE_BUSY, "Server busy; try again later"));
-        }, running);
+        offLoop.wholeFileRead(about, work, then);
     }
 
     /** Whether a read of a whole file runs that ABOR may cancel. */
     public boolean wholeFileReadRunning() {
-        return wholeFileRead != null && !wholeFileRead.cancelled;
+        return offLoop.wholeFileReadRunning();
     }
 
     /** ABOR of a running whole-file read: answers it 426 at once; its thread stops at its next read. */
     public void cancelWholeFileRead() {
-        WholeFileRead running = wholeFileRead;
-        if (running != null && !running.cancelled) {
-            running.cancel();
-            reply(new FtpReply(ReplyCode.TRANSFER_ABORTED, "Aborted"));
-        }
-    }
-
-    /** A read of a whole file in progress; {@code thread} is set while a pool thread runs it. */
-    private static final class WholeFileRead {
-        volatile boolean cancelled;
-        Thread thread;
-
-        synchronized void cancel() {
-            cancelled = true;
-            if (thread != null) {
-                thread.interrupt();
-            }
-        }
-    }
-
-    private <T> void submit(ExecutorService executor, FtpPath about, Callable<T> work, Consumer<T> then,
-                            Runnable onFailure, Runnable onRejected) {
-        submit(executor, about, work, then, onFailure, onRejected, null);
-    }
-
-    /**
-     * Every outcome is answered: an exception or error in {@code work} with a 4xx/5xx reply (the session goes
-     * on: {@code work} runs off the loop and changes no session state), one in {@code then} with 451, or with
-     * 421 and a close when it is an {@link Error} (what {@code then} changed before it failed is unknown).
-     */
-    private <T> void submit(ExecutorService executor, FtpPath about, Callable<T> work, Consumer<T> then,
-                            Runnable onFailure, Runnable onRejected, WholeFileRead cancellable) {
-        try {
-            executor.execute(() -> {
-                T result;
-                try {
-                    result = work.call();
-                } catch (Throwable e) {
-                    if (cancellable != null && cancellable.cancelled) {
-                        log.debug("{} {}: stopped ({})", this, about, e.toString());
-                        return; // already answered by ABOR, or the connection is gone
-                    }
-                    logFailure(about, e);
-                    ctx.executor().execute(() -> {
-                        onFailure.run();
-                        reply(e instanceof Exception ex ? Replies.forFailure(about, ex) : Replies.localError());
-                    });
-                    return;
-                }
-                ctx.executor().execute(() -> {
-                    if (!ctx.channel().isActive()) {
-                        closeQuietly(result);
-                        onFailure.run(); // releases what the command took, such as its data connection
-                        return;
-                    }
-                    try {
-                        then.accept(result);
-                    } catch (Throwable e) {
-                        log.warn("{} internal error after {}", this, about, e);
-                        closeQuietly(result);
-                        onFailure.run();
-                        if (e instanceof Error) {
-                            replyAndClose(Replies.serviceNotAvailable("Internal error; closing control connection"));
-                        } else {
-                            reply(Replies.localError());
-                        }
-                    }
-                });
-            });
-        } catch (RejectedExecutionException e) {
-            onRejected.run();
-        }
-    }
-
-    private void logFailure(FtpPath about, Throwable e) {
-        if (e instanceof Error) {
-            log.error("{} {}: {}", this, about, e.toString(), e);
-        } else if (e instanceof FtpReplyException || e instanceof PathEscapeException
-                || e instanceof java.nio.file.FileSystemException) {
-            log.debug("{} {}: {}", this, about, e.toString());
-        } else {
-            log.warn("{} {}: {}", this, about, e.toString(), e);
-        }
-    }
-
-    private static void closeQuietly(Object o) {
-        if (o instanceof AutoCloseable c) {
-            try {
-                c.close();
-            } catch (Exception ignored) {
-                // nothing more to do with a resource nobody will use
-            }
-        }
+        offLoop.cancelWholeFileRead();
     }
 
     // --- identity and login ----------------------------------------------------------------------------
@@ -500,6 +367,15 @@ public final class FtpSession {
         return Optional.ofNullable(d);
     }
 
+    /** As {@link #takeDataConnection}, after replying 425 if none was prepared. */
+    public Optional<DataConnection> takeDataConnectionOrReply() {
+        Optional<DataConnection> d = takeDataConnection();
+        if (d.isEmpty()) {
+            reply(Replies.noDataConnection());
+        }
+        return d;
+    }
+
     public Optional<RunningTransfer> transfer() {
         return Optional.ofNullable(transfer);
     }
@@ -548,9 +424,7 @@ public final class FtpSession {
         if (transfer != null) {
             transfer.abort(false);
         }
-        if (wholeFileRead != null) {
-            wholeFileRead.cancel();
-        }
+        offLoop.closed();
         writabilityChanged(); // a producer waiting in awaitReplyRoom sees the close
     }
 

@@ -1,6 +1,5 @@
 package io.fsp.server.ftp;
 
-import io.fsp.server.config.PortRange;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetAddress;

@@ -12,7 +12,6 @@ import io.fsp.tls.Fingerprint;
 import io.fsp.tls.KeyMaterial;
 import io.fsp.tls.PinnedTrustManager;
 import io.fsp.tls.SslContexts;
-import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -35,7 +34,7 @@ import javax.net.ssl.SSLException;
 /**
  * What every striped transfer of one server shares: the server's identity (presented to relays), the static
  * relay list with pinned fingerprints (replaced while the server runs by {@link #relays(List)}), the event loops
- * of relay connections, the threads that run striping engines, and each control session's FSP state.
+ * of relay connections and the threads that run striping engines.
  */
 public final class StripeContext implements AutoCloseable {
     private final KeyMaterial identity;
@@ -48,7 +47,6 @@ public final class StripeContext implements AutoCloseable {
     private final ExecutorService engines;
     private final SecureRandom random = new SecureRandom();
     private final Map<RelayEndpoint, SslContext> sslByRelay = new ConcurrentHashMap<>();
-    private final Map<Channel, StripeSession> sessions = new ConcurrentHashMap<>();
     private final RelayConnectionConfig relayConfig;
     private volatile OverlaySelection overlay;
     private final RelayPool pool;
@@ -271,18 +269,6 @@ public final class StripeContext implements AutoCloseable {
             sslByRelay.put(relay, ssl);
         }
         return ssl;
-    }
-
-    /** The FSP state of a control connection, created on first use and dropped when the connection closes. */
-    public StripeSession session(Channel control) {
-        return sessions.computeIfAbsent(control, c -> {
-            StripeSession s = new StripeSession();
-            c.closeFuture().addListener(f -> {
-                sessions.remove(c);
-                s.forgetAll();
-            });
-            return s;
-        });
     }
 
     @Override

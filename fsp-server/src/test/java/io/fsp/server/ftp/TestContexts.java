@@ -28,7 +28,7 @@ final class TestContexts {
 
     static FtpServerContext context(Path root, Map<String, List<String>> settings) throws Exception {
         ServerConfig config = ConfigLoader.load(ServerConfig.defaults(), ConfigSource.of("test", settings));
-        return new FtpServerContext(config, SslContexts.server(KEY),
+        return new FtpServerContext(config.ftpCore(), SslContexts.server(KEY),
                 SslContexts.serverWithoutSessionTickets(KEY), KEY.fingerprint(),
                 new UserStore(List.of(new UserAccount("alice", HASH, root, true)), Optional.empty()),
                 new LoginThrottle(config.loginFailureDelay()), StandardCommands.create(), new InlineExecutor(), new InlineExecutor(),

@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  * again with ping.
  */
 final class InternetTestbed implements AutoCloseable {
-    /** The server's log line naming a selection's relays (io.fsp.server.ftp.command.FretCommand). */
+    /** The server's log line naming a selection's relays (io.fsp.server.fsp.FretCommand). */
     private static final Pattern CHOICE = Pattern.compile(
             "relays for near-sender=([0-9.]+) near-client=([0-9.]+): \\[([^\\]]*)\\] \\(([0-9]+) from the overlay\\)(.*)");
 

@@ -9,12 +9,12 @@ import java.nio.file.AccessDeniedException;
 import java.util.Optional;
 
 /** The path argument checks that file commands share; each replies itself when it refuses. */
-final class CommandPaths {
+public final class CommandPaths {
     private CommandPaths() {
     }
 
     /** The path a command names, or empty after replying 501 (no argument) or 550 (outside the root). */
-    static Optional<FtpPath> required(FtpSession session, FtpRequest request, FtpCommand command) {
+    public static Optional<FtpPath> required(FtpSession session, FtpRequest request, FtpCommand command) {
         if (!request.hasArgument()) {
             session.reply(Replies.missingArgument(command.verb(), command.syntax()));
             return Optional.empty();
@@ -22,7 +22,7 @@ final class CommandPaths {
         return resolve(session, request.argument());
     }
 
-    static Optional<FtpPath> resolve(FtpSession session, String argument) {
+    public static Optional<FtpPath> resolve(FtpSession session, String argument) {
         try {
             return Optional.of(session.resolve(argument));
         } catch (AccessDeniedException e) {
@@ -32,7 +32,7 @@ final class CommandPaths {
     }
 
     /** Whether the user may change files; replies 550 if not. */
-    static boolean writable(FtpSession session) {
+    public static boolean writable(FtpSession session) {
         if (!session.isWritable()) {
             session.reply(Replies.readOnly());
             return false;

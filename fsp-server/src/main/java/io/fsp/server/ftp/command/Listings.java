@@ -45,9 +45,8 @@ final class Listings {
             return;
         }
         FtpPath path = resolved.get();
-        Optional<DataConnection> connection = session.takeDataConnection();
+        Optional<DataConnection> connection = session.takeDataConnectionOrReply();
         if (connection.isEmpty()) {
-            session.reply(Replies.noDataConnection());
             return;
         }
         boolean writable = session.isWritable();

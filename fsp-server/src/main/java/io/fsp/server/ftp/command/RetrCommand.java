@@ -53,9 +53,8 @@ public final class RetrCommand implements FtpCommand {
         }
         FtpPath path = resolved.get();
         long offset = session.takeRestOffset();
-        Optional<DataConnection> connection = session.takeDataConnection();
+        Optional<DataConnection> connection = session.takeDataConnectionOrReply();
         if (connection.isEmpty()) {
-            session.reply(Replies.noDataConnection());
             return;
         }
         boolean ascii = session.type() == TransferType.ASCII;

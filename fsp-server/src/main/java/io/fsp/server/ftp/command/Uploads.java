@@ -10,6 +10,7 @@ import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.server.ftp.ReplyCode;
 import io.fsp.server.ftp.TransferType;
+import io.fsp.server.ftp.UploadGuard;
 import io.fsp.server.ftp.data.AsciiDecoder;
 import io.fsp.server.ftp.data.DataChannelInitializer;
 import io.fsp.server.ftp.data.DataTransfers;
@@ -26,9 +27,9 @@ import java.util.concurrent.RejectedExecutionException;
  * What STOR, APPE and STOU share. A new or replaced file is written under a hidden partial name beside
  * the target and renamed over it only after the last byte arrived, so a broken upload never looks
  * complete and never destroys the old file. Appending and resuming (REST then STOR) write in place, as
- * they must; a resumed file is cut at the end of what was received. No upload writes into a file, or a directory,
- * that a run is collecting into ({@link CollectionLocks}): it is refused 450 at the start, and a replacing upload
- * that finds a collection begun meanwhile is refused before its rename.
+ * they must; a resumed file is cut at the end of what was received. An extension's {@link UploadGuard} (FCOL: no
+ * upload into a file, or a directory, that a run is collecting into) is asked at the start, and again before a
+ * replacing upload's rename.
  */
 final class Uploads {
     enum Mode { REPLACE, APPEND, RESUME, UNIQUE }
@@ -59,9 +60,8 @@ final class Uploads {
         }
         long offset = session.takeRestOffset();
         Mode mode = requested == Mode.REPLACE && offset > 0 ? Mode.RESUME : requested;
-        Optional<DataConnection> connection = session.takeDataConnection();
+        Optional<DataConnection> connection = session.takeDataConnectionOrReply();
         if (connection.isEmpty()) {
-            session.reply(Replies.noDataConnection());
             return;
         }
         boolean ascii = session.type() == TransferType.ASCII;
@@ -84,7 +84,8 @@ final class Uploads {
                     try {
                         session.server().blocking().execute(() -> {
                             try {
-                                complete(target, bytes, session.server().config().fsyncUploads());
+                                complete(target, bytes, session.server().config().fsyncUploads(),
+                                        session.server().commands().uploadGuard());
                                 stored.trySuccess(bytes);
                             } catch (FtpReplyException e) {
                                 stored.tryFailure(e);
@@ -111,8 +112,9 @@ final class Uploads {
         if (path.isRoot()) {
             throw new FtpReplyException(Replies.notAFile(path));
         }
+        UploadGuard guard = session.server().commands().uploadGuard();
         if (mode == Mode.UNIQUE) {
-            CollectionLocks.checkFree(session.root(), path.parent(), session.root().resolve(path.parent()));
+            guard.checkFree(session.root(), path.parent(), session.root().resolve(path.parent()));
             DirectoryHandle dir = session.root().directory(path.parent());
             try {
                 for (int i = 0; ; i++) {
@@ -135,7 +137,7 @@ final class Uploads {
         DirectoryHandle dir = entry.dir();
         String name = entry.name();
         try {
-            CollectionLocks.checkFree(session.root(), path, dir.path().resolve(name).normalize());
+            guard.checkFree(session.root(), path, dir.path().resolve(name).normalize());
             // Only a regular file is replaced or written to: never a directory, FIFO, socket or device.
             if (name.equals(".") || dir.attributes(name).map(a -> !a.isRegularFile()).orElse(false)) {
                 throw new FtpReplyException(Replies.notAFile(path));
@@ -180,7 +182,7 @@ final class Uploads {
      * Runs off the loop once every byte is written. With {@code fsync-uploads} the data, and after a rename
      * the directory entry, reach stable storage before the 226 that reports them.
      */
-    private static void complete(Target target, long bytes, boolean fsync) throws IOException {
+    private static void complete(Target target, long bytes, boolean fsync, UploadGuard guard) throws IOException {
         if (target.truncate()) {
             target.file().truncate(target.position() + bytes);
         }
@@ -190,7 +192,7 @@ final class Uploads {
         target.file().close();
         if (target.partial() != null) {
             // a collection into this name may have begun while the bytes came: its file is not replaced
-            CollectionLocks.checkFree(target.root(), target.path(), target.dir().path().resolve(target.target()));
+            guard.checkFree(target.root(), target.path(), target.dir().path().resolve(target.target()));
             target.dir().move(target.partial(), target.dir(), target.target());
             if (fsync) {
                 target.dir().sync();

@@ -1,4 +1,4 @@
-package io.fsp.server.ftp.command;
+package io.fsp.server.fsp;
 
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.RecordedTransfer;
@@ -17,6 +17,7 @@ import io.fsp.server.ftp.FtpReplyException;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
+import io.fsp.server.ftp.command.CommandPaths;
 import io.fsp.server.ftp.ReplyCode;
 import io.fsp.server.ftp.data.DataTransfers;
 import io.fsp.server.ftp.data.LocalFileException;
@@ -48,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * collection runs at most {@code collect-timeout}; however it ends (an {@link Error} too), its slot and relay
  * connections are given back.
  */
-public final class FcolCommand extends FspExtensionCommand {
+final class FcolCommand extends FspExtensionCommand {
     private static final Logger log = LoggerFactory.getLogger(FcolCommand.class);
     /**
      * The longest announcement stream: at about 110 bytes a BLK line, 150 000 blocks (150 GB at the default block
@@ -62,8 +63,14 @@ public final class FcolCommand extends FspExtensionCommand {
     /** Collections running on this server (one command object per server). */
     private final CollectionSlots slots = new CollectionSlots(MAX_PER_SERVER, MAX_PER_USER);
 
-    public FcolCommand(StripeContext stripe) {
+    /** Where each collection's work directory is made. */
+    private final Path works;
+    private final Duration timeout;
+
+    FcolCommand(StripeContext stripe, Path works, Duration timeout) {
         super(stripe);
+        this.works = works;
+        this.timeout = timeout;
     }
 
     @Override
@@ -83,9 +90,8 @@ public final class FcolCommand extends FspExtensionCommand {
             return;
         }
         FtpPath path = resolved.get();
-        Optional<DataConnection> connection = session.takeDataConnection();
+        Optional<DataConnection> connection = session.takeDataConnectionOrReply();
         if (connection.isEmpty()) {
-            session.reply(Replies.noDataConnection());
             return;
         }
         if (stripe.requireTls() && !session.protectData()) {
@@ -122,13 +128,12 @@ public final class FcolCommand extends FspExtensionCommand {
     private void start(FtpSession session, DataConnection connection, FtpPath path, String user, Hold hold,
                        CollectRelays relays) {
         String[] summary = new String[1]; // the 226 text, set before the collection's future succeeds
-        Path work = session.server().config().effectiveStateDir().resolve("fcol").resolve(TransferId.random().toString());
+        Path work = works.resolve(TransferId.random().toString());
         DataTransfers.run(session, connection, path, "Ready for the announcements of a transfer into "
                 + Replies.quote(path), true, (ch, tls, transfer) -> {
                     Promise<RecordedTransfer> received = ch.eventLoop().newPromise();
                     Promise<Long> collected = ch.eventLoop().newPromise();
                     // collect-timeout counts from here: a stream sent slowly holds the slot no longer than a collection
-                    Duration timeout = session.server().config().collectTimeout();
                     AtomicBoolean late = new AtomicBoolean();
                     Thread[] runner = new Thread[1]; // set and read on ch's event loop only
                     ScheduledFuture<?> deadline = ch.eventLoop().schedule(() -> {

@@ -1,4 +1,4 @@
-package io.fsp.server.ftp.command;
+package io.fsp.server.fsp;
 
 import io.fsp.extension.SelectionRequest;
 import io.fsp.server.ftp.FtpRequest;
@@ -22,8 +22,8 @@ import java.util.Optional;
  * other than the server's own entry node or one of its relays. A {@code retain} the user has no right to (the
  * server's {@code retain-user}; never anonymous) is answered 550 with the reason, and nothing changes.
  */
-public final class FspoCommand extends FspExtensionCommand {
-    public FspoCommand(StripeContext stripe) {
+final class FspoCommand extends FspExtensionCommand {
+    FspoCommand(StripeContext stripe) {
         super(stripe);
     }
 

@@ -1,4 +1,4 @@
-package io.fsp.server.ftp.command;
+package io.fsp.server.fsp;
 
 import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.HeldRanges;
@@ -13,8 +13,8 @@ import io.fsp.server.stripe.StripeContext;
  * that the session's next FRET of the same, unchanged files does not read and send them again. Repeatable;
  * all ranges of one line or none (501 naming the problem).
  */
-public final class FhavCommand extends FspExtensionCommand {
-    public FhavCommand(StripeContext stripe) {
+final class FhavCommand extends FspExtensionCommand {
+    FhavCommand(StripeContext stripe) {
         super(stripe);
     }
 

@@ -1,4 +1,4 @@
-package io.fsp.server.ftp.command;
+package io.fsp.server.fsp;
 
 import io.fsp.client.write.DestinationLock;
 import io.fsp.server.fs.FtpPath;

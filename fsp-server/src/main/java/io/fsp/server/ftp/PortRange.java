@@ -1,4 +1,4 @@
-package io.fsp.server.config;
+package io.fsp.server.ftp;
 
 /** The ports passive data connections may use, {@code LOW-HIGH} inclusive. */
 public record PortRange(int low, int high) {

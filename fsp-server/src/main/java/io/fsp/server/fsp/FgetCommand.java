@@ -1,4 +1,4 @@
-package io.fsp.server.ftp.command;
+package io.fsp.server.fsp;
 
 import io.fsp.block.stage.SealedBlock;
 import io.fsp.extension.FgetRequest;
@@ -23,8 +23,8 @@ import java.util.Optional;
  * numbers, so the same bytes) and sends them, one after the other, on the data connection set up with
  * EPSV/PASV; 226 when all are sent. For blocks that every relay lost or spoiled.
  */
-public final class FgetCommand extends FspExtensionCommand {
-    public FgetCommand(StripeContext stripe) {
+final class FgetCommand extends FspExtensionCommand {
+    FgetCommand(StripeContext stripe) {
         super(stripe);
     }
 
@@ -56,9 +56,8 @@ public final class FgetCommand extends FspExtensionCommand {
             return;
         }
         List<Long> seqs = fget.blocks();
-        Optional<DataConnection> connection = session.takeDataConnection();
+        Optional<DataConnection> connection = session.takeDataConnectionOrReply();
         if (connection.isEmpty()) {
-            session.reply(Replies.noDataConnection());
             return;
         }
         StripedTransfer t = transfer;

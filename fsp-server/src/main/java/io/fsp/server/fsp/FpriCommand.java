@@ -1,4 +1,4 @@
-package io.fsp.server.ftp.command;
+package io.fsp.server.fsp;
 
 import io.fsp.extension.ExtensionCodec;
 import io.fsp.server.ftp.FtpRequest;
@@ -13,8 +13,8 @@ import io.fsp.server.stripe.StripeContext;
  * At most {@value io.fsp.server.stripe.StripeSession#MAX_PRIORITIES} per FRET; a bad name is answered 501 and
  * nothing is kept.
  */
-public final class FpriCommand extends FspExtensionCommand {
-    public FpriCommand(StripeContext stripe) {
+final class FpriCommand extends FspExtensionCommand {
+    FpriCommand(StripeContext stripe) {
         super(stripe);
     }
 

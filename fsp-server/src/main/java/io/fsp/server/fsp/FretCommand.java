@@ -1,4 +1,4 @@
-package io.fsp.server.ftp.command;
+package io.fsp.server.fsp;
 
 import io.fsp.extension.Announcement;
 import io.fsp.extension.Manifest;
@@ -12,6 +12,7 @@ import io.fsp.server.ftp.FtpReplyException;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
+import io.fsp.server.ftp.command.CommandPaths;
 import io.fsp.server.ftp.ReplyCode;
 import io.fsp.server.ftp.data.DataTransfers;
 import io.fsp.server.metrics.ServerMetrics;
@@ -62,11 +63,11 @@ import org.slf4j.LoggerFactory;
  * With {@code retain} set the transfer is an evacuation: relays keep it (retained) until the retention ends,
  * the token lives as long, and it outlives the control connection (see {@link Striping}).
  */
-public final class FretCommand extends FspExtensionCommand {
+final class FretCommand extends FspExtensionCommand {
     private static final Logger log = LoggerFactory.getLogger(FretCommand.class);
     static final Duration TOKEN_LIFETIME = Duration.ofHours(1);
 
-    public FretCommand(StripeContext stripe) {
+    FretCommand(StripeContext stripe) {
         super(stripe);
     }
 

@@ -1,4 +1,4 @@
-package io.fsp.server.ftp.command;
+package io.fsp.server.fsp;
 
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
