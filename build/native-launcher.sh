@@ -4,7 +4,7 @@
 rm -f "$2"
 if ! command -v cc >/dev/null 2>&1; then
   echo "fsp-launcher: no C compiler (cc); commands will start through the Java launcher"
-elif ! cc -O2 -Wall -Wextra -o "$2" "$1"; then
+elif ! cc -O2 -s -Wall -Wextra -o "$2" "$1"; then
   rm -f "$2"
   echo "fsp-launcher: the C compiler failed; commands will start through the Java launcher"
 fi

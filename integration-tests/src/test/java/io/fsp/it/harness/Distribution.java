@@ -10,14 +10,18 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-/** The distribution archive that {@code mvn package} of fsp-dist made ({@code fsp.it.distribution}), unpacked. */
+/** A distribution archive that {@code mvn package} of fsp-dist made (by default {@code fsp.it.distribution}), unpacked. */
 public final class Distribution {
     private Distribution() {
     }
 
     /** Unpacks the archive into {@code into} with {@code tar}, as an operator would; its one top directory. */
     public static Path unpack(Path into) throws IOException, InterruptedException {
-        String archive = System.getProperty("fsp.it.distribution");
+        return unpack(System.getProperty("fsp.it.distribution"), into);
+    }
+
+    /** Unpacks {@code archive} (either of fsp-dist's) into {@code into}; its one top directory. */
+    public static Path unpack(String archive, Path into) throws IOException, InterruptedException {
         assertTrue(archive != null && Files.isRegularFile(Path.of(archive)),
                 "the distribution archive (mvn package of fsp-dist): " + archive);
         Files.createDirectories(into);
