@@ -5,7 +5,7 @@ import io.fsp.block.BlockHeader;
 import io.fsp.block.BlockLimits;
 import io.fsp.block.Blocks;
 import io.fsp.relay.store.StoreException;
-import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.relaylink.wire.RelayErrorCode;
 import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.DecoderException;

@@ -4,10 +4,10 @@ import io.fsp.config.Durations;
 import io.fsp.relay.metrics.RelayMetrics;
 import io.fsp.relay.store.BlockStore;
 import io.fsp.relay.store.StoreException;
-import io.fsp.relay.wire.RelayErrorCode;
-import io.fsp.relay.wire.RelayFrameDecoder;
-import io.fsp.relay.wire.RelayMessage;
-import io.fsp.relay.wire.RelayRole;
+import io.fsp.relaylink.wire.RelayErrorCode;
+import io.fsp.relaylink.wire.RelayFrameDecoder;
+import io.fsp.relaylink.wire.RelayMessage;
+import io.fsp.relaylink.wire.RelayRole;
 import io.fsp.tls.Fingerprint;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TokenException;
@@ -412,7 +412,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
                     + " (expected: <= " + MAX_BIND_REQUESTS + ")");
             return;
         }
-        byte[] secret = io.fsp.relay.wire.ClearLink.random(io.fsp.relay.wire.ClearLink.SECRET_LENGTH);
+        byte[] secret = io.fsp.relaylink.wire.ClearLink.random(io.fsp.relaylink.wire.ClearLink.SECRET_LENGTH);
         byte[] ticket = links.grant(role, server, tokens, secret, ctx.channel(), activity);
         log.debug("{} clear link granted", session);
         reply(new RelayMessage.BindGrant(b.id(), ticket, secret));

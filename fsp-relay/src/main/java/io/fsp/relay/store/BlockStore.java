@@ -1,6 +1,6 @@
 package io.fsp.relay.store;
 
-import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.relaylink.wire.RelayErrorCode;
 import io.fsp.tls.Fingerprint;
 import io.fsp.token.TokenKey;
 import io.fsp.token.TransferId;

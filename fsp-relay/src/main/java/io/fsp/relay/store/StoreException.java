@@ -1,6 +1,6 @@
 package io.fsp.relay.store;
 
-import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.relaylink.wire.RelayErrorCode;
 
 /** A put or get the store refuses, with the error code the relay sends back. */
 public final class StoreException extends Exception {

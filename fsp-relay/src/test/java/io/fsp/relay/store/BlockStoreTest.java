@@ -13,7 +13,7 @@ import io.fsp.checksum.ChecksumAlgorithm;
 import io.fsp.crypto.NonceSequence;
 import io.fsp.crypto.TransferKey;
 import io.fsp.relay.MutableClock;
-import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.relaylink.wire.RelayErrorCode;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.Fingerprint;
 import io.fsp.token.TokenKey;

@@ -1,7 +1,7 @@
 package io.fsp.testkit.relay;
 
 import io.fsp.relay.store.BlockStore;
-import io.fsp.relay.wire.RelayMessage;
+import io.fsp.relaylink.wire.RelayMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;

@@ -1,6 +1,6 @@
-package io.fsp.relay.client;
+package io.fsp.relaylink;
 
-import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.relaylink.wire.RelayErrorCode;
 import java.net.InetSocketAddress;
 
 /** The relay refused the capability token: malformed, forged, expired, or for another transfer. */

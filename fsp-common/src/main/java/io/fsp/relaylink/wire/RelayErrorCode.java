@@ -1,4 +1,4 @@
-package io.fsp.relay.wire;
+package io.fsp.relaylink.wire;
 
 /** The error codes an ERROR frame carries; the wire value never changes once published. */
 public enum RelayErrorCode {

@@ -1,4 +1,4 @@
-package io.fsp.relay.wire;
+package io.fsp.relaylink.wire;
 
 import io.fsp.token.TokenKey;
 import io.fsp.token.TransferId;

@@ -1,4 +1,4 @@
-package io.fsp.relay.client;
+package io.fsp.relaylink;
 
 import java.net.InetSocketAddress;
 

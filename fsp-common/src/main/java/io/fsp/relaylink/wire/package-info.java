@@ -4,4 +4,4 @@
  * striping and collection phases). Block bytes are opaque here: encrypted and checksummed by the block
  * format, they travel with the transfer id and sequence number of the relay frame.
  */
-package io.fsp.relay.wire;
+package io.fsp.relaylink.wire;

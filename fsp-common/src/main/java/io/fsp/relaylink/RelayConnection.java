@@ -1,16 +1,16 @@
-package io.fsp.relay.client;
+package io.fsp.relaylink;
 
 import io.fsp.block.BlockFlags;
 import io.fsp.net.NetworkErrors;
 import io.fsp.net.SocketBuffers;
-import io.fsp.relay.wire.BlockReads;
-import io.fsp.relay.wire.ClearLink;
-import io.fsp.relay.wire.RelayErrorCode;
-import io.fsp.relay.wire.RelayFrameDecoder;
-import io.fsp.relay.wire.RelayFrameEncoder;
-import io.fsp.relay.wire.RelayLimits;
-import io.fsp.relay.wire.RelayMessage;
-import io.fsp.relay.wire.RelayRole;
+import io.fsp.relaylink.wire.BlockReads;
+import io.fsp.relaylink.wire.ClearLink;
+import io.fsp.relaylink.wire.RelayErrorCode;
+import io.fsp.relaylink.wire.RelayFrameDecoder;
+import io.fsp.relaylink.wire.RelayFrameEncoder;
+import io.fsp.relaylink.wire.RelayLimits;
+import io.fsp.relaylink.wire.RelayMessage;
+import io.fsp.relaylink.wire.RelayRole;
 import io.fsp.tls.Fingerprint;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TokenKey;

@@ -1,4 +1,4 @@
-package io.fsp.relay.wire;
+package io.fsp.relaylink.wire;
 
 import io.fsp.crypto.NativeCrypto;
 import io.netty.buffer.ByteBuf;

@@ -1,4 +1,4 @@
-package io.fsp.relay.wire;
+package io.fsp.relaylink.wire;
 
 /** What a relay lets a connection do, decided by the TLS handshake and told in WELCOME. */
 public enum RelayRole {

@@ -1,4 +1,4 @@
-package io.fsp.relay.wire;
+package io.fsp.relaylink.wire;
 
 /**
  * Size limits of relay frames. Control frames are small and fixed; a block frame may carry at most

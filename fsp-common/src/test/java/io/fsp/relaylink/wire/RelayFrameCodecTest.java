@@ -1,4 +1,4 @@
-package io.fsp.relay.wire;
+package io.fsp.relaylink.wire;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

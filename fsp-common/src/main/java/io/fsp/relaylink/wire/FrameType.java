@@ -1,4 +1,4 @@
-package io.fsp.relay.wire;
+package io.fsp.relaylink.wire;
 
 /** The type byte of each frame; values never change once published. */
 final class FrameType {

@@ -1,4 +1,4 @@
-package io.fsp.relay.client;
+package io.fsp.relaylink;
 
 import io.fsp.token.TransferId;
 import java.net.InetSocketAddress;

@@ -1,7 +1,7 @@
-package io.fsp.relay.client;
+package io.fsp.relaylink;
 
 import io.fsp.net.SocketBuffers;
-import io.fsp.relay.wire.RelayLimits;
+import io.fsp.relaylink.wire.RelayLimits;
 import java.time.Duration;
 
 /**
