@@ -58,7 +58,7 @@ public final class ClearLink {
 
     /** Whether a frame's tag covers its block bytes: only a PUT_BLOCK's (see the class comment). */
     public static boolean tagsBlockBytes(int type) {
-        return type == FrameType.PUT_BLOCK;
+        return type == RelayFrame.PUT_BLOCK.wire();
     }
 
     private static byte[] derive(byte[] secret, String label) {
@@ -82,7 +82,7 @@ public final class ClearLink {
         private final SecretKeySpec key;
         private final Cipher gcm;
         private final byte[] nonce = new byte[12];
-        private final byte[] header = new byte[FrameType.HEADER_LENGTH];
+        private final byte[] header = new byte[RelayFrame.HEADER_LENGTH];
         private long next;
 
         FrameTags(byte[] key) {

@@ -177,7 +177,7 @@ class BlockReadsTest {
     void aChangedTagOnABlockReadIntoItsBufferEndsTheLink(boolean autoRead) throws Exception {
         byte[] block = bytes(new Random(8), 1 << 20);
         byte[] wire = tagged(List.of(new RelayMessage.PutBlock(1, T, 0, Unpooled.wrappedBuffer(block))));
-        wire[FrameType.HEADER_LENGTH] ^= 1; // the tag's first byte
+        wire[RelayFrame.HEADER_LENGTH] ^= 1; // the tag's first byte
         Receiver r = receiver(autoRead);
         try (Socket s = new Socket("127.0.0.1", ((InetSocketAddress) r.server().localAddress()).getPort())) {
             OutputStream out = s.getOutputStream();

@@ -145,7 +145,7 @@ class RelayFrameCodecTest {
     @Test
     void blockLongerThanTheLimitIsRefusedBeforeItsBodyArrives() {
         EmbeddedChannel ch = new EmbeddedChannel(new RelayFrameDecoder(new RelayLimits(1024)));
-        ByteBuf header = Unpooled.buffer().writeByte(FrameType.PUT_BLOCK).writeInt(20 + 1025);
+        ByteBuf header = Unpooled.buffer().writeByte(RelayFrame.PUT_BLOCK.wire()).writeInt(20 + 1025);
         DecoderException e = assertThrows(DecoderException.class, () -> ch.writeInbound(header));
         assertInstanceOf(TooLongFrameException.class, e);
         assertEquals("length: 1045 (expected: <= 1044)", e.getMessage());
@@ -158,7 +158,7 @@ class RelayFrameCodecTest {
     void decoderThatDoesNotYetAcceptBlocksLimitsBlockFramesToControlSize() {
         RelayFrameDecoder decoder = new RelayFrameDecoder(RelayLimits.DEFAULT, false);
         EmbeddedChannel ch = new EmbeddedChannel(decoder);
-        ByteBuf big = Unpooled.buffer().writeByte(FrameType.PUT_BLOCK).writeInt(RelayLimits.MAX_CONTROL_BODY + 1);
+        ByteBuf big = Unpooled.buffer().writeByte(RelayFrame.PUT_BLOCK.wire()).writeInt(RelayLimits.MAX_CONTROL_BODY + 1);
         assertInstanceOf(TooLongFrameException.class, assertThrows(DecoderException.class, () -> ch.writeInbound(big)));
         assertFalse(ch.finish());
 
@@ -177,7 +177,7 @@ class RelayFrameCodecTest {
     @Test
     void controlFrameLongerThanTheLimitIsRefused() {
         EmbeddedChannel ch = new EmbeddedChannel(new RelayFrameDecoder(RelayLimits.DEFAULT));
-        ByteBuf header = Unpooled.buffer().writeByte(FrameType.ERROR).writeInt(Integer.MAX_VALUE);
+        ByteBuf header = Unpooled.buffer().writeByte(RelayFrame.ERROR.wire()).writeInt(Integer.MAX_VALUE);
         assertInstanceOf(TooLongFrameException.class, assertThrows(DecoderException.class, () -> ch.writeInbound(header)));
         assertFalse(ch.finish());
     }
@@ -277,7 +277,7 @@ class RelayFrameCodecTest {
 
     @Test
     void unknownErrorCodeFromANewerPeerDecodesAsUnknown() {
-        ByteBuf frame = Unpooled.buffer().writeByte(FrameType.ERROR).writeInt(6).writeInt(1).writeShort(999);
+        ByteBuf frame = Unpooled.buffer().writeByte(RelayFrame.ERROR.wire()).writeInt(6).writeInt(1).writeShort(999);
         EmbeddedChannel ch = new EmbeddedChannel(new RelayFrameDecoder(RelayLimits.DEFAULT));
         ch.writeInbound(frame);
         assertEquals(new RelayMessage.Error(1, RelayErrorCode.UNKNOWN, ""), ch.readInbound());
@@ -399,14 +399,14 @@ class RelayFrameCodecTest {
         byte[] clean = tagged(SECRET, List.of(new RelayMessage.Hello(1, RelayMessage.VERSION),
                 new RelayMessage.PutBlock(2, T, 7, Unpooled.wrappedBuffer(BLOCK))));
         int put = encode(first).length + ClearLink.TAG_LENGTH;
-        assertEquals(put + FrameType.HEADER_LENGTH + ClearLink.TAG_LENGTH + FrameType.BLOCK_PREFIX + BLOCK.length,
+        assertEquals(put + RelayFrame.HEADER_LENGTH + ClearLink.TAG_LENGTH + RelayFrame.BLOCK_PREFIX + BLOCK.length,
                 clean.length);
         for (int i = put; i < clean.length; i++) {
             byte[] wire = clean.clone();
             wire[i] ^= 0x01;
             List<Object> decoded = decodeTagged(SECRET, wire, wire.length);
             assertInstanceOf(RelayMessage.Hello.class, decoded.get(0));
-            boolean longer = i > put && i < put + FrameType.HEADER_LENGTH && decoded.size() == 1;
+            boolean longer = i > put && i < put + RelayFrame.HEADER_LENGTH && decoded.size() == 1;
             if (!longer) { // a length made longer waits for bytes that never come (truncated, below)
                 assertEquals(2, decoded.size(), "byte " + (i - put) + " of the PUT_BLOCK frame");
                 assertInstanceOf(CorruptedFrameException.class, decoded.get(1), "byte " + (i - put));
@@ -418,11 +418,11 @@ class RelayFrameCodecTest {
     @Test
     void aChangedHeaderTagOrFieldOfABlockIsRefused() {
         byte[] clean = tagged(SECRET, List.of(new RelayMessage.Block(2, T, 7, Unpooled.wrappedBuffer(BLOCK))));
-        for (int i = 0; i < FrameType.HEADER_LENGTH + ClearLink.TAG_LENGTH + FrameType.BLOCK_PREFIX; i++) {
+        for (int i = 0; i < RelayFrame.HEADER_LENGTH + ClearLink.TAG_LENGTH + RelayFrame.BLOCK_PREFIX; i++) {
             byte[] wire = clean.clone();
             wire[i] ^= 0x01;
             List<Object> decoded = decodeTagged(SECRET, wire, wire.length);
-            boolean longer = i > 0 && i < FrameType.HEADER_LENGTH && decoded.isEmpty();
+            boolean longer = i > 0 && i < RelayFrame.HEADER_LENGTH && decoded.isEmpty();
             if (!longer) {
                 assertEquals(1, decoded.size(), "byte " + i + " of the BLOCK frame");
                 assertInstanceOf(CorruptedFrameException.class, decoded.get(0), "byte " + i);
