@@ -1,6 +1,5 @@
 package io.fsp.relay.store;
 
-import io.fsp.relaylink.wire.RelayErrorCode;
 import io.fsp.tls.Fingerprint;
 import io.fsp.token.TokenKey;
 import io.fsp.token.TransferId;
@@ -162,7 +161,7 @@ public final class BlockStore {
             if (wasOpen) {
                 dropBlocks(t);
             }
-            t.kept.completeExceptionally(new StoreException(RelayErrorCode.STORE_FAILED,
+            t.kept.completeExceptionally(new StoreException(StoreException.Reason.FAILED,
                     "cannot keep transfer " + t.id + " on disk: " + e.getMessage(), e));
             return;
         }
@@ -172,7 +171,7 @@ public final class BlockStore {
         }
         if (!open) {
             retainedTransfers.forget(t.id); // aborted or expired meanwhile: it must not come back at the next start
-            t.kept.completeExceptionally(new StoreException(RelayErrorCode.UNKNOWN_TRANSFER,
+            t.kept.completeExceptionally(new StoreException(StoreException.Reason.UNKNOWN_TRANSFER,
                     "transfer " + t.id + " was closed while it was opened"));
             return;
         }
@@ -260,7 +259,7 @@ public final class BlockStore {
         int size = block.readableBytes();
         try {
             if (size > config.quotaBytes()) {
-                throw new StoreException(RelayErrorCode.BLOCK_TOO_LARGE,
+                throw new StoreException(StoreException.Reason.BLOCK_TOO_LARGE,
                         "block: " + size + " bytes (expected: <= quota " + config.quotaBytes() + ")");
             }
             synchronized (this) {
@@ -272,20 +271,20 @@ public final class BlockStore {
                     return done;
                 }
                 if (t.finished) {
-                    throw new StoreException(RelayErrorCode.SPACE_EXCEEDED, "block " + seq + ": transfer " + id
+                    throw new StoreException(StoreException.Reason.SPACE_EXCEEDED, "block " + seq + ": transfer " + id
                             + " is finished (its server pushes nothing more into it)");
                 }
                 if (size > t.reservation) {
-                    throw new StoreException(RelayErrorCode.BLOCK_TOO_LARGE, "block: " + size
+                    throw new StoreException(StoreException.Reason.BLOCK_TOO_LARGE, "block: " + size
                             + " bytes (expected: <= the " + t.reservation + " bytes reserved for transfer " + id + ")");
                 }
                 if (t.pushed + size > t.space) {
-                    throw new StoreException(RelayErrorCode.SPACE_EXCEEDED, "block " + seq + ": " + size
+                    throw new StoreException(StoreException.Reason.SPACE_EXCEEDED, "block " + seq + ": " + size
                             + " bytes more than the " + (t.space - t.pushed) + " left of the " + t.space
                             + " bytes transfer " + id + " declared");
                 }
                 if (t.retained && t.held + size > t.reservation) {
-                    throw new StoreException(RelayErrorCode.NO_SPACE, "block " + seq + ": " + size + " bytes more than"
+                    throw new StoreException(StoreException.Reason.NO_SPACE, "block " + seq + ": " + size + " bytes more than"
                             + " the " + (t.reservation - t.held) + " left of the " + t.reservation + " bytes reserved"
                             + " for retained transfer " + id + " (nobody confirms its blocks before its collector"
                             + " comes); try another relay");
@@ -372,7 +371,7 @@ public final class BlockStore {
             }
             release(t, w.size, 0);
             w.block.release();
-            w.done.completeExceptionally(new StoreException(RelayErrorCode.STORE_FAILED,
+            w.done.completeExceptionally(new StoreException(StoreException.Reason.FAILED,
                     "cannot store block " + w.seq + ": " + e.getMessage(), e));
             return;
         }
@@ -393,7 +392,7 @@ public final class BlockStore {
             // The transfer was aborted or expired while the block was being written.
             SpillFiles.deleteQuietly(file);
             release(t, w.size, 0);
-            w.done.completeExceptionally(new StoreException(RelayErrorCode.UNKNOWN_TRANSFER,
+            w.done.completeExceptionally(new StoreException(StoreException.Reason.UNKNOWN_TRANSFER,
                     "transfer " + w.id + " was closed while block " + w.seq + " was stored"));
         }
     }
@@ -447,7 +446,7 @@ public final class BlockStore {
                 result.complete(Optional.empty()); // confirmed or expired meanwhile
             } catch (IOException e) {
                 log.warn("cannot read spilled block {} of transfer {}: {}", seq, id, e.toString());
-                result.completeExceptionally(new StoreException(RelayErrorCode.STORE_FAILED,
+                result.completeExceptionally(new StoreException(StoreException.Reason.FAILED,
                         "cannot read block " + seq + ": " + e.getMessage(), e));
             }
         });
@@ -669,7 +668,7 @@ public final class BlockStore {
     private Transfer liveTransfer(TransferId id) throws StoreException {
         Transfer t = transfers.get(id);
         if (t == null) {
-            throw new StoreException(RelayErrorCode.UNKNOWN_TRANSFER, "transfer " + id + " is not open here");
+            throw new StoreException(StoreException.Reason.UNKNOWN_TRANSFER, "transfer " + id + " is not open here");
         }
         return t;
     }
@@ -695,7 +694,7 @@ public final class BlockStore {
         }
         for (Waiter w : cancelled) {
             w.block.release();
-            w.done.completeExceptionally(new StoreException(RelayErrorCode.UNKNOWN_TRANSFER,
+            w.done.completeExceptionally(new StoreException(StoreException.Reason.UNKNOWN_TRANSFER,
                     "transfer " + t.id + " was closed while block " + w.seq + " waited for space"));
         }
     }
