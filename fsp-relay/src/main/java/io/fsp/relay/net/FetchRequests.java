@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * server that opened the transfer). Every block asked about must be within a token shown on this connection.
  */
 final class FetchRequests {
-    private static final Logger log = LoggerFactory.getLogger(RelaySessionHandler.class);
+    private static final Logger log = LoggerFactory.getLogger(RelaySessionHandler.class); // the sessions' log name
     /** Distinct transfers one connection may hold tokens for. */
     static final int MAX_TOKENS_PER_CONNECTION = 64;
 

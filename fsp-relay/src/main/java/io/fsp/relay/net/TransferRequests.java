@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * The transfers a connection opened are finished when it closes.
  */
 final class TransferRequests {
-    private static final Logger log = LoggerFactory.getLogger(RelaySessionHandler.class);
+    private static final Logger log = LoggerFactory.getLogger(RelaySessionHandler.class); // the sessions' log name
 
     private final RelaySessionHandler session;
     private final BlockStore store;
