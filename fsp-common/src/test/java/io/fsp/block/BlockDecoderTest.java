@@ -44,8 +44,8 @@ class BlockDecoderTest {
             }
             data.release();
         }
-        for (Block b : List.of(Blocks.rttProbe(ByteBufAllocator.DEFAULT, ChecksumAlgorithm.CRC32C, TRANSFER, 7, 4 << 20),
-                Blocks.rttAck(ByteBufAllocator.DEFAULT, ChecksumAlgorithm.SHA1, TRANSFER, 7, Blocks.NO_BUFFER_SIZE))) {
+        for (Block b : List.of(ControlBlocks.rttProbe(ByteBufAllocator.DEFAULT, ChecksumAlgorithm.CRC32C, TRANSFER, 7, 4 << 20),
+                ControlBlocks.rttAck(ByteBufAllocator.DEFAULT, ChecksumAlgorithm.SHA1, TRANSFER, 7, ControlBlocks.NO_BUFFER_SIZE))) {
             blocks.add(ByteBufUtil.getBytes(b.content()));
             b.release();
         }
@@ -123,9 +123,9 @@ class BlockDecoderTest {
         Block ack = ch.readInbound();
         assertTrue(probe.header().flags().isRttProbe());
         assertEquals(7, probe.header().sequence());
-        assertEquals(4 << 20, Blocks.bufferSize(probe));
+        assertEquals(4 << 20, ControlBlocks.bufferSize(probe));
         assertTrue(ack.header().flags().isRttAck());
-        assertEquals(Blocks.NO_BUFFER_SIZE, Blocks.bufferSize(ack));
+        assertEquals(ControlBlocks.NO_BUFFER_SIZE, ControlBlocks.bufferSize(ack));
         assertEquals(BlockHeader.FIXED_LENGTH + 20, ack.content().readableBytes(), "an ack is a bare header and its SHA-1");
         probe.release();
         ack.release();

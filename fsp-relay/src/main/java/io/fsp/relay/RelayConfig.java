@@ -4,7 +4,7 @@ import io.fsp.net.SocketBuffers;
 import io.fsp.relay.net.ConnectionPolicy;
 import io.fsp.relay.net.RateLimits;
 import io.fsp.relay.store.StoreConfig;
-import io.fsp.relay.wire.RelayLimits;
+import io.fsp.relaylink.wire.RelayLimits;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.KeyMaterial;
 import java.net.InetSocketAddress;

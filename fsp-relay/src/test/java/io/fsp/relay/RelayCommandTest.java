@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.program.ExitCode;
-import io.fsp.relay.client.RelayConnection;
-import io.fsp.relay.client.RelayConnectionConfig;
+import io.fsp.relaylink.RelayConnection;
+import io.fsp.relaylink.RelayConnectionConfig;
 import io.fsp.relay.net.ConnectionPolicy;
-import io.fsp.relay.wire.RelayRole;
+import io.fsp.relaylink.wire.RelayRole;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.PinnedTrustManager;
 import io.fsp.tls.SslContexts;

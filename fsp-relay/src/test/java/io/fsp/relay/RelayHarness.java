@@ -2,12 +2,12 @@ package io.fsp.relay;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.fsp.relay.client.RelayConnection;
-import io.fsp.relay.client.RelayConnectionConfig;
+import io.fsp.relaylink.RelayConnection;
+import io.fsp.relaylink.RelayConnectionConfig;
 import io.fsp.relay.net.ConnectionPolicy;
 import io.fsp.relay.store.StoreConfig;
-import io.fsp.relay.wire.RelayErrorCode;
-import io.fsp.relay.wire.RelayLimits;
+import io.fsp.relaylink.wire.RelayErrorCode;
+import io.fsp.relaylink.wire.RelayLimits;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.KeyMaterial;
 import io.fsp.tls.PinnedTrustManager;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.metrics.Scrape;
-import io.fsp.relay.client.RelayConnection;
-import io.fsp.relay.client.RelayRefusedException;
-import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.relaylink.RelayConnection;
+import io.fsp.relaylink.RelayRefusedException;
+import io.fsp.relaylink.wire.RelayErrorCode;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TokenKey;
 import io.fsp.token.TokenScope;

@@ -9,15 +9,15 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fsp.relay.client.BlockNotFoundException;
-import io.fsp.relay.client.RelayClosedException;
-import io.fsp.relay.client.RelayConnection;
-import io.fsp.relay.client.RelayConnectionConfig;
-import io.fsp.relay.client.RelayRefusedException;
-import io.fsp.relay.client.TokenRefusedException;
-import io.fsp.relay.wire.RelayErrorCode;
-import io.fsp.relay.wire.RelayMessage;
-import io.fsp.relay.wire.RelayRole;
+import io.fsp.relaylink.BlockNotFoundException;
+import io.fsp.relaylink.RelayClosedException;
+import io.fsp.relaylink.RelayConnection;
+import io.fsp.relaylink.RelayConnectionConfig;
+import io.fsp.relaylink.RelayRefusedException;
+import io.fsp.relaylink.TokenRefusedException;
+import io.fsp.relaylink.wire.RelayErrorCode;
+import io.fsp.relaylink.wire.RelayMessage;
+import io.fsp.relaylink.wire.RelayRole;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.PinnedTrustManager;
 import io.fsp.token.CapabilityToken;
@@ -422,7 +422,7 @@ class RelayServerTest {
     void closingTwiceIsHarmless() throws Exception {
         FspRelay relay = FspRelay.start(new RelayConfig(new java.net.InetSocketAddress("127.0.0.1", 0),
                 new io.fsp.relay.store.StoreConfig(store, 1 << 20, 1 << 20, Duration.ofMinutes(1)), RelayHarness.RELAY,
-                java.util.Set.of(RelayHarness.SERVER.fingerprint()), io.fsp.relay.wire.RelayLimits.DEFAULT,
+                java.util.Set.of(RelayHarness.SERVER.fingerprint()), io.fsp.relaylink.wire.RelayLimits.DEFAULT,
                 RelayHarness.POLICY, false, false, ConnectionHandlers.NONE, java.time.Clock.systemUTC()));
         java.net.InetSocketAddress address = relay.address();
         relay.close();
@@ -434,7 +434,7 @@ class RelayServerTest {
     void abandonedTransferIsDroppedAfterTheTtlByTheRunningRelay() throws Exception {
         try (FspRelay relay = FspRelay.start(new RelayConfig(new java.net.InetSocketAddress("127.0.0.1", 0),
                 new io.fsp.relay.store.StoreConfig(store, 1 << 20, 0, Duration.ofMillis(300)), RelayHarness.RELAY,
-                java.util.Set.of(RelayHarness.SERVER.fingerprint()), io.fsp.relay.wire.RelayLimits.DEFAULT,
+                java.util.Set.of(RelayHarness.SERVER.fingerprint()), io.fsp.relaylink.wire.RelayLimits.DEFAULT,
                 RelayHarness.POLICY, false, false, ConnectionHandlers.NONE, java.time.Clock.systemUTC()))) {
             h = new RelayHarness(store.resolve("unused"), 1 << 20, 1 << 20); // for its event loop
             TransferId id = TransferId.random();
@@ -468,7 +468,7 @@ class RelayServerTest {
         try (FspRelay relay = FspRelay.start(new RelayConfig(new java.net.InetSocketAddress("127.0.0.1", 0),
                 new io.fsp.relay.store.StoreConfig(store, 1 << 20, 1 << 20, Duration.ofMinutes(1)), RelayHarness.RELAY,
                 java.util.Set.of(RelayHarness.SERVER.fingerprint(), second.fingerprint()),
-                io.fsp.relay.wire.RelayLimits.DEFAULT, RelayHarness.POLICY, false, false, ConnectionHandlers.NONE,
+                io.fsp.relaylink.wire.RelayLimits.DEFAULT, RelayHarness.POLICY, false, false, ConnectionHandlers.NONE,
                 java.time.Clock.systemUTC()))) {
             h = new RelayHarness(store.resolve("unused"), 1 << 20, 1 << 20); // for its event loop
             io.netty.handler.ssl.SslContext asFirst = io.fsp.tls.SslContexts.client(

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.fsp.relay.client.RelayConnection;
-import io.fsp.relay.client.RelayConnectionConfig;
-import io.fsp.relay.client.RelayRefusedException;
+import io.fsp.relaylink.RelayConnection;
+import io.fsp.relaylink.RelayConnectionConfig;
+import io.fsp.relaylink.RelayRefusedException;
 import io.fsp.relay.store.StoreConfig;
-import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.relaylink.wire.RelayErrorCode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;

@@ -2,7 +2,7 @@ package io.fsp.relay;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.fsp.relay.client.RelayConnection;
+import io.fsp.relaylink.RelayConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.nio.file.Path;

@@ -14,7 +14,7 @@ import io.fsp.it.harness.RecordingRelay;
 import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.TreeDigests;
 import io.fsp.relay.FspRelay;
-import io.fsp.relay.wire.RelayMessage;
+import io.fsp.relaylink.wire.RelayMessage;
 import io.fsp.server.FspServer;
 import io.fsp.server.config.ServerConfig;
 import io.fsp.testkit.relay.Fault;

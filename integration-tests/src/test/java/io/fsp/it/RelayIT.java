@@ -16,9 +16,9 @@ import io.fsp.block.stage.OpenedBlock;
 import io.fsp.checksum.ChecksumAlgorithm;
 import io.fsp.crypto.TransferKey;
 import io.fsp.it.harness.RelayProcess;
-import io.fsp.relay.client.RelayClosedException;
-import io.fsp.relay.client.RelayConnection;
-import io.fsp.relay.client.RelayConnectionConfig;
+import io.fsp.relaylink.RelayClosedException;
+import io.fsp.relaylink.RelayConnection;
+import io.fsp.relaylink.RelayConnectionConfig;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.KeyMaterial;
 import io.fsp.tls.PinnedTrustManager;
@@ -164,8 +164,8 @@ class RelayIT {
                         c.authorize(token).get(10, TimeUnit.SECONDS);
                         held.add(c);
                     } catch (ExecutionException e) {
-                        assertEquals(io.fsp.relay.wire.RelayErrorCode.TOO_MANY_CONNECTIONS,
-                                ((io.fsp.relay.client.RelayRefusedException) e.getCause()).code(), e.toString());
+                        assertEquals(io.fsp.relaylink.wire.RelayErrorCode.TOO_MANY_CONNECTIONS,
+                                ((io.fsp.relaylink.RelayRefusedException) e.getCause()).code(), e.toString());
                         c.closeFuture().get(10, TimeUnit.SECONDS); // the relay closed it
                         refused++;
                     }
@@ -261,8 +261,8 @@ class RelayIT {
             c.authorize(token).get(10, TimeUnit.SECONDS);
             return Optional.of(c);
         } catch (ExecutionException e) {
-            assertEquals(io.fsp.relay.wire.RelayErrorCode.TOO_MANY_CONNECTIONS,
-                    ((io.fsp.relay.client.RelayRefusedException) e.getCause()).code(), e.toString());
+            assertEquals(io.fsp.relaylink.wire.RelayErrorCode.TOO_MANY_CONNECTIONS,
+                    ((io.fsp.relaylink.RelayRefusedException) e.getCause()).code(), e.toString());
             c.closeFuture().get(10, TimeUnit.SECONDS); // the relay closed it
             refusals.add(e.getCause().getMessage());
             return Optional.empty();
@@ -296,7 +296,7 @@ class RelayIT {
             ExecutionException e = assertThrows(ExecutionException.class, () -> RelayConnection.connect(
                     relay.address(), SslContexts.client(PinnedTrustManager.of(Set.of(relay.fingerprint())),
                             Optional.empty()), group, impatient).get(30, TimeUnit.SECONDS));
-            assertInstanceOf(io.fsp.relay.client.RelayTimeoutException.class, e.getCause());
+            assertInstanceOf(io.fsp.relaylink.RelayTimeoutException.class, e.getCause());
         }
     }
 

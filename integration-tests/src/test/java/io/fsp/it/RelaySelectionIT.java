@@ -18,7 +18,7 @@ import io.fsp.relay.FspRelay;
 import io.fsp.relay.RelayConfig;
 import io.fsp.relay.RelayOverlay;
 import io.fsp.relay.store.StoreConfig;
-import io.fsp.relay.wire.RelayLimits;
+import io.fsp.relaylink.wire.RelayLimits;
 import io.fsp.server.FspServer;
 import io.fsp.server.config.ServerConfig;
 import io.fsp.testkit.meridian.EmulatedLatency;

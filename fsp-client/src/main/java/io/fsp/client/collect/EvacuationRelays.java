@@ -1,10 +1,10 @@
 package io.fsp.client.collect;
 
 import io.fsp.client.collect.EvacuationInventory.RelayEntry;
-import io.fsp.relay.client.RelayConnection;
-import io.fsp.relay.client.RelayConnectionConfig;
-import io.fsp.relay.client.RelayRefusedException;
-import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.relaylink.RelayConnection;
+import io.fsp.relaylink.RelayConnectionConfig;
+import io.fsp.relaylink.RelayRefusedException;
+import io.fsp.relaylink.wire.RelayErrorCode;
 import io.fsp.tls.PinnedTrustManager;
 import io.fsp.tls.SslContexts;
 import io.fsp.token.CapabilityToken;

@@ -8,7 +8,7 @@ import io.fsp.block.Block;
 import io.fsp.block.BlockFormatException;
 import io.fsp.block.BlockLimits;
 import io.fsp.block.BlockTooLongException;
-import io.fsp.block.Blocks;
+import io.fsp.block.ControlBlocks;
 import io.fsp.checksum.ChecksumAlgorithm;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 class BlockStreamReaderTest {
     private static byte[] probe(long seq, int bufferSize) {
-        Block b = Blocks.rttProbe(UnpooledByteBufAllocator.DEFAULT, ChecksumAlgorithm.CRC32C, 7, seq, bufferSize);
+        Block b = ControlBlocks.rttProbe(UnpooledByteBufAllocator.DEFAULT, ChecksumAlgorithm.CRC32C, 7, seq, bufferSize);
         try {
             return ByteBufUtil.getBytes(b.content());
         } finally {
@@ -35,7 +35,7 @@ class BlockStreamReaderTest {
 
     @Test
     void framesBlocksBackToBack() throws Exception {
-        byte[] first = probe(1, Blocks.NO_BUFFER_SIZE);
+        byte[] first = probe(1, ControlBlocks.NO_BUFFER_SIZE);
         byte[] second = probe(2, 65536);
         ByteArrayOutputStream stream = new ByteArrayOutputStream();
         stream.write(first);
@@ -54,20 +54,20 @@ class BlockStreamReaderTest {
 
     @Test
     void refusesABadHeaderBeforeReadingTheBlock() {
-        byte[] badVersion = probe(1, Blocks.NO_BUFFER_SIZE);
+        byte[] badVersion = probe(1, ControlBlocks.NO_BUFFER_SIZE);
         badVersion[0] = 9;
         assertThrows(BlockFormatException.class, () -> reader(badVersion).next());
-        byte[] badFlags = probe(1, Blocks.NO_BUFFER_SIZE);
+        byte[] badFlags = probe(1, ControlBlocks.NO_BUFFER_SIZE);
         badFlags[2] = (byte) 0xff;
         assertThrows(BlockFormatException.class, () -> reader(badFlags).next());
-        byte[] huge = probe(1, Blocks.NO_BUFFER_SIZE);
+        byte[] huge = probe(1, ControlBlocks.NO_BUFFER_SIZE);
         huge[3] = 1; // a DATA block, not encrypted: header length 22 is too short for its descriptor
         assertThrows(BlockFormatException.class, () -> reader(huge).next());
     }
 
     @Test
     void refusesAPayloadBeyondTheLimits() {
-        byte[] b = probe(1, Blocks.NO_BUFFER_SIZE);
+        byte[] b = probe(1, ControlBlocks.NO_BUFFER_SIZE);
         b[2] = 0;
         b[3] = 0x41; // DATA | ENCRYPTED
         b[6] = (byte) 0x7f; // payload length ~2 GiB

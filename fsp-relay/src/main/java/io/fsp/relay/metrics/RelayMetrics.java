@@ -1,7 +1,7 @@
 package io.fsp.relay.metrics;
 
 import io.fsp.relay.store.BlockStore;
-import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.relaylink.wire.RelayErrorCode;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;

@@ -4,8 +4,6 @@ import io.fsp.block.Block;
 import io.fsp.block.BlockHeader;
 import io.fsp.block.BlockLimits;
 import io.fsp.block.Blocks;
-import io.fsp.relay.store.StoreException;
-import io.fsp.relay.wire.RelayErrorCode;
 import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.DecoderException;
@@ -39,7 +37,7 @@ public final class BlockCheck {
                 BlockLimits.DEFAULT.maxNameLength()), executor, acceptClear);
     }
 
-    /** Completes when {@code bytes} passed; fails with a {@link StoreException} BAD_BLOCK. Does not release. */
+    /** Completes when {@code bytes} passed; fails with a {@link BadBlockException}. Does not release. */
     public CompletableFuture<Void> verify(TransferId transfer, long seq, ByteBuf bytes) {
         if (limits == null) {
             return CompletableFuture.completedFuture(null);
@@ -47,35 +45,35 @@ public final class BlockCheck {
         return CompletableFuture.runAsync(() -> {
             try {
                 check(transfer, seq, bytes);
-            } catch (StoreException e) {
+            } catch (BadBlockException e) {
                 throw new CompletionException(e);
             }
         }, executor);
     }
 
-    void check(TransferId transfer, long seq, ByteBuf bytes) throws StoreException {
+    void check(TransferId transfer, long seq, ByteBuf bytes) throws BadBlockException {
         Block block;
         try {
             block = Blocks.parse(bytes, limits);
         } catch (DecoderException | IllegalArgumentException e) {
-            throw new StoreException(RelayErrorCode.BAD_BLOCK, "block " + seq + ": " + e.getMessage());
+            throw new BadBlockException("block " + seq + ": " + e.getMessage());
         }
         try {
             BlockHeader h = block.header();
             if (!h.flags().isData()) {
-                throw new StoreException(RelayErrorCode.BAD_BLOCK, "block " + seq + ": flags " + h.flags()
+                throw new BadBlockException("block " + seq + ": flags " + h.flags()
                         + " (expected: a DATA block)");
             }
             if (!acceptClear && !h.flags().isEncrypted()) {
-                throw new StoreException(RelayErrorCode.BAD_BLOCK, "block " + seq + ": not encrypted (expected:"
+                throw new BadBlockException("block " + seq + ": not encrypted (expected:"
                         + " ENCRYPTED; this relay holds no plaintext unless started with --accept-clear-blocks)");
             }
             if (h.transferId() != transfer.value()) {
-                throw new StoreException(RelayErrorCode.BAD_BLOCK, "block " + seq + ": transfer "
+                throw new BadBlockException("block " + seq + ": transfer "
                         + new TransferId(h.transferId()) + " in its header (expected: " + transfer + ")");
             }
             if (h.sequence() != seq) {
-                throw new StoreException(RelayErrorCode.BAD_BLOCK, "block " + seq + ": sequence " + h.sequence()
+                throw new BadBlockException("block " + seq + ": sequence " + h.sequence()
                         + " in its header (expected: " + seq + ")");
             }
         } finally {

@@ -1,7 +1,7 @@
 package io.fsp.relay.net;
 
-import io.fsp.relay.wire.ClearLink;
-import io.fsp.relay.wire.RelayRole;
+import io.fsp.relaylink.wire.ClearLink;
+import io.fsp.relaylink.wire.RelayRole;
 import io.fsp.tls.Fingerprint;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TransferId;

@@ -1,6 +1,6 @@
 package io.fsp.relay.net;
 
-import io.fsp.relay.wire.ClearLink;
+import io.fsp.relaylink.wire.ClearLink;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;

@@ -1,19 +1,16 @@
 package io.fsp.relay.net;
 
-import io.fsp.config.Durations;
 import io.fsp.relay.metrics.RelayMetrics;
 import io.fsp.relay.store.BlockStore;
 import io.fsp.relay.store.StoreException;
-import io.fsp.relay.wire.RelayErrorCode;
-import io.fsp.relay.wire.RelayFrameDecoder;
-import io.fsp.relay.wire.RelayMessage;
-import io.fsp.relay.wire.RelayRole;
+import io.fsp.relaylink.wire.RelayErrorCode;
+import io.fsp.relaylink.wire.RelayFrame;
+import io.fsp.relaylink.wire.RelayFrameDecoder;
+import io.fsp.relaylink.wire.RelayMessage;
+import io.fsp.relaylink.wire.RelayRole;
 import io.fsp.tls.Fingerprint;
 import io.fsp.token.CapabilityToken;
-import io.fsp.token.TokenException;
-import io.fsp.token.TokenKey;
 import io.fsp.token.TransferId;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -22,6 +19,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.ReferenceCounted;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -29,13 +27,16 @@ import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.util.ArrayDeque;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
@@ -51,20 +52,17 @@ import org.slf4j.LoggerFactory;
  */
 public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(RelaySessionHandler.class);
-    /** Distinct transfers one connection may hold tokens for. */
-    static final int MAX_TOKENS_PER_CONNECTION = 64;
     /** Clear links one TLS connection may ask for: so there are never more clear links than TLS connections. */
     static final int MAX_BIND_REQUESTS = 1;
 
     private final BlockStore store;
-    private final Clock clock;
-    private final BlockCheck blockCheck;
-    private final ReadBudget readBudget;
     private final ConnectionPolicy policy;
     private final Runnable onAuthenticated;
-    private final ClientAdmission clients;
     private final RelayMetrics metrics;
-    private final Pacing pacing;
+    /** What serves each frame a peer may send, filled by the jobs below. */
+    private final Map<RelayFrame, Consumer<RelayMessage>> handlers = new EnumMap<>(RelayFrame.class);
+    private final TransferRequests transfers;
+    private final FetchRequests fetches;
     private final ArrayDeque<RelayMessage> inbox = new ArrayDeque<>();
     /** Shared with this connection's clear link, which may serve them from another event loop. */
     private Map<TransferId, CapabilityToken> tokens = new ConcurrentHashMap<>();
@@ -74,8 +72,6 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private int bindRequests;
     /** When a frame last came in, on this connection or on the other of its pair (a TLS connection and its link). */
     private AtomicLong activity = new AtomicLong(System.nanoTime());
-    /** Transfers this (server) connection opened and has not finished or aborted: its closing finishes them. */
-    private final java.util.Set<TransferId> pushing = new java.util.HashSet<>();
     private ChannelHandlerContext ctx;
     private String session = "[?]";
     private InetAddress peer;
@@ -86,8 +82,6 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     private boolean busy;
     private boolean closing;
     private boolean authenticated;
-    /** Counted by {@link #clients} (a client whose token was accepted), for the transfers in {@link #tokens}. */
-    private boolean admitted;
     private int refusals;
     private ScheduledFuture<?> authDeadline;
 
@@ -100,15 +94,26 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
                         ConnectionPolicy policy, Runnable onAuthenticated, ClientAdmission clients,
                         RelayMetrics metrics, Pacing pacing, ClearLinks links) {
         this.links = links;
-        this.clients = clients;
         this.metrics = metrics;
-        this.pacing = pacing;
-        this.readBudget = readBudget;
         this.policy = policy;
         this.onAuthenticated = onAuthenticated;
         this.store = store;
-        this.clock = clock;
-        this.blockCheck = blockCheck;
+        on(RelayFrame.HELLO, RelayMessage.Hello.class, h -> fail(new RelayMessage.Error(0, RelayErrorCode.BAD_HANDSHAKE,
+                "HELLO twice on one connection")));
+        on(RelayFrame.BIND_REQUEST, RelayMessage.BindRequest.class, this::bindRequest);
+        transfers = new TransferRequests(this, store, clock, metrics);
+        transfers.register();
+        new PutRequests(this, store, blockCheck, metrics, pacing).register();
+        fetches = new FetchRequests(this, store, clock, readBudget, clients, metrics, pacing);
+        fetches.register();
+    }
+
+    /** Serves {@code frame} with {@code handler}; {@code type} is the frame's message class. */
+    <M extends RelayMessage> void on(RelayFrame frame, Class<M> type, Consumer<M> handler) {
+        if (frame.message() != type) {
+            throw new IllegalArgumentException(frame + " carries " + frame.message().getSimpleName() + ", not " + type);
+        }
+        handlers.put(frame, m -> handler.accept(type.cast(m)));
     }
 
     @Override
@@ -143,7 +148,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     }
 
     /** The peer showed credentials: it no longer counts against its address and has no deadline. */
-    private void authenticated() {
+    void authenticated() {
         if (!authenticated) {
             authenticated = true;
             authDeadline.cancel(false);
@@ -190,25 +195,11 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         closing = true;
-        if (admitted) {
-            admitted = false;
-            clients.release(peer, tokens.keySet());
-        }
+        fetches.closed(peer);
         if (authDeadline != null) {
             authDeadline.cancel(false);
         }
-        // A server pushes a transfer over the connection that opened it: with that connection gone, nothing more
-        // comes, and the transfer keeps only what it holds (a server that crashed mid-evacuation included).
-        for (TransferId id : pushing) {
-            try {
-                if (store.finish(id) == BlockStore.FinishResult.ENDED) {
-                    log.info("{} transfer {} ended with the connection that opened it: it held no block", session, id);
-                }
-            } catch (StoreException e) {
-                // ended meanwhile
-            }
-        }
-        pushing.clear();
+        transfers.closed();
         inbox.forEach(ReferenceCountUtil::release);
         inbox.clear();
         ctx.fireChannelInactive();
@@ -272,12 +263,12 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     }
 
     /** Runs {@code work}'s completion back on the event loop and then serves the next request. */
-    private <T> void await(CompletableFuture<T> work, java.util.function.BiConsumer<T, Throwable> then) {
+    <T> void await(CompletableFuture<T> work, BiConsumer<T, Throwable> then) {
         await(work, then, () -> { });
     }
 
     /** As above; {@code onAbandon} runs instead of {@code then} if the connection closed meanwhile. */
-    private <T> void await(CompletableFuture<T> work, java.util.function.BiConsumer<T, Throwable> then,
+    <T> void await(CompletableFuture<T> work, BiConsumer<T, Throwable> then,
                            Runnable onAbandon) {
         busy = true;
         work.whenComplete((value, error) -> ctx.executor().execute(() -> {
@@ -299,34 +290,16 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
             hello(m);
             return;
         }
-        if (grant != null && !(m instanceof RelayMessage.PutBlock || m instanceof RelayMessage.GetBlock)) {
+        RelayFrame frame = RelayFrame.of(m);
+        if (grant != null && frame != RelayFrame.PUT_BLOCK && frame != RelayFrame.GET_BLOCK) {
             ReferenceCountUtil.release(m);
             fail(new RelayMessage.Error(0, RelayErrorCode.BAD_FRAME, "a clear link carries blocks only (PUT_BLOCK,"
                     + " GET_BLOCK); " + m.getClass().getSimpleName() + " goes over TLS"));
             return;
         }
-        if (m instanceof RelayMessage.BindRequest b) {
-            bindRequest(b);
-        } else if (m instanceof RelayMessage.OpenTransfer o) {
-            open(o);
-        } else if (m instanceof RelayMessage.PutBlock p) {
-            put(p);
-        } else if (m instanceof RelayMessage.AbortTransfer a) {
-            abort(a);
-        } else if (m instanceof RelayMessage.FinishTransfer f) {
-            finish(f);
-        } else if (m instanceof RelayMessage.Authorize a) {
-            authorize(a);
-        } else if (m instanceof RelayMessage.GetBlock g) {
-            get(g);
-        } else if (m instanceof RelayMessage.Confirm c) {
-            confirm(c);
-        } else if (m instanceof RelayMessage.StatusRequest s) {
-            status(s);
-        } else if (m instanceof RelayMessage.Holds h) {
-            holds(h);
-        } else if (m instanceof RelayMessage.Hello) {
-            fail(new RelayMessage.Error(0, RelayErrorCode.BAD_HANDSHAKE, "HELLO twice on one connection"));
+        Consumer<RelayMessage> handler = handlers.get(frame);
+        if (handler != null) {
+            handler.accept(m);
         } else {
             ReferenceCountUtil.release(m);
             fail(new RelayMessage.Error(0, RelayErrorCode.BAD_FRAME,
@@ -382,7 +355,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
      * open). Another server's transfer is refused as one that is not open here: a server learns nothing of the
      * transfers of others, not even that they exist.
      */
-    private boolean ownsTransfer(int msgId, TransferId transfer) {
+    boolean ownsTransfer(int msgId, TransferId transfer) {
         Optional<Fingerprint> owner = store.owner(transfer);
         if (owner.isPresent() && !owner.get().equals(server)) {
             log.info("{} server {} refused transfer {}: another server opened it", session, server, transfer);
@@ -393,7 +366,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     }
 
     /** What a request about a transfer that is not open here gets: the same words whatever the reason. */
-    private void refuseNotOpen(int msgId, TransferId transfer) {
+    void refuseNotOpen(int msgId, TransferId transfer) {
         refuse(msgId, RelayErrorCode.UNKNOWN_TRANSFER, "transfer " + transfer + " is not open here");
     }
 
@@ -412,15 +385,15 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
                     + " (expected: <= " + MAX_BIND_REQUESTS + ")");
             return;
         }
-        byte[] secret = io.fsp.relay.wire.ClearLink.random(io.fsp.relay.wire.ClearLink.SECRET_LENGTH);
+        byte[] secret = io.fsp.relaylink.wire.ClearLink.random(io.fsp.relaylink.wire.ClearLink.SECRET_LENGTH);
         byte[] ticket = links.grant(role, server, tokens, secret, ctx.channel(), activity);
         log.debug("{} clear link granted", session);
         reply(new RelayMessage.BindGrant(b.id(), ticket, secret));
     }
 
-    // ---------------------------------------------------------------- server operations
+    // ---------------------------------------------------------------- checks every job shares
 
-    private boolean requireServer(RelayMessage m) {
+    boolean requireServer(RelayMessage m) {
         if (role == RelayRole.SERVER) {
             return true;
         }
@@ -430,281 +403,59 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         return false;
     }
 
-    private void open(RelayMessage.OpenTransfer o) {
-        if (!requireServer(o)) {
-            return;
-        }
-        if (!o.expiresAt().isAfter(clock.instant())) {
-            refuse(o.id(), RelayErrorCode.TOKEN_EXPIRED, "expiresAt: " + o.expiresAt() + " (expected: in the future)");
-            return;
-        }
-        await(store.open(o.transferId(), o.tokenKey(), o.expiresAt(), o.space(), server, o.retained()),
-                (result, error) -> opened(o, result, error));
+    // ---------------------------------------------------------------- what the jobs see
+
+    /** The peer's role, once welcomed. */
+    RelayRole role() {
+        return role;
     }
 
-    private void opened(RelayMessage.OpenTransfer o, BlockStore.OpenResult result, Throwable error) {
-        if (error != null) {
-            refuse(o.id(), error);
-            return;
-        }
-        switch (result) {
-            case OPENED -> {
-                log.info("{} transfer {} opened{}, expires {}, space {} bytes, {} reserved", session, o.transferId(),
-                        o.retained() ? " retained" : "", o.expiresAt(), o.space(),
-                        store.status(o.transferId()).map(BlockStore.TransferStatus::reservation).orElse(0L));
-                metrics.opened();
-                pushing.add(o.transferId());
-                reply(new RelayMessage.Ok(o.id()));
-            }
-            case ALREADY_OPEN -> reply(new RelayMessage.Ok(o.id()));
-            case KEY_MISMATCH -> refuse(o.id(), RelayErrorCode.TRANSFER_EXISTS, "transfer " + o.transferId()
-                    + " is already open with another key, for another server or with another retention");
-            case NO_SPACE -> {
-                long reservation = Math.min(o.space(), store.config().transferSpaceBytes());
-                String limit = store.shortfall(server, o.retained(), o.space()).orElse("the relay's space is taken");
-                log.info("{} transfer {} refused: no room to reserve {} bytes; {}", session, o.transferId(), reservation,
-                        limit);
-                refuse(o.id(), RelayErrorCode.NO_SPACE, o.space() < 1
-                        ? "space: " + o.space() + " (expected: >= 1, the block bytes the transfer will push here)"
-                        : "no room to reserve " + BlockStore.size(reservation) + " for transfer " + o.transferId()
-                                + ": " + limit + "; try another relay");
-            }
-            case RETENTION_TOO_LONG -> refuse(o.id(), RelayErrorCode.RETENTION_TOO_LONG, "expiresAt: " + o.expiresAt()
-                    + " (expected: by " + clock.instant().plus(store.config().maxRetain()) + "): this relay retains"
-                    + " transfers for at most " + Durations.format(store.config().maxRetain()) + " (--max-retain)");
-        }
+    /** The certificate fingerprint of a SERVER peer, else null. */
+    Fingerprint server() {
+        return server;
     }
 
-    private void put(RelayMessage.PutBlock p) {
-        if (!requireServer(p)) {
-            return;
-        }
-        if (!ownsTransfer(p.id(), p.transferId())) {
-            p.release();
-            return;
-        }
-        TransferId id = p.transferId();
-        long seq = p.seq();
-        int msgId = p.id();
-        ByteBuf bytes = p.content();
-        int size = bytes.readableBytes();
-        long arrived = System.nanoTime();
-        // Checked, then handed to the store; until it answers, this connection reads nothing more.
-        CompletableFuture<Void> stored = blockCheck.verify(id, seq, bytes).handle((ok, error) -> {
-            if (error != null) {
-                bytes.release();
-                return CompletableFuture.<Void>failedFuture(error);
-            }
-            return store.put(id, seq, bytes);
-        }).thenCompose(f -> f).thenCompose(v -> {
-            metrics.stored(size, System.nanoTime() - arrived);
-            return pacing.afterReceiving(id, size, ctx.executor());
-        });
-        await(stored, (ok, error) -> {
-            if (error == null) {
-                reply(new RelayMessage.Ok(msgId));
-            } else {
-                refuse(msgId, error);
+    InetAddress peer() {
+        return peer;
+    }
+
+    /** The tokens accepted on this connection (and its clear link), by transfer. */
+    Map<TransferId, CapabilityToken> tokens() {
+        return tokens;
+    }
+
+    /** Whether this connection is a clear link (§3.7). */
+    boolean clearLink() {
+        return grant != null;
+    }
+
+    EventExecutor executor() {
+        return ctx.executor();
+    }
+
+    /** Writes {@code m} and tells {@code written} whether it went out; a failed write is the connection's error. */
+    void send(RelayMessage m, Consumer<Boolean> written) {
+        ctx.writeAndFlush(m).addListener(w -> {
+            written.accept(w.isSuccess());
+            if (!w.isSuccess()) {
+                ctx.fireExceptionCaught(w.cause());
             }
         });
     }
 
-    private void abort(RelayMessage.AbortTransfer a) {
-        if (!requireServer(a) || !ownsTransfer(a.id(), a.transferId())) {
-            return;
-        }
-        pushing.remove(a.transferId());
-        if (store.abort(a.transferId())) {
-            log.info("{} transfer {} aborted by the server", session, a.transferId());
-            metrics.aborted();
-            reply(new RelayMessage.Ok(a.id()));
-        } else {
-            refuseNotOpen(a.id(), a.transferId());
-        }
-    }
-
-    private void finish(RelayMessage.FinishTransfer f) {
-        if (!requireServer(f) || !ownsTransfer(f.id(), f.transferId())) {
-            return;
-        }
-        pushing.remove(f.transferId());
-        try {
-            BlockStore.FinishResult result = store.finish(f.transferId());
-            log.info("{} transfer {} finished by the server: {}", session, f.transferId(),
-                    result == BlockStore.FinishResult.ENDED ? "it held no block, ended"
-                            : store.status(f.transferId()).map(t -> t.reservation() + " bytes reserved, what it holds")
-                                    .orElse("ended"));
-            reply(new RelayMessage.Ok(f.id()));
-        } catch (StoreException e) {
-            refuse(f.id(), e.code(), e.getMessage());
-        }
-    }
-
-    // ---------------------------------------------------------------- client operations
-
-    private void authorize(RelayMessage.Authorize a) {
-        CapabilityToken token;
-        try {
-            token = CapabilityToken.decode(a.token());
-        } catch (TokenException e) {
-            refuse(a.id(), RelayErrorCode.TOKEN_MALFORMED, e.getMessage());
-            return;
-        }
-        Optional<TokenKey> key = store.tokenKey(token.transferId());
-        if (key.isEmpty()) {
-            refuseNotOpen(a.id(), token.transferId());
-            return;
-        }
-        try {
-            token.verify(key.get(), token.transferId(), clock.instant());
-        } catch (TokenException e) {
-            log.debug("{} token for transfer {} refused: {}", session, token.transferId(), e.getMessage());
-            refuse(a.id(), tokenCode(e.reason()), e.getMessage());
-            return;
-        }
-        if (!tokens.containsKey(token.transferId()) && tokens.size() >= MAX_TOKENS_PER_CONNECTION) {
-            refuse(a.id(), RelayErrorCode.TOO_MANY_REQUESTS,
-                    "tokens: " + tokens.size() + " transfers on one connection (expected: <= "
-                            + MAX_TOKENS_PER_CONNECTION + ")");
-            return;
-        }
-        if (role != RelayRole.SERVER && !tokens.containsKey(token.transferId())) {
-            ClientAdmission.Refusal refusal = clients.admit(peer, admitted, token.transferId());
-            if (refusal != null) {
-                metrics.refused(refusal.limit());
-                fail(new RelayMessage.Error(a.id(), RelayErrorCode.TOO_MANY_CONNECTIONS, refusal.why()));
-                return;
-            }
-            admitted = true;
-        }
-        tokens.put(token.transferId(), token);
-        authenticated();
-        reply(new RelayMessage.Ok(a.id()));
-    }
-
-    /** Checks that a token presented on this connection allows {@code what} on this block; refuses if not. */
-    private boolean allowed(int msgId, TransferId transfer, long seq, boolean confirm) {
-        CapabilityToken token = tokens.get(transfer);
-        if (token == null) {
-            refuse(msgId, RelayErrorCode.TOKEN_FOREIGN, "no token for transfer " + transfer
-                    + " on this connection (expected: AUTHORIZE first)");
-            return false;
-        }
-        if (!clock.instant().isBefore(token.expiresAt())) {
-            refuse(msgId, RelayErrorCode.TOKEN_EXPIRED, "token expired at " + token.expiresAt());
-            return false;
-        }
-        if (confirm ? !token.scope().confirm() : !token.scope().read()) {
-            refuse(msgId, RelayErrorCode.TOKEN_FOREIGN, "token does not allow " + (confirm ? "CONFIRM" : "GET"));
-            return false;
-        }
-        if (seq >= 0 && !token.scope().covers(seq)) {
-            refuse(msgId, RelayErrorCode.TOKEN_FOREIGN, "block " + seq + " is outside the token's range "
-                    + token.scope().firstSeq() + ".." + token.scope().lastSeq());
-            return false;
-        }
-        return true;
-    }
-
-    private void get(RelayMessage.GetBlock g) {
-        if (!allowed(g.id(), g.transferId(), g.seq(), false)) {
-            return;
-        }
-        long seq = g.seq();
-        long arrived = System.nanoTime();
-        // On a clear link the kernel sends a spilled block from its file; over TLS it is read into fresh memory,
-        // taken from the shared budget until it is written.
-        boolean fromFile = grant != null;
-        long budget = fromFile ? 0 : store.held(g.transferId(), seq).filter(BlockStore.HeldBlock::onDisk)
-                .map(BlockStore.HeldBlock::size).orElse(0);
-        CompletableFuture<Optional<ReferenceCounted>> read = pacing.beforeSending(g.transferId(),
-                readBudget.acquire(budget).thenCompose(granted -> fromFile ? store.getForSending(g.transferId(), seq)
-                        : store.get(g.transferId(), seq).thenApply(o -> o.<ReferenceCounted>map(b -> b))), ctx.executor());
-        Runnable giveBack = () -> readBudget.release(budget);
-        await(read, (block, error) -> {
-            if (error != null || block.isEmpty()) {
-                giveBack.run();
-            }
-            if (error != null) {
-                refuse(g.id(), error);
-            } else if (block.isEmpty()) {
-                reply(new RelayMessage.NotFound(g.id(), g.transferId(), seq));
-            } else {
-                RelayMessage served = block.get() instanceof ByteBuf bytes
-                        ? new RelayMessage.Block(g.id(), g.transferId(), seq, bytes)
-                        : new RelayMessage.BlockRegion(g.id(), g.transferId(), seq, (io.netty.channel.FileRegion) block.get());
-                long size = served instanceof RelayMessage.Block b ? b.content().readableBytes()
-                        : ((RelayMessage.BlockRegion) served).region().count();
-                ctx.writeAndFlush(served).addListener(w -> {
-                    giveBack.run();
-                    if (w.isSuccess()) {
-                        metrics.served(size, System.nanoTime() - arrived);
-                    } else {
-                        ctx.fireExceptionCaught(w.cause());
-                    }
-                });
-            }
-        }, giveBack);
-    }
-
-    private void confirm(RelayMessage.Confirm c) {
-        for (long seq : c.seqs()) {
-            if (!allowed(c.id(), c.transferId(), seq, true)) {
-                return;
-            }
-        }
-        try {
-            int freed = store.confirm(c.transferId(), c.seqs());
-            metrics.confirmed(freed);
-            reply(new RelayMessage.Confirmed(c.id(), freed));
-        } catch (StoreException e) {
-            refuse(c.id(), e);
-        }
-    }
-
-    /** Which of the blocks asked for are here, for a token that may read them all; frees nothing. */
-    private void holds(RelayMessage.Holds h) {
-        for (long seq : h.seqs()) {
-            if (!allowed(h.id(), h.transferId(), seq, false)) {
-                return;
-            }
-        }
-        await(store.holds(h.transferId(), h.seqs()), (held, error) -> {
-            if (error != null) {
-                refuse(h.id(), error);
-            } else {
-                reply(new RelayMessage.Held(h.id(), h.transferId(), held));
-            }
-        });
-    }
-
-    /** Answered to the server that opened the transfer, and to a peer that showed a token for it, only. */
-    private void status(RelayMessage.StatusRequest s) {
-        boolean owner = role == RelayRole.SERVER && store.owner(s.transferId()).filter(server::equals).isPresent();
-        if (!owner && role == RelayRole.SERVER && !tokens.containsKey(s.transferId())) {
-            refuseNotOpen(s.id(), s.transferId()); // another server's, or none
-            return;
-        }
-        if (!owner && !allowed(s.id(), s.transferId(), -1, false)) {
-            return;
-        }
-        Optional<BlockStore.TransferStatus> st = store.status(s.transferId());
-        if (st.isEmpty()) {
-            refuseNotOpen(s.id(), s.transferId());
-            return;
-        }
-        BlockStore.TransferStatus t = st.get();
-        reply(new RelayMessage.Status(s.id(), s.transferId(), t.blocks(), t.bytes(), t.expiresAt(), store.used(),
-                store.quota(), t.reservation()));
+    /** The session as its log lines name it: {@code [id host:port]}. */
+    @Override
+    public String toString() {
+        return session;
     }
 
     // ---------------------------------------------------------------- replies
 
-    private void reply(RelayMessage m) {
+    void reply(RelayMessage m) {
         ctx.writeAndFlush(m).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
     }
 
-    private void refuse(int msgId, RelayErrorCode code, String text) {
+    void refuse(int msgId, RelayErrorCode code, String text) {
         metrics.error(code);
         reply(new RelayMessage.Error(msgId, code, text));
         // A trusted server's refusals are its own affair; anyone else probing (tokens, blocks) is cut off.
@@ -715,11 +466,13 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void refuse(int msgId, Throwable error) {
+    void refuse(int msgId, Throwable error) {
         Throwable e = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
                 ? error.getCause() : error;
         if (e instanceof StoreException s) {
-            refuse(msgId, s.code(), s.getMessage());
+            refuse(msgId, StoreErrors.code(s), s.getMessage());
+        } else if (e instanceof BadBlockException b) {
+            refuse(msgId, RelayErrorCode.BAD_BLOCK, b.getMessage());
         } else {
             log.warn("{} internal error: {}", session, e.toString(), e);
             refuse(msgId, RelayErrorCode.STORE_FAILED, "internal error");
@@ -727,7 +480,7 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
     }
 
     /** Sends a last ERROR and closes: the connection cannot go on. */
-    private void fail(RelayMessage.Error error) {
+    void fail(RelayMessage.Error error) {
         if (closing) {
             return;
         }
@@ -736,14 +489,5 @@ public final class RelaySessionHandler extends ChannelInboundHandlerAdapter {
         inbox.forEach(ReferenceCountUtil::release);
         inbox.clear();
         ctx.writeAndFlush(error).addListener(ChannelFutureListener.CLOSE);
-    }
-
-    private static RelayErrorCode tokenCode(TokenException.Reason reason) {
-        return switch (reason) {
-            case MALFORMED -> RelayErrorCode.TOKEN_MALFORMED;
-            case FORGED -> RelayErrorCode.TOKEN_FORGED;
-            case EXPIRED -> RelayErrorCode.TOKEN_EXPIRED;
-            case FOREIGN -> RelayErrorCode.TOKEN_FOREIGN;
-        };
     }
 }

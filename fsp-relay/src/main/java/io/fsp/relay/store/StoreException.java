@@ -1,22 +1,34 @@
 package io.fsp.relay.store;
 
-import io.fsp.relay.wire.RelayErrorCode;
-
-/** A put or get the store refuses, with the error code the relay sends back. */
+/** A request the store refuses or cannot carry out, and why; the network layer says it in the protocol's words. */
 public final class StoreException extends Exception {
-    private final RelayErrorCode code;
+    /** Why the store refused. */
+    public enum Reason {
+        /** The transfer is not open (never opened, ended, aborted or expired, or closed meanwhile). */
+        UNKNOWN_TRANSFER,
+        /** The block is larger than the store or the transfer's reservation can ever hold. */
+        BLOCK_TOO_LARGE,
+        /** The block goes beyond what its transfer declared, or the transfer is finished. */
+        SPACE_EXCEEDED,
+        /** No room now, and waiting would not make any (a retained transfer). */
+        NO_SPACE,
+        /** The disk failed. */
+        FAILED
+    }
 
-    public StoreException(RelayErrorCode code, String message) {
+    private final Reason reason;
+
+    public StoreException(Reason reason, String message) {
         super(message);
-        this.code = code;
+        this.reason = reason;
     }
 
-    public StoreException(RelayErrorCode code, String message, Throwable cause) {
+    public StoreException(Reason reason, String message, Throwable cause) {
         super(message, cause);
-        this.code = code;
+        this.reason = reason;
     }
 
-    public RelayErrorCode code() {
-        return code;
+    public Reason reason() {
+        return reason;
     }
 }

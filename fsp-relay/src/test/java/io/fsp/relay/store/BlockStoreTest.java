@@ -13,7 +13,6 @@ import io.fsp.checksum.ChecksumAlgorithm;
 import io.fsp.crypto.NonceSequence;
 import io.fsp.crypto.TransferKey;
 import io.fsp.relay.MutableClock;
-import io.fsp.relay.wire.RelayErrorCode;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.Fingerprint;
 import io.fsp.token.TokenKey;
@@ -172,7 +171,7 @@ class BlockStoreTest {
         store(1000, 1000);
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> store.put(transfer, 0, buf(bytes(1001, 1))).get(5, TimeUnit.SECONDS));
-        assertEquals(RelayErrorCode.BLOCK_TOO_LARGE, ((StoreException) e.getCause()).code());
+        assertEquals(StoreException.Reason.BLOCK_TOO_LARGE, ((StoreException) e.getCause()).reason());
         assertEquals(0, store.used());
     }
 
@@ -181,7 +180,7 @@ class BlockStoreTest {
         store(1000, 1000);
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> store.put(TransferId.random(), 0, buf(bytes(10, 1))).get(5, TimeUnit.SECONDS));
-        assertEquals(RelayErrorCode.UNKNOWN_TRANSFER, ((StoreException) e.getCause()).code());
+        assertEquals(StoreException.Reason.UNKNOWN_TRANSFER, ((StoreException) e.getCause()).reason());
     }
 
     @Test
@@ -359,7 +358,7 @@ class BlockStoreTest {
                 restarted.open(kept, key, START.plus(Duration.ofDays(1)), 10_000, SERVER, false).join());
         StoreException beyond = assertThrows(StoreException.class,
                 () -> join(restarted.put(kept, 2, buf(sealed(kept, 2)))));
-        assertEquals(RelayErrorCode.SPACE_EXCEEDED, beyond.code(), "a restored transfer takes no new block");
+        assertEquals(StoreException.Reason.SPACE_EXCEEDED, beyond.reason(), "a restored transfer takes no new block");
     }
 
     /**
@@ -436,7 +435,7 @@ class BlockStoreTest {
         assertEquals(first.length + second.length, store.status(kept).orElseThrow().reservation());
         assertEquals(ordinaryReservation + first.length + second.length, store.reserved());
         StoreException refused = assertThrows(StoreException.class, () -> join(store.put(kept, 2, buf(sealed(kept, 2)))));
-        assertEquals(RelayErrorCode.SPACE_EXCEEDED, refused.code());
+        assertEquals(StoreException.Reason.SPACE_EXCEEDED, refused.reason());
         join(store.put(kept, 1, buf(second))); // a block it holds is acknowledged again, as ever
 
         assertEquals(1, store.confirm(kept, List.of(0L)));
@@ -486,7 +485,7 @@ class BlockStoreTest {
         // The reservation (2000 bytes) cannot take a second block: refused at once, not kept waiting.
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> store.put(t, 1, buf(sealed(t, 1))).get(5, TimeUnit.SECONDS));
-        assertEquals(RelayErrorCode.NO_SPACE, ((StoreException) e.getCause()).code());
+        assertEquals(StoreException.Reason.NO_SPACE, ((StoreException) e.getCause()).reason());
         assertEquals(0, store.waiting());
         assertEquals(block.length, store.used());
     }
@@ -519,7 +518,7 @@ class BlockStoreTest {
         assertEquals(BlockStore.OpenResult.ALREADY_OPEN, again.get(5, TimeUnit.SECONDS));
         assertTrue(onDiskWhenOpened.get(5, TimeUnit.SECONDS), "open once its metadata is on disk");
         ExecutionException e = assertThrows(ExecutionException.class, () -> aborted.get(5, TimeUnit.SECONDS));
-        assertEquals(RelayErrorCode.UNKNOWN_TRANSFER, ((StoreException) e.getCause()).code());
+        assertEquals(StoreException.Reason.UNKNOWN_TRANSFER, ((StoreException) e.getCause()).reason());
         disk.submit(() -> { }).get(5, TimeUnit.SECONDS);
         assertFalse(Files.exists(dir.resolve(closed.toString())), "an aborted transfer leaves nothing to restore");
     }

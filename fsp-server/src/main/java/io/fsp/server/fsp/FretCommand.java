@@ -4,7 +4,7 @@ import io.fsp.extension.Announcement;
 import io.fsp.extension.Manifest;
 import io.fsp.extension.OriginSignature;
 import io.fsp.extension.SelectionRequest;
-import io.fsp.relay.client.RelayConnection;
+import io.fsp.relaylink.RelayConnection;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.ftp.DataConnection;
 import io.fsp.server.ftp.FtpReply;

@@ -1,6 +1,6 @@
 package io.fsp.server.stripe;
 
-import io.fsp.relay.client.RelayConnection;
+import io.fsp.relaylink.RelayConnection;
 import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;

@@ -2,10 +2,10 @@ package io.fsp.server.stripe;
 
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionLimits;
-import io.fsp.relay.client.RelayConnection;
-import io.fsp.relay.client.RelayRefusedException;
-import io.fsp.relay.client.RelayTimeoutException;
-import io.fsp.relay.wire.RelayMessage;
+import io.fsp.relaylink.RelayConnection;
+import io.fsp.relaylink.RelayRefusedException;
+import io.fsp.relaylink.RelayTimeoutException;
+import io.fsp.relaylink.wire.RelayMessage;
 import io.fsp.server.select.RelayEndpoint;
 import io.fsp.token.TransferId;
 import io.netty.channel.ConnectTimeoutException;

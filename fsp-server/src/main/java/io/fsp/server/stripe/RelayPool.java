@@ -1,7 +1,7 @@
 package io.fsp.server.stripe;
 
-import io.fsp.relay.client.RelayClosedException;
-import io.fsp.relay.client.RelayConnection;
+import io.fsp.relaylink.RelayClosedException;
+import io.fsp.relaylink.RelayConnection;
 import io.fsp.server.select.RelayEndpoint;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.fsp.server.stripe;
 
 import io.fsp.extension.TransferOptions;
-import io.fsp.relay.client.RelayConnection;
-import io.fsp.relay.client.RelayConnectionConfig;
+import io.fsp.relaylink.RelayConnection;
+import io.fsp.relaylink.RelayConnectionConfig;
 import io.fsp.server.auth.UserAccount;
 import io.fsp.server.select.CollectRelay;
 import io.fsp.server.select.CollectRelays;

@@ -2,9 +2,9 @@ package io.fsp.server.stripe;
 
 import io.fsp.extension.Announcement;
 import io.fsp.extension.TransferOptions;
-import io.fsp.relay.client.RelayConnection;
-import io.fsp.relay.client.RelayRefusedException;
-import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.relaylink.RelayConnection;
+import io.fsp.relaylink.RelayRefusedException;
+import io.fsp.relaylink.wire.RelayErrorCode;
 import io.fsp.server.select.RelayEndpoint;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionLimits;
-import io.fsp.relay.client.RelayRefusedException;
-import io.fsp.relay.client.RelayTimeoutException;
-import io.fsp.relay.wire.RelayErrorCode;
+import io.fsp.relaylink.RelayRefusedException;
+import io.fsp.relaylink.RelayTimeoutException;
+import io.fsp.relaylink.wire.RelayErrorCode;
 import io.fsp.server.select.RelayEndpoint;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;

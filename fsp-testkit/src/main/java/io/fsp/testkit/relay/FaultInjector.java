@@ -1,7 +1,7 @@
 package io.fsp.testkit.relay;
 
 import io.fsp.relay.store.BlockStore;
-import io.fsp.relay.wire.RelayMessage;
+import io.fsp.relaylink.wire.RelayMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -20,16 +20,19 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 public final class FaultInjector extends ChannelDuplexHandler {
     private final FaultPlan plan;
     private final BlockStore store;
+    private final ForeignBlocks foreign;
     private final String after;
     private Boolean client;
 
     /**
      * @param after the name of the pipeline's TLS handler: byte-level faults (close after N bytes, throttle) go
      *              right behind it
+     * @param foreign the blocks pushed to this relay, shared by its connections' injectors
      */
-    public FaultInjector(FaultPlan plan, BlockStore store, String after) {
+    FaultInjector(FaultPlan plan, BlockStore store, ForeignBlocks foreign, String after) {
         this.plan = plan;
         this.store = store;
+        this.foreign = foreign;
         this.after = after;
     }
 
@@ -38,6 +41,9 @@ public final class FaultInjector extends ChannelDuplexHandler {
         if (client(ctx, msg) && plan.stalls()) {
             ReferenceCountUtil.release(msg); // a stalled relay reads everything and answers nothing
             return;
+        }
+        if (msg instanceof RelayMessage.PutBlock p) {
+            foreign.pushed(p.transferId(), p.seq());
         }
         ctx.fireChannelRead(msg);
     }
@@ -56,7 +62,7 @@ public final class FaultInjector extends ChannelDuplexHandler {
             return;
         }
         b.release(); // instead of this block, some other one (or noise of its length)
-        ForeignBlocks.pick(store, b.transferId(), b.seq()).whenComplete((other, error) -> ctx.executor().execute(() -> {
+        foreign.pick(store, b.transferId(), b.seq()).whenComplete((other, error) -> ctx.executor().execute(() -> {
             if (error != null || other.isEmpty()) {
                 promise.setFailure(error != null ? error : new IllegalStateException("no block to serve instead"));
                 return;

@@ -31,7 +31,11 @@ public record FaultPlan(List<Fault> faults) {
      * each connection's pipeline, or nothing at all for {@link #NONE}.
      */
     public ConnectionHandlers handlers() {
-        return isEmpty() ? ConnectionHandlers.NONE : store -> new FaultInjector(this, store, RelayServerInitializer.SSL);
+        if (isEmpty()) {
+            return ConnectionHandlers.NONE;
+        }
+        ForeignBlocks foreign = new ForeignBlocks();
+        return store -> new FaultInjector(this, store, foreign, RelayServerInitializer.SSL);
     }
 
     public boolean stalls() {

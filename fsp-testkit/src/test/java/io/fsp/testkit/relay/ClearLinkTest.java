@@ -9,16 +9,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.relay.RelayHarness;
-import io.fsp.relay.client.RelayConnection;
-import io.fsp.relay.client.RelayConnectionConfig;
-import io.fsp.relay.client.RelayException;
-import io.fsp.relay.wire.ClearLink;
-import io.fsp.relay.wire.RelayErrorCode;
-import io.fsp.relay.wire.RelayFrameDecoder;
-import io.fsp.relay.wire.RelayFrameEncoder;
-import io.fsp.relay.wire.RelayLimits;
-import io.fsp.relay.wire.RelayMessage;
-import io.fsp.relay.wire.RelayRole;
+import io.fsp.relaylink.RelayConnection;
+import io.fsp.relaylink.RelayConnectionConfig;
+import io.fsp.relaylink.RelayException;
+import io.fsp.relaylink.wire.ClearLink;
+import io.fsp.relaylink.wire.RelayErrorCode;
+import io.fsp.relaylink.wire.RelayFrameDecoder;
+import io.fsp.relaylink.wire.RelayFrameEncoder;
+import io.fsp.relaylink.wire.RelayLimits;
+import io.fsp.relaylink.wire.RelayMessage;
+import io.fsp.relaylink.wire.RelayRole;
 import io.fsp.tls.PinnedTrustManager;
 import io.fsp.tls.SslContexts;
 import io.fsp.testkit.net.WireTap;
@@ -126,7 +126,7 @@ class ClearLinkTest {
                     new io.fsp.token.TransferId(42), java.time.Instant.now().plusSeconds(60), io.fsp.token.TokenScope.ALL);
             ExecutionException refused = assertThrows(ExecutionException.class, () -> RelayConnection.connect(tap.address(),
                     ssl, h.group, RelayConnectionConfig.DEFAULT, foreign).get(10, TimeUnit.SECONDS));
-            io.fsp.relay.client.RelayRefusedException r = assertInstanceOf(io.fsp.relay.client.RelayRefusedException.class,
+            io.fsp.relaylink.RelayRefusedException r = assertInstanceOf(io.fsp.relaylink.RelayRefusedException.class,
                     refused.getCause());
             assertEquals(RelayErrorCode.UNKNOWN_TRANSFER, r.code());
         }

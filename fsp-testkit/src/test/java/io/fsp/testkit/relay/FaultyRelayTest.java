@@ -16,10 +16,10 @@ import io.fsp.block.stage.BlockPipeline;
 import io.fsp.checksum.ChecksumAlgorithm;
 import io.fsp.crypto.TransferKey;
 import io.fsp.relay.RelayHarness;
-import io.fsp.relay.client.RelayClosedException;
-import io.fsp.relay.client.RelayConnection;
-import io.fsp.relay.client.RelayConnectionConfig;
-import io.fsp.relay.client.RelayTimeoutException;
+import io.fsp.relaylink.RelayClosedException;
+import io.fsp.relaylink.RelayConnection;
+import io.fsp.relaylink.RelayConnectionConfig;
+import io.fsp.relaylink.RelayTimeoutException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -124,7 +124,7 @@ class FaultyRelayTest {
     void stalledRelayAcceptsTlsButNeverAnswersAClient() throws Exception {
         placed(1, new Fault.Stall());
         RelayConnectionConfig impatient = new RelayConnectionConfig(Duration.ofMillis(500), Duration.ofMillis(500),
-                Duration.ofSeconds(5), 1 << 20, io.fsp.relay.wire.RelayLimits.DEFAULT);
+                Duration.ofSeconds(5), 1 << 20, io.fsp.relaylink.wire.RelayLimits.DEFAULT);
         ExecutionException e = assertThrows(ExecutionException.class, () -> h.connect(Optional.empty(), impatient));
         assertInstanceOf(RelayTimeoutException.class, e.getCause());
         // The trusted server is still served.

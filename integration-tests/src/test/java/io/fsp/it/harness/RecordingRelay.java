@@ -1,11 +1,11 @@
 package io.fsp.it.harness;
 
-import io.fsp.relay.wire.RelayErrorCode;
-import io.fsp.relay.wire.RelayFrameDecoder;
-import io.fsp.relay.wire.RelayFrameEncoder;
-import io.fsp.relay.wire.RelayLimits;
-import io.fsp.relay.wire.RelayMessage;
-import io.fsp.relay.wire.RelayRole;
+import io.fsp.relaylink.wire.RelayErrorCode;
+import io.fsp.relaylink.wire.RelayFrameDecoder;
+import io.fsp.relaylink.wire.RelayFrameEncoder;
+import io.fsp.relaylink.wire.RelayLimits;
+import io.fsp.relaylink.wire.RelayMessage;
+import io.fsp.relaylink.wire.RelayRole;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.KeyMaterial;

@@ -8,7 +8,7 @@ import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
 import io.fsp.relay.FspRelay;
 import io.fsp.relay.RelayConfig;
-import io.fsp.relay.wire.RelayLimits;
+import io.fsp.relaylink.wire.RelayLimits;
 import io.fsp.server.config.ServerConfig;
 import io.fsp.testkit.relay.Fault;
 import io.fsp.testkit.relay.FaultPlan;
