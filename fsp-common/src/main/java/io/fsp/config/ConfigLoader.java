@@ -48,14 +48,15 @@ public final class ConfigLoader {
 
     /** Returns a copy of {@code base} with every key of {@code source} set. */
     public static <R extends Record> R apply(R base, ConfigSource source) {
-        return apply(base, source, key -> Optional.empty());
+        return apply(base, source, leaves(base.getClass()), key -> Optional.empty());
     }
 
-    /** {@link #apply}, each value within the bounds of its declaration. */
+    /** {@link #apply} to the keys of {@code components}, each value within the bounds of its declaration. */
     @SuppressWarnings("unchecked")
-    static <R extends Record> R apply(R base, ConfigSource source, Function<String, Optional<Setting>> declared) {
+    static <R extends Record> R apply(R base, ConfigSource source, Map<String, RecordComponent> components,
+            Function<String, Optional<Setting>> declared) {
         Class<R> type = (Class<R>) base.getClass();
-        Map<String, Object> values = convertAll(leaves(type), source, declared, flatten(base, new LinkedHashMap<>()));
+        Map<String, Object> values = convertAll(components, source, declared, flatten(base, new LinkedHashMap<>()));
         try {
             return build(type, values);
         } catch (IllegalArgumentException | ConfigException e) {
@@ -103,6 +104,11 @@ public final class ConfigLoader {
 
     private static boolean isGroup(Class<?> owner, RecordComponent c) {
         return c.getType().isRecord() && c.getType().getEnclosingClass() == owner;
+    }
+
+    /** Each key of {@code r} with its value, in declaration order (a group's keys where the group is). */
+    public static Map<String, Object> values(Record r) {
+        return flatten(r, new LinkedHashMap<>());
     }
 
     private static Map<String, Object> flatten(Record r, Map<String, Object> into) {

@@ -17,7 +17,8 @@ import java.util.stream.Collectors;
 public final class Settings<R extends Record> {
     private final Class<R> type;
     private final Map<String, Setting> byKey = new LinkedHashMap<>();
-    private final Map<String, RecordComponent> components;
+    /** Each key's component, in the order of the declarations (the order errors list them in). */
+    private final Map<String, RecordComponent> components = new LinkedHashMap<>();
 
     public Settings(Class<R> type, List<Setting> declared) {
         this.type = type;
@@ -26,11 +27,12 @@ public final class Settings<R extends Record> {
                 throw new IllegalStateException(type.getSimpleName() + ": " + s.key() + " declared twice");
             }
         }
-        this.components = ConfigLoader.leaves(type);
-        if (!components.keySet().equals(byKey.keySet())) {
-            Set<String> undeclared = components.keySet().stream().filter(k -> !byKey.containsKey(k))
+        Map<String, RecordComponent> leaves = ConfigLoader.leaves(type);
+        byKey.keySet().stream().filter(leaves::containsKey).forEach(k -> components.put(k, leaves.get(k)));
+        if (!leaves.keySet().equals(byKey.keySet())) {
+            Set<String> undeclared = leaves.keySet().stream().filter(k -> !byKey.containsKey(k))
                     .collect(Collectors.toCollection(java.util.TreeSet::new));
-            Set<String> unused = byKey.keySet().stream().filter(k -> !components.containsKey(k))
+            Set<String> unused = byKey.keySet().stream().filter(k -> !leaves.containsKey(k))
                     .collect(Collectors.toCollection(java.util.TreeSet::new));
             throw new IllegalStateException(type.getSimpleName() + ": undeclared " + undeclared + ", not in the record "
                     + unused);
@@ -68,7 +70,7 @@ public final class Settings<R extends Record> {
     public R load(ConfigSource... layers) {
         R result = defaults();
         for (ConfigSource layer : layers) {
-            result = ConfigLoader.apply(result, layer, this::find);
+            result = ConfigLoader.apply(result, layer, components, this::find);
         }
         return result;
     }

@@ -65,7 +65,7 @@ public final class FtpControlHandler extends ChannelInboundHandlerAdapter {
         counted = true;
         log.info("{} connected to {}", session, session.localAddress());
         ctx.writeAndFlush(new FtpReply(ReplyCode.READY, "FSP FTP server ready"));
-        Duration grace = server.config().loginGraceTime();
+        Duration grace = server.config().limits().loginGraceTime();
         Future<?> graceTimer = ctx.executor().schedule(() -> {
             if (!session.isLoggedIn() && ctx.channel().isActive() && !closing) {
                 log.info("{} not logged in within {} s; closing", session, grace.toSeconds());
@@ -220,7 +220,7 @@ public final class FtpControlHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof IdleStateEvent) {
             if (session.transfer().isEmpty() && unansweredCommands == 0 && !closing) {
-                long seconds = server.config().idleTimeout().toSeconds();
+                long seconds = server.config().limits().idleTimeout().toSeconds();
                 log.info("{} idle for {} s; closing", session, seconds);
                 session.replyAndClose(Replies.serviceNotAvailable("Idle timeout (" + seconds + " s); closing control connection"));
             }

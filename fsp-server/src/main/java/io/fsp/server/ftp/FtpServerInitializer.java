@@ -29,8 +29,8 @@ public final class FtpServerInitializer extends ChannelInitializer<SocketChannel
     @Override
     protected void initChannel(SocketChannel ch) {
         ChannelPipeline p = ch.pipeline();
-        p.addLast(IDLE, new IdleStateHandler(0, 0, server.config().idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
-        p.addLast(REQUEST, new FtpRequestDecoder(server.config().maxLineLength()));
+        p.addLast(IDLE, new IdleStateHandler(0, 0, server.config().limits().idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
+        p.addLast(REQUEST, new FtpRequestDecoder(server.config().limits().maxLineLength()));
         p.addLast(REPLY, replyEncoder);
         p.addLast(CONTROL, new FtpControlHandler(server));
     }

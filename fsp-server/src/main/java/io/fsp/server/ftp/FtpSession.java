@@ -73,7 +73,7 @@ public final class FtpSession {
         this.server = server;
         this.ctx = ctx;
         this.handler = handler;
-        this.checksumAllowance = new ChecksumAllowance(server.config().checksumRate(), server.config().checksumBurst(),
+        this.checksumAllowance = new ChecksumAllowance(server.config().limits().checksumRate(), server.config().limits().checksumBurst(),
                 System::nanoTime);
         byte[] b = new byte[2];
         IDS.nextBytes(b);

@@ -57,7 +57,7 @@ public final class AuthCommand implements FtpCommand {
         }
         session.pendingUser(null);
         SSLEngine engine = session.server().sslContext().newEngine(session.channel().alloc());
-        if (session.server().config().requireTlsSessionReuse()) {
+        if (session.server().config().tls().requireTlsSessionReuse()) {
             // Uploads use TLS 1.2 on data connections (see DataClientHelloHandler); to resume the
             // control session there, the control session must be TLS 1.2 as well.
             engine.setEnabledProtocols(new String[] {"TLSv1.2"});

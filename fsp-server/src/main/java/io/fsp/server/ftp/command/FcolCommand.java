@@ -128,7 +128,7 @@ public final class FcolCommand extends FspExtensionCommand {
                     Promise<RecordedTransfer> received = ch.eventLoop().newPromise();
                     Promise<Long> collected = ch.eventLoop().newPromise();
                     // collect-timeout counts from here: a stream sent slowly holds the slot no longer than a collection
-                    Duration timeout = session.server().config().collectTimeout();
+                    Duration timeout = session.server().config().collection().collectTimeout();
                     AtomicBoolean late = new AtomicBoolean();
                     Thread[] runner = new Thread[1]; // set and read on ch's event loop only
                     ScheduledFuture<?> deadline = ch.eventLoop().schedule(() -> {

@@ -63,7 +63,7 @@ public final class PassCommand implements FtpCommand {
             }
             int failures = session.loginFailed();
             Duration delay = session.server().loginThrottle().failed(address);
-            int max = session.server().config().maxLoginFailures();
+            int max = session.server().config().limits().maxLoginFailures();
             log.info("{} login failed for '{}' ({} of {})", session, name, failures, max);
             session.channel().eventLoop().schedule(() -> {
                 if (failures >= max) {
@@ -83,7 +83,7 @@ public final class PassCommand implements FtpCommand {
         }
         UserAccount a = account.get();
         if (!a.isAnonymous()) {
-            if (!session.isSecure() && !session.server().config().allowPlainLogin()) {
+            if (!session.isSecure() && !session.server().config().access().allowPlainLogin()) {
                 return null;
             }
             if (!PasswordHasher.verify(a.passwordHash(), password)) {

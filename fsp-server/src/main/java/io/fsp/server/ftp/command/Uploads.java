@@ -84,7 +84,7 @@ final class Uploads {
                     try {
                         session.server().blocking().execute(() -> {
                             try {
-                                complete(target, bytes, session.server().config().fsyncUploads());
+                                complete(target, bytes, session.server().config().access().fsyncUploads());
                                 stored.trySuccess(bytes);
                             } catch (FtpReplyException e) {
                                 stored.tryFailure(e);

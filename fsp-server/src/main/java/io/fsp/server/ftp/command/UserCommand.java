@@ -40,7 +40,7 @@ public final class UserCommand implements FtpCommand {
         }
         String name = request.argument().strip();
         boolean anonymous = session.server().users().find(name).map(a -> a.isAnonymous()).orElse(false);
-        if (!anonymous && !session.isSecure() && !session.server().config().allowPlainLogin()) {
+        if (!anonymous && !session.isSecure() && !session.server().config().access().allowPlainLogin()) {
             session.pendingUser(null);
             session.reply(new FtpReply(ReplyCode.NOT_LOGGED_IN,
                     "TLS required: send AUTH TLS before USER (passwords are not sent in clear)"));

@@ -31,7 +31,7 @@ public final class ActiveDataConnection implements DataConnection {
     @Override
     public Future<Channel> connect() {
         Promise<Channel> result = session.channel().eventLoop().newPromise();
-        int timeout = (int) Math.min(Integer.MAX_VALUE, session.server().config().dataConnectTimeout().toMillis());
+        int timeout = (int) Math.min(Integer.MAX_VALUE, session.server().config().limits().dataConnectTimeout().toMillis());
         connecting = SocketBuffers.apply(new Bootstrap(), session.server().config().socketBufferBytes())
                 .group(session.channel().eventLoop())
                 .channel(NioSocketChannel.class)

@@ -103,7 +103,7 @@ final class DataClientHelloHandler extends SslClientHelloHandler<SslContext> {
         }
         SslHandler ssl = new SslHandler(engine);
         ctx.pipeline().replace(this, DataChannelInitializer.SSL, ssl);
-        if (!session.server().config().requireTlsSessionReuse()) {
+        if (!session.server().config().tls().requireTlsSessionReuse()) {
             installed.trySuccess(null); // writes wait for the handshake inside the TLS handler
             return;
         }

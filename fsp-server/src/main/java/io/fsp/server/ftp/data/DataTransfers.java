@@ -105,7 +105,7 @@ public final class DataTransfers {
             }
             Channel ch = (Channel) done.getNow();
             transfer.channel(ch);
-            Duration stall = session.server().config().dataTimeout();
+            Duration stall = session.server().config().limits().dataTimeout();
             FtpReplyException[] stalled = new FtpReplyException[1];
             // No byte moved either way for data-timeout (a write in progress that makes headway counts as moving):
             // the transfer fails with 426, its cleanup freeing the file and removing a partial upload.

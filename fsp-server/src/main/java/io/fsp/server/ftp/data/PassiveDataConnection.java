@@ -93,7 +93,7 @@ public final class PassiveDataConnection implements DataConnection {
     public Future<Channel> connect() {
         if (!timeoutArmed) {
             timeoutArmed = true;
-            long millis = session.server().config().dataConnectTimeout().toMillis();
+            long millis = session.server().config().limits().dataConnectTimeout().toMillis();
             listener.eventLoop().schedule(() -> accepted.tryFailure(new DataConnectionException(
                     "no data connection within " + millis / 1000 + " s")), millis, TimeUnit.MILLISECONDS);
         }
