@@ -22,8 +22,13 @@ public final class SettingOptions {
     private SettingOptions() {
     }
 
-    /** Adds an option to {@code spec} for each declared setting that is one and that {@code keys} accepts. */
+    /**
+     * Adds an option to {@code spec} for each declared setting that is one and that {@code keys} accepts, in the order
+     * of the declarations; the command's own options ({@code --config}, help) follow them in its help.
+     */
     public static CommandSpec add(CommandSpec spec, Settings<?> settings, Predicate<String> keys) {
+        List<OptionSpec> own = List.copyOf(spec.options());
+        own.forEach(spec::remove);
         for (Setting s : settings.all()) {
             if (!s.option() || !keys.test(s.key())) {
                 continue;
@@ -38,6 +43,7 @@ public final class SettingOptions {
             }
             spec.addOption(option.build());
         }
+        own.forEach(spec::addOption);
         return spec;
     }
 
