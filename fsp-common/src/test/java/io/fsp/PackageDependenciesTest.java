@@ -1,5 +1,6 @@
 package io.fsp;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,8 +22,18 @@ class PackageDependenciesTest {
 
     @Test
     void packagesFormNoCycle() {
+        NO_CYCLES.check(classes());
+    }
+
+    /** The client library's class path carries no command line parser: that is the programs' (fsp-options). */
+    @Test
+    void nothingUsesPicocli() {
+        noClasses().should().dependOnClassesThat().resideInAPackage("picocli..").check(classes());
+    }
+
+    private static JavaClasses classes() {
         JavaClasses classes = new ClassFileImporter().importPath(Path.of("target/classes"));
         assertTrue(classes.contain(MeridianNode.class), "the module's classes were read");
-        NO_CYCLES.check(classes);
+        return classes;
     }
 }

@@ -2,6 +2,7 @@ package io.fsp.cli;
 
 import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
+import io.fsp.options.SettingOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -38,7 +39,7 @@ final class ClientConfigOption {
         ConfigSource file = file(config == null ? null : Path.of(config), environment, home, cwd).map(ConfigSource::read)
                 .orElse(ConfigSource.empty("defaults"));
         return ConfigLoader.load(ClientSettings.defaults(), file, secondsAsDuration(
-                ConfigSource.options(parsed, ClientSettings.class)));
+                SettingOptions.source(parsed, ClientSettings.class)));
     }
 
     /**

@@ -100,17 +100,12 @@ public final class CollectCommand implements Callable<Integer> {
     boolean noOriginCheck;
 
     // Options that are keys of ClientSettings are read through ClientConfigOption, over the client's configuration file.
-    @Option(names = "--streams", paramLabel = "N", description = "Parallel fetches per relay, 1..64 (default: 4).")
-    String streams;
+    @Mixin
+    FetchOptions fetch;
 
     @Option(names = "--verify", paramLabel = "fiver|riva",
             description = "fiver: hash the buffers being written (default); riva: re-read from disk.")
     String verify;
-
-    @Option(names = "--relay-timeout", paramLabel = "SECONDS",
-            description = "A relay silent this long for one block loses it to the next replica; seconds, or a duration"
-                    + " such as 1500ms (default: 10).")
-    String relayTimeout;
 
     @Mixin
     ClientConfigOption configuration;

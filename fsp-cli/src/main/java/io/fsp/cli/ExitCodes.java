@@ -6,7 +6,8 @@ import picocli.CommandLine;
 /**
  * The exit codes of {@code fsp} ({@link ExitCode}'s), with the one description of each: the commands' help lists them
  * from the {@code *_HELP} constants here ({@code exitCodeList}), README and docs/protocol.md §1 say the same.
- * {@link ExitCode#of} turns what a subcommand throws into these codes.
+ * {@link #getExitCode} turns what a subcommand throws into these codes: picocli's parameter errors {@link #USAGE}, the
+ * rest as {@link ExitCode#of} says.
  */
 public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
     public static final int OK = ExitCode.OK;
@@ -48,6 +49,6 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
 
     @Override
     public int getExitCode(Throwable t) {
-        return ExitCode.of(t);
+        return t instanceof CommandLine.ParameterException ? USAGE : ExitCode.of(t);
     }
 }

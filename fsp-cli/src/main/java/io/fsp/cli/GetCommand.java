@@ -106,17 +106,12 @@ public final class GetCommand implements Callable<Integer> {
             + " beside the TLS connection; the blocks are sealed either way).")
     Boolean relayBlocksOverTls;
 
-    @Option(names = "--streams", paramLabel = "N", description = "Parallel fetches per relay, 1..64 (default: 4).")
-    String streams;
+    @Mixin
+    FetchOptions fetch;
 
     @Option(names = "--verify", paramLabel = "fiver|riva|off",
             description = "fiver: hash the buffers being written (default); riva: re-read from disk; off: no verification.")
     String verify;
-
-    @Option(names = "--relay-timeout", paramLabel = "SECONDS",
-            description = "A relay silent this long for one block loses it to the next source; seconds, or a duration"
-                    + " such as 1500ms (default: 10).")
-    String relayTimeout;
 
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;

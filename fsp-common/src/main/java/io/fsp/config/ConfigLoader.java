@@ -11,9 +11,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -27,6 +30,7 @@ import java.util.stream.Collectors;
  * case, '-' for '_'), any type with a static {@code parse(String)} method ({@code HostPort}, {@code Fingerprint}),
  * and {@code List} of those (one value per repeated key).
  * {@link Optional} of those marks a setting that may be absent; the value {@code none} clears it.
+ * A component whose type is a record nested in the record is a group of keys ({@code ServerConfig.Limits}).
  */
 public final class ConfigLoader {
 
@@ -43,30 +47,112 @@ public final class ConfigLoader {
     }
 
     /** Returns a copy of {@code base} with every key of {@code source} set. */
-    @SuppressWarnings("unchecked")
     public static <R extends Record> R apply(R base, ConfigSource source) {
+        return apply(base, source, leaves(base.getClass()), key -> Optional.empty());
+    }
+
+    /** {@link #apply} to the keys of {@code components}, each value within the bounds of its declaration. */
+    @SuppressWarnings("unchecked")
+    static <R extends Record> R apply(R base, ConfigSource source, Map<String, RecordComponent> components,
+            Function<String, Optional<Setting>> declared) {
         Class<R> type = (Class<R>) base.getClass();
+        Map<String, Object> values = convertAll(components, source, declared, flatten(base, new LinkedHashMap<>()));
+        try {
+            return build(type, values);
+        } catch (IllegalArgumentException | ConfigException e) {
+            throw new ConfigException(invalid(source, e.getMessage()), e);
+        }
+    }
+
+    /** {@code into} with each key of {@code source} set to its value, converted to the type of its component. */
+    static Map<String, Object> convertAll(Map<String, RecordComponent> components, ConfigSource source,
+            Function<String, Optional<Setting>> declared, Map<String, Object> into) {
+        for (var entry : source.values().entrySet()) {
+            String key = entry.getKey();
+            RecordComponent component = components.get(key);
+            if (component == null) {
+                throw new ConfigException(source.options() ? "--" + key + ": not a configuration key"
+                        : source.location(key) + ": unknown key '" + key + "' (expected one of: "
+                        + String.join(", ", components.keySet()) + ")");
+            }
+            try {
+                Object value = convert(component.getGenericType(), entry.getValue(), source);
+                declared.apply(key).ifPresent(s -> s.check(value instanceof Optional<?> o ? o.orElse(null) : value));
+                into.put(key, value);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(source.describe(key) + ": " + e.getMessage(), e);
+            }
+        }
+        return into;
+    }
+
+    /**
+     * Each key of {@code type} with its component, in declaration order: a component whose type is a record nested
+     * in {@code type} is a group, whose keys are {@code type}'s keys too (the group's name is not part of them).
+     */
+    static Map<String, RecordComponent> leaves(Class<? extends Record> type) {
+        Map<String, RecordComponent> leaves = new LinkedHashMap<>();
+        for (RecordComponent c : type.getRecordComponents()) {
+            if (isGroup(type, c)) {
+                leaves.putAll(leaves(c.getType().asSubclass(Record.class)));
+            } else if (leaves.put(keyOf(c.getName()), c) != null) {
+                throw new IllegalStateException(type.getSimpleName() + ": key " + keyOf(c.getName()) + " twice");
+            }
+        }
+        return leaves;
+    }
+
+    private static boolean isGroup(Class<?> owner, RecordComponent c) {
+        return c.getType().isRecord() && c.getType().getEnclosingClass() == owner;
+    }
+
+    /** Each key of {@code r} with its value, in declaration order (a group's keys where the group is). */
+    public static Map<String, Object> values(Record r) {
+        return flatten(r, new LinkedHashMap<>());
+    }
+
+    private static Map<String, Object> flatten(Record r, Map<String, Object> into) {
+        for (RecordComponent c : r.getClass().getRecordComponents()) {
+            Object value = read(r, c);
+            if (isGroup(r.getClass(), c)) {
+                flatten((Record) value, into);
+            } else {
+                into.put(keyOf(c.getName()), value);
+            }
+        }
+        return into;
+    }
+
+    private static Object read(Record r, RecordComponent c) {
+        try {
+            Method accessor = c.getAccessor();
+            accessor.setAccessible(true);
+            return accessor.invoke(r);
+        } catch (IllegalAccessException | InvocationTargetException e) {
+            throw new IllegalStateException("cannot read " + c.getName(), e);
+        }
+    }
+
+    /**
+     * A {@code type} of {@code values}, its groups built first; a key without a value is an empty {@code Optional}
+     * or list. What a constructor refuses is thrown as it was ({@link IllegalArgumentException}).
+     */
+    static <R extends Record> R build(Class<R> type, Map<String, Object> values) {
         RecordComponent[] components = type.getRecordComponents();
         Object[] args = new Object[components.length];
         for (int i = 0; i < components.length; i++) {
-            try {
-                args[i] = components[i].getAccessor().invoke(base);
-            } catch (IllegalAccessException | InvocationTargetException e) {
-                throw new IllegalStateException("cannot read " + components[i].getName(), e);
-            }
-        }
-        for (var entry : source.values().entrySet()) {
-            String key = entry.getKey();
-            int index = indexOf(components, key);
-            if (index < 0) {
-                throw new ConfigException(source.options() ? "--" + key + ": not a configuration key"
-                        : source.location(key) + ": unknown key '" + key + "' (expected one of: " + keys(components) + ")");
-            }
-            RecordComponent component = components[index];
-            try {
-                args[index] = convert(component.getGenericType(), entry.getValue(), source);
-            } catch (IllegalArgumentException e) {
-                throw new ConfigException(source.describe(key) + ": " + e.getMessage(), e);
+            RecordComponent c = components[i];
+            String key = keyOf(c.getName());
+            if (isGroup(type, c)) {
+                args[i] = build(c.getType().asSubclass(Record.class), values);
+            } else if (values.containsKey(key)) {
+                args[i] = values.get(key);
+            } else if (c.getType() == Optional.class) {
+                args[i] = Optional.empty();
+            } else if (c.getType() == List.class) {
+                args[i] = List.of();
+            } else {
+                throw new IllegalStateException(type.getSimpleName() + ": no value for " + key);
             }
         }
         try {
@@ -75,11 +161,11 @@ public final class ConfigLoader {
             constructor.setAccessible(true);
             return constructor.newInstance(args);
         } catch (InvocationTargetException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof IllegalArgumentException || cause instanceof ConfigException) {
-                throw new ConfigException(invalid(source, cause.getMessage()), cause);
+            if (e.getCause() instanceof RuntimeException cause
+                    && (cause instanceof IllegalArgumentException || cause instanceof ConfigException)) {
+                throw cause;
             }
-            throw new IllegalStateException("cannot build " + type.getSimpleName(), cause);
+            throw new IllegalStateException("cannot build " + type.getSimpleName(), e.getCause());
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("cannot build " + type.getSimpleName(), e);
         }
@@ -107,22 +193,9 @@ public final class ConfigLoader {
         return componentName.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
     }
 
-    /** Every key {@code type} accepts, in declaration order. */
+    /** Every key {@code type} accepts, in declaration order (a group's keys where the group is). */
     public static List<String> keys(Class<? extends Record> type) {
-        return Arrays.stream(type.getRecordComponents()).map(c -> keyOf(c.getName())).toList();
-    }
-
-    private static String keys(RecordComponent[] components) {
-        return Arrays.stream(components).map(c -> keyOf(c.getName())).collect(Collectors.joining(", "));
-    }
-
-    private static int indexOf(RecordComponent[] components, String key) {
-        for (int i = 0; i < components.length; i++) {
-            if (keyOf(components[i].getName()).equals(key)) {
-                return i;
-            }
-        }
-        return -1;
+        return List.copyOf(leaves(type).keySet());
     }
 
     private static Object convert(Type type, List<String> values, ConfigSource source) {

@@ -10,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import picocli.CommandLine;
 
 /**
  * Values for configuration keys from one place: a file ({@code conf/server.conf}) or the command line.
@@ -46,25 +45,6 @@ public record ConfigSource(String name, Map<String, List<String>> values, Map<St
     /** Command line options, each {@code --key}; relative paths stay relative to the working directory. */
     public static ConfigSource commandLine(Map<String, List<String>> values) {
         return new ConfigSource("command line", values, Map.of(), Optional.empty(), true);
-    }
-
-    /**
-     * The options picocli matched that are keys of {@code settings}, each by its name without {@code --}
-     * ({@code --max-retain 7d} is {@code max-retain = 7d}), with the values as typed; a boolean option gives its
-     * value ({@code --no-verify-blocks} is {@code verify-blocks = false}). Other options (help, {@code --config},
-     * a command's own) are not configuration.
-     */
-    public static ConfigSource options(CommandLine.ParseResult parsed, Class<? extends Record> settings) {
-        List<String> keys = ConfigLoader.keys(settings);
-        Map<String, List<String>> values = new LinkedHashMap<>();
-        for (CommandLine.Model.OptionSpec option : parsed.matchedOptions()) {
-            String key = option.longestName().replaceFirst("^--", "");
-            if (keys.contains(key)) {
-                values.put(key, option.typeInfo().isBoolean() ? List.of(String.valueOf((Object) option.getValue()))
-                        : option.originalStringValues());
-            }
-        }
-        return commandLine(values);
     }
 
     /** An empty source: every setting keeps its value from the layer below. */

@@ -1,7 +1,6 @@
 package io.fsp.program;
 
 import java.io.IOException;
-import picocli.CommandLine;
 
 /**
  * The exit codes of FSP's programs ({@code fsp}, {@code fsp-server}, {@code fsp-relay}), one meaning each; README and
@@ -11,7 +10,7 @@ public final class ExitCode {
     public static final int OK = 0;
     /** Connection, certificate, login, refused command, missing file, a destination in use or in the way; the message says which. */
     public static final int FAILURE = 1;
-    /** Bad options or arguments: picocli's parameter errors and a command's own checks of its options. */
+    /** Bad options or arguments: the command line parser's errors and a command's own checks of its options. */
     public static final int USAGE = 2;
     public static final int VERIFICATION_FAILED = 3;
     /** A bug; the message says where. */
@@ -19,22 +18,16 @@ public final class ExitCode {
     public static final int PARTIAL = 5;
     public static final int UNTRUSTED_ORIGIN = 6;
 
-    /** {@link #of} for picocli's {@code setExitCodeExceptionMapper}. */
-    public static final CommandLine.IExitCodeExceptionMapper MAPPER = ExitCode::of;
-
     private ExitCode() {
     }
 
     /**
-     * What {@code t}, escaping a command, means: picocli's parameter errors {@link #USAGE}, I/O (a connection, a reply,
-     * a file) {@link #FAILURE}, anything else {@link #INTERNAL}. An {@link IllegalArgumentException} from deep inside
-     * (a bug, or a peer's bad data) is not a usage error: commands check their options before they start and answer
-     * {@link #USAGE} themselves.
+     * What {@code t}, escaping a command, means: I/O (a connection, a reply, a file) {@link #FAILURE}, anything else
+     * {@link #INTERNAL}. An {@link IllegalArgumentException} from deep inside (a bug, or a peer's bad data) is not a
+     * usage error: commands check their options before they start and answer {@link #USAGE} themselves (the command
+     * line parser's errors are the programs' to map).
      */
     public static int of(Throwable t) {
-        if (t instanceof CommandLine.ParameterException) {
-            return USAGE;
-        }
         if (t instanceof IOException) {
             return FAILURE;
         }

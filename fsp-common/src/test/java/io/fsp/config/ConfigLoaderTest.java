@@ -148,32 +148,4 @@ class ConfigLoaderTest {
         ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(DEFAULTS, ConfigSource.read(f)));
         assertEquals(f + ":3: count: -1 (expected: >= 0)", e.getMessage());
     }
-
-    @picocli.CommandLine.Command(name = "test")
-    static final class Cli {
-        @picocli.CommandLine.Option(names = "--count")
-        String count;
-        @picocli.CommandLine.Option(names = "--on", negatable = true)
-        Boolean on;
-        @picocli.CommandLine.Option(names = "--ports")
-        List<String> ports;
-        @picocli.CommandLine.Option(names = "--not-a-key")
-        String other;
-    }
-
-    @Test
-    void theOptionsPicocliMatchedAreTheKeysOfTheirNames() {
-        picocli.CommandLine.ParseResult parsed = new picocli.CommandLine(new Cli()).parseArgs("--count", "3", "--no-on",
-                "--ports", "21", "--ports", "2121", "--not-a-key", "x");
-        ConfigSource options = ConfigSource.options(parsed, Settings.class);
-        assertEquals(Map.of("count", List.of("3"), "on", List.of("false"), "ports", List.of("21", "2121")),
-                options.values());
-        Settings s = ConfigLoader.load(DEFAULTS.withOn(), options);
-        assertEquals(3, s.count());
-        assertEquals(false, s.on());
-        assertEquals(List.of(new Port(21), new Port(2121)), s.ports());
-        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(DEFAULTS, ConfigSource.options(
-                new picocli.CommandLine(new Cli()).parseArgs("--count", "-1"), Settings.class)));
-        assertEquals("--count: -1 (expected: >= 0)", e.getMessage());
-    }
 }

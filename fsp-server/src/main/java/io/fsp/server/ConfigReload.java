@@ -4,10 +4,8 @@ import io.fsp.config.ConfigException;
 import io.fsp.config.ConfigLoader;
 import io.fsp.server.config.ServerConfig;
 import io.fsp.server.select.RelayEndpoint;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.RecordComponent;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -56,36 +54,28 @@ final class ConfigReload {
             log.error("reload of {} refused, nothing changed: {}", source, e.getMessage());
             return false;
         }
-        List<String> atRestart = changedKeys(started, next);
-        atRestart.removeAll(APPLIED);
+        List<String> atRestart = changedKeys(started, next).stream().filter(k -> !APPLIED.contains(k)).toList();
         if (!atRestart.isEmpty()) {
             log.warn("reload of {}: {} changed, which takes effect at the next start (a reload applies only {})",
                     source, String.join(", ", atRestart), String.join(", ", APPLIED));
         }
         List<RelayEndpoint> before = server.relays();
-        List<RelayEndpoint> added = next.relay().stream().filter(r -> !before.contains(r)).toList();
-        List<RelayEndpoint> removed = before.stream().filter(r -> !next.relay().contains(r)).toList();
-        server.relays(next.relay());
-        server.collectRelays(next.collectRelay(), next.trustRelay());
-        server.retainGrants(next.retainUser());
+        ServerConfig.Striping striping = next.striping();
+        List<RelayEndpoint> added = striping.relay().stream().filter(r -> !before.contains(r)).toList();
+        List<RelayEndpoint> removed = before.stream().filter(r -> !striping.relay().contains(r)).toList();
+        server.relays(striping.relay());
+        server.collectRelays(next.collection().collectRelay(), striping.trustRelay());
+        server.retainGrants(striping.retainUser());
         log.info("reloaded {}: {} relay(s) for new transfers, added {}, removed {}; {} collect-relay line(s), {}"
-                + " trust-relay fingerprint(s), {} retain-user line(s)", source, next.relay().size(), added, removed,
-                next.collectRelay().size(), next.trustRelay().size(), next.retainUser().size());
+                + " trust-relay fingerprint(s), {} retain-user line(s)", source, striping.relay().size(), added, removed,
+                next.collection().collectRelay().size(), striping.trustRelay().size(), striping.retainUser().size());
         return true;
     }
 
     /** The keys whose values differ between {@code a} and {@code b}. */
     static List<String> changedKeys(ServerConfig a, ServerConfig b) {
-        List<String> changed = new ArrayList<>();
-        for (RecordComponent c : ServerConfig.class.getRecordComponents()) {
-            try {
-                if (!Objects.equals(c.getAccessor().invoke(a), c.getAccessor().invoke(b))) {
-                    changed.add(ConfigLoader.keyOf(c.getName()));
-                }
-            } catch (IllegalAccessException | InvocationTargetException e) {
-                throw new IllegalStateException("cannot read " + c.getName(), e);
-            }
-        }
-        return changed;
+        Map<String, Object> before = ConfigLoader.values(a);
+        Map<String, Object> after = ConfigLoader.values(b);
+        return before.keySet().stream().filter(k -> !Objects.equals(before.get(k), after.get(k))).toList();
     }
 }

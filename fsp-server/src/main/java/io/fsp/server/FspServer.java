@@ -125,21 +125,21 @@ public final class FspServer implements AutoCloseable {
             throw new ConfigException("no users: give --user NAME:PASSWORD, --users-file FILE or --anonymous (options, or"
                     + " keys of the --config file)");
         }
-        Optional<InetAddress> announce = config.announceAddress().isPresent()
-                ? Optional.of(InetAddress.getByName(config.announceAddress().get())) : Optional.empty();
-        ExecutorService blocking = executor("fsp-blocking-", config.blockingThreads(), BLOCKING_QUEUE);
-        ExecutorService logins = executor("fsp-login-", config.loginThreads(), LOGIN_QUEUE);
-        StripeContext stripe = new StripeContext(key, config.relay(), !config.fspWithoutTls(),
-                config.maxBlocksPerTransfer(), config.socketBufferBytes(), !config.relayBlocksOverTls(), config.maxRetain(),
-                config.retainUser(), config.digestCache().bytes(), config.maxPlanned());
-        stripe.collectRelays(config.collectRelay(), Set.copyOf(config.trustRelay()));
-        if (config.meridian().isPresent() || config.meridianEntry().isPresent()) {
-            InetSocketAddress bind = config.meridian().map(HostPort::toSocketAddress)
-                    .orElseGet(() -> new InetSocketAddress(config.listen().get(0).toSocketAddress().getAddress(), 0));
+        Optional<InetAddress> announce = config.network().announceAddress().isPresent()
+                ? Optional.of(InetAddress.getByName(config.network().announceAddress().get())) : Optional.empty();
+        ExecutorService blocking = executor("fsp-blocking-", config.limits().blockingThreads(), BLOCKING_QUEUE);
+        ExecutorService logins = executor("fsp-login-", config.limits().loginThreads(), LOGIN_QUEUE);
+        StripeContext stripe = new StripeContext(key, config.striping().relay(), !config.tls().fspWithoutTls(),
+                config.striping().maxBlocksPerTransfer(), config.socketBufferBytes(), !config.striping().relayBlocksOverTls(), config.striping().maxRetain(),
+                config.striping().retainUser(), config.striping().digestCache().bytes(), config.striping().maxPlanned());
+        stripe.collectRelays(config.collection().collectRelay(), Set.copyOf(config.striping().trustRelay()));
+        if (config.striping().meridian().isPresent() || config.striping().meridianEntry().isPresent()) {
+            InetSocketAddress bind = config.striping().meridian().map(HostPort::toSocketAddress)
+                    .orElseGet(() -> new InetSocketAddress(config.network().listen().get(0).toSocketAddress().getAddress(), 0));
             try {
-                stripe.overlay(OverlaySelection.start(bind, config.meridianEntry().map(HostPort::toSocketAddress),
-                        stripe::relays, stripe::trustedRelays, config.trustOverlayRelays(),
-                        config.relaySelectionTimeout()));
+                stripe.overlay(OverlaySelection.start(bind, config.striping().meridianEntry().map(HostPort::toSocketAddress),
+                        stripe::relays, stripe::trustedRelays, config.striping().trustOverlayRelays(),
+                        config.striping().relaySelectionTimeout()));
             } catch (RuntimeException e) { // a ConfigException, or a bug; a port in use is an IOException
                 stripe.close();
                 shutdownNow(blocking, logins);
@@ -150,13 +150,13 @@ public final class FspServer implements AutoCloseable {
         FspVerbs.register(commands, stripe, config);
         FtpServerContext context = new FtpServerContext(config.ftpCore(), ssl, SslContexts.serverWithoutSessionTickets(key),
                 key.fingerprint(), users,
-                new LoginThrottle(config.loginFailureDelay()), commands, blocking, logins,
-                new ConnectionLimits(config.maxConnections(), config.maxConnectionsPerAddress()),
-                new PassivePorts(config.passivePorts()), announce);
+                new LoginThrottle(config.limits().loginFailureDelay()), commands, blocking, logins,
+                new ConnectionLimits(config.limits().maxConnections(), config.limits().maxConnectionsPerAddress()),
+                new PassivePorts(config.network().passivePorts()), announce);
         context.metrics().digestsReused(stripe::digestsReused);
         context.metrics().planned(stripe.planBudget()::held, stripe.planBudget().limit());
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        EventLoopGroup workers = new MultiThreadIoEventLoopGroup(config.ioThreads(), NioIoHandler.newFactory());
+        EventLoopGroup workers = new MultiThreadIoEventLoopGroup(config.limits().ioThreads(), NioIoHandler.newFactory());
         List<Channel> listeners = new ArrayList<>();
         MetricsEndpoint metrics = null;
         try {
@@ -170,21 +170,21 @@ public final class FspServer implements AutoCloseable {
                     // socket buffers keep the kernel from growing them to megabytes, which a flood of pipelined
                     // HELP would fill (with replies made at the cost of CPU) before back-pressure began.
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
-                            new WriteBufferWaterMark(config.controlWriteBuffer() / 2, config.controlWriteBuffer()))
-                    .childOption(ChannelOption.SO_SNDBUF, config.controlWriteBuffer())
+                            new WriteBufferWaterMark(config.limits().controlWriteBuffer() / 2, config.limits().controlWriteBuffer()))
+                    .childOption(ChannelOption.SO_SNDBUF, config.limits().controlWriteBuffer())
                     .childOption(ChannelOption.SO_RCVBUF, CONTROL_SOCKET_RECEIVE_BUFFER)
                     .childOption(ChannelOption.RCVBUF_ALLOCATOR,
                             new AdaptiveRecvByteBufAllocator(64, 1024, CONTROL_READ_BUFFER))
                     .childHandler(new FtpServerInitializer(context));
-            for (HostPort address : config.listen()) {
+            for (HostPort address : config.network().listen()) {
                 try {
                     listeners.add(bootstrap.bind(address.toSocketAddress()).sync().channel());
                 } catch (Exception e) {
                     throw new IOException("--listen " + address + ": cannot bind (" + e.getMessage() + ")", e);
                 }
             }
-            if (config.metrics().isPresent()) {
-                metrics = MetricsEndpoint.start(config.metrics().get().toSocketAddress(), context.metrics().registry());
+            if (config.network().metrics().isPresent()) {
+                metrics = MetricsEndpoint.start(config.network().metrics().get().toSocketAddress(), context.metrics().registry());
             }
         } catch (IOException | RuntimeException e) {
             listeners.forEach(Channel::close);
@@ -224,8 +224,8 @@ public final class FspServer implements AutoCloseable {
      * first use. Serving and {@code fsp-server fingerprint} both take them from here.
      */
     static KeyMaterial loadKey(ServerConfig config) throws IOException {
-        if (config.certificate().isPresent()) {
-            return Certificates.load(config.certificate().get(), config.privateKey().orElseThrow());
+        if (config.tls().certificate().isPresent()) {
+            return Certificates.load(config.tls().certificate().get(), config.tls().privateKey().orElseThrow());
         }
         Path dir = config.effectiveStateDir();
         return Certificates.loadOrCreate(dir.resolve(CERT_FILE), dir.resolve(KEY_FILE), "fsp-server");
@@ -256,10 +256,10 @@ public final class FspServer implements AutoCloseable {
     /** The accounts of {@code user}, {@code users-file} and {@code anonymous}; one the rules refuse is a {@link ConfigException}. */
     private static UserStore users(ServerConfig config) throws IOException {
         List<UserAccount> accounts = new ArrayList<>();
-        for (String spec : config.user()) {
+        for (String spec : config.access().user()) {
             int colon = spec.indexOf(':');
             String name = colon < 0 ? spec : spec.substring(0, colon);
-            Path root = config.root().orElseThrow(() -> new ConfigException(
+            Path root = config.access().root().orElseThrow(() -> new ConfigException(
                     "--user " + name + ": needs --root DIR (the directory users see)"));
             String password = colon < 0 ? passwordOf(name) : spec.substring(colon + 1);
             String hash = PasswordHasher.hash(password);
@@ -269,12 +269,12 @@ public final class FspServer implements AutoCloseable {
                 throw new ConfigException("--user: " + e.getMessage(), e);
             }
         }
-        if (config.usersFile().isPresent()) {
-            accounts.addAll(UserStore.readFile(config.usersFile().get(), config.root().orElse(null)));
+        if (config.access().usersFile().isPresent()) {
+            accounts.addAll(UserStore.readFile(config.access().usersFile().get(), config.access().root().orElse(null)));
         }
         Optional<UserAccount> anonymous = Optional.empty();
-        if (config.anonymous()) {
-            Path root = config.root().orElseThrow(() -> new ConfigException("--anonymous: needs --root DIR"));
+        if (config.access().anonymous()) {
+            Path root = config.access().root().orElseThrow(() -> new ConfigException("--anonymous: needs --root DIR"));
             anonymous = Optional.of(new UserAccount(UserAccount.ANONYMOUS, "", root, false));
         }
         try {

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
 import io.fsp.server.config.ServerConfig;
+import io.fsp.server.config.ServerSettings;
 import io.fsp.server.select.RelayEndpoint;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,7 +56,7 @@ class ConfigReloadTest {
     }
 
     private ServerConfig load() {
-        return ConfigLoader.load(ServerConfig.defaults(), ConfigSource.read(file),
+        return ServerSettings.ALL.load(ConfigSource.read(file),
                 ConfigSource.of("command line", Map.of("io-threads", List.of("1"))));
     }
 

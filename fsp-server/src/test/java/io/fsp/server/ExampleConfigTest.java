@@ -4,15 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
+import io.fsp.config.Setting;
 import io.fsp.server.auth.PasswordHasher;
 import io.fsp.server.auth.UserAccount;
 import io.fsp.server.auth.UserStore;
 import io.fsp.server.config.ServerConfig;
+import io.fsp.server.config.ServerSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
@@ -22,15 +24,21 @@ class ExampleConfigTest {
 
     @Test
     void serverExampleLoadsToTheDefaults() {
-        ServerConfig loaded = ConfigLoader.load(ServerConfig.defaults(), ConfigSource.read(CONF.resolve("server.conf.example")));
+        ServerConfig loaded = ServerSettings.ALL.load(ConfigSource.read(CONF.resolve("server.conf.example")));
         assertEquals(ServerConfig.defaults(), loaded);
     }
 
+    /** Each declared setting has its line; a line that sets it says its declared default. */
     @Test
-    void serverExampleDocumentsEveryKey() throws Exception {
+    void serverExampleDocumentsEveryDeclaredSetting() throws Exception {
         String text = Files.readString(CONF.resolve("server.conf.example"));
-        for (String key : ConfigLoader.keys(ServerConfig.class)) {
-            assertTrue(Pattern.compile("(?m)^#? ?" + Pattern.quote(key) + " = ").matcher(text).find(), key + " is documented");
+        for (Setting s : ServerSettings.ALL.all()) {
+            assertTrue(Pattern.compile("(?m)^#? ?" + Pattern.quote(s.key()) + " = ").matcher(text).find(),
+                    s.key() + " is documented");
+            Matcher set = Pattern.compile("(?m)^" + Pattern.quote(s.key()) + " = (.*)$").matcher(text);
+            if (set.find()) {
+                assertEquals(s.defaultValue(), set.group(1), s.key() + " set to its default");
+            }
         }
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fsp.config.ConfigLoader;
 import io.fsp.server.auth.PasswordHasher;
 import io.fsp.server.config.ServerConfig;
+import io.fsp.server.config.ServerSettings;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
@@ -247,8 +248,7 @@ class ServerCommandTest {
     /** Sizes are written as the relay's are: 8M is 8 MiB (it was an error: "expected: an integer"). */
     @Test
     void socketBufferTakesASize() {
-        ServerConfig config = ConfigLoader.load(ServerConfig.defaults(),
-                io.fsp.config.ConfigSource.of("test", java.util.Map.of("socket-buffer", List.of("8M"))));
+        ServerConfig config = ServerSettings.ALL.load(io.fsp.config.ConfigSource.of("test", java.util.Map.of("socket-buffer", List.of("8M"))));
         assertEquals(8 << 20, config.socketBufferBytes());
     }
 }

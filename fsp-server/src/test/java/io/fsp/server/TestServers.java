@@ -1,8 +1,8 @@
 package io.fsp.server;
 
-import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
 import io.fsp.server.config.ServerConfig;
+import io.fsp.server.config.ServerSettings;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -23,7 +23,7 @@ final class TestServers {
         settings.put("blocking-threads", List.of("4"));
         settings.put("io-threads", List.of("2"));
         settings.putAll(extra);
-        return FspServer.start(ConfigLoader.load(ServerConfig.defaults(), ConfigSource.of("test", settings)));
+        return FspServer.start(ServerSettings.ALL.load(ConfigSource.of("test", settings)));
     }
 
     /** The server's metrics as a scrape would read them (Prometheus text). */

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.Reply;
-import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
 import io.fsp.it.harness.AnnouncedRelays;
 import io.fsp.it.harness.Fret;
@@ -17,6 +16,7 @@ import io.fsp.relay.FspRelay;
 import io.fsp.relaylink.wire.RelayMessage;
 import io.fsp.server.FspServer;
 import io.fsp.server.config.ServerConfig;
+import io.fsp.server.config.ServerSettings;
 import io.fsp.testkit.relay.Fault;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.PinnedTrustManager;
@@ -295,7 +295,7 @@ class EvacuationIT {
         settings.put("login-failure-delay", List.of("0s"));
         settings.put("retain-user", List.of(StripeRig.USER + "=30d"));
         settings.put("relay-blocks-over-tls", List.of(String.valueOf(blocksOverTls)));
-        return FspServer.start(ConfigLoader.load(ServerConfig.defaults(), ConfigSource.of("test", settings)));
+        return FspServer.start(ServerSettings.ALL.load(ConfigSource.of("test", settings)));
     }
 
     /** A logged-in control connection with FSPO {@code options} set. */

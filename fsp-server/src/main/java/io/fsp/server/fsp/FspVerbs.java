@@ -19,7 +19,7 @@ public final class FspVerbs {
                 .register(new FpriCommand(stripe))
                 .register(new FretCommand(stripe))
                 .register(new FgetCommand(stripe))
-                .register(new FcolCommand(stripe, config.effectiveStateDir().resolve("fcol"), config.collectTimeout()))
+                .register(new FcolCommand(stripe, config.effectiveStateDir().resolve("fcol"), config.collection().collectTimeout()))
                 .guardUploads(CollectionLocks::checkFree);
     }
 }

@@ -1,12 +1,12 @@
 package io.fsp.server.ftp;
 
-import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
 import io.fsp.server.auth.LoginThrottle;
 import io.fsp.server.auth.PasswordHasher;
 import io.fsp.server.auth.UserAccount;
 import io.fsp.server.auth.UserStore;
 import io.fsp.server.config.ServerConfig;
+import io.fsp.server.config.ServerSettings;
 import io.fsp.server.ftp.command.StandardCommands;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.KeyMaterial;
@@ -27,12 +27,12 @@ final class TestContexts {
     }
 
     static FtpServerContext context(Path root, Map<String, List<String>> settings) throws Exception {
-        ServerConfig config = ConfigLoader.load(ServerConfig.defaults(), ConfigSource.of("test", settings));
+        ServerConfig config = ServerSettings.ALL.load(ConfigSource.of("test", settings));
         return new FtpServerContext(config.ftpCore(), SslContexts.server(KEY),
                 SslContexts.serverWithoutSessionTickets(KEY), KEY.fingerprint(),
                 new UserStore(List.of(new UserAccount("alice", HASH, root, true)), Optional.empty()),
-                new LoginThrottle(config.loginFailureDelay()), StandardCommands.create(), new InlineExecutor(), new InlineExecutor(),
-                new ConnectionLimits(config.maxConnections(), config.maxConnectionsPerAddress()),
+                new LoginThrottle(config.limits().loginFailureDelay()), StandardCommands.create(), new InlineExecutor(), new InlineExecutor(),
+                new ConnectionLimits(config.limits().maxConnections(), config.limits().maxConnectionsPerAddress()),
                 new PassivePorts(Optional.empty()), Optional.empty());
     }
 

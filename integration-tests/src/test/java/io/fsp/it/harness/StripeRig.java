@@ -4,12 +4,12 @@ import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.verify.VerificationMode;
-import io.fsp.config.ConfigLoader;
 import io.fsp.config.ConfigSource;
 import io.fsp.relay.FspRelay;
 import io.fsp.relay.RelayConfig;
 import io.fsp.relaylink.wire.RelayLimits;
 import io.fsp.server.config.ServerConfig;
+import io.fsp.server.config.ServerSettings;
 import io.fsp.testkit.relay.Fault;
 import io.fsp.testkit.relay.FaultPlan;
 import java.net.InetSocketAddress;
@@ -113,7 +113,7 @@ public final class StripeRig implements AutoCloseable {
             settings.put("login-failure-delay", List.of("0s"));
             settings.put("retain-user", List.of(USER + "=30d")); // the rig's user may evacuate
             settings.putAll(serverSettings);
-            ServerConfig config = ConfigLoader.load(ServerConfig.defaults(), ConfigSource.of("test", settings));
+            ServerConfig config = ServerSettings.ALL.load(ConfigSource.of("test", settings));
             return new StripeRig(dir, relays, FspServer.start(config), root);
         } catch (Exception e) {
             relays.forEach(FspRelay::close);
