@@ -25,7 +25,8 @@ import java.util.function.Consumer;
  * ahead by. Blocks flushed and hashed go on to the verdict.
  */
 final class FlushGroups {
-    private static final Logger log = LoggerFactory.getLogger(FlushGroups.class);
+    /** Its warnings are the verifier's, under its name. */
+    private static final Logger log = LoggerFactory.getLogger(FiverVerifier.class);
     /** Flush at the latest when this much written data is not flushed, so dirty data stays bounded. */
     private static final long EAGER_FLUSH_BYTES = 256L << 20;
     /**
