@@ -57,9 +57,10 @@ public final class MeridianNode {
         this.scheduler = scheduler;
         this.random = random;
         this.rings = new Rings(config);
-        this.probes = new Probes(self, config, transport, scheduler, random, rings);
-        this.maintenance = new RingMaintenance(self, config, transport, scheduler, random, rings, probes);
-        this.queries = new QueryRouting(self, config, transport, scheduler, random, rings, probes);
+        NodeContext node = new NodeContext(self, config, transport, scheduler, random, rings);
+        this.probes = new Probes(node);
+        this.maintenance = new RingMaintenance(node, probes);
+        this.queries = new QueryRouting(node, probes);
     }
 
     public InetSocketAddress self() {

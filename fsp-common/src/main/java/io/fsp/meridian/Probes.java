@@ -11,7 +11,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.function.BiConsumer;
 import java.util.function.DoubleConsumer;
 
@@ -27,12 +26,7 @@ final class Probes {
     /** One RTT measured, and when. */
     record Sample(double rttMs, long atNanos) { }
 
-    private final InetSocketAddress self;
-    private final MeridianConfig config;
-    private final MeridianTransport transport;
-    private final MeridianScheduler scheduler;
-    private final Random random;
-    private final Rings rings;
+    private final NodeContext node;
     private final ProbeBudget requestBudget;
     private final Map<InetSocketAddress, InFlightProbe> probesByPeer = new HashMap<>();
     private final Map<Long, InFlightProbe> probesByNonce = new HashMap<>();
@@ -45,15 +39,9 @@ final class Probes {
     private final Map<Long, PendingMeasure> measures = new HashMap<>();
     private long probesSent;
 
-    Probes(InetSocketAddress self, MeridianConfig config, MeridianTransport transport, MeridianScheduler scheduler,
-           Random random, Rings rings) {
-        this.self = self;
-        this.config = config;
-        this.transport = transport;
-        this.scheduler = scheduler;
-        this.random = random;
-        this.rings = rings;
-        this.requestBudget = new ProbeBudget(config.requestProbesPerSecond(), scheduler.nanoTime());
+    Probes(NodeContext node) {
+        this.node = node;
+        this.requestBudget = new ProbeBudget(node.config().requestProbesPerSecond(), node.scheduler().nanoTime());
     }
 
     /** RTT probes sent since the node started (all causes). */
@@ -64,7 +52,7 @@ final class Probes {
     /** A measurement of {@code peer} younger than the cache TTL, or null. */
     Sample fresh(InetSocketAddress peer, long now) {
         Sample s = recent.get(peer);
-        return s != null && now - s.atNanos <= config.probeCacheTtl().toNanos() ? s : null;
+        return s != null && now - s.atNanos <= node.config().probeCacheTtl().toNanos() ? s : null;
     }
 
     /** Whether a probe to {@code peer} is out. */
@@ -105,7 +93,7 @@ final class Probes {
 
     /** As above; a probe that {@code budget} (if any) has no token for is not sent and reports −1. */
     boolean measure(InetSocketAddress peer, boolean cached, ProbeBudget budget, DoubleConsumer done) {
-        long now = scheduler.nanoTime();
+        long now = node.scheduler().nanoTime();
         if (cached) {
             Sample s = fresh(peer, now);
             if (s != null) {
@@ -122,21 +110,21 @@ final class Probes {
             done.accept(-1);
             return false;
         }
-        long nonce = random.nextLong();
+        long nonce = node.random().nextLong();
         InFlightProbe probe = new InFlightProbe(peer, nonce, now);
         probe.waiters.add(done);
         probesByPeer.put(peer, probe);
         probesByNonce.put(nonce, probe);
-        probe.timeout = scheduler.schedule(config.probeTimeout().toNanos(), () -> {
+        probe.timeout = node.scheduler().schedule(node.config().probeTimeout().toNanos(), () -> {
             if (probesByNonce.get(nonce) == probe) {
-                if (rings.contains(peer)) {
-                    rings.probeLost(peer);
+                if (node.rings().contains(peer)) {
+                    node.rings().probeLost(peer);
                 }
                 probe.finish(-1);
             }
         });
         probesSent++;
-        transport.send(peer, new Ping(nonce));
+        node.transport().send(peer, new Ping(nonce));
         return true;
     }
 
@@ -146,11 +134,11 @@ final class Probes {
             return; // unsolicited or from someone we did not probe: never counts as a measurement
         }
         probe.timeout.cancel();
-        long now = scheduler.nanoTime();
+        long now = node.scheduler().nanoTime();
         double rtt = (now - probe.sentNanos) / 1e6;
         recent.put(from, new Sample(rtt, now));
-        if (rings.contains(from)) {
-            rings.offer(from, rtt, now);
+        if (node.rings().contains(from)) {
+            node.rings().offer(from, rtt, now);
         }
         probe.finish(rtt);
     }
@@ -178,7 +166,7 @@ final class Probes {
                     done.accept(rtts, sent[0]);
                 }
             };
-            if (target.equals(self)) {
+            if (target.equals(node.self())) {
                 onRtt.accept(0);
             } else if (measure(target, true, requestBudget, onRtt)) {
                 sent[0]++;
@@ -214,20 +202,20 @@ final class Probes {
 
     /** Asks {@code member} to measure {@code targets}; {@code done} gets null on timeout. */
     void measureVia(InetSocketAddress member, List<InetSocketAddress> targets, BiConsumer<double[], Integer> done) {
-        long id = random.nextLong();
+        long id = node.random().nextLong();
         PendingMeasure pending = new PendingMeasure(member, targets.size(), done);
         measures.put(id, pending);
         // The member's own probes may take a full probe timeout, so wait for two.
-        pending.timeout = scheduler.schedule(2 * config.probeTimeout().toNanos(), () -> {
+        pending.timeout = node.scheduler().schedule(2 * node.config().probeTimeout().toNanos(), () -> {
             if (measures.remove(id) == pending) {
                 done.accept(null, 0);
             }
         });
-        transport.send(member, new MeasureRequest(id, targets));
+        node.transport().send(member, new MeasureRequest(id, targets));
     }
 
     void onMeasureRequest(InetSocketAddress from, MeasureRequest request) {
-        if (request.targets().size() > config.wire().maxTargets()) {
+        if (request.targets().size() > node.config().wire().maxTargets()) {
             return;
         }
         measureAll(request.targets(), (rtts, sent) -> {
@@ -235,7 +223,7 @@ final class Probes {
             for (double r : rtts) {
                 list.add(r);
             }
-            transport.send(from, new MeasureReply(request.requestId(), list, sent));
+            node.transport().send(from, new MeasureReply(request.requestId(), list, sent));
         });
     }
 

@@ -15,7 +15,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
@@ -29,12 +28,7 @@ final class QueryRouting {
     /** Query ids remembered to drop duplicates and loops. */
     private static final int SEEN_QUERIES = 4096;
 
-    private final InetSocketAddress self;
-    private final MeridianConfig config;
-    private final MeridianTransport transport;
-    private final MeridianScheduler scheduler;
-    private final Random random;
-    private final Rings rings;
+    private final NodeContext node;
     private final Probes probes;
     private final Map<Long, PendingQuery> ownQueries = new HashMap<>();
     /** Queries seen, each with the node that passed it here (self once a reply went back: see {@link #reply}). */
@@ -45,14 +39,8 @@ final class QueryRouting {
         }
     };
 
-    QueryRouting(InetSocketAddress self, MeridianConfig config, MeridianTransport transport,
-                 MeridianScheduler scheduler, Random random, Rings rings, Probes probes) {
-        this.self = self;
-        this.config = config;
-        this.transport = transport;
-        this.scheduler = scheduler;
-        this.random = random;
-        this.rings = rings;
+    QueryRouting(NodeContext node, Probes probes) {
+        this.node = node;
         this.probes = probes;
     }
 
@@ -80,20 +68,20 @@ final class QueryRouting {
 
     CompletableFuture<QueryResult> originate(InetSocketAddress entry, QueryKind kind, List<Constraint> constraints,
                                                      int wanted) {
-        long id = random.nextLong();
+        long id = node.random().nextLong();
         CompletableFuture<QueryResult> future = new CompletableFuture<>();
-        Cancellable timeout = scheduler.schedule(config.queryTimeout().toNanos(), () -> {
+        Cancellable timeout = node.scheduler().schedule(node.config().queryTimeout().toNanos(), () -> {
             if (ownQueries.remove(id) != null) {
                 future.completeExceptionally(new TimeoutException("meridian query: no reply within "
-                        + config.queryTimeout().toMillis() + " ms"));
+                        + node.config().queryTimeout().toMillis() + " ms"));
             }
         });
         ownQueries.put(id, new PendingQuery(future, timeout));
-        Query query = new Query(id, kind, 0, config.maxHops(), wanted, 0, self, constraints, List.of());
-        if (entry.equals(self)) {
-            onQuery(self, query);
+        Query query = new Query(id, kind, 0, node.config().maxHops(), wanted, 0, node.self(), constraints, List.of());
+        if (entry.equals(node.self())) {
+            onQuery(node.self(), query);
         } else {
-            transport.send(entry, query);
+            node.transport().send(entry, query);
         }
         return future;
     }
@@ -103,7 +91,7 @@ final class QueryRouting {
             return; // a loop or a duplicate: the work was done already
         }
         if (q.wanted() < 1 || q.wanted() > MultiConstraintQuery.MAX_WANTED
-                || q.constraints().size() > config.wire().maxTargets()) {
+                || q.constraints().size() > node.config().wire().maxTargets()) {
             return;
         }
         List<InetSocketAddress> targets = q.constraints().stream().map(Constraint::target).toList();
@@ -115,21 +103,21 @@ final class QueryRouting {
         Hop hop = new Hop(q, own, ownProbes);
         Set<InetSocketAddress> known = new HashSet<>();
         q.hits().forEach(h -> known.add(h.node()));
-        known.add(self);
+        known.add(node.self());
         known.add(q.origin());
         // For a closest-node query the bound is 0, which makes these Meridian's ring [(1−β)d, (1+β)d]
         // (widened by the slack). A target this node cannot reach bounds nothing: its members may reach it.
         List<RingMember> candidates = new ArrayList<>();
-        for (RingMember m : rings.members()) {
-            if ((m.primary() || config.querySecondaries()) && !known.contains(m.peer())
-                    && SolutionSpace.withinBounds(q.constraints(), own, m.rttMs(), config.beta(), config.boundSlackMs())) {
+        for (RingMember m : node.rings().members()) {
+            if ((m.primary() || node.config().querySecondaries()) && !known.contains(m.peer())
+                    && SolutionSpace.withinBounds(q.constraints(), own, m.rttMs(), node.config().beta(), node.config().boundSlackMs())) {
                 candidates.add(m);
             }
         }
         // Members that tie on the lower bound (all of them when no target was reachable) are taken at random.
-        Collections.shuffle(candidates, random);
+        Collections.shuffle(candidates, node.random());
         // The probe budget of this hop caps how many members may be asked; ask the most promising first.
-        int budget = Math.max(0, (config.maxProbesPerHop() - ownProbes) / targets.size());
+        int budget = Math.max(0, (node.config().maxProbesPerHop() - ownProbes) / targets.size());
         if (candidates.size() > budget) {
             candidates.sort(Comparator.comparingDouble(m -> SolutionSpace.lowerBound(q.constraints(), own, m.rttMs())));
             candidates = new ArrayList<>(candidates.subList(0, budget));
@@ -167,7 +155,7 @@ final class QueryRouting {
         double[] rtts = reported.clone();
         for (int i = 0; i < rtts.length; i++) {
             if (rtts[i] >= 0 && own[i] >= 0) {
-                rtts[i] = Math.max(rtts[i], (Math.abs(own[i] - toMember) - config.boundSlackMs()) / 2);
+                rtts[i] = Math.max(rtts[i], (Math.abs(own[i] - toMember) - node.config().boundSlackMs()) / 2);
             }
         }
         return rtts;
@@ -201,8 +189,8 @@ final class QueryRouting {
         List<QueryHit> hits = new ArrayList<>(q.hits());
         Set<InetSocketAddress> inHits = new HashSet<>();
         hits.forEach(h -> inHits.add(h.node()));
-        if (s == 0 && inHits.add(self)) {
-            hits.add(hit(self, hop.own));
+        if (s == 0 && inHits.add(node.self())) {
+            hits.add(hit(node.self(), hop.own));
         }
         InetSocketAddress next = null;
         double nextS = Double.POSITIVE_INFINITY;
@@ -219,9 +207,9 @@ final class QueryRouting {
         if (hits.size() > q.wanted()) {
             hits = new ArrayList<>(hits.subList(0, q.wanted()));
         }
-        boolean progress = next != null && SolutionSpace.worthForwarding(nextS, s, config.beta());
-        if (hits.size() < q.wanted() && progress && hops < Math.min(q.hopLimit(), config.maxHops())) {
-            transport.send(next, new Query(q.queryId(), q.kind(), hops, q.hopLimit(), q.wanted(), probes,
+        boolean progress = next != null && SolutionSpace.worthForwarding(nextS, s, node.config().beta());
+        if (hits.size() < q.wanted() && progress && hops < Math.min(q.hopLimit(), node.config().maxHops())) {
+            node.transport().send(next, new Query(q.queryId(), q.kind(), hops, q.hopLimit(), q.wanted(), probes,
                     q.origin(), q.constraints(), hits));
         } else {
             reply(q, hops, probes, hits);
@@ -237,7 +225,7 @@ final class QueryRouting {
         double d = hop.own[0];
         QueryHit best = q.hits().isEmpty() ? null : q.hits().get(0);
         if (d >= 0 && (best == null || d < best.rttMs().get(0))) {
-            best = hit(self, hop.own);
+            best = hit(node.self(), hop.own);
         }
         InetSocketAddress next = null;
         double nextD = Double.POSITIVE_INFINITY;
@@ -253,9 +241,9 @@ final class QueryRouting {
         }
         List<QueryHit> hits = best == null ? List.of() : List.of(best);
         // A node that could not reach the target forwards to the member that could.
-        boolean progress = next != null && (d < 0 || SolutionSpace.worthForwarding(nextD * nextD, d * d, config.beta()));
-        if (progress && hops < Math.min(q.hopLimit(), config.maxHops())) {
-            transport.send(next, new Query(q.queryId(), q.kind(), hops, q.hopLimit(), q.wanted(), probes,
+        boolean progress = next != null && (d < 0 || SolutionSpace.worthForwarding(nextD * nextD, d * d, node.config().beta()));
+        if (progress && hops < Math.min(q.hopLimit(), node.config().maxHops())) {
+            node.transport().send(next, new Query(q.queryId(), q.kind(), hops, q.hopLimit(), q.wanted(), probes,
                     q.origin(), q.constraints(), hits));
         } else {
             reply(q, hops, probes, hits);
@@ -271,10 +259,10 @@ final class QueryRouting {
      */
     private void reply(Query q, int hops, int probes, List<QueryHit> hits) {
         QueryReply reply = new QueryReply(q.queryId(), hops, probes, hits);
-        if (q.origin().equals(self) && ownQueries.containsKey(q.queryId())) {
-            onReply(self, reply); // this node's own query
+        if (q.origin().equals(node.self()) && ownQueries.containsKey(q.queryId())) {
+            onReply(node.self(), reply); // this node's own query
         } else {
-            sendBack(reply, self);
+            sendBack(reply, node.self());
         }
     }
 
@@ -284,12 +272,12 @@ final class QueryRouting {
      */
     private void sendBack(QueryReply reply, InetSocketAddress sentTo) {
         InetSocketAddress previous = seenQueries.get(reply.queryId());
-        if (previous == null || previous.equals(self)) {
+        if (previous == null || previous.equals(node.self())) {
             return;
         }
-        seenQueries.put(reply.queryId(), self);
+        seenQueries.put(reply.queryId(), node.self());
         if (!previous.equals(sentTo)) {
-            transport.send(previous, reply);
+            node.transport().send(previous, reply);
         }
     }
 

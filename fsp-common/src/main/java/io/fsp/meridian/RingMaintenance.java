@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Random;
 import java.util.Set;
 
 /**
@@ -16,12 +15,7 @@ import java.util.Set;
  * on the scheduler's thread only.
  */
 final class RingMaintenance {
-    private final InetSocketAddress self;
-    private final MeridianConfig config;
-    private final MeridianTransport transport;
-    private final MeridianScheduler scheduler;
-    private final Random random;
-    private final Rings rings;
+    private final NodeContext node;
     private final Probes probes;
     private final ProbeBudget gossipBudget;
     private List<InetSocketAddress> bootstrap = List.of();
@@ -30,23 +24,17 @@ final class RingMaintenance {
     private Cancellable replacementTimer;
     private boolean running;
 
-    RingMaintenance(InetSocketAddress self, MeridianConfig config, MeridianTransport transport,
-                    MeridianScheduler scheduler, Random random, Rings rings, Probes probes) {
-        this.self = self;
-        this.config = config;
-        this.transport = transport;
-        this.scheduler = scheduler;
-        this.random = random;
-        this.rings = rings;
+    RingMaintenance(NodeContext node, Probes probes) {
+        this.node = node;
         this.probes = probes;
-        this.gossipBudget = new ProbeBudget(config.gossipProbesPerSecond(), scheduler.nanoTime());
+        this.gossipBudget = new ProbeBudget(node.config().gossipProbesPerSecond(), node.scheduler().nanoTime());
     }
 
     /** Joins the overlay through {@code bootstrapPeers} and starts gossip and replacement. */
     void start(List<InetSocketAddress> bootstrapPeers) {
         bootstrap = List.copyOf(bootstrapPeers);
         running = true;
-        startNanos = scheduler.nanoTime();
+        startNanos = node.scheduler().nanoTime();
         gossip();
         scheduleReplacement();
     }
@@ -66,37 +54,37 @@ final class RingMaintenance {
         if (!running) {
             return;
         }
-        if (rings.size() == 0) {
+        if (node.rings().size() == 0) {
             for (InetSocketAddress peer : bootstrap) {
                 probeCandidate(peer);
-                transport.send(peer, new Gossip(List.of()));
+                node.transport().send(peer, new Gossip(List.of()));
             }
         } else {
             List<List<RingMember>> nonEmpty = new ArrayList<>();
-            for (int r = 0; r < rings.ringCount(); r++) {
-                List<RingMember> ring = rings.ring(r);
+            for (int r = 0; r < node.rings().ringCount(); r++) {
+                List<RingMember> ring = node.rings().ring(r);
                 if (!ring.isEmpty()) {
                     nonEmpty.add(ring);
                 }
             }
             // Meridian gossip: to one random member of each ring, one random member of each ring.
             for (List<RingMember> ring : nonEmpty) {
-                InetSocketAddress to = ring.get(random.nextInt(ring.size())).peer();
+                InetSocketAddress to = ring.get(node.random().nextInt(ring.size())).peer();
                 List<InetSocketAddress> payload = new ArrayList<>();
                 for (List<RingMember> other : nonEmpty) {
-                    InetSocketAddress p = other.get(random.nextInt(other.size())).peer();
+                    InetSocketAddress p = other.get(node.random().nextInt(other.size())).peer();
                     if (!p.equals(to)) {
                         payload.add(p);
                     }
                 }
-                transport.send(to, new Gossip(payload));
+                node.transport().send(to, new Gossip(payload));
             }
         }
-        long sinceStart = scheduler.nanoTime() - startNanos;
-        long next = sinceStart < config.gossipInitialPeriod().toNanos()
-                ? config.gossipInitialInterval().toNanos() : config.gossipInterval().toNanos();
+        long sinceStart = node.scheduler().nanoTime() - startNanos;
+        long next = sinceStart < node.config().gossipInitialPeriod().toNanos()
+                ? node.config().gossipInitialInterval().toNanos() : node.config().gossipInterval().toNanos();
         // Jitter keeps nodes that started together from gossiping in lock step.
-        gossipTimer = scheduler.schedule(next / 2 + (long) (random.nextDouble() * next), this::gossip);
+        gossipTimer = node.scheduler().schedule(next / 2 + (long) (node.random().nextDouble() * next), this::gossip);
     }
 
     void onGossip(InetSocketAddress from, Gossip gossip) {
@@ -108,13 +96,13 @@ final class RingMaintenance {
 
     /** Probes a peer learnt from gossip (within the gossip probe budget) and offers it to the rings. */
     private void probeCandidate(InetSocketAddress peer) {
-        if (peer.equals(self) || rings.contains(peer) || probes.inFlight(peer)) {
+        if (peer.equals(node.self()) || node.rings().contains(peer) || probes.inFlight(peer)) {
             return;
         }
-        long now = scheduler.nanoTime();
+        long now = node.scheduler().nanoTime();
         Probes.Sample s = probes.fresh(peer, now);
         if (s != null) {
-            rings.offer(peer, s.rttMs(), now);
+            node.rings().offer(peer, s.rttMs(), now);
             return;
         }
         if (!gossipBudget.take(now)) {
@@ -122,14 +110,14 @@ final class RingMaintenance {
         }
         probes.measure(peer, false, rtt -> {
             if (rtt >= 0) {
-                rings.offer(peer, rtt, scheduler.nanoTime());
+                node.rings().offer(peer, rtt, node.scheduler().nanoTime());
             }
         });
     }
 
     private void scheduleReplacement() {
-        long period = config.replacementInterval().toNanos();
-        replacementTimer = scheduler.schedule(period / 2 + (long) (random.nextDouble() * period), () -> {
+        long period = node.config().replacementInterval().toNanos();
+        replacementTimer = node.scheduler().schedule(period / 2 + (long) (node.random().nextDouble() * period), () -> {
             if (running) {
                 replaceMembers();
                 scheduleReplacement();
@@ -142,16 +130,16 @@ final class RingMaintenance {
      * re-chooses the primaries of every ring holding more than k members.
      */
     void replaceMembers() {
-        for (RingMember m : List.copyOf(rings.members())) {
+        for (RingMember m : List.copyOf(node.rings().members())) {
             InetSocketAddress peer = m.peer();
             probes.measure(peer, false, rtt -> { });
         }
-        if (config.replacement() != RingReplacement.HYPERVOLUME) {
+        if (node.config().replacement() != RingReplacement.HYPERVOLUME) {
             return;
         }
-        for (int r = 0; r < rings.ringCount(); r++) {
-            List<RingMember> ring = rings.ring(r);
-            if (ring.size() > config.primaryPerRing()) {
+        for (int r = 0; r < node.rings().ringCount(); r++) {
+            List<RingMember> ring = node.rings().ring(r);
+            if (ring.size() > node.config().primaryPerRing()) {
                 diversify(r, seatsOf(ring));
             }
         }
@@ -162,7 +150,7 @@ final class RingMaintenance {
      * seats other rings lent (minMembers) stay secondary, and k + l is what one measure request may name.
      */
     private List<RingMember> seatsOf(List<RingMember> ring) {
-        int seats = config.primaryPerRing() + config.secondaryPerRing();
+        int seats = node.config().primaryPerRing() + node.config().secondaryPerRing();
         return ring.size() > seats ? ring.subList(0, seats) : ring;
     }
 
@@ -200,7 +188,7 @@ final class RingMaintenance {
      * to be chosen primary. (Twice, as above: real paths take detours.) −1 (not measured) stays.
      */
     private double within(double reported, double toA, double toB) {
-        return reported < 0 ? reported : Math.min(2 * (toA + toB) + config.boundSlackMs(), reported);
+        return reported < 0 ? reported : Math.min(2 * (toA + toB) + node.config().boundSlackMs(), reported);
     }
 
     private void choosePrimaries(int ringIndex, List<RingMember> ring, double[][] latency) {
@@ -216,13 +204,13 @@ final class RingMaintenance {
             }
         }
         Set<InetSocketAddress> primaries = new HashSet<>();
-        for (int i : Hypervolume.select(latency, config.primaryPerRing())) {
+        for (int i : Hypervolume.select(latency, node.config().primaryPerRing())) {
             primaries.add(ring.get(i).peer());
         }
-        List<RingMember> now = seatsOf(rings.ring(ringIndex));
+        List<RingMember> now = seatsOf(node.rings().ring(ringIndex));
         // Members may have come or gone while we measured: only re-choose if the ring is unchanged.
         if (now.size() == m && now.stream().allMatch(x -> ring.stream().anyMatch(y -> y.peer().equals(x.peer())))) {
-            rings.choosePrimaries(ringIndex, primaries);
+            node.rings().choosePrimaries(ringIndex, primaries);
         }
     }
 }
