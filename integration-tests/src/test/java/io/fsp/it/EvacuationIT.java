@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.Reply;
 import io.fsp.config.ConfigSource;
+import io.fsp.extension.Announcement;
 import io.fsp.it.harness.AnnouncedRelays;
 import io.fsp.it.harness.Fret;
 import io.fsp.it.harness.RecordingRelay;
@@ -26,7 +27,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,12 +58,12 @@ class EvacuationIT {
              ControlChannel c = control(rig.port(), rig.server().fingerprint(), "block-size=64k retain=2h")) {
             TreeDigests.random(rig.root().resolve("data.bin"), 1 << 20, 1);
             Instant before = Instant.now();
-            List<String> lines = Fret.announcements(c, "/data.bin");
+            Fret fret = Fret.read(c, "/data.bin");
             Instant after = Instant.now();
-            assertTrue(lines.get(0).startsWith("FSP ") && lines.get(0).endsWith(" retain=2h"), lines.get(0));
-            CapabilityToken token = CapabilityToken.parse(word(lines, "TOKEN", 1));
+            assertTrue(fret.lines().get(0).endsWith(" retain=2h"), fret.lines().get(0));
+            CapabilityToken token = fret.token();
             assertBetween(token.expiresAt(), before.plus(Duration.ofHours(2)), after.plus(Duration.ofHours(2)), "token");
-            TransferId id = TransferId.parse(word(lines, "FSP", 1));
+            TransferId id = fret.id();
             for (FspRelay r : rig.relays()) {
                 assertEquals(token.expiresAt().toEpochMilli(), r.store().status(id).orElseThrow().expiresAt().toEpochMilli(),
                         "the relay keeps the transfer until the token's expiry");
@@ -71,7 +71,7 @@ class EvacuationIT {
             // the same session without retain: a transfer of the usual hour
             ControlChannel.expect(c.command("FSPO retain=off"), 200, "FSPO");
             Instant plain = Instant.now();
-            CapabilityToken hour = CapabilityToken.parse(word(Fret.announcements(c, "/data.bin"), "TOKEN", 1));
+            CapabilityToken hour = Fret.read(c, "/data.bin").token();
             assertBetween(hour.expiresAt(), plain.plus(Duration.ofMinutes(59)), Instant.now().plus(Duration.ofHours(1)), "token");
         }
     }
@@ -84,20 +84,20 @@ class EvacuationIT {
     void closingTheControlConnectionAfterThe226LeavesAnEvacuationAtTheRelays() throws Exception {
         try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, HONEST, HONEST, HONEST)) {
             TreeDigests.random(rig.root().resolve("data.bin"), 4 << 20, 2);
-            List<String> evacuation;
+            Fret evacuation;
             try (ControlChannel c = control(rig.port(), rig.server().fingerprint(), "block-size=64k retain=1h")) {
-                evacuation = Fret.announcements(c, "/data.bin");
+                evacuation = Fret.read(c, "/data.bin");
             }
             TransferId normal;
             try (ControlChannel c = control(rig.port(), rig.server().fingerprint(), "block-size=64k")) {
-                normal = TransferId.parse(word(Fret.announcements(c, "/data.bin"), "FSP", 1));
+                normal = Fret.read(c, "/data.bin").id();
                 assertTrue(heldAt(rig, normal) > 4 << 20, "the normal transfer's blocks are at the relays");
             }
             awaitEquals(0, () -> heldAt(rig, normal), "the normal transfer is aborted once its client has gone");
             Map<Integer, Long> announcedPerRelay = blocksPerRelay(evacuation);
             assertEquals(64, announcedPerRelay.values().stream().mapToLong(Long::longValue).sum(), evacuation.toString());
             assertEquals(announcedPerRelay, statusPerRelay(evacuation), "every placed block is still at its relay");
-            TransferId id = TransferId.parse(word(evacuation, "FSP", 1));
+            TransferId id = evacuation.id();
             for (FspRelay r : rig.relays()) {
                 r.store().status(id).ifPresent(t -> assertEquals(t.bytes(), t.reservation(),
                         "after the 226 a relay reserves what it holds of the evacuation"));
@@ -115,12 +115,12 @@ class EvacuationIT {
         try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, HONEST, HONEST, HONEST)) {
             TreeDigests.random(rig.root().resolve("one-block.bin"), 10_000, 4);
             for (int replicas = 1; replicas <= 2; replicas++) {
-                List<String> lines;
+                Fret lines;
                 try (ControlChannel c = control(rig.port(), rig.server().fingerprint(),
                         "block-size=64k retain=1h replicas=" + replicas)) {
-                    lines = Fret.announcements(c, "/one-block.bin");
+                    lines = Fret.read(c, "/one-block.bin");
                 }
-                TransferId id = TransferId.parse(word(lines, "FSP", 1));
+                TransferId id = lines.id();
                 Map<Integer, Long> holding = blocksPerRelay(lines);
                 assertEquals(replicas, holding.size(), lines.toString());
                 awaitEquals(replicas, () -> rig.relays().stream().filter(r -> r.store().status(id).isPresent()).count(),
@@ -144,8 +144,8 @@ class EvacuationIT {
     void closingTheControlConnectionMidEvacuationStopsStripingAndKeepsWhatWasPlaced() throws Exception {
         try (StripeRig rig = StripeRig.start(dir.resolve("rig"), 64L << 20, HONEST, HONEST, HONEST)) {
             TreeDigests.random(rig.root().resolve("big.bin"), 16 << 20, 3); // 4096 blocks of 4 KiB
-            List<String> read = leaveAfter20Blocks(rig, "block-size=4k retain=1h");
-            TransferId evacuation = TransferId.parse(word(read, "FSP", 1));
+            Fret read = leaveAfter20Blocks(rig, "block-size=4k retain=1h");
+            TransferId evacuation = read.id();
             // The event: every relay that keeps the evacuation was finished (reserves what it holds, takes no more).
             awaitEquals(0, () -> rig.relays().stream().filter(r -> r.store().status(evacuation)
                     .filter(t -> t.reservation() != t.bytes()).isPresent()).count(), "relays not yet finished");
@@ -154,7 +154,7 @@ class EvacuationIT {
             assertEquals(heldAt(rig, evacuation), rig.relays().stream().mapToLong(r -> r.store().reserved()).sum(),
                     "reserved: what the relays hold, not the rest of the plan");
 
-            TransferId normal = TransferId.parse(word(leaveAfter20Blocks(rig, "block-size=4k"), "FSP", 1));
+            TransferId normal = leaveAfter20Blocks(rig, "block-size=4k").id();
             awaitEquals(0, () -> heldAt(rig, normal), "a normal transfer left mid-way is aborted");
             assertEquals(kept, statusPerRelay(read).values().stream().mapToLong(Long::longValue).sum(),
                     "the relays' STATUS, asked with the token, counts every block placed before the client left");
@@ -184,18 +184,13 @@ class EvacuationIT {
             for (String name : List.of("e.txt", "nothing.txt", "b", "c%20d.txt")) {
                 assertEquals(200, c.command("FPRI " + name).code(), name);
             }
-            List<String> lines = Fret.announcements(c, "/tree");
-            assertEquals(List.of("e.txt", "b%2Fx.txt", "b%2Fy.txt", "c%20d.txt", "a.txt"), fileNames(lines));
+            Fret lines = Fret.read(c, "/tree");
+            assertEquals(List.of("e.txt", "b/x.txt", "b/y.txt", "c d.txt", "a.txt"), fileNames(lines));
             Map<Long, Integer> fileOfBlock = new HashMap<>();
-            for (String l : lines) {
-                if (l.startsWith("BLK ")) {
-                    String[] w = l.split(" ");
-                    fileOfBlock.put(Long.parseLong(w[1]), Integer.parseInt(w[3]));
-                }
-            }
+            lines.blocks().forEach(b -> fileOfBlock.put(b.seq(), b.file()));
             assertEquals(15, fileOfBlock.size());
             fileOfBlock.forEach((seq, file) -> assertEquals((int) (seq / 3), file, "block " + seq + " of file " + file));
-            assertEquals(List.of("a.txt", "b%2Fx.txt", "b%2Fy.txt", "c%20d.txt", "e.txt"), fileNames(Fret.announcements(c, "/tree")),
+            assertEquals(List.of("a.txt", "b/x.txt", "b/y.txt", "c d.txt", "e.txt"), fileNames(Fret.read(c, "/tree")),
                     "the next FRET is in name order: the priorities were consumed");
         }
     }
@@ -239,9 +234,9 @@ class EvacuationIT {
             TransferId normal;
             try (ControlChannel c = control(server.addresses().get(0).getPort(), server.fingerprint(),
                     "block-size=4k strategy=cyclic retain=1h")) {
-                List<String> lines = Fret.announcements(c, "/data.bin");
-                evacuation = TransferId.parse(word(lines, "FSP", 1));
-                CapabilityToken token = CapabilityToken.parse(word(lines, "TOKEN", 1));
+                Fret lines = Fret.read(c, "/data.bin");
+                evacuation = lines.id();
+                CapabilityToken token = lines.token();
                 for (RecordingRelay r : List.of(full, roomy)) {
                     RelayMessage.OpenTransfer o = r.opened().get(0);
                     assertEquals(evacuation, o.transferId());
@@ -255,14 +250,14 @@ class EvacuationIT {
                 Map<Integer, Long> placed = blocksPerRelay(lines);
                 assertEquals(Map.of(0, 3L, 1, 37L), placed, "no block on the full relay after it refused one, none at the origin");
                 for (long seq : full.refused(evacuation)) {
-                    assertTrue(lines.contains(blkOf(lines, seq)) && blkOf(lines, seq).split(" ")[2].equals("relay:1"),
-                            "refused block " + seq + " placed on the other relay: " + blkOf(lines, seq));
+                    assertTrue(lines.blocksOn(1).contains(seq) && !lines.blocksOn(0).contains(seq),
+                            "refused block " + seq + " placed on the other relay: " + lines);
                 }
                 // A connection given up would show as a new one for the next transfer: the check comes after it.
                 int connections = full.connections();
 
                 ControlChannel.expect(c.command("FSPO retain=off"), 200, "FSPO");
-                normal = TransferId.parse(word(Fret.announcements(c, "/data.bin"), "FSP", 1));
+                normal = Fret.read(c, "/data.bin").id();
                 RelayMessage.OpenTransfer o = full.opened().get(1);
                 assertEquals(normal, o.transferId());
                 assertFalse(o.retained(), "a normal transfer is not retained");
@@ -307,51 +302,27 @@ class EvacuationIT {
     }
 
     /** Starts FRET /big.bin with {@code options}, reads up to the 20th BLK line and leaves; the lines read. */
-    private static List<String> leaveAfter20Blocks(StripeRig rig, String options) throws Exception {
+    private static Fret leaveAfter20Blocks(StripeRig rig, String options) throws Exception {
         try (ControlChannel c = control(rig.port(), rig.server().fingerprint(), options)) {
-            ControlChannel.expect(c.command("FRET /big.bin"), 150, "FRET");
-            List<String> lines = new ArrayList<>();
-            for (int blocks = 0; blocks < 20; ) {
-                String line = c.read().text();
-                lines.add(line);
-                if (line.startsWith("BLK ")) {
-                    blocks++;
-                }
-            }
-            return lines;
+            return Fret.readBlocks(c, "/big.bin", 20);
         }
     }
 
-    private static String word(List<String> lines, String first, int index) {
-        return lines.stream().filter(l -> l.startsWith(first + " ")).findFirst().orElseThrow().split(" ")[index];
+    private static List<String> fileNames(Fret fret) {
+        return fret.all(Announcement.File.class).stream().map(Announcement.File::name).toList();
     }
 
-    private static String blkOf(List<String> lines, long seq) {
-        return lines.stream().filter(l -> l.startsWith("BLK " + seq + " ")).findFirst().orElse("none");
-    }
-
-    private static List<String> fileNames(List<String> lines) {
-        return lines.stream().filter(l -> l.startsWith("FILE ")).map(l -> l.split(" ")[4]).toList();
-    }
-
-    /** How many BLK lines name each relay index (replicas counted on each of their relays). */
-    private static Map<Integer, Long> blocksPerRelay(List<String> lines) {
+    /** How many blocks each relay index holds (replicas counted on each of their relays). */
+    private static Map<Integer, Long> blocksPerRelay(Fret fret) {
         Map<Integer, Long> n = new HashMap<>();
-        for (String l : lines) {
-            String[] w = l.split(" ");
-            if (w[0].equals("BLK") && w[2].startsWith("relay:")) {
-                for (String i : w[2].substring("relay:".length()).split(",")) {
-                    n.merge(Integer.parseInt(i), 1L, Long::sum);
-                }
-            }
-        }
+        fret.blocks().forEach(b -> Fret.holders(b).forEach(i -> n.merge(i, 1L, Long::sum)));
         return n;
     }
 
     /** Each relay's STATUS of the transfer, asked as a collector asks: over TLS, with the announced token. */
-    private static Map<Integer, Long> statusPerRelay(List<String> lines) throws Exception {
+    private static Map<Integer, Long> statusPerRelay(Fret fret) throws Exception {
         Map<Integer, Long> n = new HashMap<>();
-        AnnouncedRelays.visit(lines, (relay, c, id) -> n.put(relay, c.status(id).get(10, TimeUnit.SECONDS).blocks()));
+        AnnouncedRelays.visit(fret, (relay, c, id) -> n.put(relay, c.status(id).get(10, TimeUnit.SECONDS).blocks()));
         return n;
     }
 

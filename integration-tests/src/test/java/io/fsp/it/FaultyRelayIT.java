@@ -8,8 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.control.ControlChannel;
-import io.fsp.client.control.Reply;
 import io.fsp.client.verify.VerificationMode;
+import io.fsp.extension.Announcement;
+import io.fsp.it.harness.Fret;
 import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.TreeDigests;
 import io.fsp.relaylink.RelayConnection;
@@ -143,8 +144,8 @@ class FaultyRelayIT {
                 Thread.sleep(50);
             }
             assertEquals(0, rig.relays().stream().mapToLong(r -> r.store().used()).sum(), "every replica confirmed");
-            List<String> lines = fret(rig, "/data.bin", "replicas=3");
-            assertTrue(lines.stream().filter(l -> l.startsWith("BLK ")).allMatch(l -> l.split(" ")[2].matches("relay:\\d,\\d,\\d")),
+            Fret lines = fret(rig, "/data.bin", "replicas=3");
+            assertTrue(lines.blocks().stream().allMatch(b -> Fret.holders(b).size() == 3),
                     "every block on all three relays: " + lines);
         }
     }
@@ -166,12 +167,8 @@ class FaultyRelayIT {
                 // a well-formed claim for another manifest: FRET sends every block all the same
                 assertEquals(200, c.command("FHAV " + m + " 0 0-300000").code());
                 ControlChannel.expect(c.command("FSPO block-size=64k"), 200, "FSPO");
-                ControlChannel.expect(c.command("FRET /data.bin"), 150, "FRET");
-                List<String> lines = new ArrayList<>();
-                for (Reply r; (r = c.read()).code() == 151; ) {
-                    lines.add(r.text());
-                }
-                assertEquals(5, lines.stream().filter(l -> l.startsWith("BLK ") && l.split(" ")[2].startsWith("relay:")).count(),
+                Fret lines = Fret.read(c, "/data.bin");
+                assertEquals(5, lines.blocks().stream().filter(b -> !Fret.holders(b).isEmpty()).count(),
                         "every block placed: " + lines);
             }
         }
@@ -186,12 +183,7 @@ class FaultyRelayIT {
                     PinnedTrustManager.of(Set.of(rig.server().fingerprint())), Duration.ofSeconds(10))) {
                 c.login(StripeRig.USER, StripeRig.PASSWORD.toCharArray(), false);
                 ControlChannel.expect(c.command("FSPO block-size=64k"), 200, "FSPO");
-                ControlChannel.expect(c.command("FRET /big.bin"), 150, "FRET");
-                for (int blocks = 0; blocks < 20; ) {
-                    if (c.read().text().startsWith("BLK ")) {
-                        blocks++;
-                    }
-                }
+                Fret.readBlocks(c, "/big.bin", 20);
                 assertTrue(rig.relays().stream().mapToLong(r -> r.store().used()).sum() > 0, "blocks placed");
             } // the client disconnects while the server is still striping 2048 blocks
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -233,7 +225,7 @@ class FaultyRelayIT {
 
     /** FRET {@code path} and read its announcements up to the 226: every block is placed, none fetched. */
     private static TransferId placeAll(ControlChannel c, String path) throws Exception {
-        return TransferId.parse(word(announced(c, path), "FSP", 1));
+        return announced(c, path).id();
     }
 
     private static long heldAt(StripeRig rig, TransferId id) {
@@ -339,7 +331,7 @@ class FaultyRelayIT {
     }
 
     /** FRET by hand: the 151 lines, without collecting anything. */
-    private static List<String> fret(StripeRig rig, String path, String... options) throws Exception {
+    private static Fret fret(StripeRig rig, String path, String... options) throws Exception {
         try (ControlChannel c = control(rig, options)) {
             return announced(c, path);
         }
@@ -354,18 +346,9 @@ class FaultyRelayIT {
         return c;
     }
 
-    /** FRET {@code path} on {@code c}: its {@code 151} lines, read up to the 226 (or whatever ends them). */
-    private static List<String> announced(ControlChannel c, String path) throws Exception {
-        ControlChannel.expect(c.command("FRET " + path), 150, "FRET");
-        List<String> lines = new ArrayList<>();
-        for (Reply r; (r = c.read()).code() == 151; ) {
-            lines.add(r.text());
-        }
-        return lines;
-    }
-
-    private static String word(List<String> lines, String first, int index) {
-        return lines.stream().filter(l -> l.startsWith(first + " ")).findFirst().orElseThrow().split(" ")[index];
+    /** FRET {@code path} on {@code c}, read up to the 226. */
+    private static Fret announced(ControlChannel c, String path) throws Exception {
+        return Fret.read(c, path);
     }
 
     @Test
@@ -375,8 +358,8 @@ class FaultyRelayIT {
              ControlChannel firstClient = control(rig); ControlChannel secondClient = control(rig)) {
             byte[] plain = TreeDigests.random(rig.root().resolve("known.bin"), SIZE, 12);
             // Both clients stay connected: a client gone leaves nothing at the relays.
-            List<String> first = announced(firstClient, "/known.bin");
-            List<String> second = announced(secondClient, "/known.bin");
+            Fret first = announced(firstClient, "/known.bin");
+            Fret second = announced(secondClient, "/known.bin");
 
             long stored = 0;
             int samples = 0;
@@ -395,14 +378,12 @@ class FaultyRelayIT {
             assertTrue(samples > 0);
 
             // The token of the first transfer does not open the second one's blocks.
-            CapabilityToken tokenOfFirst = CapabilityToken.parse(word(first, "TOKEN", 1));
-            TransferId secondId = TransferId.parse(word(second, "FSP", 1));
-            String relay = second.stream().filter(l -> l.startsWith("RELAY 0 ")).findFirst().orElseThrow();
-            String[] w = relay.split(" ");
-            int port = Integer.parseInt(w[2].substring(w[2].lastIndexOf(':') + 1));
+            CapabilityToken tokenOfFirst = first.token();
+            TransferId secondId = second.id();
+            Announcement.Relay relay = second.relay(0);
             EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-            try (RelayConnection c = RelayConnection.connect(new java.net.InetSocketAddress("127.0.0.1", port),
-                    SslContexts.client(PinnedTrustManager.of(Set.of(io.fsp.tls.Fingerprint.parse(w[3]))), Optional.empty()),
+            try (RelayConnection c = RelayConnection.connect(new java.net.InetSocketAddress("127.0.0.1", relay.port()),
+                    SslContexts.client(PinnedTrustManager.of(Set.of(relay.fingerprint())), Optional.empty()),
                     group, RelayConnectionConfig.DEFAULT).get(10, TimeUnit.SECONDS)) {
                 c.authorize(tokenOfFirst).get(10, TimeUnit.SECONDS);
                 ExecutionException e = assertThrows(ExecutionException.class,

@@ -344,7 +344,7 @@ class FcolRelaysIT {
     /** FRET on A through relays only: its announcements, the transfer kept open at the relays while {@code source} is. */
     static List<String> fret(ControlChannel source, String path, String options) throws IOException {
         ControlChannel.expect(source.command("FSPO use-relays=on include-direct=off " + options), 200, "FSPO");
-        return Fret.announcements(source, path);
+        return Fret.read(source, path).lines();
     }
 
     /** The stream with RELAY {@code index} moved to {@code where} ({@code HOST:PORT FINGERPRINT}). */

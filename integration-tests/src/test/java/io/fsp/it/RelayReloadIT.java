@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.it.harness.ControlConnection;
+import io.fsp.it.harness.Fret;
 import io.fsp.it.harness.Reply;
 import io.fsp.it.harness.ServerProcess;
 import io.fsp.it.harness.StripeRig;
@@ -13,6 +14,7 @@ import io.fsp.it.harness.TreeDigests;
 import io.fsp.relay.FspRelay;
 import io.fsp.tls.Certificates;
 import io.fsp.tls.KeyMaterial;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -108,10 +110,10 @@ class RelayReloadIT {
             // Read up to the first block's announcement, then nothing: striping waits for the client to read
             // (8 MiB in 4 KiB blocks: about twice the announcements the buffers hold), so it is under way.
             List<String> announced = new ArrayList<>();
-            while (announced.stream().noneMatch(l -> l.startsWith("BLK "))) {
+            while (Fret.of(announced).blocks().isEmpty()) {
                 Reply r = c.readReply();
                 assertTrue(r.code() < 200, "FRET ended early: " + r + "\n" + transcript + "\n" + server.output());
-                announced.addAll(r.lines().stream().map(l -> l.substring(4)).toList());
+                announced.addAll(announcements(r));
             }
             assertEquals(ports(0, 1), relayPorts(announced));
 
@@ -121,7 +123,7 @@ class RelayReloadIT {
 
             Reply end = readToEnd(c, announced);
             assertEquals(226, end.code(), end + "\n" + server.output());
-            assertTrue(announced.stream().filter(l -> l.startsWith("BLK ")).count() == 2048, "every block placed");
+            assertEquals(2048, Fret.of(announced).blocks().size(), "every block placed");
         }
         await(() -> relays.get(0).connections() == 0, "the removed relay's connection is closed after the transfer");
         assertEquals(ports(1), announcedRelayPorts());
@@ -197,19 +199,19 @@ class RelayReloadIT {
             if (r.code() >= 200) {
                 return r;
             }
-            announced.addAll(r.lines().stream().map(l -> l.substring(4)).toList());
+            announced.addAll(announcements(r));
         }
     }
 
-    /** From {@code RELAY <index> <host:port> <fingerprint>} lines. */
-    private static TreeSet<Integer> relayPorts(List<String> announced) {
+    /** The announcements a reply to FRET carries (without {@code 151 }): none in its 150. */
+    private static List<String> announcements(Reply r) {
+        return r.code() == 151 ? r.lines().stream().map(l -> l.substring(4)).toList() : List.of();
+    }
+
+    /** The ports of the relays announced. */
+    private static TreeSet<Integer> relayPorts(List<String> announced) throws IOException {
         TreeSet<Integer> ports = new TreeSet<>();
-        for (String l : announced) {
-            if (l.startsWith("RELAY ")) {
-                String hostPort = l.split(" ")[2];
-                ports.add(Integer.parseInt(hostPort.substring(hostPort.lastIndexOf(':') + 1)));
-            }
-        }
+        Fret.of(announced).relays().forEach(r -> ports.add(r.port()));
         return ports;
     }
 

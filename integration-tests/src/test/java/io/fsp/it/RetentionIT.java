@@ -131,7 +131,7 @@ class RetentionIT {
                 assertEquals(0, reserved(0), asked[0]);
                 assertEquals(opened, metric(0, "fsp_relay_transfers_total{event=\"opened\"}"), asked[0]);
                 // The session serves on; its FRET is an ordinary transfer, never retained.
-                List<String> lines = Fret.announcements(c, "/data.bin");
+                List<String> lines = Fret.read(c, "/data.bin").lines();
                 assertTrue(lines.get(0).endsWith(" retain=off"), lines.get(0));
                 assertEquals(0, metric(0, "fsp_relay_transfers_retained"), asked[0]);
             }
@@ -150,10 +150,10 @@ class RetentionIT {
     void anEvacuationReservesWhatItHoldsAndNothingOnceCollectedWhole() throws Exception {
         start(List.of(List.of(), List.of()));
         TreeDigests.random(server.root().resolve("data.bin"), 4 * 1024 * 1024 + 5, 2);
-        List<String> lines;
+        Fret lines;
         try (ControlChannel c = login(ALICE)) {
             assertEquals(200, c.command("FSPO block-size=256k strategy=cyclic retain=1h").code());
-            lines = Fret.announcements(c, "/data.bin");
+            lines = Fret.read(c, "/data.bin");
         }
         long held = 0;
         for (int i = 0; i < 2; i++) {
@@ -216,18 +216,18 @@ class RetentionIT {
         TreeDigests.random(server.root().resolve("data.bin"), 2 * 1024 * 1024, 4);
         try (ControlChannel c = login(ALICE)) {
             assertEquals(200, c.command("FSPO block-size=256k retain=1h").code());
-            List<String> evacuation = Fret.announcements(c, "/data.bin");
+            Fret evacuation = Fret.read(c, "/data.bin");
             assertEquals(1, metric(0, "fsp_relay_errors_total{code=\"NO_SPACE\"}"), "the bounded relay refused it");
             assertEquals(0, reserved(0));
             assertEquals(0, metric(0, "fsp_relay_transfers_retained"));
-            assertEquals(1, evacuation.stream().filter(l -> l.startsWith("RELAY ")).count(), evacuation.toString());
-            assertTrue(evacuation.stream().filter(l -> l.startsWith("BLK ")).allMatch(l -> l.split(" ")[2].equals("relay:1")),
+            assertEquals(1, evacuation.relays().size(), evacuation.toString());
+            assertTrue(evacuation.blocks().stream().allMatch(b -> Fret.holders(b).equals(List.of(1))),
                     "every block on the other relay: " + evacuation);
             assertEquals(reserved(1), used(1));
 
             assertEquals(200, c.command("FSPO retain=off").code());
-            List<String> ordinary = Fret.announcements(c, "/data.bin");
-            assertEquals(2, ordinary.stream().filter(l -> l.startsWith("RELAY ")).count(), "not bounded: " + ordinary);
+            Fret ordinary = Fret.read(c, "/data.bin");
+            assertEquals(2, ordinary.relays().size(), "not bounded: " + ordinary);
         }
     }
 
@@ -253,10 +253,9 @@ class RetentionIT {
     }
 
     /** Fetches every announced block from its relay with the token and confirms it there, as fsp collect does. */
-    private static void collectAndConfirm(List<String> lines) throws Exception {
-        AnnouncedRelays.visit(lines, (relay, c, id) -> {
-            List<Long> seqs = lines.stream().filter(b -> b.startsWith("BLK ") && b.split(" ")[2].equals("relay:" + relay))
-                    .map(b -> Long.parseLong(b.split(" ")[1])).toList();
+    private static void collectAndConfirm(Fret fret) throws Exception {
+        AnnouncedRelays.visit(fret, (relay, c, id) -> {
+            List<Long> seqs = fret.blocksOn(relay);
             for (long seq : seqs) {
                 ByteBuf block = c.getBlock(id, seq).get(10, TimeUnit.SECONDS);
                 block.release();

@@ -9,8 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.Reply;
-import io.fsp.it.harness.FspCommand;
+import io.fsp.extension.Announcement;
 import io.fsp.it.harness.Fret;
+import io.fsp.it.harness.FspCommand;
 import io.fsp.it.harness.RelayProcess;
 import io.fsp.it.harness.TreeDigests;
 import io.fsp.it.harness.TwoSites;
@@ -139,7 +140,7 @@ class TransferIT {
         try (ControlChannel source = sites.source();
              ControlChannel dest = sites.destination()) {
             ControlChannel.expect(source.command("FSPO use-relays=on include-direct=off block-size=256k"), 200, "FSPO");
-            List<String> lines = new ArrayList<>(Fret.announcements(source, "/data.bin"));
+            List<String> lines = new ArrayList<>(Fret.read(source, "/data.bin").lines());
             int blk = lines.indexOf(lines.stream().filter(l -> l.startsWith("BLK ")).findFirst().orElseThrow());
             String line = lines.get(blk);
             char last = line.charAt(line.length() - 1);
@@ -183,8 +184,10 @@ class TransferIT {
 
             // blocks that only the origin holds (no relays): B cannot fetch them, and says so before writing anything
             ControlChannel.expect(source.command("FSPO use-relays=off"), 200, "FSPO");
-            lines = Fret.announcements(source, "/data.bin");
-            assertTrue(lines.stream().anyMatch(l -> l.startsWith("BLK ") && l.contains(" origin ")), lines.toString());
+            Fret origin = Fret.read(source, "/data.bin");
+            assertTrue(origin.blocks().stream().anyMatch(b -> b.placement() instanceof Announcement.Placement.Origin),
+                    origin.toString());
+            lines = origin.lines();
             port = dest.epsv();
             ControlChannel.expect(dest.command("FCOL /data.bin"), 150, "FCOL");
             try (Socket data = dest.secureData(dest.openData(port, Duration.ofSeconds(10)))) {

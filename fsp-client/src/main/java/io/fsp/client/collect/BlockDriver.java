@@ -11,6 +11,7 @@ import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -22,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * Counts the blocks being worked on, so that a phase of the transfer (striping, an origin round) can wait until
  * every block is done or waits for the origin.
  */
-final class BlockDriver implements RelaySources.Outcome, OriginFetcher.Receiver {
+final class BlockDriver implements RelaySources.Outcome, OriginFetcher.Receiver, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BlockDriver.class);
 
     private final TransferId transferId;
@@ -44,7 +45,7 @@ final class BlockDriver implements RelaySources.Outcome, OriginFetcher.Receiver 
 
     BlockDriver(TransferId transferId, TransferStatistics stats, DestinationFiles files, RelaySources relays,
                 DirectStream direct, OriginFetcher origin, BlockOpener opener, FiverVerifier verifier,
-                ExecutorService fetchers, long startedMillis) {
+                int fetchThreads, long startedMillis) {
         this.transferId = transferId;
         this.startedMillis = startedMillis;
         this.stats = stats;
@@ -54,7 +55,11 @@ final class BlockDriver implements RelaySources.Outcome, OriginFetcher.Receiver 
         this.origin = origin;
         this.opener = opener;
         this.verifier = verifier;
-        this.fetchers = fetchers;
+        this.fetchers = Executors.newFixedThreadPool(fetchThreads, r -> {
+            Thread t = new Thread(r, "fsp-fetch");
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /** A block starts being worked on: call before the first {@link #act} for it. */
@@ -165,7 +170,7 @@ final class BlockDriver implements RelaySources.Outcome, OriginFetcher.Receiver 
             Thread.currentThread().interrupt();
             act(b, b.failed("interrupted"));
         } catch (RuntimeException e) {
-            act(b, b.failed(Collector.describe(e)));
+            act(b, b.failed(TransferStatistics.describe(e)));
         }
     }
 
@@ -176,7 +181,7 @@ final class BlockDriver implements RelaySources.Outcome, OriginFetcher.Receiver 
 
     private void verdict(BlockLifecycle b, BlockVerdict v, Throwable error) {
         if (error != null) {
-            act(b, b.failed(Collector.describe(error)));
+            act(b, b.failed(TransferStatistics.describe(error)));
             return;
         }
         switch (v.outcome()) {
@@ -201,7 +206,7 @@ final class BlockDriver implements RelaySources.Outcome, OriginFetcher.Receiver 
             }
             cause = "resumed block no longer matches its digest on disk";
         } catch (IOException | RuntimeException e) {
-            cause = "re-reading a resumed block failed: " + Collector.describe(e);
+            cause = "re-reading a resumed block failed: " + TransferStatistics.describe(e);
         }
         act(b, b.failed(cause));
     }
@@ -233,5 +238,12 @@ final class BlockDriver implements RelaySources.Outcome, OriginFetcher.Receiver 
                 pending.wait(200);
             }
         }
+    }
+
+    /** Waits for the verifier's last verdicts, then stops it and the fetch threads. */
+    @Override
+    public void close() throws InterruptedException {
+        verifier.close();
+        fetchers.shutdownNow();
     }
 }

@@ -71,7 +71,7 @@ final class BlockOpener {
                 block.release();
             }
         } catch (RuntimeException e) {
-            throw new DamagedBlockException(Collector.describe(e));
+            throw new DamagedBlockException(TransferStatistics.describe(e));
         } finally {
             wire.release();
         }

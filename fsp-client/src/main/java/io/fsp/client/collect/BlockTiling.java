@@ -1,7 +1,11 @@
 package io.fsp.client.collect;
 
+import io.fsp.client.collect.DestinationFiles.RemoteFile;
+import io.fsp.client.control.ControlException;
+import io.fsp.client.control.ReplyCodes;
 import io.fsp.extension.FileSegment;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -64,5 +68,21 @@ final class BlockTiling {
     /** The bytes of file {@code index} that announced blocks cover (with no overlap: its size when it is tiled). */
     long covered(int index) {
         return index < bytes.length ? bytes[index] : 0;
+    }
+
+    /**
+     * Once every block is announced: each file's blocks cover it whole, else the transfer cannot be complete.
+     *
+     * @param remotePath what FRET retrieved, for the error
+     */
+    void checkCovers(Collection<RemoteFile> files, String remotePath) throws ControlException {
+        for (RemoteFile f : files) {
+            long covered = covered(f.index());
+            if (covered != f.size()) {
+                throw new ControlException("FRET " + remotePath + ": the server announced blocks for " + covered
+                        + " of the " + f.size() + " bytes of " + f.name() + " (expected: every byte of every file)",
+                        ReplyCodes.TRANSFER_COMPLETE, null);
+            }
+        }
     }
 }

@@ -16,8 +16,6 @@ import io.fsp.client.journal.ResumeJournal;
 import io.fsp.client.verify.FiverVerifier;
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.client.verify.VerifierConfig;
-import io.fsp.client.write.DestinationException;
-import io.fsp.client.write.DestinationLock;
 import io.fsp.client.write.DestinationTree;
 import io.fsp.crypto.NativeCrypto;
 import io.fsp.crypto.TransferKey;
@@ -26,24 +24,17 @@ import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.FileSegment;
 import io.fsp.extension.Manifest;
 import io.fsp.extension.TransferOptions;
-import io.fsp.net.HostPort;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TransferId;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,8 +65,7 @@ public final class Collector {
      */
     static final int MAX_FETCH_THREADS = 64;
 
-    /** Its destination changes once, when {@code -o} names a directory and the server sends a file ({@link #intoDirectory}). */
-    private CollectOptions options;
+    private final CollectOptions options;
     private final BlockLimits limits = BlockLimits.DEFAULT;
 
     // What the server announced.
@@ -106,25 +96,15 @@ public final class Collector {
     // Collaborators.
     private final TransferConditions conditions;
     private final TransferStatistics stats = new TransferStatistics();
-    private ResumeManifest manifest;
-    private DestinationFiles files;
-    /** Null when the files go into a tree of the server's user ({@code fsp transfer}). */
-    private final DestinationTree tree;
-    /** The destination's lock once taken, held until the run ends. */
-    private DestinationLock lock;
+    private final CollectDestination destination;
     private final RelaySources relays;
-    /** host:port of each announced relay, for what is said of it later. */
-    private final java.util.Map<Integer, String> relayNames = new java.util.HashMap<>();
     private final DirectStream direct = new DirectStream((b, wire) -> this.driver.directArrived(b, wire));
     private final OriginFetcher origin;
-    private FiverVerifier verifier;
     private ResumeJournal journal;
-    private ExecutorService fetchers;
     private BlockDriver driver;
 
     private long startNanos;
     /** When the user's command started (its process, or its launcher's): the summary's first block counts from it. */
-    private long commandPid = ProcessHandle.current().pid();
     private long commandStartMillis = ProcessHandle.current().info().startInstant().map(java.time.Instant::toEpochMilli)
             .orElseGet(System::currentTimeMillis);
     private volatile long fretNanos;
@@ -154,9 +134,7 @@ public final class Collector {
         this.recorded = recorded;
         this.collected = recorded == null ? null : recorded.wholeFiles();
         this.conditions = new TransferConditions(options.relayRecovery(), options.relayTimeout().toMillis());
-        this.tree = tree;
-        this.manifest = new ResumeManifest(options);
-        this.files = new DestinationFiles(options.destination(), options.directWrites(), tree);
+        this.destination = new CollectDestination(options, tree);
         this.relays = new RelaySources(options.streams(), options.relayTimeout(), options.connectTimeout(),
                 !options.relayBlocksOverTls());
         this.origin = new OriginFetcher(limits, options.connectTimeout(), options.relayTimeout().multipliedBy(3));
@@ -193,12 +171,12 @@ public final class Collector {
 
     /** Names {@code pid} as the destination lock's holder, not this JVM (an agent's command: its launcher). */
     public void heldBy(long pid) {
-        commandPid = pid;
+        destination.heldBy(pid);
     }
 
     /** Files a transfer leaves while incomplete: the journal, so a rerun resumes. */
     public Path journalPath() {
-        return manifest.journalFile();
+        return manifest().journalFile();
     }
 
     /** Runs the transfer to its end; the summary says whether everything arrived verified. */
@@ -217,65 +195,10 @@ public final class Collector {
             try {
                 finish();
             } finally {
-                if (lock != null) {
-                    lock.close();
-                }
+                destination.close();
             }
         }
         return summary();
-    }
-
-    /**
-     * One run at a time writes to the destination ({@link DestinationLock}): taken once the server said what it sends
-     * (a file or a tree, so where it goes), before anything is written there.
-     */
-    private void lock() throws IOException {
-        if (lock == null) {
-            lock = DestinationLock.take(manifest.lockFile(), "collecting " + options.remotePath() + " from "
-                    + options.server(), commandPid);
-        }
-    }
-
-    /**
-     * The server sends a file and {@code -o} names a directory: the file goes into it under its own name, as {@code cp}
-     * and {@code scp} put it ({@code fsp get fsp://host/data/a.bin -o .}). Nothing was written yet. The journal goes
-     * beside the file, where a rerun of the same command finds it ({@link #heldClaimer}).
-     */
-    private void intoDirectory() throws IOException {
-        Path file = fileInDestination();
-        if (file == null) {
-            throw new DestinationException(options.destination() + " is a directory, and " + options.remotePath()
-                    + " names no file to put in it");
-        }
-        if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
-            throw new DestinationException(file + " is a directory: the file " + file.getFileName()
-                    + " cannot take its place; choose another -o");
-        }
-        options = options.withDestination(file);
-        manifest = new ResumeManifest(options);
-        files = new DestinationFiles(options.destination(), options.directWrites(), null);
-    }
-
-    /** Where the remote path's file goes when {@code -o} is a directory (null: the path names no file). */
-    private Path fileInDestination() {
-        String path = options.remotePath();
-        String name = path.substring(path.lastIndexOf('/') + 1);
-        return name.isEmpty() || name.equals(".") || name.equals("..") ? null : options.destination().resolve(name);
-    }
-
-    /**
-     * Whose journal tells the server what an earlier run holds: {@code -o}'s, or, when {@code -o} is a directory and an
-     * earlier run put the remote file in it ({@link #intoDirectory}), that file's.
-     */
-    private ResumeManifest heldClaimer() {
-        Path file = tree == null && Files.isDirectory(options.destination()) ? fileInDestination() : null;
-        if (file != null) {
-            ResumeManifest inside = new ResumeManifest(options.withDestination(file));
-            if (Files.exists(inside.manifestFile())) {
-                return inside;
-            }
-        }
-        return manifest;
     }
 
     /** The announcements of a recorded transfer, in their order; then every block is fetched from the relays. */
@@ -304,7 +227,7 @@ public final class Collector {
                 fsp.pipelineOptions(TransferOptions.Request.of(options.fspOptions())
                         .with("include-direct", options.includeDirect()).with("streams", String.valueOf(options.streams())));
             }
-            heldClaimer().claimHeld(fsp);
+            destination.heldClaimer().claimHeld(fsp);
             fretNanos = System.nanoTime();
             Socket directSocket = null;
             if (options.includeDirect()) {
@@ -342,7 +265,7 @@ public final class Collector {
 
     /** Every block is announced: each file must be tiled whole, and relay blocks held back until now are fetched. */
     private void everyBlockAnnounced() throws ControlException {
-        checkTiling();
+        tiling.checkCovers(files().all(), options.remotePath());
         deferred.forEach(b -> driver.act(b, new Next(Action.FETCH_FROM_RELAY, List.of())));
         deferred.clear();
     }
@@ -378,17 +301,9 @@ public final class Collector {
         try {
             if (line instanceof Announcement.Transfer t) {
                 transferId = t.id();
-                Path destination = options.destination();
-                if (!t.directory() && recorded == null && tree == null && Files.isDirectory(destination)) {
-                    intoDirectory();
-                } else if (t.directory() && tree == null && Files.exists(destination) && !Files.isDirectory(destination)) {
-                    throw new DestinationException(destination + " is not a directory: a tree (" + options.remotePath()
-                            + ") needs one; choose another -o");
-                }
-                lock();
-                files.directory(t.directory());
+                destination.transfer(t.directory(), recorded != null);
                 plannedBlocks = t.blocks();
-                totalBlocks = recorded == null ? t.blocks() : recordedBlocks();
+                totalBlocks = recorded == null ? t.blocks() : recorded.blocksOf(collected);
                 totalBytes = t.bytes();
                 announcedFiles = t.files();
                 checksum = t.checksum();
@@ -399,20 +314,14 @@ public final class Collector {
             } else if (line instanceof Announcement.Token t) {
                 token = t.token();
             } else if (line instanceof Announcement.Relay r) {
-                relays.add(r.index(), new InetSocketAddress(r.host(), r.port()), r.fingerprint(), token, key != null);
-                relayNames.put(r.index(), new HostPort(r.host(), r.port()).toString());
+                relays.add(r, token, key != null);
                 conditions.relayAnnounced(r.index());
-            } else if (recorded != null && (line instanceof Announcement.Refused || line instanceof Announcement.Stopped)) {
-                // said when the evacuation ran, and reported by it then; a collection finds what is left by itself
-            } else if (line instanceof Announcement.Refused r) {
-                // what the relays said reaches the client's own output: the origin's log may be gone
-                log.warn("relay {} left out of the transfer: {}: {}", new HostPort(r.host(), r.port()), r.reason(),
-                        r.text());
-            } else if (line instanceof Announcement.Stopped st) {
-                log.warn("relay {} ({}) takes no more of the transfer's blocks: {}: {}", st.index(),
-                        relayNames.getOrDefault(st.index(), "?"), st.reason(), st.text());
+            } else if (line instanceof Announcement.Refused || line instanceof Announcement.Stopped) {
+                if (recorded == null) { // a recording's were reported when the evacuation ran
+                    log.warn(relays.said(line));
+                }
             } else if (line instanceof Announcement.Directory d) {
-                files.createDirectory(d.name());
+                files().createDirectory(d.name());
             } else if (line instanceof Announcement.File f) {
                 if (f.index() != manifestFiles.size()) {
                     throw new IllegalArgumentException("FILE index: " + f.index() + " (expected: " + manifestFiles.size()
@@ -420,7 +329,7 @@ public final class Collector {
                 }
                 manifestFiles.add(f);
                 if (isCollected(f.index())) {
-                    files.add(f.index(), f.name(), f.size(), f.modifiedMillis());
+                    files().add(f.index(), f.name(), f.size(), f.modifiedMillis());
                 }
                 if (manifestFiles.size() == announcedFiles && keyAnnounced) {
                     // Every file is known: the destination, journal and threads are made while the server places
@@ -442,19 +351,12 @@ public final class Collector {
         return collected == null || collected.contains(file);
     }
 
-    /** The recorded blocks of the files collected (each sequence number once). */
-    private long recordedBlocks() {
-        return recorded.announcements().stream()
-                .filter(a -> a instanceof Announcement.Block b && isCollected(b.file()))
-                .mapToLong(a -> ((Announcement.Block) a).seq()).distinct().count();
-    }
-
     /**
      * The names of the files collected whose blocks are not all on disk (some block could not be verified from any
      * source), once {@link #run} returned.
      */
     public List<String> unfinishedFiles() {
-        return files.unfinished();
+        return files().unfinished();
     }
 
     /**
@@ -467,52 +369,34 @@ public final class Collector {
 
     /** Writer, journal, verifier and fetch threads, once the files are known (before the first block). */
     private void prepare() throws IOException {
-        if (verifier != null) {
+        if (driver != null) {
             return;
         }
-        files.writer();
-        journal = ResumeJournal.open(manifest.journalFile(),
-                manifest.identity(totalBytes, files.newestModifiedMillis(), new Manifest(manifestFiles).digest()));
-        manifest.save(files.isDirectory(), manifestFiles);
+        files().writer();
+        journal = ResumeJournal.open(manifest().journalFile(),
+                manifest().identity(totalBytes, files().newestModifiedMillis(), new Manifest(manifestFiles).digest()));
+        manifest().save(files().isDirectory(), manifestFiles);
         if (journal.state() == ResumeJournal.State.RESUMED) {
             log.info("resuming: {} blocks verified by an earlier run", journal.verified().size());
         }
-        files.checkSpace(journal.verified().stream().mapToLong(JournalRecord::length).sum());
-        files.prepareTemporaryFiles(files.writtenBy(journal.verified()));
+        files().checkSpace(journal.verified().stream().mapToLong(JournalRecord::length).sum());
+        files().prepareTemporaryFiles(files().writtenBy(journal.verified()));
         int threads = Math.min(MAX_FETCH_THREADS, Math.max(1, relays.count()) * options.streams() + 1);
         VerifierConfig config = VerifierConfig.defaults().withMode(options.verify()).withAlgorithm(digest)
                 .withQueueDepth(Math.max(16, threads * 2)).withHashThreads(2)
                 .withWriterThreads(WRITER_THREADS);
-        verifier = new FiverVerifier(files.writer(), config, journal, event -> { });
-        fetchers = Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "fsp-fetch");
-            t.setDaemon(true);
-            return t;
-        });
-        driver = new BlockDriver(transferId, stats, files, relays, direct, origin,
-                new BlockOpener(checksum, key, transferId, options.directWrites(), limits), verifier, fetchers,
-                commandStartMillis);
-    }
-
-    /** Once every block is announced: each file's blocks cover it whole, else the transfer cannot be complete. */
-    private void checkTiling() throws ControlException {
-        for (RemoteFile f : files.all()) {
-            long covered = tiling.covered(f.index());
-            if (covered != f.size()) {
-                throw new ControlException("FRET " + options.remotePath() + ": the server announced blocks for " + covered
-                        + " of the " + f.size() + " bytes of " + f.name() + " (expected: every byte of every file)",
-                        ReplyCodes.TRANSFER_COMPLETE, null);
-            }
-        }
+        driver = new BlockDriver(transferId, stats, files(), relays, direct, origin,
+                new BlockOpener(checksum, key, transferId, options.directWrites(), limits),
+                new FiverVerifier(files().writer(), config, journal, event -> { }), threads, commandStartMillis);
     }
 
     /** A {@code BLK} line: skip what the journal has, else fetch it from where it was placed. */
     private void block(AnnouncedBlock a) throws IOException {
         prepare();
-        RemoteFile f = files.get(a.file());
+        RemoteFile f = files().get(a.file());
         List<FileSegment> segments;
         try {
-            segments = files.segments(a);
+            segments = files().segments(a);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("BLK " + a.seq() + ": file " + a.file() + " @" + a.offset() + "+" + a.length()
                     + " (expected: inside the announced files: " + e.getMessage() + ")");
@@ -524,7 +408,7 @@ public final class Collector {
             return; // announced twice: the first one counts
         }
         for (FileSegment s : segments) {
-            tiling.add(a.seq(), s, files.get(s.file()).name());
+            tiling.add(a.seq(), s, files().get(s.file()).name());
         }
         boolean reread = options.verify() == VerificationMode.RIVA;
         if (a.source() == BlockSource.JOURNAL) { // announced have: the client said it holds it (FHAV)
@@ -555,19 +439,15 @@ public final class Collector {
         driver.act(b, next);
     }
 
-
     private void finish() throws IOException, InterruptedException {
-        if (verifier != null) {
-            verifier.close();
-        }
-        if (fetchers != null) {
-            fetchers.shutdownNow();
+        if (driver != null) {
+            driver.close();
         }
         relays.close();
-        files.close();
+        files().close();
         if (journal != null) {
             if (isComplete()) {
-                manifest.delete(journal);
+                manifest().delete(journal);
             } else {
                 journal.close();
             }
@@ -575,7 +455,7 @@ public final class Collector {
     }
 
     private boolean isComplete() {
-        return totalBlocks >= 0 && stats.blocksDone() == totalBlocks && files.notRenamed().isEmpty();
+        return totalBlocks >= 0 && stats.blocksDone() == totalBlocks && files().notRenamed().isEmpty();
     }
 
     private CollectSummary summary() {
@@ -583,8 +463,8 @@ public final class Collector {
         double seconds = (System.nanoTime() - startNanos) / 1e9;
         double stripedSeconds = stripedNanos == 0 ? -1 : (stripedNanos - fretNanos) / 1e9;
         boolean complete = isComplete();
-        if (!complete && error == null && !files.notRenamed().isEmpty()) {
-            error = "every block arrived, but files kept their temporary names: " + String.join("; ", files.notRenamed());
+        if (!complete && error == null && !files().notRenamed().isEmpty()) {
+            error = "every block arrived, but files kept their temporary names: " + String.join("; ", files().notRenamed());
         }
         if (!complete && error == null && conditions.diskFull() != null) {
             error = "the destination's file system is full (" + conditions.diskFull() + "): free space there";
@@ -593,20 +473,17 @@ public final class Collector {
             error = (totalBlocks - stats.blocksDone()) + " of " + totalBlocks + " blocks could not be verified from any source";
         }
         return new CollectSummary(transferId == null ? null : transferId.toString(), stats.bytesDone(), seconds, stripedSeconds,
-                files.count(), Math.max(0, totalBlocks), complete,
+                files().count(), Math.max(0, totalBlocks), complete,
                 complete && stats.allVerified() && options.verify() != VerificationMode.OFF,
                 options.verify().cliName(), stats.blocksBySource(), stats.bytesBySource(), stats.retries(),
                 stats.notSentCount(), driver == null ? -1 : driver.firstVerifiedSeconds(), stats.recoveries(), error);
     }
 
-    /** A failure's cause, countable: without block ids and numbers that differ per block. */
-    static String describe(Throwable e) {
-        if (e instanceof CompletionException && e.getCause() != null) {
-            e = e.getCause();
-        }
-        String name = e.getClass().getSimpleName().replace("Exception", "");
-        String msg = e.getMessage() == null ? "" : e.getMessage();
-        msg = msg.replaceAll("[0-9a-f]{16}/\\d+", "block").replaceAll("(?<![.:\\d])\\b\\d{2,}\\b(?![.:]\\d)", "N"); // addresses stay
-        return name + (msg.isEmpty() ? "" : ": " + (msg.length() > 120 ? msg.substring(0, 120) : msg));
+    private DestinationFiles files() {
+        return destination.files();
+    }
+
+    private ResumeManifest manifest() {
+        return destination.manifest();
     }
 }

@@ -82,4 +82,11 @@ public record RecordedTransfer(List<Announcement> announcements) {
     public int unrecordedFiles() {
         return transfer().files() - files().size();
     }
+
+    /** How many recorded blocks hold bytes of the files {@code collected} names (each sequence number once). */
+    public long blocksOf(Set<Integer> collected) {
+        return announcements.stream()
+                .filter(a -> a instanceof Announcement.Block b && collected.contains(b.file()))
+                .mapToLong(a -> ((Announcement.Block) a).seq()).distinct().count();
+    }
 }

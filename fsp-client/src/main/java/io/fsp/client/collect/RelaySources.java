@@ -2,7 +2,9 @@ package io.fsp.client.collect;
 
 import io.fsp.client.collect.BlockLifecycle.Action;
 import io.fsp.client.collect.BlockLifecycle.Next;
+import io.fsp.extension.Announcement;
 import io.fsp.extension.SelectionRequest;
+import io.fsp.net.HostPort;
 import io.fsp.relaylink.RelayConnection;
 import io.fsp.relaylink.RelayConnectionConfig;
 import io.fsp.relaylink.RelayTimeoutException;
@@ -24,6 +26,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
@@ -106,6 +109,8 @@ final class RelaySources implements AutoCloseable {
     }
 
     private final Map<Integer, Source> relays = new TreeMap<>();
+    /** host:port of each announced relay, for what is said of it later. */
+    private final Map<Integer, String> names = new ConcurrentHashMap<>();
     private final int streams;
     private final Duration relayTimeout;
     private final Duration connectTimeout;
@@ -119,6 +124,27 @@ final class RelaySources implements AutoCloseable {
         this.streams = streams;
         this.relayTimeout = relayTimeout;
         this.connectTimeout = connectTimeout;
+    }
+
+    /** A {@code RELAY} line: {@link #add(int, InetSocketAddress, Fingerprint, CapabilityToken, boolean)} of its relay. */
+    void add(Announcement.Relay r, CapabilityToken token, boolean sealed) {
+        add(r.index(), new InetSocketAddress(r.host(), r.port()), r.fingerprint(), token, sealed);
+        names.put(r.index(), new HostPort(r.host(), r.port()).toString());
+    }
+
+    /**
+     * What the server said of a relay it left out ({@code REFUSED}) or that takes no more blocks ({@code STOPPED}), as
+     * the client's own output says it (the origin's log may be gone); null for other lines.
+     */
+    String said(Announcement line) {
+        if (line instanceof Announcement.Refused r) {
+            return "relay " + new HostPort(r.host(), r.port()) + " left out of the transfer: " + r.reason() + ": " + r.text();
+        }
+        if (line instanceof Announcement.Stopped st) {
+            return "relay " + st.index() + " (" + names.getOrDefault(st.index(), "?")
+                    + ") takes no more of the transfer's blocks: " + st.reason() + ": " + st.text();
+        }
+        return null;
     }
 
     /**
@@ -199,7 +225,7 @@ final class RelaySources implements AutoCloseable {
                 ByteBuf wire = c.getBlock(transferId, block.seq()).get(relayTimeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
                 outcome.fetched(block, wire, source);
             } catch (ExecutionException e) {
-                String cause = Collector.describe(e.getCause());
+                String cause = TransferStatistics.describe(e.getCause());
                 outcome.next(block, e.getCause() instanceof RelayTimeoutException
                         ? block.relayTimedOut(cause) : block.fetchFailed(cause));
             } catch (TimeoutException e) {

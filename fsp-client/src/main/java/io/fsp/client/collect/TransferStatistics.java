@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -112,5 +113,16 @@ final class TransferStatistics {
         Map<String, Long> out = new TreeMap<>();
         m.forEach((k, v) -> out.put(k, v.sum()));
         return out;
+    }
+
+    /** A failure's cause, countable: without block ids and numbers that differ per block. */
+    static String describe(Throwable e) {
+        if (e instanceof CompletionException && e.getCause() != null) {
+            e = e.getCause();
+        }
+        String name = e.getClass().getSimpleName().replace("Exception", "");
+        String msg = e.getMessage() == null ? "" : e.getMessage();
+        msg = msg.replaceAll("[0-9a-f]{16}/\\d+", "block").replaceAll("(?<![.:\\d])\\b\\d{2,}\\b(?![.:]\\d)", "N"); // addresses stay
+        return name + (msg.isEmpty() ? "" : ": " + (msg.length() > 120 ? msg.substring(0, 120) : msg));
     }
 }

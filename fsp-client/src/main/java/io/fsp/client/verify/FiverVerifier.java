@@ -2,9 +2,7 @@ package io.fsp.client.verify;
 
 import io.fsp.checksum.Digest;
 import io.fsp.checksum.Hasher;
-import io.fsp.client.write.FileSystemSync;
 import io.fsp.client.write.PositionalWriter;
-import io.fsp.client.journal.JournalRecord;
 import io.fsp.client.journal.ResumeJournal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -12,20 +10,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -55,109 +46,29 @@ import java.util.function.Consumer;
  *
  * <p>{@link #submit} blocks while {@code queueDepth} buffers are in use: that is the back-pressure a
  * collector passes on to its sources. Call it from a thread that may block, not from an event loop.
+ *
+ * <p>This class writes and hashes; {@link FlushGroups} flushes and {@link Verdicts} re-reads and decides.
  */
 public final class FiverVerifier implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FiverVerifier.class);
-    /** Flush at the latest when this much written data is not flushed, so dirty data stays bounded. */
-    private static final long EAGER_FLUSH_BYTES = 256L << 20;
     /**
      * Blocks up to this size are hashed by the thread that wrote them: hashing 64 KiB takes about as long as
      * handing the block to another thread and waking it, and a tree of small files has a block per file.
      */
     private static final int HASHED_BY_WRITER_BYTES = 64 << 10;
-    /**
-     * Files of one flush group synced at once. A file system writes what many fdatasync calls ask for together,
-     * so a tree of small files syncs far sooner with many calls under way than one after another.
-     */
-    private static final int SYNC_THREADS = 32;
-    /**
-     * A flush group of at least this many files is made durable with one sync of the file system (syncfs) rather
-     * than a sync of each file and directory: for small files it costs a fraction of those. Only where every file of
-     * the group is on the destination's file system, and through a descriptor opened before the group's first write
-     * started ({@link SyncPoint}); else file by file.
-     */
-    private static final int SYNC_FILE_SYSTEM_FILES = 64;
 
     private final PositionalWriter writer;
     private final VerifierConfig config;
-    private final ResumeJournal journal;
     private final Consumer<VerificationEvent> listener;
     private final Semaphore buffersInUse;
     private final ExecutorService writers;
     private final ExecutorService hashers;
-    private final RivaVerifier riva;
     private final RivaVerifier resumedReader = new RivaVerifier();
     private final ThreadLocal<Hasher> hasher;
-    /** Guards the flush state below and the written/hashed/flushed flags of every job. */
-    private final Object flushLock = new Object();
-    /** Written and not yet taken into a flush. */
-    private final List<Job> unflushed = new ArrayList<>();
-    /** How many of {@link #unflushed} wait for nothing but the flush. */
-    private int due;
-    private long unflushedBytes;
-    private boolean stopping;
-    /** The caller has submitted its last block for now: flush what is written without waiting for demand. */
-    private boolean draining;
-    /** The descriptor blocks that start to be written now sync through; null where syncfs is not used. */
-    private SyncPoint syncPoint;
-    private long syncPoints;
-    private final LinkedBlockingQueue<Job> toDecide = new LinkedBlockingQueue<>();
-    private final Thread flusher;
-    /** fdatasync of the files of a flush group, several at once. */
-    private final ExecutorService syncers;
-    private final Thread decider;
+    private final Verdicts verdicts;
+    private final FlushGroups flushes;
     private final ConcurrentLinkedQueue<Runnable> capacityWaiters = new ConcurrentLinkedQueue<>();
-    private final Object idle = new Object();
-    private long outstanding;
     private volatile boolean closed;
-
-    /**
-     * A descriptor of the destination's file system for syncfs (see {@link FileSystemSync}), opened when a flush group
-     * is taken, so before the writes of the next group start, and the blocks whose write started while it was the
-     * newest and that wait for their flush. A group syncs through the oldest one of its blocks, and each one is synced
-     * at most once: a write-back error is reported once per descriptor. Guarded by flushLock.
-     */
-    private static final class SyncPoint {
-        final FileSystemSync fs;
-        final long number;
-        int users;
-        boolean synced;
-
-        SyncPoint(FileSystemSync fs, long number) {
-            this.fs = fs;
-            this.number = number;
-        }
-    }
-
-    /** A block between submit and verdict. */
-    private static final class Job {
-        final BlockRef block;
-        final ByteBuffer data;
-        final byte[] expected;
-        final Runnable release;
-        final CompletableFuture<BlockVerdict> verdict = new CompletableFuture<>();
-        /** Write and hash: when both are done the buffer is released. */
-        final AtomicInteger bufferUsers;
-        // Guarded by flushLock.
-        boolean written;
-        boolean hashed;
-        boolean takenForFlush;
-        boolean flushed;
-        SyncPoint syncPoint;
-        volatile byte[] actual = new byte[0];
-        volatile String failure;
-
-        Job(BlockRef block, ByteBuffer data, byte[] expected, Runnable release, boolean hashed) {
-            this.block = block;
-            this.data = data;
-            this.expected = expected;
-            this.release = release;
-            this.bufferUsers = new AtomicInteger(hashed ? 2 : 1);
-            this.hashed = !hashed; // nothing to wait for when the mode does not hash buffers
-        }
-    }
-
-    private static final Job STOP = new Job(new BlockRef("-", 0, 0), ByteBuffer.allocate(0), new byte[0], () -> { }, false);
 
     public FiverVerifier(PositionalWriter writer, VerifierConfig config) {
         this(writer, config, null, event -> { });
@@ -171,25 +82,18 @@ public final class FiverVerifier implements AutoCloseable {
                          Consumer<VerificationEvent> listener) {
         this.writer = Objects.requireNonNull(writer, "writer");
         this.config = Objects.requireNonNull(config, "config");
-        this.journal = journal;
         this.listener = Objects.requireNonNull(listener, "listener");
         this.buffersInUse = new Semaphore(config.queueDepth());
         this.writers = Executors.newFixedThreadPool(config.writerThreads(), threads("fiver-write"));
         this.hashers = config.mode() == VerificationMode.FIVER
                 ? Executors.newFixedThreadPool(config.hashThreads(), threads("fiver-hash")) : null;
-        this.riva = config.mode() == VerificationMode.RIVA ? new RivaVerifier() : null;
         this.hasher = ThreadLocal.withInitial(config.algorithm()::newHasher);
-        this.syncers = Executors.newFixedThreadPool(SYNC_THREADS, threads("fiver-sync"));
-        if (writer.canSyncFileSystem()) {
-            syncPoint = newSyncPoint();
-        }
-        this.flusher = threads("fiver-flush").newThread(this::flushLoop);
-        this.decider = threads("fiver-verdict").newThread(this::decideLoop);
-        this.flusher.start();
-        this.decider.start();
+        this.verdicts = new Verdicts(writer, config, journal, this::emit);
+        this.flushes = new FlushGroups(writer, this::emit, verdicts::add, verdicts::end);
     }
 
-    private static ThreadFactory threads(String name) {
+    /** Daemon threads named {@code name-N}. */
+    static ThreadFactory threads(String name) {
         AtomicInteger n = new AtomicInteger();
         return r -> {
             Thread t = new Thread(r, name + "-" + n.incrementAndGet());
@@ -272,11 +176,9 @@ public final class FiverVerifier implements AutoCloseable {
 
     /** Called with a buffer slot held. */
     private CompletableFuture<BlockVerdict> start(BlockRef block, ByteBuffer data, byte[] expectedDigest, Runnable release) {
-        synchronized (idle) {
-            outstanding++;
-        }
+        verdicts.expect();
         boolean hashed = config.mode() == VerificationMode.FIVER;
-        Job job = new Job(block, data.duplicate(), expectedDigest.clone(), release, hashed);
+        PendingBlock job = new PendingBlock(block, data.duplicate(), expectedDigest.clone(), release, hashed);
         if (hashed && block.length() <= HASHED_BY_WRITER_BYTES) {
             writers.execute(() -> {
                 write(job);
@@ -326,13 +228,8 @@ public final class FiverVerifier implements AutoCloseable {
         }
     }
 
-    private void write(Job job) {
-        synchronized (flushLock) {
-            job.syncPoint = syncPoint;
-            if (syncPoint != null) {
-                syncPoint.users++;
-            }
-        }
+    private void write(PendingBlock job) {
+        flushes.writing(job);
         try {
             int at = job.data.position();
             for (BlockRef.Part part : job.block.parts()) {
@@ -344,20 +241,10 @@ public final class FiverVerifier implements AutoCloseable {
             job.failure = "write failed: " + e.getMessage();
         }
         bufferDone(job);
-        synchronized (flushLock) {
-            job.written = true;
-            unflushed.add(job);
-            unflushedBytes += job.block.length();
-            if (job.hashed) {
-                due++;
-            }
-            if (due > 0 || unflushedBytes >= EAGER_FLUSH_BYTES || draining) {
-                flushLock.notifyAll();
-            }
-        }
+        flushes.written(job);
     }
 
-    private void hash(Job job) {
+    private void hash(PendingBlock job) {
         try {
             Hasher h = hasher.get();
             h.update(job.data);
@@ -367,23 +254,11 @@ public final class FiverVerifier implements AutoCloseable {
             job.failure = "hashing failed: " + e;
         }
         bufferDone(job);
-        boolean ready = false;
-        synchronized (flushLock) {
-            job.hashed = true;
-            if (job.flushed) {
-                ready = true;
-            } else if (job.written && !job.takenForFlush) {
-                due++;
-                flushLock.notifyAll();
-            }
-        }
-        if (ready) {
-            toDecide.add(job);
-        }
+        flushes.hashed(job);
     }
 
     /** When write and hash are both done the buffer goes back to its owner. */
-    private void bufferDone(Job job) {
+    private void bufferDone(PendingBlock job) {
         if (job.bufferUsers.decrementAndGet() != 0) {
             return;
         }
@@ -398,259 +273,6 @@ public final class FiverVerifier implements AutoCloseable {
         }
     }
 
-    /**
-     * Flushes on demand: as soon as some written block waits for nothing but its flush (its hash is
-     * done, or the mode does not hash), or a lot of written data is not flushed yet. When hashing is
-     * the slower stage, one flush then covers the many blocks the writer is ahead by, instead of one
-     * {@code fdatasync} per block.
-     */
-    private void flushLoop() {
-        while (true) {
-            List<Job> group;
-            synchronized (flushLock) {
-                while (!stopping && due == 0 && unflushedBytes < EAGER_FLUSH_BYTES && !(draining && !unflushed.isEmpty())) {
-                    try {
-                        flushLock.wait();
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-                if (stopping && unflushed.isEmpty()) {
-                    break;
-                }
-                group = new ArrayList<>(unflushed);
-                unflushed.clear();
-                due = 0;
-                unflushedBytes = 0;
-                for (Job job : group) {
-                    job.takenForFlush = true;
-                }
-                if (syncPoint != null && syncPoint.users > 0) {
-                    syncPoint = newSyncPoint(); // the next group starts now
-                }
-            }
-            if (group.isEmpty()) {
-                continue;
-            }
-            // Everything in the group finished writing before this point, so one fdatasync per file
-            // issued now covers all of it (group commit).
-            Map<String, List<Job>> byFile = new LinkedHashMap<>();
-            for (Job job : group) {
-                if (job.failure == null) {
-                    for (BlockRef.Part part : job.block.parts()) { // each part in a file of its own
-                        byFile.computeIfAbsent(part.path(), p -> new ArrayList<>()).add(job);
-                    }
-                }
-            }
-            flush(byFile, syncPointOf(group));
-            List<Job> ready = new ArrayList<>(group.size());
-            synchronized (flushLock) {
-                for (Job job : group) {
-                    release(job);
-                    job.flushed = true;
-                    if (job.hashed) {
-                        ready.add(job);
-                    }
-                }
-            }
-            toDecide.addAll(ready);
-        }
-        synchronized (flushLock) {
-            if (syncPoint != null) {
-                syncPoint.fs.close();
-                syncPoint = null;
-            }
-        }
-        toDecide.add(STOP);
-    }
-
-    /** A new {@link SyncPoint}, or null (no more syncfs) if the destination cannot be opened for it. Under flushLock. */
-    private SyncPoint newSyncPoint() {
-        try {
-            return new SyncPoint(writer.openFileSystemSync(), ++syncPoints);
-        } catch (IOException e) {
-            log.warn("syncing file by file from now on: {}", e.getMessage());
-            return null;
-        }
-    }
-
-    /**
-     * The descriptor a syncfs of {@code group} goes through: the oldest of its blocks', opened before any of their
-     * writes started; null if one has none or it was synced already (it would not report an error again).
-     */
-    private SyncPoint syncPointOf(List<Job> group) {
-        synchronized (flushLock) {
-            SyncPoint oldest = null;
-            for (Job job : group) {
-                if (job.syncPoint == null) {
-                    return null;
-                }
-                if (oldest == null || job.syncPoint.number < oldest.number) {
-                    oldest = job.syncPoint;
-                }
-            }
-            return oldest == null || oldest.synced ? null : oldest;
-        }
-    }
-
-    /** The block is flushed: its descriptor is closed when no other block needs it. Under flushLock. */
-    private void release(Job job) {
-        SyncPoint p = job.syncPoint;
-        job.syncPoint = null;
-        if (p != null && --p.users == 0 && p != syncPoint) {
-            p.fs.close();
-        }
-    }
-
-    /**
-     * One fdatasync per file of the group, several at once (the file system and the device serve them together,
-     * so a group of small files costs little more than one of them), then the names of the files created
-     * meanwhile, one sync per directory.
-     */
-    private void flush(Map<String, List<Job>> byFile, SyncPoint point) {
-        if (byFile.size() >= SYNC_FILE_SYSTEM_FILES && point != null) {
-            synchronized (flushLock) {
-                point.synced = true;
-            }
-            try {
-                if (writer.syncFileSystem(point.fs, byFile.keySet())) {
-                    byFile.keySet().forEach(file -> emit(new VerificationEvent.Flushed(file)));
-                    return;
-                }
-            } catch (IOException | RuntimeException e) {
-                byFile.values().forEach(jobs -> failAll(jobs, "flush failed: " + e.getMessage()));
-                return;
-            }
-            // a file is on another file system than the destination's (a mount point inside it): file by file
-        }
-        List<Map.Entry<String, CompletableFuture<Void>>> flushes = new ArrayList<>(byFile.size());
-        for (String file : byFile.keySet()) {
-            // one file (a large one's blocks) is synced on this thread: no hand-off
-            flushes.add(Map.entry(file, CompletableFuture.runAsync(() -> forceData(file),
-                    byFile.size() == 1 ? Runnable::run : syncers)));
-        }
-        List<String> flushed = new ArrayList<>(byFile.size());
-        for (Map.Entry<String, CompletableFuture<Void>> f : flushes) {
-            try {
-                f.getValue().join();
-                flushed.add(f.getKey());
-                emit(new VerificationEvent.Flushed(f.getKey()));
-            } catch (CompletionException e) {
-                failAll(byFile.get(f.getKey()), "flush failed: " + e.getCause().getMessage());
-            }
-        }
-        try {
-            writer.syncEntries(flushed, syncers);
-        } catch (IOException | RuntimeException e) {
-            flushed.forEach(file -> failAll(byFile.get(file), "syncing the file's directory failed: " + e.getMessage()));
-        }
-    }
-
-    private void forceData(String file) {
-        try {
-            writer.forceData(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e.getMessage(), e);
-        }
-    }
-
-    private static void failAll(List<Job> jobs, String failure) {
-        for (Job job : jobs) {
-            job.failure = failure;
-        }
-    }
-
-    /**
-     * Takes blocks that are flushed (and hashed), in groups: re-reads them in mode riva, appends the
-     * group to the journal with one fsync, then issues the verdicts.
-     */
-    private void decideLoop() {
-        boolean running = true;
-        while (running) {
-            List<Job> group = new ArrayList<>();
-            try {
-                group.add(toDecide.take());
-            } catch (InterruptedException e) {
-                return;
-            }
-            toDecide.drainTo(group);
-            running = !group.remove(STOP);
-            if (group.isEmpty()) {
-                continue;
-            }
-            if (riva != null) {
-                reread(group);
-            }
-            decide(group);
-        }
-    }
-
-    private void reread(List<Job> group) {
-        for (Job job : group) {
-            if (job.failure != null) {
-                continue;
-            }
-            try {
-                job.actual = hashFromDisk(riva, job.block, hasher.get());
-                emit(new VerificationEvent.Reread(job.block));
-            } catch (IOException | RuntimeException e) {
-                job.failure = "re-read from disk failed: " + e.getMessage();
-            }
-        }
-    }
-
-    /** Runs after the flush covering every block of the group: compare, journal, then report. */
-    private void decide(List<Job> group) {
-        List<BlockVerdict> verdicts = new ArrayList<>(group.size());
-        List<JournalRecord> durable = new ArrayList<>();
-        for (Job job : group) {
-            BlockVerdict v = verdictOf(job);
-            verdicts.add(v);
-            if (v.outcome() == BlockVerdict.Outcome.VERIFIED || v.outcome() == BlockVerdict.Outcome.WRITTEN) {
-                durable.add(new JournalRecord(job.block.path(), job.block.offset(), job.block.length(), job.expected));
-            }
-        }
-        if (journal != null && !durable.isEmpty()) {
-            try {
-                journal.append(durable);
-            } catch (IOException | RuntimeException e) {
-                // Without its journal record a verified block would be fetched again after a crash,
-                // and a journal that cannot be written means the transfer cannot be trusted to resume.
-                for (int i = 0; i < verdicts.size(); i++) {
-                    BlockVerdict v = verdicts.get(i);
-                    if (v.outcome() == BlockVerdict.Outcome.VERIFIED || v.outcome() == BlockVerdict.Outcome.WRITTEN) {
-                        verdicts.set(i, new BlockVerdict(v.block(), BlockVerdict.Outcome.FAILED, v.expected(), v.actual(),
-                                "journal write failed: " + e.getMessage()));
-                    }
-                }
-            }
-        }
-        for (int i = 0; i < group.size(); i++) {
-            BlockVerdict v = verdicts.get(i);
-            emit(new VerificationEvent.Verdict(v));
-            group.get(i).verdict.complete(v);
-        }
-        synchronized (idle) {
-            outstanding -= group.size();
-            idle.notifyAll();
-        }
-    }
-
-    private BlockVerdict verdictOf(Job job) {
-        if (job.failure != null) {
-            return new BlockVerdict(job.block, BlockVerdict.Outcome.FAILED, job.expected, job.actual, job.failure);
-        }
-        if (config.mode() == VerificationMode.OFF) {
-            return new BlockVerdict(job.block, BlockVerdict.Outcome.WRITTEN, job.expected, new byte[0], "");
-        }
-        if (MessageDigest.isEqual(job.actual, job.expected)) {
-            return new BlockVerdict(job.block, BlockVerdict.Outcome.VERIFIED, job.expected, job.actual, "");
-        }
-        String what = config.mode() == VerificationMode.RIVA ? "bytes read back from disk" : "bytes received";
-        return new BlockVerdict(job.block, BlockVerdict.Outcome.MISMATCH, job.expected, job.actual,
-                config.algorithm().label() + " of the " + what + " differs from the announced digest");
-    }
-
     private void emit(VerificationEvent event) {
         try {
             listener.accept(event);
@@ -663,24 +285,11 @@ public final class FiverVerifier implements AutoCloseable {
     public void drain() throws InterruptedException {
         // No more blocks are coming for now, so nothing is gained by waiting for demand: the last
         // flush then overlaps the last hashes instead of following them.
-        synchronized (flushLock) {
-            draining = true;
-            flushLock.notifyAll();
-        }
+        flushes.draining(true);
         try {
-            waitIdle();
+            verdicts.waitIdle();
         } finally {
-            synchronized (flushLock) {
-                draining = false;
-            }
-        }
-    }
-
-    private void waitIdle() throws InterruptedException {
-        synchronized (idle) {
-            while (outstanding > 0) {
-                idle.wait();
-            }
+            flushes.draining(false);
         }
     }
 
@@ -693,17 +302,9 @@ public final class FiverVerifier implements AutoCloseable {
      */
     public boolean matchesOnDisk(BlockRef block, byte[] expectedDigest) throws IOException {
         synchronized (resumedReader) {
-            byte[] actual = hashFromDisk(resumedReader, block, config.algorithm().newHasher());
-            return java.security.MessageDigest.isEqual(actual, expectedDigest);
+            byte[] actual = resumedReader.hashFromDisk(writer, block, config.algorithm().newHasher());
+            return MessageDigest.isEqual(actual, expectedDigest);
         }
-    }
-
-    /** The digest of the block's bytes as {@code reader} reads them back from the disk, part after part. */
-    private byte[] hashFromDisk(RivaVerifier reader, BlockRef block, Hasher h) throws IOException {
-        for (BlockRef.Part part : block.parts()) {
-            reader.update(writer.location(part.path()), part.offset(), part.length(), h);
-        }
-        return h.finish().value();
     }
 
     /** Waits for all verdicts, then stops the verifier's threads. The writer stays open. */
@@ -711,18 +312,13 @@ public final class FiverVerifier implements AutoCloseable {
     public void close() throws InterruptedException {
         closed = true;
         drain();
-        synchronized (flushLock) {
-            stopping = true;
-            flushLock.notifyAll();
-        }
-        flusher.join();
-        decider.join();
+        flushes.stop();
+        verdicts.join();
         writers.shutdown();
-        syncers.shutdown();
         if (hashers != null) {
             hashers.shutdown();
         }
-        for (RivaVerifier r : new RivaVerifier[] {riva, resumedReader}) {
+        for (RivaVerifier r : new RivaVerifier[] {verdicts.reader(), resumedReader}) {
             if (r != null) {
                 try {
                     synchronized (r) {

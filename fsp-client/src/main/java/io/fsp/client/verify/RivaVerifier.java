@@ -2,6 +2,7 @@ package io.fsp.client.verify;
 
 import com.sun.nio.file.ExtendedOpenOption;
 import io.fsp.checksum.Hasher;
+import io.fsp.client.write.PositionalWriter;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -33,6 +34,14 @@ public final class RivaVerifier implements Closeable {
     /** Digests {@code length} bytes at {@code offset} of {@code file} as read from the device. */
     public byte[] hashFromDisk(Path file, long offset, int length, Hasher hasher) throws IOException {
         update(file, offset, length, hasher);
+        return hasher.finish().value();
+    }
+
+    /** Digests a block as read from the device, part after part, in the files of {@code files}. */
+    public byte[] hashFromDisk(PositionalWriter files, BlockRef block, Hasher hasher) throws IOException {
+        for (BlockRef.Part part : block.parts()) {
+            update(files.location(part.path()), part.offset(), part.length(), hasher);
+        }
         return hasher.finish().value();
     }
 

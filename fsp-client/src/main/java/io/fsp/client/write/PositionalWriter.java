@@ -1,25 +1,18 @@
 package io.fsp.client.write;
 
-import io.fsp.block.RelativePaths;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.FileSystemException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
@@ -57,12 +50,8 @@ public final class PositionalWriter implements Closeable {
     private final Set<String> temporary = ConcurrentHashMap.newKeySet();
     /** Directories this writer made or found: each is made once, not once per file in it. */
     private final Set<String> directories = ConcurrentHashMap.newKeySet();
-    /** Files created by this writer whose directory entries have not been synced yet. */
-    private final Set<String> entryNotDurable = ConcurrentHashMap.newKeySet();
-    /** Directories this writer made whose own entries (in their parents) have not been synced yet. */
-    private final Set<String> directoryNotDurable = ConcurrentHashMap.newKeySet();
-    /** Directories whose entries changed (a file got its name, an empty file was made) and are not synced yet. */
-    private final Set<String> changedDirectories = ConcurrentHashMap.newKeySet();
+    /** Names made or changed and not durable yet. */
+    private final DurableNames names;
     /**
      * Whether the files {@link #prepareTemporaryFiles} readied existed then (under the name written to), until each
      * is first opened: a file's creation is known without asking the file system again.
@@ -97,6 +86,7 @@ public final class PositionalWriter implements Closeable {
         this.tree = tree;
         this.directWrites = directWrites;
         this.open = new OpenFiles(maxOpen);
+        this.names = new DurableNames(tree, this::stored);
         directories.add("");
     }
 
@@ -112,21 +102,7 @@ public final class PositionalWriter implements Closeable {
      *     NUL, backslashes, over-long names, or a symbolic link on the way
      */
     public Path resolve(String relativePath) throws UnsafePathException {
-        List<String> segments = segments(relativePath);
-        Path root = tree.root();
-        Path p = root;
-        for (String segment : segments) {
-            p = p.resolve(segment);
-            // A symbolic link anywhere on the way could point outside the root: refuse, do not follow.
-            if (Files.isSymbolicLink(p)) {
-                throw new UnsafePathException(relativePath, "goes through a symbolic link (expected: plain directories and files)");
-            }
-        }
-        Path normal = p.normalize();
-        if (!normal.startsWith(root) || normal.equals(root)) {
-            throw new UnsafePathException(relativePath, "leaves the destination (expected: a relative path under it)");
-        }
-        return normal;
+        return SafeNames.resolve(tree.root(), relativePath);
     }
 
     /**
@@ -134,38 +110,12 @@ public final class PositionalWriter implements Closeable {
      * empty, {@code .} or {@code ..} segment, no NUL or backslash, not over-long.
      */
     public static void checkRelative(String relativePath) throws UnsafePathException {
-        segments(relativePath);
+        SafeNames.segments(relativePath);
     }
 
-    /** {@code relativePath} checked ({@link #segments}): the name the tree is given. */
+    /** {@code relativePath} checked: the name the tree is given. */
     private static String checked(String relativePath) throws UnsafePathException {
-        return String.join("/", segments(relativePath));
-    }
-
-    private static List<String> segments(String relativePath) throws UnsafePathException {
-        if (relativePath == null || relativePath.isEmpty()) {
-            throw new UnsafePathException(String.valueOf(relativePath), "empty (expected: a relative path)");
-        }
-        int bytes = relativePath.getBytes(StandardCharsets.UTF_8).length;
-        if (bytes > MAX_PATH_BYTES) {
-            throw new UnsafePathException(relativePath.substring(0, 40) + "…",
-                    "length: " + bytes + " bytes (expected: <= " + MAX_PATH_BYTES + ")");
-        }
-        // the rule every name follows: relative, no empty, . or .. segment, no backslash or control character
-        String reason = RelativePaths.reason(relativePath);
-        if (reason != null) {
-            throw new UnsafePathException(relativePath, reason);
-        }
-        List<String> out = new ArrayList<>();
-        for (String segment : relativePath.split("/", -1)) {
-            int segmentBytes = segment.getBytes(StandardCharsets.UTF_8).length;
-            if (segmentBytes > MAX_SEGMENT_BYTES) {
-                throw new UnsafePathException(relativePath,
-                        "segment length: " + segmentBytes + " bytes (expected: <= " + MAX_SEGMENT_BYTES + ")");
-            }
-            out.add(segment);
-        }
-        return out;
+        return SafeNames.checked(relativePath);
     }
 
     /**
@@ -187,17 +137,7 @@ public final class PositionalWriter implements Closeable {
      * replaced by a digest of it.
      */
     public static String temporaryName(String file) {
-        String name = DestinationTree.last(file);
-        String part = "." + name + ".fsp-part";
-        if (part.getBytes(StandardCharsets.UTF_8).length > MAX_SEGMENT_BYTES) {
-            try {
-                byte[] d = java.security.MessageDigest.getInstance("SHA-256").digest(name.getBytes(StandardCharsets.UTF_8));
-                part = "." + java.util.HexFormat.of().formatHex(d, 0, 16) + ".fsp-part";
-            } catch (java.security.NoSuchAlgorithmException e) {
-                throw new IllegalStateException("every Java runtime has SHA-256", e);
-            }
-        }
-        return DestinationTree.child(DestinationTree.parent(file), part);
+        return SafeNames.temporaryName(file);
     }
 
     /**
@@ -261,9 +201,7 @@ public final class PositionalWriter implements Closeable {
             } finally {
                 open.release(h);
             }
-            if (entryNotDurable.remove(relativePath)) {
-                changedDirectories.add(DestinationTree.parent(stored));
-            }
+            names.emptyFileMade(relativePath, stored);
         } else if (!listings.exists(stored)) {
             existedWhenPrepared.put(relativePath, false);
         } else {
@@ -294,8 +232,7 @@ public final class PositionalWriter implements Closeable {
         closeFile(relativePath);
         tree.replace(tree.temporaryName(file), file);
         temporary.remove(relativePath);
-        entryNotDurable.remove(relativePath);
-        changedDirectories.add(DestinationTree.parent(file));
+        names.renamed(relativePath, file);
     }
 
     /** Creates a (possibly empty) directory and its parents under the root; durable by {@link #syncNames}. */
@@ -315,7 +252,7 @@ public final class PositionalWriter implements Closeable {
             }
         }
         tree.createDirectories(dir);
-        directoryNotDurable.addAll(missing);
+        names.directoriesMade(missing);
         for (String d = dir; directories.add(d); d = DestinationTree.parent(d)) {
             // every directory on the way exists now
         }
@@ -449,56 +386,7 @@ public final class PositionalWriter implements Closeable {
      *     point inside the destination) or the tree cannot tell: sync those files one by one
      */
     public boolean syncFileSystem(FileSystemSync fs, Collection<String> files) throws IOException {
-        Map<String, Boolean> onIt = new HashMap<>();
-        try {
-            for (String f : files) {
-                if (!on(fs, stored(f), onIt)) {
-                    return false;
-                }
-            }
-        } catch (IOException e) {
-            return false; // the file's own sync says what is wrong
-        }
-        List<String> entries = List.copyOf(entryNotDurable);
-        List<String> directories = List.copyOf(directoryNotDurable);
-        List<String> changed = List.copyOf(changedDirectories);
-        files.forEach(unflushed::remove);
-        fs.sync();
-        // a name lives in its directory: durable if that directory is on the file system synced
-        for (String e : entries) {
-            if (onQuietly(fs, DestinationTree.parent(stored(e)), onIt)) {
-                entryNotDurable.remove(e);
-            }
-        }
-        for (String d : directories) {
-            if (onQuietly(fs, DestinationTree.parent(d), onIt)) {
-                directoryNotDurable.remove(d);
-            }
-        }
-        for (String d : changed) {
-            if (onQuietly(fs, d, onIt)) {
-                changedDirectories.remove(d);
-            }
-        }
-        return true;
-    }
-
-    /** Whether entry {@code name} is on the file system of {@code fs}, looked up once per call. */
-    private boolean on(FileSystemSync fs, String name, Map<String, Boolean> known) throws IOException {
-        Boolean on = known.get(name);
-        if (on == null) {
-            on = Long.valueOf(fs.device()).equals(tree.device(name));
-            known.put(name, on);
-        }
-        return on;
-    }
-
-    private boolean onQuietly(FileSystemSync fs, String name, Map<String, Boolean> known) {
-        try {
-            return on(fs, name, known);
-        } catch (IOException e) {
-            return false; // left for syncNames, which says what is wrong
-        }
+        return names.syncFileSystem(fs, files, () -> files.forEach(unflushed::remove));
     }
 
     /**
@@ -513,13 +401,7 @@ public final class PositionalWriter implements Closeable {
 
     /** As {@link #syncEntries(Collection)}, the directories synced on {@code pool}, several at once. */
     public void syncEntries(Collection<String> files, Executor pool) throws IOException {
-        Set<String> dirs = new LinkedHashSet<>();
-        for (String f : files) {
-            if (entryNotDurable.remove(f)) {
-                dirs.add(DestinationTree.parent(stored(f)));
-            }
-        }
-        syncDirectories(dirs, pool);
+        names.syncEntries(files, pool);
     }
 
     /**
@@ -532,53 +414,7 @@ public final class PositionalWriter implements Closeable {
 
     /** As {@link #syncNames()}, the directories synced on {@code pool}, several at once. */
     public void syncNames(Executor pool) throws IOException {
-        Set<String> dirs = new LinkedHashSet<>(changedDirectories);
-        changedDirectories.removeAll(dirs);
-        for (String f : List.copyOf(entryNotDurable)) {
-            if (entryNotDurable.remove(f)) {
-                dirs.add(DestinationTree.parent(stored(f)));
-            }
-        }
-        for (String d : List.copyOf(directoryNotDurable)) {
-            dirs.add(DestinationTree.parent(d));
-        }
-        syncDirectories(dirs, pool);
-    }
-
-    /**
-     * fsyncs each of {@code dirs} once (those of one round at once on {@code pool}), then in the next round the
-     * parents of those this writer made, up to the root if need be.
-     */
-    private void syncDirectories(Set<String> dirs, Executor pool) throws IOException {
-        Set<String> synced = new HashSet<>();
-        Set<String> round = new LinkedHashSet<>(dirs);
-        while (!round.isEmpty()) {
-            round.removeAll(synced);
-            List<CompletableFuture<Void>> syncs = new ArrayList<>();
-            for (String d : round) {
-                syncs.add(CompletableFuture.runAsync(() -> {
-                    try {
-                        tree.sync(d);
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                }, pool));
-            }
-            try {
-                CompletableFuture.allOf(syncs.toArray(CompletableFuture[]::new)).join();
-            } catch (CompletionException e) {
-                throw e.getCause() instanceof UncheckedIOException u ? u.getCause() : new IOException(e.getCause());
-            }
-            synced.addAll(round);
-            Set<String> next = new LinkedHashSet<>();
-            for (String d : round) {
-                changedDirectories.remove(d);
-                if (!d.isEmpty() && directoryNotDurable.remove(d)) {
-                    next.add(DestinationTree.parent(d));
-                }
-            }
-            round = next;
-        }
+        names.syncNames(pool);
     }
 
     /** The file's channel, opened (and created, with its directories) if it is not open now; release it after use. */
@@ -598,7 +434,7 @@ public final class PositionalWriter implements Closeable {
                 throw open.explained(e, file);
             }
             if (created) {
-                entryNotDurable.add(relativePath);
+                names.fileCreated(relativePath);
             }
             return ch;
         });

@@ -2,11 +2,9 @@ package io.fsp.it.harness;
 
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.FspUrl;
-import io.fsp.client.control.Reply;
 import io.fsp.client.evacuate.EvacuationManifest;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.extension.Announcement;
-import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.OriginSignature;
 import io.fsp.tls.PinnedTrustManager;
 import java.io.IOException;
@@ -14,7 +12,6 @@ import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -51,18 +48,9 @@ public final class RecordedFret implements AutoCloseable {
         try {
             c.login(StripeRig.USER, StripeRig.PASSWORD.toCharArray(), false);
             ControlChannel.expect(c.command("FSPO include-direct=off " + String.join(" ", fspOptions)), 200, "FSPO");
-            ControlChannel.expect(c.command("FRET " + path), 150, "FRET");
-            c.readTimeout(Duration.ofMinutes(1));
-            List<Announcement> lines = new ArrayList<>();
-            OriginSignature signature = null;
-            for (Reply r = c.read(); r.code() != 226; r = c.read()) {
-                ControlChannel.expect(r, 151, "FRET");
-                if (OriginSignature.isSignature(r.text())) {
-                    signature = OriginSignature.parse(r.text());
-                } else {
-                    lines.add(ExtensionCodec.parse(r.text()));
-                }
-            }
+            Fret fret = Fret.read(c, path);
+            List<Announcement> lines = fret.announcements();
+            OriginSignature signature = fret.signature();
             if (signature != null && signature.lines() != lines.size()) {
                 throw new IOException("the last SIG covers " + signature.lines() + " of " + lines.size() + " lines");
             }

@@ -1,0 +1,4 @@
+/**
+ * Network faults for tests: a proxy on loopback that records and changes the bytes between two peers.
+ */
+package io.fsp.testkit.net;
