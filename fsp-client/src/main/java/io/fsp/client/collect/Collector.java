@@ -10,7 +10,7 @@ import io.fsp.client.collect.DestinationFiles.RemoteFile;
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.ControlException;
 import io.fsp.client.control.FspConversation;
-import io.fsp.client.control.ReplyCodes;
+import io.fsp.ftp.ReplyCode;
 import io.fsp.client.journal.JournalRecord;
 import io.fsp.client.journal.ResumeJournal;
 import io.fsp.client.verify.FiverVerifier;
@@ -314,7 +314,7 @@ public final class Collector {
                 fsp.retrieve(options.remotePath());
             }
             try {
-                milestone("FRET answered " + ReplyCodes.OPENING_DATA_CONNECTION);
+                milestone("FRET answered " + ReplyCode.OPENING_DATA_CONNECTION.value());
                 retrieve(fsp, directSocket);
             } finally {
                 if (directSocket != null) {
@@ -501,7 +501,7 @@ public final class Collector {
             if (covered != f.size()) {
                 throw new ControlException("FRET " + options.remotePath() + ": the server announced blocks for " + covered
                         + " of the " + f.size() + " bytes of " + f.name() + " (expected: every byte of every file)",
-                        ReplyCodes.TRANSFER_COMPLETE, null);
+                        ReplyCode.TRANSFER_COMPLETE.value(), null);
             }
         }
     }

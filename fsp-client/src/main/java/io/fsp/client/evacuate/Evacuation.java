@@ -4,7 +4,7 @@ import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.ControlException;
 import io.fsp.client.control.FspConversation;
 import io.fsp.client.control.FspUrl;
-import io.fsp.client.control.ReplyCodes;
+import io.fsp.ftp.ReplyCode;
 import io.fsp.client.evacuate.EvacuationManifest.State;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.extension.Announcement;
@@ -262,15 +262,15 @@ public final class Evacuation {
             s = OriginSignature.parse(text);
         } catch (IllegalArgumentException e) {
             throw new ControlException("signature '" + text.substring(0, Math.min(200, text.length())) + "': "
-                    + e.getMessage(), ReplyCodes.FSP_ANNOUNCEMENT, e);
+                    + e.getMessage(), ReplyCode.FSP_ANNOUNCEMENT.value(), e);
         }
         if (s.lines() != lines.count()) {
             throw new ControlException("the server signed " + s.lines() + " announcements, " + lines.count()
-                    + " were read", ReplyCodes.FSP_ANNOUNCEMENT, null);
+                    + " were read", ReplyCode.FSP_ANNOUNCEMENT.value(), null);
         }
         if (!s.verifies(certificate, options.origin().user(), options.origin().path(), lines.sha256())) {
             throw new ControlException("the server's signature over its announcements does not verify with its"
-                    + " certificate " + options.trust(), ReplyCodes.FSP_ANNOUNCEMENT, null);
+                    + " certificate " + options.trust(), ReplyCode.FSP_ANNOUNCEMENT.value(), null);
         }
         synchronized (read) {
             signature = s;

@@ -6,7 +6,7 @@ import io.fsp.client.control.ControlException;
 import io.fsp.client.control.FspConversation;
 import io.fsp.client.control.FspUrl;
 import io.fsp.client.control.Reply;
-import io.fsp.client.control.ReplyCodes;
+import io.fsp.ftp.ReplyCode;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.TransferOptions;
@@ -117,7 +117,7 @@ public final class ThirdPartyTransfer {
         }, FspConversation.NO_DEADLINE);
         if (transfer[0] == null) {
             throw new ControlException(what + ": server answered 226 before any announcement (expected: the FSP line)",
-                    ReplyCodes.TRANSFER_COMPLETE, null);
+                    ReplyCode.TRANSFER_COMPLETE.value(), null);
         }
         toB.flush();
         return transfer[0];
@@ -129,13 +129,13 @@ public final class ThirdPartyTransfer {
         long[] lastNoop = {System.nanoTime()};
         Reply r = destination.collection(bytes -> bytesCollected = bytes, () -> {
             if (System.nanoTime() - lastNoop[0] > KEEPALIVE_NANOS) {
-                ControlChannel.expect(source.control().command("NOOP"), ReplyCodes.COMMAND_OK,
+                ControlChannel.expect(source.control().command("NOOP"), ReplyCode.COMMAND_OK.value(),
                         options.source().server() + ": NOOP");
                 lastNoop[0] = System.nanoTime();
             }
         });
         double seconds = (System.nanoTime() - start) / 1e9;
-        boolean ok = r.code() == ReplyCodes.TRANSFER_COMPLETE;
+        boolean ok = r.code() == ReplyCode.TRANSFER_COMPLETE.value();
         if (ok) {
             bytesCollected = t.bytes();
         }
