@@ -6,7 +6,7 @@ import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.net.HostPort;
 import io.fsp.server.select.OverlaySelection;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.ftp.ReplyCode;
 import io.fsp.server.stripe.StripeContext;
 import io.fsp.extension.TransferOptions;
 import io.fsp.server.stripe.StripeSession;
