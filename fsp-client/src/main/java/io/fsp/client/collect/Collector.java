@@ -25,7 +25,7 @@ import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.FileSegment;
 import io.fsp.extension.Manifest;
-import io.fsp.extension.TransferOptions;
+import io.fsp.extension.FspOption;
 import io.fsp.net.HostPort;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TransferId;
@@ -301,8 +301,8 @@ public final class Collector {
             control.login(options.user(), options.password(), false);
             FspConversation fsp = new FspConversation(control, "", options.connectTimeout());
             if (!options.fspOptions().isEmpty() || options.includeDirect()) {
-                fsp.pipelineOptions(TransferOptions.Request.of(options.fspOptions())
-                        .with("include-direct", options.includeDirect()).with("streams", String.valueOf(options.streams())));
+                fsp.pipelineOptions(options.fspOptions().with(FspOption.INCLUDE_DIRECT, options.includeDirect())
+                        .with(FspOption.STREAMS, options.streams()));
             }
             heldClaimer().claimHeld(fsp);
             fretNanos = System.nanoTime();

@@ -4,7 +4,7 @@ import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.FgetRequest;
 import io.fsp.extension.HeldRanges;
-import io.fsp.extension.TransferOptions;
+import io.fsp.extension.FspOptions;
 import io.fsp.ftp.ReplyCode;
 import java.io.IOException;
 import java.net.Socket;
@@ -79,7 +79,7 @@ public final class FspConversation {
     }
 
     /** FSPO, answered before anything else is sent. */
-    public void options(TransferOptions.Request options) throws IOException {
+    public void options(FspOptions options) throws IOException {
         ControlChannel.expect(control.command(options.command()), ReplyCode.COMMAND_OK.value(), server + options.command());
     }
 
@@ -87,7 +87,7 @@ public final class FspConversation {
      * FSPO, sent without waiting for its reply: the reply is checked before any later one is read (a round trip
      * saved). Only where the commands that follow do no harm should the options be refused.
      */
-    public void pipelineOptions(TransferOptions.Request options) throws IOException {
+    public void pipelineOptions(FspOptions options) throws IOException {
         control.pipeline(options.command(), ReplyCode.COMMAND_OK.value(), server + options.command());
     }
 

@@ -9,7 +9,8 @@ import io.fsp.client.control.Reply;
 import io.fsp.ftp.ReplyCode;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
-import io.fsp.extension.TransferOptions;
+import io.fsp.extension.FspOption;
+import io.fsp.extension.FspOptions;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -37,7 +38,7 @@ public final class ThirdPartyTransfer {
      */
     public record Options(FspUrl source, char[] sourcePassword, X509TrustManager sourceTrust,
                           FspUrl destination, char[] destinationPassword, X509TrustManager destinationTrust,
-                          TransferOptions.Request fspOptions, Duration connectTimeout) {
+                          FspOptions fspOptions, Duration connectTimeout) {
     }
 
     /** How it ended: {@code code} is B's final reply to FCOL (0 if it never came), {@code error} null on success. */
@@ -86,7 +87,7 @@ public final class ThirdPartyTransfer {
             source.login(a.user(), options.sourcePassword(), false);
             FspConversation fromA = new FspConversation(source, a.server(), options.connectTimeout());
             // checked before FRET's reply
-            fromA.pipelineOptions(TransferOptions.Request.NONE.with("use-relays", true).with("include-direct", false)
+            fromA.pipelineOptions(FspOptions.NONE.with(FspOption.USE_RELAYS, true).with(FspOption.INCLUDE_DIRECT, false)
                     .with(options.fspOptions()));
             destination.login(b.user(), options.destinationPassword(), true);
             FspConversation toB = new FspConversation(destination, b.server(), options.connectTimeout());

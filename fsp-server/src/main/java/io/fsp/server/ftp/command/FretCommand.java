@@ -24,6 +24,7 @@ import io.fsp.server.stripe.RelayOutcomes;
 import io.fsp.server.stripe.ResumeClaim;
 import io.fsp.server.stripe.StripeContext;
 import io.fsp.server.stripe.StripeSession;
+import io.fsp.extension.FspOption;
 import io.fsp.extension.TransferOptions;
 import io.fsp.server.stripe.StripedTransfer;
 import io.fsp.server.stripe.Striping;
@@ -125,7 +126,7 @@ public final class FretCommand extends FspExtensionCommand {
         FtpPath path = resolved.get();
         TransferOptions options = state(session).options();
         if (options.evacuation() && (!options.useRelays() || options.includeDirect())) {
-            String retain = "retain=" + options.asMap().get("retain");
+            String retain = FspOption.RETAIN.pair(options.retain());
             session.reply(Replies.badArguments(!options.useRelays()
                     ? "FRET with " + retain + " (an evacuation) needs use-relays=on (FSPO use-relays=on)"
                     : "FRET with " + retain + " (an evacuation) needs include-direct=off: nobody collects on a data"
@@ -302,7 +303,7 @@ public final class FretCommand extends FspExtensionCommand {
                 + t.totalBytes() + " bytes, " + t.plan().count() + " blocks";
         List<Announcement> info = new ArrayList<>();
         info.add(new Announcement.Transfer(t.id(), t.isDirectory(), t.files().size(), t.directories().size(), t.totalBytes(),
-                t.plan().count(), t.options().asMap()));
+                t.plan().count(), t.options().announced()));
         info.add(new Announcement.Key(t.key() == null ? null : t.key().encoded()));
         info.add(new Announcement.Token(p.token()));
         for (Map.Entry<Integer, RelayConnection> r : p.relays().entrySet()) {
