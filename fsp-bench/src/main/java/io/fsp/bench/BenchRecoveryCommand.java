@@ -7,6 +7,8 @@ import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.verify.VerificationMode;
+import io.fsp.extension.FspOption;
+import io.fsp.extension.FspOptions;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.PinnedTrustManager;
 import java.io.PrintWriter;
@@ -130,7 +132,7 @@ public final class BenchRecoveryCommand implements Callable<Integer> {
         CollectOptions o = new CollectOptions("127.0.0.1", setup.port(), "demo", setup.password().toCharArray(),
                 "demo@127.0.0.1:" + setup.port(), "/" + FILE, dest,
                 PinnedTrustManager.of(Set.of(Fingerprint.parse(setup.fingerprint()))),
-                List.of("block-size=" + blockSize), false, 4, VerificationMode.FIVER, Duration.ofSeconds(30),
+                FspOptions.NONE.withText(FspOption.BLOCK_SIZE, blockSize), false, 4, VerificationMode.FIVER, Duration.ofSeconds(30),
                 Duration.ofSeconds(10)).withRelayRecovery(relayRecovery);
         CollectSummary s = new Collector(o).run();
         if (!s.complete() || !s.verified()) {

@@ -7,6 +7,8 @@ import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.verify.VerificationMode;
+import io.fsp.extension.FspOption;
+import io.fsp.extension.FspOptions;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.PinnedTrustManager;
 import java.io.IOException;
@@ -406,7 +408,7 @@ public final class BenchStripeCommand implements Callable<Integer> {
         CollectOptions o = new CollectOptions("127.0.0.1", setup.port(), "demo", setup.password().toCharArray(),
                 "demo@127.0.0.1:" + setup.port(), "/" + FILE, dest,
                 PinnedTrustManager.of(Set.of(Fingerprint.parse(setup.fingerprint()))),
-                List.of("block-size=" + blockSize, "use-relays=" + (relays ? "on" : "off")), direct, 4, mode,
+                FspOptions.NONE.withText(FspOption.BLOCK_SIZE, blockSize).with(FspOption.USE_RELAYS, relays), direct, 4, mode,
                 Duration.ofSeconds(30), Duration.ofSeconds(10)).withDirectWrites(!pageCacheWrites);
         CollectSummary s = new Collector(o).run();
         if (!s.complete()) {

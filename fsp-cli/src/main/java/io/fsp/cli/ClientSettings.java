@@ -3,12 +3,13 @@ package io.fsp.cli;
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.config.ByteSize;
 import io.fsp.config.Durations;
+import io.fsp.extension.FspOption;
+import io.fsp.extension.FspOptions;
 import io.fsp.net.HostPort;
 import io.fsp.tls.Fingerprint;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * The defaults of the {@code fsp} commands that connect to a server, with the defaults of {@link #defaults()}. Each
@@ -16,8 +17,9 @@ import java.util.regex.Pattern;
  * {@code conf/client.conf.example}) and the option of the same name; {@link ClientConfigOption} layers them. Never a
  * password: at most the path of a file that holds it. Never {@code --insecure} either: a file must not turn off
  * the server's authentication for every command. {@code block-size}, {@code compression}, {@code cipher},
- * {@code checksum}, {@code digest}, {@code strategy} and {@code replicas} are sent to the server as FSP options;
- * empty leaves them to the server.
+ * {@code checksum}, {@code digest}, {@code strategy} and {@code replicas} are sent to the server as FSP options
+ * ({@link #fspOptions()}), each checked by its {@link FspOption} as the server checks it; empty leaves them to the
+ * server.
  *
  * @param trust the server certificate's fingerprint (empty: give --trust or --insecure)
  * @param passwordFile a file whose first line is the password (empty: $FSP_PASSWORD)
@@ -46,24 +48,9 @@ public record ClientSettings(
         Optional<HostPort> meridianEntry,
         boolean agent,
         Duration agentIdle) {
-    /** What the server's FSPO takes as a value: no blanks, no '='. */
-    private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9._:-]+");
-
     public ClientSettings {
-        token("compression", compression);
-        token("cipher", cipher);
-        token("checksum", checksum);
-        token("digest", digest);
-        token("strategy", strategy);
-        if (blockSize.isPresent() && (blockSize.get().bytes() < 1 || blockSize.get().bytes() > Integer.MAX_VALUE)) {
-            throw new IllegalArgumentException("block-size: " + blockSize.get() + " (expected: 1 byte..2G)");
-        }
-        if (replicas.isPresent() && (replicas.get() < 1 || replicas.get() > 3)) {
-            throw new IllegalArgumentException("replicas: " + replicas.get() + " (expected: 1..3)");
-        }
-        if (streams < 1 || streams > 64) {
-            throw new IllegalArgumentException("streams: " + streams + " (expected: 1..64)");
-        }
+        fspOptions(blockSize, compression, cipher, checksum, digest, strategy, replicas); // the server's bounds
+        FspOption.STREAMS.check(streams);
         if (agentIdle.isNegative()) {
             throw new IllegalArgumentException("agent-idle: " + agentIdle + " (expected: >= 0s)");
         }
@@ -79,9 +66,25 @@ public record ClientSettings(
                 Durations.parse(Launcher.DEFAULT_IDLE));
     }
 
-    private static void token(String key, Optional<String> value) {
-        if (value.isPresent() && !TOKEN.matcher(value.get()).matches()) {
-            throw new IllegalArgumentException(key + ": '" + value.get() + "' (expected: letters, digits, '.', ':' or '-')");
-        }
+    /** The FSP options these settings ask the server for, in the order FSPO sends them. */
+    public FspOptions fspOptions() {
+        return fspOptions(blockSize, compression, cipher, checksum, digest, strategy, replicas);
+    }
+
+    private static FspOptions fspOptions(Optional<ByteSize> blockSize, Optional<String> compression,
+                                         Optional<String> cipher, Optional<String> checksum, Optional<String> digest,
+                                         Optional<String> strategy, Optional<Integer> replicas) {
+        FspOptions o = FspOptions.NONE;
+        o = text(o, FspOption.BLOCK_SIZE, blockSize.map(b -> Long.toString(b.bytes())));
+        o = text(o, FspOption.COMPRESSION, compression);
+        o = text(o, FspOption.CIPHER, cipher);
+        o = text(o, FspOption.CHECKSUM, checksum);
+        o = text(o, FspOption.DIGEST, digest);
+        o = text(o, FspOption.STRATEGY, strategy);
+        return replicas.isPresent() ? o.with(FspOption.REPLICAS, replicas.get()) : o;
+    }
+
+    private static FspOptions text(FspOptions o, FspOption<?> option, Optional<String> value) {
+        return value.isPresent() ? o.withText(option, value.get()) : o;
     }
 }

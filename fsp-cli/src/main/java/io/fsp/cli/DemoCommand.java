@@ -9,6 +9,8 @@ import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.verify.VerificationMode;
+import io.fsp.extension.FspOption;
+import io.fsp.extension.FspOptions;
 import io.fsp.tls.PinnedTrustManager;
 import java.io.PrintWriter;
 import java.io.Writer;
@@ -100,7 +102,7 @@ public final class DemoCommand implements Callable<Integer> {
             CollectOptions options = new CollectOptions("127.0.0.1", port, "demo", setup.password().toCharArray(),
                     "demo@127.0.0.1:" + port, "/dataset", received,
                     PinnedTrustManager.of(Set.of(io.fsp.tls.Fingerprint.parse(setup.fingerprint()))),
-                    List.of("strategy=" + strategy), includeDirect, 4, VerificationMode.FIVER, Duration.ofSeconds(10),
+                    FspFlags.withText(FspOptions.NONE, FspOption.STRATEGY, strategy), includeDirect, 4, VerificationMode.FIVER, Duration.ofSeconds(10),
                     Duration.ofSeconds(10));
             Collector collector = new Collector(options);
             CollectSummary summary;

@@ -8,7 +8,8 @@ import io.fsp.config.ConfigException;
 import io.fsp.config.Durations;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.extension.ExtensionCodec;
-import io.fsp.extension.TransferOptions;
+import io.fsp.extension.FspOption;
+import io.fsp.extension.FspOptions;
 import io.fsp.tls.Fingerprint;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -199,23 +200,17 @@ public final class EvacuateCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--manifest FILE and --recipient PUBLIC-KEY-FILE are needed (expected: both,"
                     + " unless --dry-run)");
         }
-        if (replicas < 1 || replicas > 3) {
-            throw new IllegalArgumentException("--replicas: " + replicas + " (expected: 1..3)");
-        }
+        FspFlags.with(FspOptions.NONE, FspOption.REPLICAS, replicas);
         ClientSettings settings = configuration.settings(spec.commandLine().getParseResult());
         Fingerprint server = settings.trust().orElseThrow(() -> new IllegalArgumentException("--trust FINGERPRINT (as"
                 + " fsp-server prints it) is needed (or trust = FINGERPRINT in the client configuration)"));
         Duration retainFor = duration("--retain", retain);
+        FspFlags.with(FspOptions.NONE, FspOption.RETAIN, retainFor);
         Duration stopAfter = deadline == null ? null : duration("--deadline", deadline);
         List<String> first = priorities();
         RecipientKey key = recipient == null ? null : RecipientKey.readPublic(recipient);
-        TransferOptions.Request fsp = TransferOptions.Request.NONE;
-        if (blockSize != null) {
-            fsp = fsp.with("block-size", blockSize);
-        }
-        if (compression != null) {
-            fsp = fsp.with("compression", compression);
-        }
+        FspOptions fsp = FspFlags.withText(FspFlags.withText(FspOptions.NONE, FspOption.BLOCK_SIZE, blockSize),
+                FspOption.COMPRESSION, compression);
         return new Evacuation.Options(origin, PasswordOption.password(settings.passwordFile(), origin.user() + "@" + origin.host()), server, manifest, key, replicas, retain, retainFor, first,
                 stopAfter, fsp, Duration.ofSeconds(10));
     }

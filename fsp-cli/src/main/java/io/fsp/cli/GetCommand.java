@@ -5,6 +5,8 @@ import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.control.FspUrl;
 import io.fsp.config.ConfigException;
+import io.fsp.extension.FspOption;
+import io.fsp.extension.FspOptions;
 import io.fsp.extension.SelectionRequest;
 import io.fsp.meridian.net.ProbeResponder;
 import io.fsp.tls.PinnedTrustManager;
@@ -14,8 +16,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -231,15 +231,7 @@ public final class GetCommand implements Callable<Integer> {
         }
         PinnedTrustManager tm = insecure ? PinnedTrustManager.any() : PinnedTrustManager.of(Set.of(settings.trust().get()));
         char[] password = PasswordOption.password(settings.passwordFile(), u.user() + "@" + u.host());
-        List<String> fsp = new ArrayList<>();
-        add(fsp, "block-size", settings.blockSize().map(b -> Long.toString(b.bytes())).orElse(null));
-        add(fsp, "compression", settings.compression().orElse(null));
-        add(fsp, "cipher", settings.cipher().orElse(null));
-        add(fsp, "checksum", settings.checksum().orElse(null));
-        add(fsp, "digest", settings.digest().orElse(null));
-        add(fsp, "strategy", settings.strategy().orElse(null));
-        add(fsp, "replicas", settings.replicas().map(String::valueOf).orElse(null));
-        addSelection(fsp, u.host(), u.port(), settings);
+        FspOptions fsp = settings.fspOptions().with(selection(u.host(), u.port(), settings));
         return new CollectOptions(u.host(), u.port(), u.user(), password, u.server(), u.path(),
                 destination.toAbsolutePath().normalize(), tm, fsp,
                 settings.includeDirect(), settings.streams(), settings.verify(), settings.relayTimeout(),
@@ -250,10 +242,10 @@ public final class GetCommand implements Callable<Integer> {
      * With --relays: starts a probe responder on the address this host uses towards the server (the server
      * takes the IP of the control connection and only the port from here) and asks for relays by RTT.
      */
-    private void addSelection(List<String> fsp, String host, int port, ClientSettings settings)
+    private FspOptions selection(String host, int port, ClientSettings settings)
             throws java.io.IOException, InterruptedException {
         if (relays == null && nearSender == null && nearClient == null && !matched("--meridian-entry")) {
-            return;
+            return FspOptions.NONE;
         }
         if (relays == null || nearSender == null || nearClient == null) {
             throw new IllegalArgumentException("--relays, --near-sender and --near-client go together (expected: all three)");
@@ -261,10 +253,10 @@ public final class GetCommand implements Callable<Integer> {
         if (relays < 1 || relays > SelectionRequest.MAX_RELAYS) {
             throw new IllegalArgumentException("--relays: " + relays + " (expected: 1.." + SelectionRequest.MAX_RELAYS + ")");
         }
-        SelectionRequest query = SelectionRequest.NONE.with("near-sender", nearSender).with("near-client", nearClient)
-                .with("relays", String.valueOf(relays));
+        FspOptions query = FspOptions.NONE.withText(FspOption.NEAR_SENDER, nearSender)
+                .withText(FspOption.NEAR_CLIENT, nearClient).with(FspOption.RELAYS, relays);
         if (settings.meridianEntry().isPresent()) {
-            query = query.with("meridian-entry", settings.meridianEntry().get().toString());
+            query = query.withText(FspOption.MERIDIAN_ENTRY, settings.meridianEntry().get().toString());
         }
         InetAddress local;
         try (DatagramSocket route = new DatagramSocket()) {
@@ -272,19 +264,10 @@ public final class GetCommand implements Callable<Integer> {
             local = route.getLocalAddress();
         }
         probe = ProbeResponder.start(new InetSocketAddress(local, 0));
-        fsp.addAll(query.with("client-probe", Integer.toString(probe.address().getPort())).words());
+        return query.with(FspOption.CLIENT_PROBE, probe.address().getPort());
     }
 
     private boolean matched(String option) {
         return spec.commandLine().getParseResult().hasMatchedOption(option);
-    }
-
-    private static void add(List<String> pairs, String key, String value) {
-        if (value != null) {
-            if (value.contains(" ") || value.contains("=")) {
-                throw new IllegalArgumentException("--" + key + ": '" + value + "' (expected: no spaces or '=')");
-            }
-            pairs.add(key + "=" + value);
-        }
     }
 }

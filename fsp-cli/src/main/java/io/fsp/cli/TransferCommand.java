@@ -2,7 +2,8 @@ package io.fsp.cli;
 
 import io.fsp.client.control.FspUrl;
 import io.fsp.client.transfer.ThirdPartyTransfer;
-import io.fsp.extension.TransferOptions;
+import io.fsp.extension.FspOption;
+import io.fsp.extension.FspOptions;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.PinnedTrustManager;
 import java.io.IOException;
@@ -121,16 +122,8 @@ public final class TransferCommand implements Callable<Integer> {
         }
         X509TrustManager trustA = pin(trust.get(0));
         X509TrustManager trustB = pin(trust.get(trust.size() - 1));
-        if (replicas != null && (replicas < 1 || replicas > 3)) {
-            throw new IllegalArgumentException("--replicas: " + replicas + " (expected: 1..3)");
-        }
-        TransferOptions.Request fsp = TransferOptions.Request.NONE;
-        if (replicas != null) {
-            fsp = fsp.with("replicas", String.valueOf(replicas));
-        }
-        if (blockSize != null) {
-            fsp = fsp.with("block-size", blockSize);
-        }
+        FspOptions fsp = FspFlags.withText(FspFlags.with(FspOptions.NONE, FspOption.REPLICAS, replicas),
+                FspOption.BLOCK_SIZE, blockSize);
         char[] passwordA = PasswordOption.password(Optional.ofNullable(passwordFile), Invocation.current().env(PasswordOption.ENVIRONMENT),
                 PasswordOption.terminal(), a.user() + "@" + a.host());
         char[] passwordB = PasswordOption.password(Optional.ofNullable(destPasswordFile), Invocation.current().env(DESTINATION_ENVIRONMENT),

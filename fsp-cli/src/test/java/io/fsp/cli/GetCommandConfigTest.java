@@ -56,7 +56,7 @@ class GetCommandConfigTest {
                 """.formatted(FINGERPRINT));
         CollectOptions fromFile = options(URL, "-o", dir.resolve("out").toString(), "--config", conf.toString());
         assertArrayEquals("s3cret".toCharArray(), fromFile.password(), "password-file relative to the file");
-        assertEquals(List.of("block-size=4194304", "strategy=cyclic", "replicas=2"), fromFile.fspOptions());
+        assertEquals(List.of("block-size=4194304", "strategy=cyclic", "replicas=2"), fromFile.fspOptions().words());
         assertEquals(8, fromFile.streams());
         assertEquals(VerificationMode.RIVA, fromFile.verify());
         assertEquals(Duration.ofSeconds(30), fromFile.relayTimeout());
@@ -69,7 +69,7 @@ class GetCommandConfigTest {
         assertEquals(VerificationMode.OFF, overridden.verify());
         assertEquals(Duration.ofSeconds(5), overridden.relayTimeout(), "a bare number is seconds, as it always was");
         assertTrue(!overridden.includeDirect());
-        assertEquals(List.of("block-size=1048576", "strategy=cyclic", "replicas=3"), overridden.fspOptions());
+        assertEquals(List.of("block-size=1048576", "strategy=cyclic", "replicas=3"), overridden.fspOptions().words());
     }
 
     @Test
@@ -77,7 +77,7 @@ class GetCommandConfigTest {
         Files.writeString(Files.createFile(dir.resolve("password"), OWNER_ONLY), "pw\n");
         CollectOptions o = options(URL, "-o", dir.resolve("out").toString(), "--config", "none", "--trust", FINGERPRINT,
                 "--password-file", dir.resolve("password").toString());
-        assertEquals(List.of(), o.fspOptions());
+        assertEquals(List.of(), o.fspOptions().words());
         assertEquals(4, o.streams());
         assertEquals(VerificationMode.FIVER, o.verify());
         assertEquals(Duration.ofSeconds(10), o.relayTimeout());
@@ -92,6 +92,9 @@ class GetCommandConfigTest {
         "relay-timeout = soon|2: relay-timeout: 'soon' (expected: a duration",
         "trust = ABCD|2: trust: fingerprint 'ABCD': 4 hex digits",
         "block-size = 2X|2: block-size: '2X' (expected: a size",
+        "block-size = 1k|2: block-size: 1024 (expected: auto or 4096..16777216)",
+        "replicas = 4|2: replicas: 4 (expected: 1..3)",
+        "compression = 20|2: compression: 20 (expected: off or 1..19)",
         "password = secret|2: unknown key 'password'",
         "insecure = true|2: unknown key 'insecure'",
     })

@@ -6,9 +6,8 @@ import io.fsp.tls.Fingerprint;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TransferId;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -25,7 +24,7 @@ public sealed interface Announcement {
      * holds and the options it runs with (as FSPO shows them; the client reads {@code checksum} and {@code digest}).
      */
     record Transfer(TransferId id, boolean directory, int files, int directories, long bytes, long blocks,
-                    Map<String, String> options) implements Announcement {
+                    FspOptions options) implements Announcement {
         public Transfer {
             Objects.requireNonNull(id, "id");
             ExtensionCodec.check("files", files, 0, Integer.MAX_VALUE);
@@ -35,29 +34,25 @@ public sealed interface Announcement {
             if (options.size() > ExtensionLimits.MAX_OPTIONS) {
                 throw new IllegalArgumentException("options: " + options.size() + " (expected: <= " + ExtensionLimits.MAX_OPTIONS + ")");
             }
-            options.forEach(ExtensionCodec::checkOption);
-            options = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(options));
-            checksumIn(options, "checksum", ChecksumAlgorithm.CRC32C);
-            checksumIn(options, "digest", ChecksumAlgorithm.SHA256);
+            Set<String> keys = new HashSet<>();
+            for (FspOptions.Value<?> v : options.values()) {
+                String text = v.toString();
+                ExtensionCodec.checkOption(v.option().name(), text.substring(v.option().name().length() + 1));
+                if (!keys.add(v.option().name())) {
+                    throw new IllegalArgumentException("option: " + ExtensionCodec.shorten(v.option().name())
+                            + " twice (expected: once)");
+                }
+            }
         }
 
         /** The wire checksum of every block ({@code checksum=}, default crc32c). */
         public ChecksumAlgorithm checksum() {
-            return checksumIn(options, "checksum", ChecksumAlgorithm.CRC32C);
+            return options.getOrDefault(FspOption.CHECKSUM);
         }
 
         /** The algorithm of the announced plaintext digests ({@code digest=}, default sha256). */
         public ChecksumAlgorithm digest() {
-            return checksumIn(options, "digest", ChecksumAlgorithm.SHA256);
-        }
-
-        private static ChecksumAlgorithm checksumIn(Map<String, String> options, String key, ChecksumAlgorithm otherwise) {
-            String v = options.get(key);
-            try {
-                return v == null ? otherwise : ChecksumAlgorithm.fromLabel(v);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(key + ": " + e.getMessage(), e);
-            }
+            return options.getOrDefault(FspOption.DIGEST);
         }
     }
 
@@ -150,7 +145,7 @@ public sealed interface Announcement {
     /** {@code DIR <name>}: a directory of the transfer, relative to the retrieved path ({@link io.fsp.block.RelativePaths}). */
     record Directory(String name) implements Announcement {
         public Directory {
-            ExtensionCodec.checkRelativeName("DIR ", name);
+            ExtensionNames.checkRelativeName("DIR ", name);
         }
     }
 
@@ -163,7 +158,7 @@ public sealed interface Announcement {
         public File {
             ExtensionCodec.check("file index", index, 0, Integer.MAX_VALUE);
             ExtensionCodec.check("file size", size, 0, Long.MAX_VALUE);
-            ExtensionCodec.checkRelativeName("FILE ", name);
+            ExtensionNames.checkRelativeName("FILE ", name);
         }
     }
 

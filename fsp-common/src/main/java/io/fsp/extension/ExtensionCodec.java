@@ -8,17 +8,9 @@ import io.fsp.tls.Fingerprint;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TokenException;
 import io.fsp.token.TransferId;
-import java.io.ByteArrayOutputStream;
-import java.net.URLEncoder;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Writes and reads the lines of the FSP extension (docs/protocol.md §1, "FSP extension"): the {@code 151}
@@ -42,7 +34,7 @@ public final class ExtensionCodec {
             StringBuilder sb = new StringBuilder("FSP ").append(t.id()).append(" kind=").append(t.directory() ? "directory" : "file")
                     .append(" files=").append(t.files()).append(" directories=").append(t.directories())
                     .append(" bytes=").append(t.bytes()).append(" blocks=").append(t.blocks());
-            t.options().forEach((k, v) -> sb.append(' ').append(k).append('=').append(v));
+            t.options().values().forEach(v -> sb.append(' ').append(v));
             return sb.toString();
         } else if (a instanceof Announcement.Key k) {
             return "KEY " + (k.aes() == null ? "none" : Base64.getEncoder().encodeToString(k.aes()));
@@ -53,13 +45,13 @@ public final class ExtensionCodec {
         } else if (a instanceof Announcement.Space sp) {
             return "SPACE " + sp.index() + " " + sp.reserved() + " " + sp.declared();
         } else if (a instanceof Announcement.Refused r) {
-            return "REFUSED " + new HostPort(r.host(), r.port()) + " " + r.reason() + " " + encodeText(r.text());
+            return "REFUSED " + new HostPort(r.host(), r.port()) + " " + r.reason() + " " + ExtensionNames.encodeText(r.text());
         } else if (a instanceof Announcement.Stopped st) {
-            return "STOPPED " + st.index() + " " + st.reason() + " " + encodeText(st.text());
+            return "STOPPED " + st.index() + " " + st.reason() + " " + ExtensionNames.encodeText(st.text());
         } else if (a instanceof Announcement.Directory d) {
-            return "DIR " + encodeName(d.name());
+            return "DIR " + ExtensionNames.encodeName(d.name());
         } else if (a instanceof Announcement.File f) {
-            return "FILE " + f.index() + " " + f.size() + " " + f.modifiedMillis() + " " + encodeName(f.name());
+            return "FILE " + f.index() + " " + f.size() + " " + f.modifiedMillis() + " " + ExtensionNames.encodeName(f.name());
         } else if (a instanceof Announcement.Block b) {
             return "BLK " + b.seq() + " " + format(b.placement()) + " " + b.file() + " " + b.offset() + " " + b.length()
                     + " " + (b.digest() == null ? "-" : b.digest().toString());
@@ -100,12 +92,12 @@ public final class ExtensionCodec {
             case "RELAY" -> relay(w);
             case "DIR" -> {
                 fields(w, 1);
-                yield new Announcement.Directory(decodeName(w[1]));
+                yield new Announcement.Directory(ExtensionNames.decodeName(w[1]));
             }
             case "FILE" -> {
                 fields(w, 4);
                 yield new Announcement.File((int) number("file index", w[1], 0, Integer.MAX_VALUE),
-                        number("file size", w[2], 0, Long.MAX_VALUE), signed("mtime", w[3]), decodeName(w[4]));
+                        number("file size", w[2], 0, Long.MAX_VALUE), signed("mtime", w[3]), ExtensionNames.decodeName(w[4]));
             }
             case "BLK" -> block(w);
             case "SPACE" -> {
@@ -116,12 +108,12 @@ public final class ExtensionCodec {
             case "REFUSED" -> {
                 fields(w, 3);
                 HostPort hostPort = hostPort(w[1]);
-                yield new Announcement.Refused(hostPort.host(), hostPort.port(), w[2], decodeText(w[3]));
+                yield new Announcement.Refused(hostPort.host(), hostPort.port(), w[2], ExtensionNames.decodeText(w[3]));
             }
             case "STOPPED" -> {
                 fields(w, 3);
                 yield new Announcement.Stopped((int) number("relay index", w[1], 0, ExtensionLimits.MAX_RELAY_INDEX), w[2],
-                        decodeText(w[3]));
+                        ExtensionNames.decodeText(w[3]));
             }
             default -> throw new IllegalArgumentException("announcement: '" + shorten(w[0])
                     + "' (expected: FSP, KEY, TOKEN, RELAY, SPACE, REFUSED, STOPPED, DIR, FILE or BLK)");
@@ -144,8 +136,8 @@ public final class ExtensionCodec {
      * {@code /}-separated, percent-encoded as FILE names are.
      */
     public static String formatPriority(String name) {
-        checkRelativeName("", name);
-        return encodeName(name);
+        ExtensionNames.checkRelativeName("", name);
+        return ExtensionNames.encodeName(name);
     }
 
     /**
@@ -154,9 +146,9 @@ public final class ExtensionCodec {
      */
     public static String parsePriority(String argument) {
         checkLength("FPRI", argument, 3 * ExtensionLimits.MAX_NAME_BYTES);
-        String name = decodeName(argument);
-        checkRelativeName("", name);
-        canonical(argument, encodeName(name));
+        String name = ExtensionNames.decodeName(argument);
+        ExtensionNames.checkRelativeName("", name);
+        canonical(argument, ExtensionNames.encodeName(name));
         return name;
     }
 
@@ -217,15 +209,15 @@ public final class ExtensionCodec {
         if (!v[0].equals("file") && !v[0].equals("directory")) {
             throw new IllegalArgumentException("kind: '" + shorten(v[0]) + "' (expected: file or directory)");
         }
-        Map<String, String> options = new LinkedHashMap<>();
+        FspOptions options = FspOptions.NONE;
         for (int i = 2 + TRANSFER_FIELDS.length; i < w.length; i++) {
             int eq = w[i].indexOf('=');
             if (eq <= 0) {
                 throw new IllegalArgumentException("option: '" + shorten(w[i]) + "' (expected: key=value)");
             }
-            if (options.put(w[i].substring(0, eq), w[i].substring(eq + 1)) != null) {
-                throw new IllegalArgumentException("option: " + shorten(w[i].substring(0, eq)) + " twice (expected: once)");
-            }
+            String key = w[i].substring(0, eq);
+            // an option this end does not know (a newer server's) is carried as it is, and nothing acts on it
+            options = options.withText(FspOption.named(key).orElseGet(() -> FspOption.unknown(key)), w[i].substring(eq + 1));
         }
         return new Announcement.Transfer(id, v[0].equals("directory"), (int) number("files", v[1], 0, Integer.MAX_VALUE),
                 (int) number("directories", v[2], 0, Integer.MAX_VALUE), number("bytes", v[3], 0, Long.MAX_VALUE),
@@ -389,15 +381,6 @@ public final class ExtensionCodec {
         }
     }
 
-    /** Free text in one field: percent-encoded UTF-8, as a name is. */
-    static String encodeText(String text) {
-        return URLEncoder.encode(text, StandardCharsets.UTF_8).replace("+", "%20");
-    }
-
-    private static String decodeText(String text) {
-        return decodeName(text);
-    }
-
     static void checkHost(String host) {
         if (host == null || host.isEmpty() || host.length() > ExtensionLimits.MAX_HOST_LENGTH
                 || !host.chars().allMatch(c -> c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
@@ -405,124 +388,6 @@ public final class ExtensionCodec {
             throw new IllegalArgumentException("relay host: '" + shorten(host) + "' (expected: a name or address of 1.."
                     + ExtensionLimits.MAX_HOST_LENGTH + " characters)");
         }
-    }
-
-    /**
-     * A DIR, FILE or FPRI name: {@link #checkName}, and a relative path by the one rule ({@link RelativePaths}), so
-     * nothing that holds an announcement holds a name that would leave the directory it is joined to. A refusal's
-     * message starts with {@code what}.
-     */
-    static void checkRelativeName(String what, String name) {
-        checkName(name);
-        String problem = RelativePaths.problem(name);
-        if (problem != null) {
-            throw new IllegalArgumentException(what + problem);
-        }
-    }
-
-    private static void checkName(String name) {
-        if (name == null || name.isEmpty()) {
-            throw new IllegalArgumentException("name: empty (expected: a relative path)");
-        }
-        int bytes = ascii(name) ? name.length() : utf8Length(name); // ASCII, the common case, needs no encoder
-        if (bytes > ExtensionLimits.MAX_NAME_BYTES) {
-            throw new IllegalArgumentException("name: " + bytes + " bytes (expected: <= " + ExtensionLimits.MAX_NAME_BYTES + ")");
-        }
-    }
-
-    private static int utf8Length(String name) {
-        try {
-            return StandardCharsets.UTF_8.newEncoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).encode(java.nio.CharBuffer.wrap(name)).remaining();
-        } catch (CharacterCodingException e) {
-            throw new IllegalArgumentException("name: '" + shorten(name) + "' (expected: valid Unicode)");
-        }
-    }
-
-    /** Percent-encoded UTF-8: only letters, digits and {@code . - * _} stay as they are. */
-    static String encodeName(String name) {
-        if (plainPath(name)) { // as most names are: what URLEncoder gives without its per-character work
-            return name.replace("/", "%2F"); // the same string when it holds no /
-        }
-        return URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
-    }
-
-    private static String decodeName(String text) {
-        String plain = decodePlainPath(text);
-        if (plain != null) {
-            return plain;
-        }
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(text.length());
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '%' && i + 2 < text.length() && hex(text.charAt(i + 1)) >= 0 && hex(text.charAt(i + 2)) >= 0) {
-                bytes.write(hex(text.charAt(i + 1)) << 4 | hex(text.charAt(i + 2)));
-                i += 2;
-            } else if (c < 0x80 && c != '%' && c != '+' && c > ' ') {
-                bytes.write(c);
-            } else {
-                throw new IllegalArgumentException("name: '" + shorten(text) + "' (expected: percent-encoded UTF-8)");
-            }
-        }
-        try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
-        } catch (CharacterCodingException e) {
-            throw new IllegalArgumentException("name: '" + shorten(text) + "' (expected: percent-encoded UTF-8)");
-        }
-    }
-
-    /** Letters, digits and {@code . - * _}: the characters a name's encoding keeps as they are. */
-    private static boolean unreserved(char c) {
-        return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '*'
-                || c == '_';
-    }
-
-    /** A name of unreserved characters and {@code /} only. */
-    private static boolean plainPath(String name) {
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            if (!unreserved(c) && c != '/') {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** The name {@code text} encodes if it holds only unreserved characters and {@code %2F}, else null. */
-    private static String decodePlainPath(String text) {
-        StringBuilder name = null;
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '%' && i + 2 < text.length() && text.charAt(i + 1) == '2'
-                    && (text.charAt(i + 2) == 'F' || text.charAt(i + 2) == 'f')) {
-                if (name == null) {
-                    name = new StringBuilder(text.length()).append(text, 0, i);
-                }
-                name.append('/');
-                i += 2;
-            } else if (unreserved(c)) {
-                if (name != null) {
-                    name.append(c);
-                }
-            } else {
-                return null;
-            }
-        }
-        return name == null ? text : name.toString();
-    }
-
-    private static boolean ascii(String text) {
-        for (int i = 0; i < text.length(); i++) {
-            if (text.charAt(i) >= 0x80) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static int hex(char c) {
-        return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
     }
 
     /** At most 64 characters of {@code s}, for error messages. */

@@ -16,9 +16,7 @@ import io.fsp.token.TokenScope;
 import io.fsp.token.TransferId;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -35,10 +33,7 @@ class ExtensionCodecTest {
 
     @Test
     void transferLineRoundTrips() {
-        Map<String, String> options = new LinkedHashMap<>();
-        options.put("block-size", "1048576");
-        options.put("checksum", "sha1");
-        options.put("digest", "blake3");
+        FspOptions options = FspOptions.parse("block-size=1048576 checksum=sha1 digest=blake3");
         Announcement.Transfer t = new Announcement.Transfer(new TransferId(0x0123456789abcdefL), true, 3, 2, 5000, 7, options);
         roundTrip(t, "FSP 0123456789abcdef kind=directory files=3 directories=2 bytes=5000 blocks=7 block-size=1048576"
                 + " checksum=sha1 digest=blake3");
@@ -119,13 +114,13 @@ class ExtensionCodecTest {
                 <= ExtensionLimits.MAX_LINE_LENGTH, "the longest FILE line fits the line limit");
         ExtensionCodec.parse("FILE 2147483647 9223372036854775807 -9223372036854775807 " + encodedLongest);
         bad("DIR " + "x".repeat(ExtensionLimits.MAX_LINE_LENGTH), "announcement");
-        Map<String, String> many = new LinkedHashMap<>();
+        FspOptions many = FspOptions.NONE;
         for (int i = 0; i < ExtensionLimits.MAX_OPTIONS; i++) {
-            many.put("k" + i, "v");
+            many = many.withText(FspOption.unknown("k" + i), "v");
         }
         new Announcement.Transfer(new TransferId(1), false, 0, 0, 0, maxSeq + 1, many);
-        many.put("one-more", "v");
-        assertThrows(IllegalArgumentException.class, () -> new Announcement.Transfer(new TransferId(1), false, 0, 0, 0, 0, many));
+        FspOptions tooMany = many.withText(FspOption.unknown("one-more"), "v");
+        assertThrows(IllegalArgumentException.class, () -> new Announcement.Transfer(new TransferId(1), false, 0, 0, 0, 0, tooMany));
         bad("FSP 0000000000000001 kind=file files=0 directories=0 bytes=0 blocks=" + (maxSeq + 2), "blocks");
     }
 
@@ -208,7 +203,7 @@ class ExtensionCodecTest {
                 b.append(alphabet.charAt(random.nextInt(alphabet.length())));
             }
             String name = b.toString();
-            String encoded = ExtensionCodec.encodeName(name);
+            String encoded = ExtensionNames.encodeName(name);
             assertEquals(java.net.URLEncoder.encode(name, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20"),
                     encoded, name);
             if (RelativePaths.problem(name) == null) {

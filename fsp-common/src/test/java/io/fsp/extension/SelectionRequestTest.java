@@ -15,28 +15,24 @@ import org.junit.jupiter.api.Test;
 class SelectionRequestTest {
     @Test
     void parsesWhatFspGetSends() {
-        SelectionRequest r = SelectionRequest.NONE.with("near-sender", "30").with("near-client", "12.5")
-                .with("relays", "3").with("client-probe", "40000").with("meridian-entry", "127.0.0.1:7400");
+        SelectionRequest r = SelectionRequest.NONE.with(FspOptions.parse("near-sender=30 near-client=12.5 relays=3"
+                + " client-probe=40000 meridian-entry=127.0.0.1:7400"));
         assertTrue(r.complete());
         assertEquals(new SelectionRequest(30, 12.5, 3, 40000, Optional.of(new InetSocketAddress("127.0.0.1", 7400))), r);
         assertEquals("near-sender=30 near-client=12.5 relays=3 client-probe=40000 meridian-entry=127.0.0.1:7400",
                 r.describe());
-        assertFalse(SelectionRequest.NONE.with("relays", "3").complete(), "bounds and probe port are needed too");
+        assertFalse(SelectionRequest.NONE.with(FspOptions.parse("relays=3")).complete(), "bounds and probe port are needed too");
     }
 
     @Test
     void whatTheClientSendsParsesBack() {
         SelectionRequest sent = new SelectionRequest(30, 12.5, 3, 40000, Optional.of(new InetSocketAddress("::1", 7400)));
         assertEquals(List.of("near-sender=30", "near-client=12.5", "relays=3", "meridian-entry=[::1]:7400",
-                "client-probe=40000"), sent.words());
-        SelectionRequest read = SelectionRequest.NONE;
-        for (String word : sent.words()) {
-            read = read.with(word.substring(0, word.indexOf('=')), word.substring(word.indexOf('=') + 1));
-        }
-        assertEquals(sent, read);
-        assertEquals(List.of(), SelectionRequest.NONE.words(), "nothing asked, nothing sent");
+                "client-probe=40000"), sent.options().words());
+        assertEquals(sent, SelectionRequest.NONE.with(FspOptions.parse(sent.options().toString())));
+        assertEquals(List.of(), SelectionRequest.NONE.options().words(), "nothing asked, nothing sent");
         assertEquals(List.of("near-sender=40", "near-client=40", "relays=1", "client-probe=9"),
-                new SelectionRequest(40, 40, 1, 9, Optional.empty()).words(), "no entry: the server's own");
+                new SelectionRequest(40, 40, 1, 9, Optional.empty()).options().words(), "no entry: the server's own");
     }
 
     @ParameterizedTest
@@ -52,7 +48,7 @@ class SelectionRequestTest {
         "meridian-entry|127.0.0.1|meridian-entry: 127.0.0.1 (expected: IP:PORT)",
     })
     void badValuesNameTheKey(String key, String value, String message) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SelectionRequest.NONE.with(key, value));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> FspOptions.parse(key + "=" + value));
         assertEquals(message, e.getMessage());
     }
 }

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fsp.checksum.ChecksumAlgorithm;
 import io.fsp.token.TransferId;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class TransferOptionsTest {
@@ -54,7 +53,7 @@ class TransferOptionsTest {
                 + " include-direct=off streams=4 use-relays=on replicas=1 retain=off", TransferOptions.DEFAULTS.describe());
         assertFalse(TransferOptions.DEFAULTS.evacuation(), "retain is off by default");
         TransferOptions o = TransferOptions.DEFAULTS.with("compression", "19").with("cipher", "none").with("strategy", "cyclic");
-        Announcement.Transfer t = new Announcement.Transfer(new TransferId(1), false, 1, 0, 10, 1, o.asMap());
+        Announcement.Transfer t = new Announcement.Transfer(new TransferId(1), false, 1, 0, 10, 1, o.announced());
         String line = ExtensionCodec.format(t);
         assertTrue(line.endsWith(" " + o.describe()), line);
         assertEquals(t, ExtensionCodec.parse(line));
@@ -85,9 +84,9 @@ class TransferOptionsTest {
         assertEquals(Duration.ofMinutes(90), TransferOptions.DEFAULTS.with("retain", "90m").retain());
         assertEquals(Duration.ofSeconds(60), TransferOptions.DEFAULTS.with("retain", "60s").retain());
         assertEquals(Duration.ofHours(36), TransferOptions.DEFAULTS.with("retain", "36H").retain());
-        assertEquals("retain=1m", "retain=" + TransferOptions.DEFAULTS.with("retain", "60s").asMap().get("retain"));
-        assertEquals("retain=36h", "retain=" + TransferOptions.DEFAULTS.with("retain", "36h").asMap().get("retain"));
-        assertEquals("retain=90m", "retain=" + TransferOptions.DEFAULTS.with("retain", "5400s").asMap().get("retain"));
+        assertEquals("retain=1m", FspOption.RETAIN.pair(TransferOptions.DEFAULTS.with("retain", "60s").retain()));
+        assertEquals("retain=36h", FspOption.RETAIN.pair(TransferOptions.DEFAULTS.with("retain", "36h").retain()));
+        assertEquals("retain=90m", FspOption.RETAIN.pair(TransferOptions.DEFAULTS.with("retain", "5400s").retain()));
         assertFalse(TransferOptions.DEFAULTS.with("retain", "7d").with("retain", "off").evacuation());
         assertEquals("retain: 59s (expected: off or at least 1m)",
                 assertThrows(IllegalArgumentException.class, () -> TransferOptions.DEFAULTS.with("retain", "59s")).getMessage());
@@ -123,43 +122,41 @@ class TransferOptionsTest {
                 () -> TransferOptions.DEFAULTS.with("probe", "maybe")).getMessage());
     }
 
-    /** What a client builds is the line the server reads back, pair for pair, each value as given. */
+    /** What a client builds is the line the server reads back, pair for pair, each value as its key writes it. */
     @Test
     void aRequestIsTheFspoLineTheServerReadsBack() {
-        TransferOptions.Request r = TransferOptions.Request.NONE.with("retain", "7d").with("replicas", "2")
-                .with("include-direct", false).with("use-relays", true)
-                .with(TransferOptions.Request.of(List.of("block-size=4m", "compression=zstd")));
-        assertEquals("FSPO retain=7d replicas=2 include-direct=off use-relays=on block-size=4m compression=zstd", r.command());
-        assertEquals(r, TransferOptions.Request.parse(r.command().substring("FSPO ".length())));
-        assertEquals(TransferOptions.Request.NONE, TransferOptions.Request.parse("  "));
-        assertEquals("FSPO", TransferOptions.Request.NONE.command());
-        TransferOptions o = TransferOptions.DEFAULTS;
-        for (TransferOptions.Request.Pair p : r.pairs()) {
-            o = o.with(p.key(), p.value());
-        }
+        FspOptions r = FspOptions.NONE.with(FspOption.RETAIN, Duration.ofDays(7)).with(FspOption.REPLICAS, 2)
+                .with(FspOption.INCLUDE_DIRECT, false).with(FspOption.USE_RELAYS, true)
+                .with(FspOptions.parse("block-size=4m compression=zstd"));
+        assertEquals("FSPO retain=7d replicas=2 include-direct=off use-relays=on block-size=4194304 compression=3",
+                r.command());
+        assertEquals(r, FspOptions.parse(r.command().substring("FSPO ".length())));
+        assertEquals(FspOptions.NONE, FspOptions.parse("  "));
+        assertEquals("FSPO", FspOptions.NONE.command());
         assertEquals("block-size=4194304 compression=3 cipher=aes-256-gcm checksum=crc32c digest=sha256 strategy=fcfs"
-                + " include-direct=off streams=4 use-relays=on replicas=2 retain=7d", o.describe());
-        assertTrue(TransferOptions.Request.isSelectionKey("Near-Sender"));
-        assertFalse(TransferOptions.Request.isSelectionKey("block-size"));
+                + " include-direct=off streams=4 use-relays=on replicas=2 retain=7d", TransferOptions.DEFAULTS.with(r).describe());
+        assertEquals(30.0, FspOptions.parse("Near-Sender=30").get(FspOption.NEAR_SENDER).orElseThrow());
+        assertEquals(SelectionRequest.NONE, SelectionRequest.NONE.with(r), "no selection option in it");
     }
 
     @Test
     void aRequestRefusesWhatTheServerWouldNotSplitBack() {
         assertEquals("options: 17 (expected: <= 16)", assertThrows(IllegalArgumentException.class,
-                () -> TransferOptions.Request.parse("a=1 ".repeat(17))).getMessage());
+                () -> FspOptions.parse("a=1 ".repeat(17))).getMessage());
         assertEquals("option: 'streams' (expected: key=value)", assertThrows(IllegalArgumentException.class,
-                () -> TransferOptions.Request.parse("block-size=4k streams")).getMessage());
+                () -> FspOptions.parse("block-size=4k streams")).getMessage());
         assertEquals("option: '=4' (expected: key=value)", assertThrows(IllegalArgumentException.class,
-                () -> TransferOptions.Request.parse("=4")).getMessage());
-        assertThrows(IllegalArgumentException.class, () -> TransferOptions.Request.NONE.with("block-size", "4 m"));
-        assertThrows(IllegalArgumentException.class, () -> TransferOptions.Request.NONE.with("block size", "4m"));
-        assertThrows(IllegalArgumentException.class, () -> TransferOptions.Request.NONE.with("", "4m"));
-        assertThrows(IllegalArgumentException.class, () -> TransferOptions.Request.NONE.with("cipher", "none\r\nQUIT"));
-        TransferOptions.Request full = TransferOptions.Request.NONE;
-        for (int i = 0; i < TransferOptions.Request.MAX_PAIRS; i++) {
-            full = full.with("streams", "1");
+                () -> FspOptions.parse("=4")).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> FspOptions.parse("nonsense=1")).getMessage()
+                .startsWith("option: nonsense (expected: one of block-size, compression, "));
+        assertThrows(IllegalArgumentException.class, () -> FspOptions.NONE.withText(FspOption.CIPHER, "none\r\nQUIT"));
+        assertThrows(IllegalArgumentException.class, () -> FspOptions.NONE.with(FspOption.REPLICAS, 4));
+        FspOptions full = FspOptions.NONE;
+        for (int i = 0; i < FspOptions.MAX_PAIRS; i++) {
+            full = full.with(FspOption.STREAMS, 1);
         }
-        TransferOptions.Request sixteen = full;
-        assertThrows(IllegalArgumentException.class, () -> sixteen.with("streams", "1"));
+        full.command();
+        FspOptions seventeen = full.with(FspOption.STREAMS, 1);
+        assertThrows(IllegalArgumentException.class, seventeen::command);
     }
 }

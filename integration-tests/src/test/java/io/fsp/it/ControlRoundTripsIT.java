@@ -7,6 +7,7 @@ import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.verify.VerificationMode;
+import io.fsp.extension.FspOptions;
 import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.TreeDigests;
 import io.fsp.tls.PinnedTrustManager;
@@ -49,7 +50,7 @@ class ControlRoundTripsIT {
             Path dest = dir.resolve("file.bin");
             CollectOptions options = new CollectOptions("127.0.0.1", forwarder.port(), StripeRig.USER,
                     StripeRig.PASSWORD.toCharArray(), "round-trips", "/file.bin", dest,
-                    PinnedTrustManager.of(Set.of(rig.server().fingerprint())), List.of(), true, 2,
+                    PinnedTrustManager.of(Set.of(rig.server().fingerprint())), FspOptions.NONE, true, 2,
                     VerificationMode.FIVER, Duration.ofSeconds(10), Duration.ofSeconds(10));
             CollectSummary summary = new Collector(options).run();
             assertTrue(summary.complete(), summary::toText);

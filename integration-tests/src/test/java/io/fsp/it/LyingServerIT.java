@@ -8,6 +8,7 @@ import io.fsp.client.collect.CollectOptions;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.control.ControlException;
 import io.fsp.client.verify.VerificationMode;
+import io.fsp.extension.FspOptions;
 import io.fsp.testkit.control.ScriptedServer;
 import io.fsp.tls.PinnedTrustManager;
 import io.fsp.token.CapabilityToken;
@@ -102,7 +103,7 @@ class LyingServerIT {
             Path dest = dir.resolve("big.bin");
             CollectOptions options = new CollectOptions("127.0.0.1", server.port(), "alice", "secret".toCharArray(),
                     "alice@127.0.0.1:" + server.port(), "/big.bin", dest, PinnedTrustManager.of(Set.of(server.fingerprint())),
-                    List.of(), false, 1, VerificationMode.FIVER, Duration.ofSeconds(5), Duration.ofSeconds(5));
+                    FspOptions.NONE, false, 1, VerificationMode.FIVER, Duration.ofSeconds(5), Duration.ofSeconds(5));
             return assertThrows(ControlException.class, () -> new Collector(options).run());
         }
     }

@@ -8,6 +8,7 @@ import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.config.ConfigSource;
+import io.fsp.extension.FspOptions;
 import io.fsp.it.harness.TreeDigests;
 import io.fsp.meridian.MeridianConfig;
 import io.fsp.meridian.net.MeridianService;
@@ -125,8 +126,8 @@ class RelaySelectionIT {
         Files.createDirectories(dest.getParent());
         CollectOptions options = new CollectOptions("127.0.0.1", port, "alice", "s3cret-select".toCharArray(),
                 "alice@127.0.0.1:" + port, "/one.bin", dest, PinnedTrustManager.of(Set.of(server.fingerprint())),
-                List.of("block-size=64k", "near-sender=1000", "near-client=70", "relays=2",
-                        "client-probe=" + client.address().getPort()),
+                FspOptions.parse("block-size=64k near-sender=1000 near-client=70 relays=2 client-probe="
+                        + client.address().getPort()),
                 false, 2, VerificationMode.FIVER, Duration.ofSeconds(10), Duration.ofSeconds(3));
         CollectSummary summary = new Collector(options).run();
         assertTrue(summary.complete(), summary.toText());

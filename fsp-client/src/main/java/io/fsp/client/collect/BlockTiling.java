@@ -2,8 +2,8 @@ package io.fsp.client.collect;
 
 import io.fsp.client.collect.DestinationFiles.RemoteFile;
 import io.fsp.client.control.ControlException;
-import io.fsp.client.control.ReplyCodes;
 import io.fsp.extension.FileSegment;
+import io.fsp.ftp.ReplyCode;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
@@ -81,7 +81,7 @@ final class BlockTiling {
             if (covered != f.size()) {
                 throw new ControlException("FRET " + remotePath + ": the server announced blocks for " + covered
                         + " of the " + f.size() + " bytes of " + f.name() + " (expected: every byte of every file)",
-                        ReplyCodes.TRANSFER_COMPLETE, null);
+                        ReplyCode.TRANSFER_COMPLETE.value(), null);
             }
         }
     }

@@ -1,9 +1,10 @@
 package io.fsp.client.collect;
 
 import io.fsp.client.verify.VerificationMode;
+import io.fsp.extension.FspOption;
+import io.fsp.extension.FspOptions;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import javax.net.ssl.X509TrustManager;
 
 /**
@@ -11,7 +12,7 @@ import javax.net.ssl.X509TrustManager;
  *
  * @param server the server as the user named it ({@code alice@host:2121}), for the resume journal
  * @param trust checks the server's certificate (pinned fingerprint, or any with --insecure)
- * @param fspOptions {@code key=value} pairs sent with FSPO (block-size, compression, cipher, …)
+ * @param fspOptions options sent with FSPO (block-size, compression, cipher, …)
  * @param includeDirect also take blocks straight from the server on a data connection
  * @param streams parallel fetches per relay
  * @param relayTimeout how long a relay may take to answer one request before the block is fetched elsewhere
@@ -26,18 +27,18 @@ import javax.net.ssl.X509TrustManager;
  *                           (docs/protocol.md §3.7)
  */
 public record CollectOptions(String host, int port, String user, char[] password, String server, String remotePath,
-                             Path destination, X509TrustManager trust, List<String> fspOptions, boolean includeDirect,
+                             Path destination, X509TrustManager trust, FspOptions fspOptions, boolean includeDirect,
                              int streams, VerificationMode verify, Duration relayTimeout, Duration connectTimeout,
                              boolean overlap, boolean relayRecovery, boolean directWrites, boolean relayBlocksOverTls) {
     public CollectOptions(String host, int port, String user, char[] password, String server, String remotePath,
-                          Path destination, X509TrustManager trust, List<String> fspOptions, boolean includeDirect,
+                          Path destination, X509TrustManager trust, FspOptions fspOptions, boolean includeDirect,
                           int streams, VerificationMode verify, Duration relayTimeout, Duration connectTimeout) {
         this(host, port, user, password, server, remotePath, destination, trust, fspOptions, includeDirect, streams, verify,
                 relayTimeout, connectTimeout, true, true, true, false);
     }
 
     public CollectOptions(String host, int port, String user, char[] password, String server, String remotePath,
-                          Path destination, X509TrustManager trust, List<String> fspOptions, boolean includeDirect,
+                          Path destination, X509TrustManager trust, FspOptions fspOptions, boolean includeDirect,
                           int streams, VerificationMode verify, Duration relayTimeout, Duration connectTimeout,
                           boolean overlap) {
         this(host, port, user, password, server, remotePath, destination, trust, fspOptions, includeDirect, streams, verify,
@@ -50,7 +51,7 @@ public record CollectOptions(String host, int port, String user, char[] password
      */
     public static CollectOptions withoutOrigin(String server, String remotePath, Path destination, int streams,
                                                VerificationMode verify, Duration relayTimeout, Duration connectTimeout) {
-        return new CollectOptions(null, 0, null, null, server, remotePath, destination, null, List.of(), false, streams, verify,
+        return new CollectOptions(null, 0, null, null, server, remotePath, destination, null, FspOptions.NONE, false, streams, verify,
                 relayTimeout, connectTimeout);
     }
 
@@ -74,9 +75,6 @@ public record CollectOptions(String host, int port, String user, char[] password
     }
 
     public CollectOptions {
-        fspOptions = List.copyOf(fspOptions);
-        if (streams < 1 || streams > 64) {
-            throw new IllegalArgumentException("streams: " + streams + " (expected: 1..64)");
-        }
+                FspOption.STREAMS.check(streams);
     }
 }

@@ -10,7 +10,7 @@ import io.fsp.client.collect.DestinationFiles.RemoteFile;
 import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.ControlException;
 import io.fsp.client.control.FspConversation;
-import io.fsp.client.control.ReplyCodes;
+import io.fsp.ftp.ReplyCode;
 import io.fsp.client.journal.JournalRecord;
 import io.fsp.client.journal.ResumeJournal;
 import io.fsp.client.verify.FiverVerifier;
@@ -23,7 +23,8 @@ import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.FileSegment;
 import io.fsp.extension.Manifest;
-import io.fsp.extension.TransferOptions;
+import io.fsp.extension.FspOption;
+import io.fsp.net.HostPort;
 import io.fsp.token.CapabilityToken;
 import io.fsp.token.TransferId;
 import java.io.IOException;
@@ -224,8 +225,8 @@ public final class Collector {
             control.login(options.user(), options.password(), false);
             FspConversation fsp = new FspConversation(control, "", options.connectTimeout());
             if (!options.fspOptions().isEmpty() || options.includeDirect()) {
-                fsp.pipelineOptions(TransferOptions.Request.of(options.fspOptions())
-                        .with("include-direct", options.includeDirect()).with("streams", String.valueOf(options.streams())));
+                fsp.pipelineOptions(options.fspOptions().with(FspOption.INCLUDE_DIRECT, options.includeDirect())
+                        .with(FspOption.STREAMS, options.streams()));
             }
             destination.heldClaimer().claimHeld(fsp);
             fretNanos = System.nanoTime();
@@ -237,7 +238,7 @@ public final class Collector {
                 fsp.retrieve(options.remotePath());
             }
             try {
-                milestone("FRET answered " + ReplyCodes.OPENING_DATA_CONNECTION);
+                milestone("FRET answered " + ReplyCode.OPENING_DATA_CONNECTION.value());
                 retrieve(fsp, directSocket);
             } finally {
                 if (directSocket != null) {

@@ -1,5 +1,6 @@
 package io.fsp.client.control;
 
+import io.fsp.ftp.ReplyCode;
 import io.fsp.net.HostPort;
 import io.fsp.net.NetworkErrors;
 import io.fsp.tls.SslContexts;
@@ -74,8 +75,8 @@ public final class ControlChannel implements Closeable {
             plain.setTcpNoDelay(true);
             c.use(plain);
             c.send("AUTH TLS");
-            c.expect(c.read(), ReplyCodes.READY, "greeting");
-            c.expect(c.read(), ReplyCodes.SECURITY_EXCHANGE_OK, "AUTH TLS");
+            c.expect(c.read(), ReplyCode.READY.value(), "greeting");
+            c.expect(c.read(), ReplyCode.SECURITY_EXCHANGE_OK.value(), "AUTH TLS");
             c.tls = joined(tls);
             SSLSocket secure = (SSLSocket) c.tls.createSocket(plain, host, port, true);
             secure.setUseClientMode(true);
@@ -135,10 +136,10 @@ public final class ControlChannel implements Closeable {
      * waiting for the replies ({@link #pipeline}): they are checked before any later reply is read.
      */
     public void login(String user, char[] password, boolean protectData) throws IOException {
-        pipeline("USER " + user, ReplyCodes.NEED_PASSWORD, "login as " + user);
-        pipeline("PASS " + new String(password), ReplyCodes.LOGGED_IN, "login as " + user);
-        pipeline("PBSZ 0", ReplyCodes.COMMAND_OK, "PBSZ");
-        pipeline(protectData ? "PROT P" : "PROT C", ReplyCodes.COMMAND_OK, "PROT");
+        pipeline("USER " + user, ReplyCode.NEED_PASSWORD.value(), "login as " + user);
+        pipeline("PASS " + new String(password), ReplyCode.LOGGED_IN.value(), "login as " + user);
+        pipeline("PBSZ 0", ReplyCode.COMMAND_OK.value(), "PBSZ");
+        pipeline(protectData ? "PROT P" : "PROT C", ReplyCode.COMMAND_OK.value(), "PROT");
     }
 
     /**
@@ -266,7 +267,7 @@ public final class ControlChannel implements Closeable {
 
     /** The port named by the reply to an EPSV. */
     public static int epsvPort(Reply reply) throws ControlException {
-        Reply r = expect(reply, ReplyCodes.ENTERING_EXTENDED_PASSIVE, "EPSV");
+        Reply r = expect(reply, ReplyCode.ENTERING_EXTENDED_PASSIVE.value(), "EPSV");
         Matcher m = EPSV.matcher(r.text());
         if (!m.find()) {
             throw new ControlException("EPSV: reply '" + abbreviate(r.text()) + "' (expected: (|||PORT|))");

@@ -4,7 +4,8 @@ import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.FgetRequest;
 import io.fsp.extension.HeldRanges;
-import io.fsp.extension.TransferOptions;
+import io.fsp.extension.FspOptions;
+import io.fsp.ftp.ReplyCode;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -78,16 +79,16 @@ public final class FspConversation {
     }
 
     /** FSPO, answered before anything else is sent. */
-    public void options(TransferOptions.Request options) throws IOException {
-        ControlChannel.expect(control.command(options.command()), ReplyCodes.COMMAND_OK, server + options.command());
+    public void options(FspOptions options) throws IOException {
+        ControlChannel.expect(control.command(options.command()), ReplyCode.COMMAND_OK.value(), server + options.command());
     }
 
     /**
      * FSPO, sent without waiting for its reply: the reply is checked before any later one is read (a round trip
      * saved). Only where the commands that follow do no harm should the options be refused.
      */
-    public void pipelineOptions(TransferOptions.Request options) throws IOException {
-        control.pipeline(options.command(), ReplyCodes.COMMAND_OK, server + options.command());
+    public void pipelineOptions(FspOptions options) throws IOException {
+        control.pipeline(options.command(), ReplyCode.COMMAND_OK.value(), server + options.command());
     }
 
     /**
@@ -96,7 +97,7 @@ public final class FspConversation {
      */
     public boolean claim(HeldRanges held) throws IOException {
         Reply r = control.command("FHAV " + ExtensionCodec.format(held));
-        if (r.code() != ReplyCodes.COMMAND_OK) {
+        if (r.code() != ReplyCode.COMMAND_OK.value()) {
             log.info("server did not take FHAV ({}): every block is sent again", r);
             return false;
         }
@@ -107,7 +108,7 @@ public final class FspConversation {
     public void prioritize(List<String> names) throws IOException {
         for (String name : names) {
             String command = "FPRI " + ExtensionCodec.formatPriority(name);
-            ControlChannel.expect(control.command(command), ReplyCodes.COMMAND_OK, server + command);
+            ControlChannel.expect(control.command(command), ReplyCode.COMMAND_OK.value(), server + command);
         }
     }
 
@@ -115,7 +116,7 @@ public final class FspConversation {
     public void retrieve(String path) throws IOException {
         retrieve = server + "FRET " + path;
         control.send("FRET " + path);
-        ControlChannel.expect(control.read(), ReplyCodes.OPENING_DATA_CONNECTION, retrieve);
+        ControlChannel.expect(control.read(), ReplyCode.OPENING_DATA_CONNECTION.value(), retrieve);
     }
 
     /**
@@ -128,7 +129,7 @@ public final class FspConversation {
         control.send("FRET " + path);
         Socket data = control.openData(ControlChannel.epsvPort(control.read()), connectTimeout);
         try {
-            ControlChannel.expect(control.read(), ReplyCodes.OPENING_DATA_CONNECTION, retrieve);
+            ControlChannel.expect(control.read(), ReplyCode.OPENING_DATA_CONNECTION.value(), retrieve);
             return data;
         } catch (IOException | RuntimeException e) {
             data.close();
@@ -165,11 +166,11 @@ public final class FspConversation {
                 }
                 throw new ControlException(retrieve + ": no reply for " + SILENCE.toMinutes() + " minutes", 0, e);
             }
-            if (r.code() == ReplyCodes.TRANSFER_COMPLETE) {
+            if (r.code() == ReplyCode.TRANSFER_COMPLETE.value()) {
                 control.readTimeout(replyTimeout);
                 return End.COMPLETE;
             }
-            if (r.code() != ReplyCodes.FSP_ANNOUNCEMENT) {
+            if (r.code() != ReplyCode.FSP_ANNOUNCEMENT.value()) {
                 throw new ControlException(retrieve + ": server answered " + r.code() + " "
                         + ControlChannel.abbreviate(r.text()) + " (expected: 151 or 226)", r.code(), null);
             }
@@ -192,7 +193,7 @@ public final class FspConversation {
     /** An announcement this client cannot take: the line (its start) and why. */
     public static ControlException refused(String text, RuntimeException e) {
         return new ControlException("announcement '" + text.substring(0, Math.min(200, text.length())) + "': "
-                + e.getMessage(), ReplyCodes.FSP_ANNOUNCEMENT, e);
+                + e.getMessage(), ReplyCode.FSP_ANNOUNCEMENT.value(), e);
     }
 
     /**
@@ -203,7 +204,7 @@ public final class FspConversation {
         int port = control.epsv();
         Socket data = control.openData(port, connectTimeout);
         try {
-            ControlChannel.expect(control.command("FGET " + request.format()), ReplyCodes.OPENING_DATA_CONNECTION,
+            ControlChannel.expect(control.command("FGET " + request.format()), ReplyCode.OPENING_DATA_CONNECTION.value(),
                     server + "FGET");
             return data;
         } catch (IOException | RuntimeException e) {
@@ -214,7 +215,7 @@ public final class FspConversation {
 
     /** The 226 that ends an FGET, once its blocks were read. */
     public void fetched() throws IOException {
-        ControlChannel.expect(control.read(), ReplyCodes.TRANSFER_COMPLETE, server + "FGET");
+        ControlChannel.expect(control.read(), ReplyCode.TRANSFER_COMPLETE.value(), server + "FGET");
     }
 
     /**
@@ -223,7 +224,7 @@ public final class FspConversation {
      */
     public Socket collect(String path, Duration connectTimeout) throws IOException {
         int port = control.epsv();
-        ControlChannel.expect(control.command("FCOL " + path), ReplyCodes.OPENING_DATA_CONNECTION,
+        ControlChannel.expect(control.command("FCOL " + path), ReplyCode.OPENING_DATA_CONNECTION.value(),
                 server + "FCOL " + path);
         return control.secureData(control.openData(port, connectTimeout));
     }
@@ -242,7 +243,7 @@ public final class FspConversation {
                 throw new ControlException(server + "FCOL: no reply for " + SILENCE.toMinutes() + " minutes", 0, e);
             }
             tick.run();
-            if (r.code() != ReplyCodes.PERF_MARKER) {
+            if (r.code() != ReplyCode.PERF_MARKER.value()) {
                 control.readTimeout(replyTimeout);
                 return r;
             }

@@ -4,12 +4,13 @@ import io.fsp.client.control.ControlChannel;
 import io.fsp.client.control.ControlException;
 import io.fsp.client.control.FspConversation;
 import io.fsp.client.control.FspUrl;
-import io.fsp.client.control.ReplyCodes;
+import io.fsp.ftp.ReplyCode;
 import io.fsp.client.evacuate.EvacuationManifest.State;
 import io.fsp.crypto.RecipientKey;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.OriginSignature;
-import io.fsp.extension.TransferOptions;
+import io.fsp.extension.FspOption;
+import io.fsp.extension.FspOptions;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.PinnedTrustManager;
 import java.io.IOException;
@@ -61,24 +62,24 @@ public final class Evacuation {
      * @param priority names relative to the origin's path, sent first (FPRI), in this order
      * @param deadline when to stop, counted from the start; null: none
      * @param recipient the safe site's public key (a dry run may have none)
-     * @param fspOptions more FSPO pairs ({@code block-size=4m}, {@code compression=zstd}), checked by the server
+     * @param fspOptions more FSPO options (block-size, compression)
      */
     public record Options(FspUrl origin, char[] password, Fingerprint trust, Path manifest, RecipientKey recipient,
                           int replicas, String retain, Duration retainFor, List<String> priority, Duration deadline,
-                          TransferOptions.Request fspOptions, Duration connectTimeout) {
+                          FspOptions fspOptions, Duration connectTimeout) {
         public Options {
             priority = List.copyOf(priority);
         }
 
         /** FSPO for the evacuation: {@code retain=…}, relays only, {@code replicas}, the other options. */
-        TransferOptions.Request fspo() {
-            return TransferOptions.Request.NONE.with("retain", retain).with("replicas", String.valueOf(replicas))
-                    .with("include-direct", false).with("use-relays", true).with(fspOptions);
+        FspOptions fspo() {
+            return FspOptions.NONE.with(FspOption.RETAIN, retainFor).with(FspOption.REPLICAS, replicas)
+                    .with(FspOption.INCLUDE_DIRECT, false).with(FspOption.USE_RELAYS, true).with(fspOptions);
         }
 
         /** FSPO for the dry run: the evacuation's, checked and opened as it would be, kept nowhere. */
-        TransferOptions.Request probe() {
-            return fspo().with("probe", true);
+        FspOptions probe() {
+            return fspo().with(FspOption.PROBE, true);
         }
     }
 
@@ -262,15 +263,15 @@ public final class Evacuation {
             s = OriginSignature.parse(text);
         } catch (IllegalArgumentException e) {
             throw new ControlException("signature '" + text.substring(0, Math.min(200, text.length())) + "': "
-                    + e.getMessage(), ReplyCodes.FSP_ANNOUNCEMENT, e);
+                    + e.getMessage(), ReplyCode.FSP_ANNOUNCEMENT.value(), e);
         }
         if (s.lines() != lines.count()) {
             throw new ControlException("the server signed " + s.lines() + " announcements, " + lines.count()
-                    + " were read", ReplyCodes.FSP_ANNOUNCEMENT, null);
+                    + " were read", ReplyCode.FSP_ANNOUNCEMENT.value(), null);
         }
         if (!s.verifies(certificate, options.origin().user(), options.origin().path(), lines.sha256())) {
             throw new ControlException("the server's signature over its announcements does not verify with its"
-                    + " certificate " + options.trust(), ReplyCodes.FSP_ANNOUNCEMENT, null);
+                    + " certificate " + options.trust(), ReplyCode.FSP_ANNOUNCEMENT.value(), null);
         }
         synchronized (read) {
             signature = s;

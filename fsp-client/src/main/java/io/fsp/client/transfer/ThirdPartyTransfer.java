@@ -6,10 +6,11 @@ import io.fsp.client.control.ControlException;
 import io.fsp.client.control.FspConversation;
 import io.fsp.client.control.FspUrl;
 import io.fsp.client.control.Reply;
-import io.fsp.client.control.ReplyCodes;
+import io.fsp.ftp.ReplyCode;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
-import io.fsp.extension.TransferOptions;
+import io.fsp.extension.FspOption;
+import io.fsp.extension.FspOptions;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -37,7 +38,7 @@ public final class ThirdPartyTransfer {
      */
     public record Options(FspUrl source, char[] sourcePassword, X509TrustManager sourceTrust,
                           FspUrl destination, char[] destinationPassword, X509TrustManager destinationTrust,
-                          TransferOptions.Request fspOptions, Duration connectTimeout) {
+                          FspOptions fspOptions, Duration connectTimeout) {
     }
 
     /** How it ended: {@code code} is B's final reply to FCOL (0 if it never came), {@code error} null on success. */
@@ -86,7 +87,7 @@ public final class ThirdPartyTransfer {
             source.login(a.user(), options.sourcePassword(), false);
             FspConversation fromA = new FspConversation(source, a.server(), options.connectTimeout());
             // checked before FRET's reply
-            fromA.pipelineOptions(TransferOptions.Request.NONE.with("use-relays", true).with("include-direct", false)
+            fromA.pipelineOptions(FspOptions.NONE.with(FspOption.USE_RELAYS, true).with(FspOption.INCLUDE_DIRECT, false)
                     .with(options.fspOptions()));
             destination.login(b.user(), options.destinationPassword(), true);
             FspConversation toB = new FspConversation(destination, b.server(), options.connectTimeout());
@@ -117,7 +118,7 @@ public final class ThirdPartyTransfer {
         }, FspConversation.NO_DEADLINE);
         if (transfer[0] == null) {
             throw new ControlException(what + ": server answered 226 before any announcement (expected: the FSP line)",
-                    ReplyCodes.TRANSFER_COMPLETE, null);
+                    ReplyCode.TRANSFER_COMPLETE.value(), null);
         }
         toB.flush();
         return transfer[0];
@@ -129,13 +130,13 @@ public final class ThirdPartyTransfer {
         long[] lastNoop = {System.nanoTime()};
         Reply r = destination.collection(bytes -> bytesCollected = bytes, () -> {
             if (System.nanoTime() - lastNoop[0] > KEEPALIVE_NANOS) {
-                ControlChannel.expect(source.control().command("NOOP"), ReplyCodes.COMMAND_OK,
+                ControlChannel.expect(source.control().command("NOOP"), ReplyCode.COMMAND_OK.value(),
                         options.source().server() + ": NOOP");
                 lastNoop[0] = System.nanoTime();
             }
         });
         double seconds = (System.nanoTime() - start) / 1e9;
-        boolean ok = r.code() == ReplyCodes.TRANSFER_COMPLETE;
+        boolean ok = r.code() == ReplyCode.TRANSFER_COMPLETE.value();
         if (ok) {
             bytesCollected = t.bytes();
         }

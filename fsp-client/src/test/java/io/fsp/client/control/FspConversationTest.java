@@ -10,6 +10,8 @@ import io.fsp.extension.ByteRange;
 import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.FgetRequest;
 import io.fsp.extension.HeldRanges;
+import io.fsp.extension.FspOption;
+import io.fsp.extension.FspOptions;
 import io.fsp.extension.TransferOptions;
 import io.fsp.testkit.control.ScriptedServer;
 import io.fsp.tls.PinnedTrustManager;
@@ -28,9 +30,9 @@ import org.junit.jupiter.api.Test;
 class FspConversationTest {
     private static final Duration REPLY = Duration.ofSeconds(5);
     private static final String FSP = ExtensionCodec.format(new Announcement.Transfer(new TransferId(7), false, 1, 0, 10, 1,
-            TransferOptions.DEFAULTS.asMap()));
-    private static final TransferOptions.Request OPTIONS = TransferOptions.Request.NONE.with("use-relays", true)
-            .with("include-direct", false).with("block-size", "64k");
+            TransferOptions.DEFAULTS.announced()));
+    private static final FspOptions OPTIONS = FspOptions.NONE.with(FspOption.USE_RELAYS, true)
+            .with(FspOption.INCLUDE_DIRECT, false).with(FspOption.BLOCK_SIZE, 64 * 1024);
 
     /** A server that answers each command by its verb, and stays silent on any other. */
     private static Function<String, List<String>> answers(Map<String, List<String>> byVerb) {
@@ -53,7 +55,7 @@ class FspConversationTest {
             List<String> lines = new ArrayList<>();
             assertEquals(FspConversation.End.COMPLETE, fsp.announcements(lines::add, FspConversation.NO_DEADLINE));
             assertEquals(List.of(FSP, "KEY none"), lines, "each 151 line as read, without the code");
-            assertEquals(List.of("FSPO use-relays=on include-direct=off block-size=64k", "FPRI b%20c.bin", "FPRI a.bin"),
+            assertEquals(List.of("FSPO use-relays=on include-direct=off block-size=65536", "FPRI b%20c.bin", "FPRI a.bin"),
                     server.received().subList(0, 3), "the FSPO line as built, then FPRI in order");
             assertEquals("FRET /data", server.received().get(4));
         }
@@ -67,10 +69,10 @@ class FspConversationTest {
                 "FRET", List.of("150 FSP transfer 0000000000000007", "151 " + FSP, "226 every block placed"))));
              ControlChannel control = connect(server)) {
             FspConversation fsp = new FspConversation(control, "alice@a:2121", REPLY);
-            fsp.pipelineOptions(TransferOptions.Request.NONE.with("block-size", "64"));
+            fsp.pipelineOptions(FspOptions.NONE.with(FspOption.BLOCK_SIZE, 65536));
             ControlException e = assertThrows(ControlException.class, () -> fsp.retrieve("/data"));
             assertEquals(501, e.code());
-            assertTrue(e.getMessage().startsWith("alice@a:2121: FSPO block-size=64: server answered 501 block-size: 64"),
+            assertTrue(e.getMessage().startsWith("alice@a:2121: FSPO block-size=65536: server answered 501 block-size: 64"),
                     e.getMessage());
         }
     }

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fsp.client.control.FspUrl;
 import io.fsp.extension.Announcement;
 import io.fsp.extension.ExtensionCodec;
-import io.fsp.extension.TransferOptions;
+import io.fsp.extension.FspOptions;
 import io.fsp.tls.Fingerprint;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,7 +23,7 @@ class DryRunReportTest {
 
     private static Evacuation.Options options(int replicas, Duration deadline) {
         return new Evacuation.Options(FspUrl.parse("fsp://ops@127.0.0.1:2121/data"), new char[0], Fingerprint.parse(FP),
-                null, null, replicas, "7d", Duration.ofDays(7), List.of(), deadline, TransferOptions.Request.NONE,
+                null, null, replicas, "7d", Duration.ofDays(7), List.of(), deadline, FspOptions.NONE,
                 Duration.ofSeconds(10));
     }
 

@@ -43,7 +43,7 @@ class EvacuationManifestTest {
     static List<Announcement> announcements() {
         TransferId id = TransferId.parse("00112233445566ff");
         List<String> lines = List.of(
-                "FSP 00112233445566ff kind=directory files=2 directories=1 bytes=5000 blocks=3 block-size=4k replicas=2",
+                "FSP 00112233445566ff kind=directory files=2 directories=1 bytes=5000 blocks=3 block-size=4096 replicas=2",
                 "KEY " + java.util.Base64.getEncoder().encodeToString(new byte[32]),
                 "TOKEN " + CapabilityToken.issue(TokenKey.random(), id, Instant.parse("2026-12-01T08:00:00Z"),
                         TokenScope.ALL).toText(),

@@ -5,6 +5,7 @@ import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.collect.RecordedTransfer;
 import io.fsp.client.verify.VerificationMode;
+import io.fsp.extension.FspOption;
 import io.fsp.server.fs.DirectoryHandle;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.fs.NotRegularFileException;
@@ -108,12 +109,7 @@ public final class ServerCollection {
 
     /** The parallel fetches per relay the origin's client asked for (its FSPO streams), 4 if none. */
     private int streams() {
-        String s = recorded.transfer().options().get("streams");
-        try {
-            return s == null ? 4 : Math.max(1, Math.min(64, Integer.parseInt(s)));
-        } catch (NumberFormatException e) {
-            return 4;
-        }
+        return recorded.transfer().options().getOrDefault(FspOption.STREAMS);
     }
 
     /**

@@ -5,7 +5,7 @@ import io.fsp.server.fs.FtpPath;
 import io.fsp.server.fs.UserRoot;
 import io.fsp.server.ftp.FtpReplyException;
 import io.fsp.server.ftp.Replies;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.ftp.ReplyCode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -5,7 +5,7 @@ import io.fsp.extension.ExtensionCodec;
 import io.fsp.extension.OriginSignature;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpSession;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.ftp.ReplyCode;
 import io.fsp.server.stripe.Announcements;
 import java.security.PrivateKey;
 import java.time.Instant;

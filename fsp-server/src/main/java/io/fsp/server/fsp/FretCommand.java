@@ -1,9 +1,12 @@
 package io.fsp.server.fsp;
 
 import io.fsp.extension.Announcement;
+import io.fsp.extension.FspOption;
 import io.fsp.extension.Manifest;
 import io.fsp.extension.OriginSignature;
 import io.fsp.extension.SelectionRequest;
+import io.fsp.extension.TransferOptions;
+import io.fsp.ftp.ReplyCode;
 import io.fsp.relaylink.RelayConnection;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.ftp.DataConnection;
@@ -13,7 +16,6 @@ import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.server.ftp.command.CommandPaths;
-import io.fsp.server.ftp.ReplyCode;
 import io.fsp.server.ftp.data.DataTransfers;
 import io.fsp.server.metrics.ServerMetrics;
 import io.fsp.server.select.RelayChoice;
@@ -25,7 +27,6 @@ import io.fsp.server.stripe.RelayOutcomes;
 import io.fsp.server.stripe.ResumeClaim;
 import io.fsp.server.stripe.StripeContext;
 import io.fsp.server.stripe.StripeSession;
-import io.fsp.extension.TransferOptions;
 import io.fsp.server.stripe.StripedTransfer;
 import io.fsp.server.stripe.Striping;
 import io.fsp.server.stripe.TransferTooLargeException;
@@ -126,7 +127,7 @@ final class FretCommand extends FspExtensionCommand {
         FtpPath path = resolved.get();
         TransferOptions options = state(session).options();
         if (options.evacuation() && (!options.useRelays() || options.includeDirect())) {
-            String retain = "retain=" + options.asMap().get("retain");
+            String retain = FspOption.RETAIN.pair(options.retain());
             session.reply(Replies.badArguments(!options.useRelays()
                     ? "FRET with " + retain + " (an evacuation) needs use-relays=on (FSPO use-relays=on)"
                     : "FRET with " + retain + " (an evacuation) needs include-direct=off: nobody collects on a data"
@@ -303,7 +304,7 @@ final class FretCommand extends FspExtensionCommand {
                 + t.totalBytes() + " bytes, " + t.plan().count() + " blocks";
         List<Announcement> info = new ArrayList<>();
         info.add(new Announcement.Transfer(t.id(), t.isDirectory(), t.files().size(), t.directories().size(), t.totalBytes(),
-                t.plan().count(), t.options().asMap()));
+                t.plan().count(), t.options().announced()));
         info.add(new Announcement.Key(t.key() == null ? null : t.key().encoded()));
         info.add(new Announcement.Token(p.token()));
         for (Map.Entry<Integer, RelayConnection> r : p.relays().entrySet()) {

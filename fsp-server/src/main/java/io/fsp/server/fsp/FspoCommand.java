@@ -6,8 +6,9 @@ import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.net.HostPort;
 import io.fsp.server.select.OverlaySelection;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.ftp.ReplyCode;
 import io.fsp.server.stripe.StripeContext;
+import io.fsp.extension.FspOptions;
 import io.fsp.extension.TransferOptions;
 import io.fsp.server.stripe.StripeSession;
 import java.net.InetSocketAddress;
@@ -49,13 +50,9 @@ final class FspoCommand extends FspExtensionCommand {
         SelectionRequest selection = state.selection();
         if (request.hasArgument()) {
             try {
-                for (TransferOptions.Request.Pair pair : TransferOptions.Request.parse(request.argument()).pairs()) {
-                    if (TransferOptions.Request.isSelectionKey(pair.key())) {
-                        selection = selection.with(pair.key(), pair.value());
-                    } else {
-                        options = options.with(pair.key(), pair.value());
-                    }
-                }
+                FspOptions asked = FspOptions.parse(request.argument());
+                options = options.with(asked);
+                selection = selection.with(asked);
                 options.requireRetainAtMost(stripe.maxRetain());
                 options.requireProbeWithRetain();
                 requireAllowedEntry(selection);

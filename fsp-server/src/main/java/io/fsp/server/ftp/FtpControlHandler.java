@@ -1,5 +1,6 @@
 package io.fsp.server.ftp;
 
+import io.fsp.ftp.ReplyCode;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.util.concurrent.Future;
 import io.netty.channel.ChannelHandlerContext;

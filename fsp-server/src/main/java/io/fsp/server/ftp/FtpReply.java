@@ -1,5 +1,6 @@
 package io.fsp.server.ftp;
 
+import io.fsp.ftp.ReplyCode;
 import java.util.List;
 
 /**

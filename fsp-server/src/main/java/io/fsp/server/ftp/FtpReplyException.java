@@ -1,5 +1,7 @@
 package io.fsp.server.ftp;
 
+import io.fsp.ftp.ReplyCode;
+
 /** Ends a command with a specific reply; thrown by command code, including work done off the event loop. */
 public final class FtpReplyException extends java.io.IOException {
     private static final long serialVersionUID = 1L;

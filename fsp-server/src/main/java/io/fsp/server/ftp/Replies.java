@@ -1,5 +1,6 @@
 package io.fsp.server.ftp;
 
+import io.fsp.ftp.ReplyCode;
 import io.fsp.server.fs.FtpPath;
 import io.fsp.server.fs.PathEscapeException;
 import io.fsp.server.fs.NotRegularFileException;

@@ -1,5 +1,6 @@
 package io.fsp.server.stripe;
 
+import io.fsp.extension.FspOption;
 import io.fsp.extension.TransferOptions;
 import io.fsp.relaylink.RelayConnection;
 import io.fsp.relaylink.RelayConnectionConfig;
@@ -183,17 +184,17 @@ public final class StripeContext implements AutoCloseable {
      */
     public Optional<String> retentionRefusal(Optional<UserAccount> user, Duration retain) {
         if (user.isEmpty() || user.get().isAnonymous()) {
-            return Optional.of("retain=" + TransferOptions.formatDuration(retain) + " refused: anonymous users may not"
+            return Optional.of(FspOption.RETAIN.pair(retain) + " refused: anonymous users may not"
                     + " retain transfers at the relays (evacuate); log in as a user the server's retain-user names");
         }
         Duration most = retainGrants.get(user.get().name());
         if (most == null) {
-            return Optional.of("retain=" + TransferOptions.formatDuration(retain) + " refused: user " + user.get().name()
+            return Optional.of(FspOption.RETAIN.pair(retain) + " refused: user " + user.get().name()
                     + " may not retain transfers at the relays (evacuate): the server's configuration has no retain-user"
                     + " line for it");
         }
         if (retain.compareTo(most) > 0) {
-            return Optional.of("retain=" + TransferOptions.formatDuration(retain) + " refused: user " + user.get().name()
+            return Optional.of(FspOption.RETAIN.pair(retain) + " refused: user " + user.get().name()
                     + " may retain for at most " + TransferOptions.formatDuration(most) + " (retain-user)");
         }
         return Optional.empty();

@@ -16,7 +16,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class AnnouncementStreamTest {
-    private static final String FSP = "FSP 0123456789abcdef kind=file files=1 directories=0 bytes=10 blocks=1 block-size=1m";
+    private static final String FSP = "FSP 0123456789abcdef kind=file files=1 directories=0 bytes=10 blocks=1 block-size=1048576";
     private static final String BLK = "BLK 0 relay:0 0 0 10 sha256:" + "ab".repeat(32);
     private static final String FP = "AB:" + "CD:".repeat(30) + "EF";
     /** Allows 127.0.0.1:7001 with certificate FP. */
@@ -70,7 +70,7 @@ class AnnouncementStreamTest {
 
     @Test
     void countsRelayFileAndDirectoryLinesAndRefusesRelaysNotAllowed() {
-        String dirFsp = "FSP 0123456789abcdef kind=directory files=1 directories=1 bytes=10 blocks=1 block-size=1m";
+        String dirFsp = "FSP 0123456789abcdef kind=directory files=1 directories=1 bytes=10 blocks=1 block-size=1048576";
         AnnouncementStream ok = new AnnouncementStream(1 << 20, 10, RELAYS);
         feed(ok, dirFsp + "\nRELAY 0 127.0.0.1:7001 " + FP + "\nDIR d\nFILE 0 10 0 d%2Fa.bin\n", 7);
         assertEquals(4, ok.end().announcements().size());

@@ -153,7 +153,7 @@ class BlockPlanTest {
                 1 << 20, new SecureRandom());
         assertEquals(4 << 20, big.plan().blockSize());
         assertEquals(50, big.plan().count());
-        assertEquals(String.valueOf(4 << 20), big.options().asMap().get("block-size"));
+        assertEquals("block-size=" + (4 << 20), big.options().announced().words().get(0));
         StripedTransfer small = StripedTransfer.plan(root, FtpPath.ROOT.resolve("small.bin"), TransferOptions.DEFAULTS,
                 1 << 20, new SecureRandom());
         assertEquals(1 << 20, small.plan().blockSize());

@@ -5,6 +5,7 @@ import io.fsp.client.collect.CollectSummary;
 import io.fsp.client.collect.Collector;
 import io.fsp.client.verify.VerificationMode;
 import io.fsp.config.ConfigSource;
+import io.fsp.extension.FspOptions;
 import io.fsp.relay.FspRelay;
 import io.fsp.relay.RelayConfig;
 import io.fsp.relaylink.wire.RelayLimits;
@@ -180,7 +181,7 @@ public final class StripeRig implements AutoCloseable {
     public CollectOptions options(String remote, Path dest, VerificationMode mode, boolean direct, Duration relayTimeout,
                                   String... fspOptions) {
         return new CollectOptions("127.0.0.1", port(), USER, PASSWORD.toCharArray(), USER + "@127.0.0.1:" + port(), remote,
-                dest, PinnedTrustManager.of(Set.of(server.fingerprint())), List.of(fspOptions), direct, 2, mode,
+                dest, PinnedTrustManager.of(Set.of(server.fingerprint())), FspOptions.parse(String.join(" ", fspOptions)), direct, 2, mode,
                 relayTimeout, Duration.ofSeconds(3));
     }
 

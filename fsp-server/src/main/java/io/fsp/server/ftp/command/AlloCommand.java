@@ -6,7 +6,7 @@ import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.ftp.ReplyCode;
 
 /** {@code ALLO <size> [R <record size>]} — RFC 959 §4.1.3. No storage needs to be reserved. */
 public final class AlloCommand implements FtpCommand {

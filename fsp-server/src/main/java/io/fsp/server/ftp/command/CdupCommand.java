@@ -7,7 +7,7 @@ import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.ftp.ReplyCode;
 
 /** {@code CDUP} (alias {@code XCUP}) — RFC 959 §4.1.1. At the root it stays at the root. */
 public final class CdupCommand implements FtpCommand {

@@ -8,7 +8,7 @@ import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.ftp.ReplyCode;
 
 /** {@code DELE <path>} — RFC 959 §4.1.3. Deletes a file (or a link itself), never a directory. */
 public final class DeleCommand implements FtpCommand {

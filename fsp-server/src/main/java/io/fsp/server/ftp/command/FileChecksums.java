@@ -8,7 +8,7 @@ import io.fsp.server.ftp.FtpReplyException;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.HashAlgorithm;
 import io.fsp.server.ftp.Replies;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.ftp.ReplyCode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

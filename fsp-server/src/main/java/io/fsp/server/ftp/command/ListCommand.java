@@ -7,7 +7,7 @@ import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.ftp.ReplyCode;
 
 /** {@code LIST [<options>] [<path>]} — RFC 959 §4.1.3: {@code ls -l} lines over the data connection. */
 public final class ListCommand implements FtpCommand {

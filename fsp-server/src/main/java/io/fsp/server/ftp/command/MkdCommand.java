@@ -9,7 +9,7 @@ import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.ftp.ReplyCode;
 
 /** {@code MKD <path>} (alias {@code XMKD}) — RFC 959 §4.1.3; 257 with the new directory's path. */
 public final class MkdCommand implements FtpCommand {

@@ -7,7 +7,7 @@ import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.ftp.ReplyCode;
 
 /** {@code MLSD [<directory>]} — RFC 3659 §7: machine-readable facts of a directory's entries. */
 public final class MlsdCommand implements FtpCommand {

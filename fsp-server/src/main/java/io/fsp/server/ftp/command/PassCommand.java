@@ -9,7 +9,7 @@ import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.ftp.ReplyCode;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Duration;

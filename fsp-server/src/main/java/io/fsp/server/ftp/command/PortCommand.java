@@ -7,7 +7,7 @@ import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.ftp.ReplyCode;
 import io.fsp.server.ftp.data.ActiveDataConnection;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

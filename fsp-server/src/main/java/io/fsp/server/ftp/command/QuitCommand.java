@@ -6,7 +6,7 @@ import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.ftp.ReplyCode;
 
 /** {@code QUIT} — RFC 959 §4.1.1. Closes the connection after the reply; a running transfer finished first, since QUIT waits in the queue. */
 public final class QuitCommand implements FtpCommand {

@@ -6,7 +6,7 @@ import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.ftp.ReplyCode;
 
 /**
  * {@code RANG <start> <end>} — draft-bryan-ftp-range-08 §3, for HASH only (draft-bryan-ftpext-hash-02 §3.3):

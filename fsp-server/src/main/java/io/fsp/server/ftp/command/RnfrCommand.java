@@ -8,7 +8,7 @@ import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.ftp.ReplyCode;
 
 /** {@code RNFR <path>} — RFC 959 §4.1.3; must be followed at once by RNTO. */
 public final class RnfrCommand implements FtpCommand {

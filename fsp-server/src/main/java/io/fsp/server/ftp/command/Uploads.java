@@ -8,7 +8,7 @@ import io.fsp.server.ftp.DataConnection;
 import io.fsp.server.ftp.FtpReplyException;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.ftp.ReplyCode;
 import io.fsp.server.ftp.TransferType;
 import io.fsp.server.ftp.UploadGuard;
 import io.fsp.server.ftp.data.AsciiDecoder;

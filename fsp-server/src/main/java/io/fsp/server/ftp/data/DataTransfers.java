@@ -11,7 +11,7 @@ import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpReplyException;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.ftp.ReplyCode;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
 import java.io.IOException;

@@ -2,7 +2,7 @@ package io.fsp.server.ftp.data;
 
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpSession;
-import io.fsp.server.ftp.ReplyCode;
+import io.fsp.ftp.ReplyCode;
 import io.fsp.server.ftp.RunningTransfer;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;

@@ -1,6 +1,9 @@
-package io.fsp.server.ftp;
+package io.fsp.ftp;
 
-/** The FTP reply codes this server sends (RFC 959 §4.2, RFC 2228, RFC 2428, RFC 3659, RFC 4217). */
+/**
+ * The FTP reply codes of FSP (RFC 959 §4.2, RFC 2228, RFC 2428, RFC 3659, RFC 4217, GFD.20 §3.7,
+ * docs/protocol.md §1), one name each: those the server sends and the client waits for.
+ */
 public enum ReplyCode {
     /** GridFTP's performance marker (GFD.20 §3.7): a preliminary reply with the bytes moved so far; FCOL sends it. */
     PERF_MARKER(112),
