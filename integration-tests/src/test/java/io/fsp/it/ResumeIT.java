@@ -9,8 +9,13 @@ import io.fsp.it.harness.FspCommand;
 import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.TreeDigests;
 import io.fsp.testkit.relay.Fault;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
@@ -244,8 +249,28 @@ class ResumeIT {
         Process client = startGet(rig, remote, dest, dir.resolve("first-run.log"), moreOptions);
         client.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         assertTrue(Files.exists(journal), "the journal survives the kill");
-        assertTrue(Files.exists(lock(dest)), "so does the lock's file, which the kernel unlocked");
+        assertLockFree(dest);
         return journal;
+    }
+
+    /**
+     * Soon nobody holds the destination's lock: its file is left unlocked (the kernel freed the killed process's
+     * lock) or removed (through the agent, the killed launcher's command is cancelled and lets go of it itself).
+     */
+    private static void assertLockFree(Path dest) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try (FileChannel ch = FileChannel.open(lock(dest), StandardOpenOption.WRITE);
+                 FileLock held = ch.tryLock()) {
+                if (held != null) {
+                    return;
+                }
+            } catch (NoSuchFileException removed) {
+                return;
+            }
+            assertTrue(System.nanoTime() < deadline, "the killed run's lock is still held");
+            Thread.sleep(50);
+        }
     }
 
     /** Runs {@code fsp get} as a process and returns it once it has journaled some blocks, long before its end. */
