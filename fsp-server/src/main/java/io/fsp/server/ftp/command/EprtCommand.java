@@ -41,8 +41,7 @@ public final class EprtCommand implements FtpCommand {
 
     @Override
     public void execute(FtpSession session, FtpRequest request) {
-        if (session.epsvAll()) {
-            session.reply(Replies.badSequence("EPSV ALL is in effect; use EPSV"));
+        if (DataCommands.refusedAfterEpsvAll(session)) {
             return;
         }
         String arg = request.argument().strip();
@@ -69,6 +68,6 @@ public final class EprtCommand implements FtpCommand {
             session.reply(Replies.badArguments("EPRT address '" + f[1] + "' is not an IP address"));
             return;
         }
-        PortCommand.accept(session, address, port);
+        DataCommands.connectTo(session, address, port);
     }
 }

@@ -8,8 +8,6 @@ import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.ftp.ReplyCode;
-import io.fsp.server.ftp.data.PassiveDataConnection;
-import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 
@@ -36,8 +34,7 @@ public final class PasvCommand implements FtpCommand {
 
     @Override
     public void execute(FtpSession session, FtpRequest request) {
-        if (session.epsvAll()) {
-            session.reply(Replies.badSequence("EPSV ALL is in effect; use EPSV"));
+        if (DataCommands.refusedAfterEpsvAll(session)) {
             return;
         }
         InetAddress announce = session.server().announceAddress()
@@ -46,18 +43,12 @@ public final class PasvCommand implements FtpCommand {
             session.reply(new FtpReply(ReplyCode.CANT_OPEN_DATA_CONNECTION, "PASV works over IPv4 only; use EPSV"));
             return;
         }
-        PassiveDataConnection connection;
-        try {
-            connection = PassiveDataConnection.open(session);
-        } catch (IOException e) {
-            session.reply(new FtpReply(ReplyCode.CANT_OPEN_DATA_CONNECTION, "Cannot open passive port: " + e.getMessage()));
-            return;
-        }
-        session.dataConnection(connection);
-        byte[] a = announce.getAddress();
-        int port = connection.address().getPort();
-        session.reply(new FtpReply(ReplyCode.ENTERING_PASSIVE, String.format(java.util.Locale.ROOT,
-                "Entering Passive Mode (%d,%d,%d,%d,%d,%d)", a[0] & 0xFF, a[1] & 0xFF, a[2] & 0xFF, a[3] & 0xFF,
-                port >> 8, port & 0xFF)));
+        DataCommands.listen(session).ifPresent(connection -> {
+            byte[] a = announce.getAddress();
+            int port = connection.address().getPort();
+            session.reply(new FtpReply(ReplyCode.ENTERING_PASSIVE, String.format(java.util.Locale.ROOT,
+                    "Entering Passive Mode (%d,%d,%d,%d,%d,%d)", a[0] & 0xFF, a[1] & 0xFF, a[2] & 0xFF, a[3] & 0xFF,
+                    port >> 8, port & 0xFF)));
+        });
     }
 }

@@ -8,9 +8,7 @@ import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.ftp.ReplyCode;
-import io.fsp.server.ftp.data.ActiveDataConnection;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 
 /**
@@ -36,8 +34,7 @@ public final class PortCommand implements FtpCommand {
 
     @Override
     public void execute(FtpSession session, FtpRequest request) {
-        if (session.epsvAll()) {
-            session.reply(Replies.badSequence("EPSV ALL is in effect; use EPSV"));
+        if (DataCommands.refusedAfterEpsvAll(session)) {
             return;
         }
         String[] parts = request.argument().strip().split(",");
@@ -56,23 +53,6 @@ public final class PortCommand implements FtpCommand {
         } catch (UnknownHostException e) {
             throw new IllegalStateException(e); // four bytes are always an address
         }
-        accept(session, address, n[4] * 256 + n[5]);
-    }
-
-    /** Shared with EPRT: checks the target and prepares the active connection. */
-    static void accept(FtpSession session, InetAddress requested, int port) {
-        InetAddress peer = session.peerAddress().getAddress();
-        // lftp sends the unspecified address (EPRT |2|::|port|) for "my address": it names the client itself.
-        InetAddress address = requested.isAnyLocalAddress() ? peer : requested;
-        if (!address.equals(peer)) {
-            session.reply(Replies.badArguments("Data connections go to your own address only (" + peer.getHostAddress() + ")"));
-            return;
-        }
-        if (port < 1024) {
-            session.reply(Replies.badArguments("Port " + port + " is privileged (expected: 1024..65535)"));
-            return;
-        }
-        session.dataConnection(new ActiveDataConnection(session, new InetSocketAddress(address, port)));
-        session.reply(Replies.ok("PORT command successful"));
+        DataCommands.connectTo(session, address, n[4] * 256 + n[5]);
     }
 }
