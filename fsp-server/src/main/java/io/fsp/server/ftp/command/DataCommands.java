@@ -16,15 +16,6 @@ final class DataCommands {
     private DataCommands() {
     }
 
-    /** Whether EPSV ALL (RFC 2428 §4) refuses the other data-connection verbs; replies 503 if so. */
-    static boolean refusedAfterEpsvAll(FtpSession session) {
-        if (session.epsvAll()) {
-            session.reply(Replies.badSequence("EPSV ALL is in effect; use EPSV"));
-            return true;
-        }
-        return false;
-    }
-
     /** Opens and sets the passive data connection, or replies 425 and returns empty. */
     static Optional<PassiveDataConnection> listen(FtpSession session) {
         PassiveDataConnection connection;

@@ -1,8 +1,6 @@
 package io.fsp.server.ftp.command;
 
 import io.fsp.server.fs.FtpPath;
-import io.fsp.server.ftp.Access;
-import io.fsp.server.ftp.FtpCommand;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
@@ -16,7 +14,7 @@ import java.net.InetAddress;
  * {@code 227 Entering Passive Mode (h1,h2,h3,h4,p1,p2)} with the announce address, if configured, or the
  * control connection's local address. IPv4 only; IPv6 clients use EPSV.
  */
-public final class PasvCommand implements FtpCommand {
+public final class PasvCommand extends DataSetupCommand {
     @Override
     public String verb() {
         return "PASV";
@@ -28,15 +26,7 @@ public final class PasvCommand implements FtpCommand {
     }
 
     @Override
-    public Access access() {
-        return Access.LOGGED_IN;
-    }
-
-    @Override
-    public void execute(FtpSession session, FtpRequest request) {
-        if (DataCommands.refusedAfterEpsvAll(session)) {
-            return;
-        }
+    void setUp(FtpSession session, FtpRequest request) {
         InetAddress announce = session.server().announceAddress()
                 .orElse(session.localAddress().getAddress());
         if (!(announce instanceof Inet4Address)) {

@@ -1,8 +1,6 @@
 package io.fsp.server.ftp.command;
 
 import io.fsp.server.fs.FtpPath;
-import io.fsp.server.ftp.Access;
-import io.fsp.server.ftp.FtpCommand;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
@@ -16,7 +14,7 @@ import java.net.UnknownHostException;
  * transfer. The address must be the client's own and the port unprivileged (RFC 2577 §3, bounce attacks);
  * the unspecified address ({@code 0.0.0.0}, {@code ::}) stands for the client's own.
  */
-public final class PortCommand implements FtpCommand {
+public final class PortCommand extends DataSetupCommand {
     @Override
     public String verb() {
         return "PORT";
@@ -28,15 +26,7 @@ public final class PortCommand implements FtpCommand {
     }
 
     @Override
-    public Access access() {
-        return Access.LOGGED_IN;
-    }
-
-    @Override
-    public void execute(FtpSession session, FtpRequest request) {
-        if (DataCommands.refusedAfterEpsvAll(session)) {
-            return;
-        }
+    void setUp(FtpSession session, FtpRequest request) {
         String[] parts = request.argument().strip().split(",");
         int[] n = new int[6];
         boolean ok = parts.length == 6;
