@@ -110,9 +110,6 @@ public final class CollectCommand implements Callable<Integer> {
     @Mixin
     ClientConfigOption configuration;
 
-    @Option(names = "--json", description = "Print the summary as one JSON object.")
-    boolean json;
-
     @Mixin
     OutputOption output;
 
@@ -199,7 +196,7 @@ public final class CollectCommand implements Callable<Integer> {
         collector.heldBy(Invocation.current().pid());
         Invocation.current().watch().progress(collector::bytesDone, collector::totalBytes);
         Invocation.current().watch().blocks(collector::blocksDone, collector::blocksRecovered);
-        ProgressView progress = output.progress(json) ? new ProgressView(collector, out) : null;
+        ProgressView progress = output.progress() ? new ProgressView(collector, out) : null;
         CollectSummary summary;
         try {
             summary = collector.run();
@@ -222,14 +219,14 @@ public final class CollectCommand implements Callable<Integer> {
         }
         if (!summary.complete()) {
             List<String> unfinished = collector.unfinishedFiles();
-            out.println(json ? summary.toJson(",\"unverified_files\":" + CollectSummary.quote(unfinished)
+            out.println(output.json ? summary.toJson(",\"unverified_files\":" + CollectSummary.quote(unfinished)
                     + ",\"missing_files\":" + CollectSummary.quote(missing)) : summary.toText());
             err.println("fsp collect: " + summary.error() + "; files not verified: " + String.join(", ", unfinished)
                     + "; " + Rerun.HINT);
             return ExitCodes.VERIFICATION_FAILED;
         }
         String oxum = Bag.write(destination, payload(recorded), summary.transferId(), LocalDate.now(ZoneOffset.UTC));
-        out.println(json ? summary.toJson(",\"bag\":" + CollectSummary.quote(destination.toString()) + ",\"payload_oxum\":"
+        out.println(output.json ? summary.toJson(",\"bag\":" + CollectSummary.quote(destination.toString()) + ",\"payload_oxum\":"
                 + CollectSummary.quote(oxum) + ",\"manifest_state\":" + CollectSummary.quote(manifest.state().label())
                 + ",\"missing_files\":" + CollectSummary.quote(missing)) : summary.toText() + System.lineSeparator()
                 + "  bag: " + destination + " (Payload-Oxum " + oxum + ")");
@@ -245,11 +242,11 @@ public final class CollectCommand implements Callable<Integer> {
     private int inspect(EvacuationManifest manifest, ClientSettings settings, PrintWriter out) {
         EvacuationInventory inventory = new EvacuationInventory(manifest.announcements());
         if (list) {
-            EvacuationView.list(manifest, inventory, json, out);
+            EvacuationView.list(manifest, inventory, output.json, out);
             return ExitCodes.OK;
         }
         try (EvacuationRelays relays = new EvacuationRelays(settings.relayTimeout())) {
-            return EvacuationView.check(manifest, inventory, relays.holds(inventory), json, out)
+            return EvacuationView.check(manifest, inventory, relays.holds(inventory), output.json, out)
                     ? ExitCodes.OK : ExitCodes.PARTIAL;
         }
     }

@@ -41,7 +41,7 @@ import picocli.CommandLine.Spec;
                 + " gone. Nothing is fetched here. The manifest is rewritten every 5 s while the server stripes.",
                 "--trust and --password-file may come from the client configuration (--config FILE, $FSP_CONFIG or"
                         + " ~/.config/fsp/client.conf, see conf/client.conf.example); options given here override it.",
-                "Password: --password-file, else $FSP_PASSWORD, else asked on the terminal."},
+                PasswordOption.HELP},
         exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.EVACUATED_HELP, ExitCodes.FAILURE_HELP,
                 ExitCodes.USAGE_HELP, ExitCodes.INTERNAL_HELP, ExitCodes.PARTIAL_EVACUATE_HELP})
 public final class EvacuateCommand implements Callable<Integer> {
@@ -64,10 +64,7 @@ public final class EvacuateCommand implements Callable<Integer> {
     String trust;
 
     @Mixin
-    ClientConfigOption configuration;
-
-    @Mixin
-    PasswordOption password;
+    LoginOptions login;
 
     @Mixin
     OutputOption output;
@@ -89,8 +86,8 @@ public final class EvacuateCommand implements Callable<Integer> {
                     + " max-retain caps it, and its retain-user must name the user with at least this long).")
     String retain;
 
-    @Option(names = "--block-size", paramLabel = "SIZE", description = "Block size, e.g. 4M (server default: 1M, up to 4M for transfers of 128 MiB and more).")
-    String blockSize;
+    @Mixin
+    BlockSizeOption blockSize;
 
     @Option(names = "--compression", paramLabel = "off|zstd|LEVEL",
             description = "Compress blocks with zstd before they are sealed (server default: off): less to move, more CPU.")
@@ -99,9 +96,6 @@ public final class EvacuateCommand implements Callable<Integer> {
     @Option(names = "--dry-run", description = "Measure how fast the server places this data set for a few seconds, retaining"
             + " nothing, and say whether --deadline can be met.")
     boolean dryRun;
-
-    @Option(names = "--json", description = "Print the report as one JSON object.")
-    boolean json;
 
     @Option(names = "--force", description = "Evacuate even if the --manifest FILE exists: the earlier manifest is kept"
             + " as FILE.1 (or the next free number), so that its evacuation can still be collected or released.")
@@ -140,7 +134,7 @@ public final class EvacuateCommand implements Callable<Integer> {
                 err.println("fsp evacuate --dry-run: " + e.getMessage());
                 return ExitCodes.FAILURE;
             }
-            out.println(json ? report.toJson() : report.toText());
+            out.println(output.json ? report.toJson() : report.toText());
             if (!report.canBeMet()) {
                 err.println("fsp evacuate --dry-run: the evacuation as asked CANNOT be met: " + report.reasons().get(0)
                         + (report.reasons().size() > 1 ? " (and " + (report.reasons().size() - 1) + " more reasons above)" : ""));
@@ -150,7 +144,7 @@ public final class EvacuateCommand implements Callable<Integer> {
         }
         EvacuationReport report;
         Invocation.current().watch().progress(evacuation::bytesPlaced, evacuation::totalBytes);
-        ProgressView progress = output.progress(json) ? new ProgressView(evacuation::bytesPlaced,
+        ProgressView progress = output.progress() ? new ProgressView(evacuation::bytesPlaced,
                 evacuation::totalBytes, evacuation::bytesPlacedByRelay, out) : null;
         try {
             report = evacuation.run();
@@ -162,7 +156,7 @@ public final class EvacuateCommand implements Callable<Integer> {
                 progress.close();
             }
         }
-        out.println(json ? report.toJson() : report.toText());
+        out.println(output.json ? report.toJson() : report.toText());
         if (report.error() != null) {
             err.println("fsp evacuate: " + report.error() + "; the manifest holds what was placed before");
             return ExitCodes.FAILURE;
@@ -201,7 +195,7 @@ public final class EvacuateCommand implements Callable<Integer> {
                     + " unless --dry-run)");
         }
         FspFlags.with(FspOptions.NONE, FspOption.REPLICAS, replicas);
-        ClientSettings settings = configuration.settings(spec.commandLine().getParseResult());
+        ClientSettings settings = login.settings(spec.commandLine().getParseResult());
         Fingerprint server = settings.trust().orElseThrow(() -> new IllegalArgumentException("--trust FINGERPRINT (as"
                 + " fsp-server prints it) is needed (or trust = FINGERPRINT in the client configuration)"));
         Duration retainFor = duration("--retain", retain);
@@ -209,9 +203,9 @@ public final class EvacuateCommand implements Callable<Integer> {
         Duration stopAfter = deadline == null ? null : duration("--deadline", deadline);
         List<String> first = priorities();
         RecipientKey key = recipient == null ? null : RecipientKey.readPublic(recipient);
-        FspOptions fsp = FspFlags.withText(FspFlags.withText(FspOptions.NONE, FspOption.BLOCK_SIZE, blockSize),
+        FspOptions fsp = FspFlags.withText(FspFlags.withText(FspOptions.NONE, FspOption.BLOCK_SIZE, blockSize.value),
                 FspOption.COMPRESSION, compression);
-        return new Evacuation.Options(origin, PasswordOption.password(settings.passwordFile(), origin.user() + "@" + origin.host()), server, manifest, key, replicas, retain, retainFor, first,
+        return new Evacuation.Options(origin, LoginOptions.password(settings, origin.user(), origin.host()), server, manifest, key, replicas, retain, retainFor, first,
                 stopAfter, fsp, Duration.ofSeconds(10));
     }
 

@@ -36,7 +36,7 @@ import picocli.CommandLine.Spec;
                 + " control channel before it counts.",
                 "Defaults for the options below come from --config FILE, $FSP_CONFIG or ~/.config/fsp/client.conf if"
                         + " present (conf/client.conf.example); options given here override them.",
-                "Password: --password-file, else $FSP_PASSWORD, else asked on the terminal."},
+                PasswordOption.HELP},
         exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.OK_HELP, ExitCodes.FAILURE_HELP,
                 ExitCodes.USAGE_HELP, ExitCodes.VERIFICATION_FAILED_HELP, ExitCodes.INTERNAL_HELP})
 public final class GetCommand implements Callable<Integer> {
@@ -52,10 +52,7 @@ public final class GetCommand implements Callable<Integer> {
     Path destination;
 
     @Mixin
-    ClientConfigOption configuration;
-
-    @Mixin
-    PasswordOption password;
+    LoginOptions login;
 
     @Mixin
     OutputOption output;
@@ -66,8 +63,8 @@ public final class GetCommand implements Callable<Integer> {
     @Option(names = "--insecure", description = "Accept any server certificate (testing only: a man in the middle could read the key).")
     boolean insecure;
 
-    @Option(names = "--block-size", paramLabel = "SIZE", description = "Block size, e.g. 1M (server default: 1M, up to 4M for transfers of 128 MiB and more).")
-    String blockSize;
+    @Mixin
+    BlockSizeOption blockSize;
 
     @Option(names = "--compression", paramLabel = "off|zstd|LEVEL", description = "Compress blocks with zstd (server default: off).")
     String compression;
@@ -112,9 +109,6 @@ public final class GetCommand implements Callable<Integer> {
     @Option(names = "--verify", paramLabel = "fiver|riva|off",
             description = "fiver: hash the buffers being written (default); riva: re-read from disk; off: no verification.")
     String verify;
-
-    @Option(names = "--json", description = "Print the summary as one JSON object.")
-    boolean json;
 
     @Option(names = "--progress-json", description = "Print progress for scripts on standard output: each second one"
             + " line {\"event\":\"progress\",\"seconds\":S,\"bytes_done\":N,\"bytes_total\":N,\"bytes_per_s\":R}"
@@ -167,7 +161,7 @@ public final class GetCommand implements Callable<Integer> {
         Invocation.current().watch().blocks(collector::blocksDone, collector::blocksRecovered);
         CollectSummary summary;
         ProgressView progress = progressJson ? new ProgressView(collector, out, true)
-                : output.progress(json) ? new ProgressView(collector, out) : null;
+                : output.progress() ? new ProgressView(collector, out) : null;
         // Ctrl-C or a TERM signal ends the process in the middle: say that the verified blocks stay for a rerun.
         Thread interrupted = new Thread(() -> {
             err.println("fsp get: interrupted; " + Rerun.HINT + " (" + collector.journalPath() + ")");
@@ -211,7 +205,7 @@ public final class GetCommand implements Callable<Integer> {
         if (progress != null) {
             progress.close();
         }
-        out.println(json ? summary.toJson() : summary.toText());
+        out.println(output.json ? summary.toJson() : summary.toText());
         out.flush();
         if (!summary.complete()) {
             err.println("fsp get: " + summary.error() + "; " + Rerun.HINT);
@@ -224,13 +218,13 @@ public final class GetCommand implements Callable<Integer> {
     /** What to collect with: the URL, and the settings over the configuration file over the defaults. */
     CollectOptions options() throws java.io.IOException, InterruptedException {
         FspUrl u = FspUrl.parse(url);
-        ClientSettings settings = configuration.settings(spec.commandLine().getParseResult());
+        ClientSettings settings = login.settings(spec.commandLine().getParseResult());
         if (settings.trust().isEmpty() && !insecure) {
             throw new IllegalArgumentException("--trust FINGERPRINT (as fsp-server prints it) or --insecure is needed"
                     + " (or trust = FINGERPRINT in the client configuration, see conf/client.conf.example)");
         }
         PinnedTrustManager tm = insecure ? PinnedTrustManager.any() : PinnedTrustManager.of(Set.of(settings.trust().get()));
-        char[] password = PasswordOption.password(settings.passwordFile(), u.user() + "@" + u.host());
+        char[] password = LoginOptions.password(settings, u.user(), u.host());
         FspOptions fsp = settings.fspOptions().with(selection(u.host(), u.port(), settings));
         return new CollectOptions(u.host(), u.port(), u.user(), password, u.server(), u.path(),
                 destination.toAbsolutePath().normalize(), tm, fsp,

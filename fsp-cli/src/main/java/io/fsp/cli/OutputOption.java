@@ -6,11 +6,14 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
 /**
- * How much a command prints besides its result: {@code --quiet} only errors and the final line (or JSON), no progress
- * line and no notes; {@code --verbose} also the client's milestones and debug log ({@code io.fsp.client}) on
- * standard error. The two exclude each other.
+ * How a command prints its result ({@code --json}: as one JSON object) and how much it prints besides:
+ * {@code --quiet} only errors and the final line (or JSON), no progress line and no notes; {@code --verbose} also
+ * the client's milestones and debug log ({@code io.fsp.client}) on standard error. The two exclude each other.
  */
 final class OutputOption {
+    @Option(names = "--json", description = "Print the result as one JSON object.")
+    boolean json;
+
     @ArgGroup(exclusive = true, multiplicity = "0..1")
     Level level;
 
@@ -63,7 +66,7 @@ final class OutputOption {
     }
 
     /** Whether to show the progress line: on a terminal, unless the output is JSON or --quiet. */
-    boolean progress(boolean json) {
+    boolean progress() {
         return !json && !quiet() && Invocation.current().terminal();
     }
 }

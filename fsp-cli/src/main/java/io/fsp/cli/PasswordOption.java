@@ -20,6 +20,8 @@ import picocli.CommandLine.Option;
  */
 final class PasswordOption {
     static final String ENVIRONMENT = "FSP_PASSWORD";
+    /** The line of a command's description that says where the password comes from. */
+    static final String HELP = "Password: --password-file, else $FSP_PASSWORD, else asked on the terminal.";
     private static final Set<PosixFilePermission> GROUP_OR_OTHERS = EnumSet.of(PosixFilePermission.GROUP_READ,
             PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.OTHERS_READ,
             PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE);

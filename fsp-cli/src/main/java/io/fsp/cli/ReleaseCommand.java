@@ -44,9 +44,6 @@ public final class ReleaseCommand implements Callable<Integer> {
             description = "How long a relay may take to connect and then to answer, in seconds (default: 10).")
     int relayTimeout;
 
-    @Option(names = "--json", description = "Print the outcome as one JSON object.")
-    boolean json;
-
     @Mixin
     OutputOption output;
 
@@ -74,7 +71,7 @@ public final class ReleaseCommand implements Callable<Integer> {
             answers = relays.release(inventory);
         }
         List<Answer> down = answers.values().stream().filter(a -> !a.answered()).toList();
-        if (json) {
+        if (output.json) {
             StringBuilder rs = new StringBuilder();
             for (Answer a : answers.values()) {
                 rs.append(rs.length() > 0 ? "," : "").append("{\"relay\":").append(CollectSummary.quote(a.relay().address()))

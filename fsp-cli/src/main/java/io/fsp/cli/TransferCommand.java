@@ -67,11 +67,8 @@ public final class TransferCommand implements Callable<Integer> {
     @Option(names = "--replicas", paramLabel = "N", description = "Store each block on N relays, 1..3 (FSPO replicas=N).")
     Integer replicas;
 
-    @Option(names = "--block-size", paramLabel = "SIZE", description = "Block size, e.g. 4M (server default: 1M, up to 4M for transfers of 128 MiB and more).")
-    String blockSize;
-
-    @Option(names = "--json", description = "Print the result as one JSON object.")
-    boolean json;
+    @Mixin
+    BlockSizeOption blockSize;
 
     @Mixin
     OutputOption output;
@@ -91,7 +88,7 @@ public final class TransferCommand implements Callable<Integer> {
         }
         ThirdPartyTransfer transfer = new ThirdPartyTransfer(options);
         Invocation.current().watch().progress(transfer::bytesCollected, transfer::totalBytes);
-        ProgressView progress = output.progress(json) ? new ProgressView(transfer::bytesCollected, transfer::totalBytes,
+        ProgressView progress = output.progress() ? new ProgressView(transfer::bytesCollected, transfer::totalBytes,
                 Map::of, out) : null;
         ThirdPartyTransfer.Result result;
         try {
@@ -104,7 +101,7 @@ public final class TransferCommand implements Callable<Integer> {
                 progress.close();
             }
         }
-        out.println(json ? result.toJson() : result.toText());
+        out.println(output.json ? result.toJson() : result.toText());
         if (result.verified()) {
             return ExitCodes.OK;
         }
@@ -123,7 +120,7 @@ public final class TransferCommand implements Callable<Integer> {
         X509TrustManager trustA = pin(trust.get(0));
         X509TrustManager trustB = pin(trust.get(trust.size() - 1));
         FspOptions fsp = FspFlags.withText(FspFlags.with(FspOptions.NONE, FspOption.REPLICAS, replicas),
-                FspOption.BLOCK_SIZE, blockSize);
+                FspOption.BLOCK_SIZE, blockSize.value);
         char[] passwordA = PasswordOption.password(Optional.ofNullable(passwordFile), Invocation.current().env(PasswordOption.ENVIRONMENT),
                 PasswordOption.terminal(), a.user() + "@" + a.host());
         char[] passwordB = PasswordOption.password(Optional.ofNullable(destPasswordFile), Invocation.current().env(DESTINATION_ENVIRONMENT),

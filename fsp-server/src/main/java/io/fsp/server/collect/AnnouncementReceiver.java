@@ -1,10 +1,9 @@
 package io.fsp.server.collect;
 
 import io.fsp.client.collect.RecordedTransfer;
+import io.fsp.server.ftp.data.PullingReceiver;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.ssl.SslCloseCompletionEvent;
 import io.netty.util.concurrent.Promise;
 
 /**
@@ -13,20 +12,13 @@ import io.netty.util.concurrent.Promise;
  * close_notify) completes {@code done} with the recorded transfer; a refused line fails it and closes the
  * connection.
  */
-public final class AnnouncementReceiver extends ChannelInboundHandlerAdapter {
+public final class AnnouncementReceiver extends PullingReceiver {
     private final AnnouncementStream stream;
     private final Promise<RecordedTransfer> done;
 
     public AnnouncementReceiver(AnnouncementStream stream, Promise<RecordedTransfer> done) {
         this.stream = stream;
         this.done = done;
-    }
-
-    @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        if (ctx.channel().isActive()) {
-            ctx.read();
-        }
     }
 
     @Override
@@ -52,18 +44,11 @@ public final class AnnouncementReceiver extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt instanceof SslCloseCompletionEvent) {
-            end(); // close_notify: the client is done sending
-            ctx.close();
-            return;
-        }
-        ctx.fireUserEventTriggered(evt);
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
+    protected void endOfStream(ChannelHandlerContext ctx, boolean closeNotify) {
         end();
+        if (closeNotify) {
+            ctx.close();
+        }
     }
 
     @Override

@@ -38,8 +38,7 @@ public final class CksmCommand implements FtpCommand {
 
     @Override
     public void execute(FtpSession session, FtpRequest request) {
-        if (!request.hasArgument()) {
-            session.reply(Replies.missingArgument(verb(), syntax()));
+        if (!CommandPaths.argumentGiven(session, request, this)) {
             return;
         }
         ChecksumArguments.Cksm parsed;

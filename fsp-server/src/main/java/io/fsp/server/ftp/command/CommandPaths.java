@@ -15,11 +15,16 @@ public final class CommandPaths {
 
     /** The path a command names, or empty after replying 501 (no argument) or 550 (outside the root). */
     public static Optional<FtpPath> required(FtpSession session, FtpRequest request, FtpCommand command) {
+        return argumentGiven(session, request, command) ? resolve(session, request.argument()) : Optional.empty();
+    }
+
+    /** Whether the request has an argument; replies 501 with the command's syntax if not. */
+    public static boolean argumentGiven(FtpSession session, FtpRequest request, FtpCommand command) {
         if (!request.hasArgument()) {
             session.reply(Replies.missingArgument(command.verb(), command.syntax()));
-            return Optional.empty();
+            return false;
         }
-        return resolve(session, request.argument());
+        return true;
     }
 
     public static Optional<FtpPath> resolve(FtpSession session, String argument) {

@@ -35,8 +35,7 @@ public final class CwdCommand implements FtpCommand {
 
     @Override
     public void execute(FtpSession session, FtpRequest request) {
-        if (!request.hasArgument()) {
-            session.reply(Replies.missingArgument(verb(), syntax()));
+        if (!CommandPaths.argumentGiven(session, request, this)) {
             return;
         }
         change(session, request.argument());

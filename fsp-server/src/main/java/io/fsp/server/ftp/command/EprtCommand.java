@@ -1,8 +1,6 @@
 package io.fsp.server.ftp.command;
 
 import io.fsp.server.fs.FtpPath;
-import io.fsp.server.ftp.Access;
-import io.fsp.server.ftp.FtpCommand;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
@@ -18,7 +16,7 @@ import java.util.List;
  * {@code EPRT |proto|address|port|} — RFC 2428 §2: PORT for IPv4 (1) and IPv6 (2). The protocol must be
  * the control connection's (522 otherwise).
  */
-public final class EprtCommand implements FtpCommand {
+public final class EprtCommand extends DataSetupCommand {
     @Override
     public String verb() {
         return "EPRT";
@@ -30,21 +28,12 @@ public final class EprtCommand implements FtpCommand {
     }
 
     @Override
-    public Access access() {
-        return Access.LOGGED_IN;
-    }
-
-    @Override
     public List<String> features(FtpSession session) {
         return List.of("EPRT");
     }
 
     @Override
-    public void execute(FtpSession session, FtpRequest request) {
-        if (session.epsvAll()) {
-            session.reply(Replies.badSequence("EPSV ALL is in effect; use EPSV"));
-            return;
-        }
+    void setUp(FtpSession session, FtpRequest request) {
         String arg = request.argument().strip();
         String family = session.peerAddress().getAddress() instanceof Inet6Address ? "2" : "1";
         String[] f = arg.length() > 1 ? arg.substring(1).split(java.util.regex.Pattern.quote(arg.substring(0, 1)), -1) : new String[0];
@@ -69,6 +58,6 @@ public final class EprtCommand implements FtpCommand {
             session.reply(Replies.badArguments("EPRT address '" + f[1] + "' is not an IP address"));
             return;
         }
-        PortCommand.accept(session, address, port);
+        DataCommands.connectTo(session, address, port);
     }
 }

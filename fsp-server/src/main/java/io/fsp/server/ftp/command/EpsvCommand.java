@@ -8,8 +8,6 @@ import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.ftp.ReplyCode;
-import io.fsp.server.ftp.data.PassiveDataConnection;
-import java.io.IOException;
 import java.net.Inet6Address;
 import java.util.List;
 import java.util.Locale;
@@ -55,15 +53,7 @@ public final class EpsvCommand implements FtpCommand {
                     : Replies.badArguments("EPSV '" + request.argument() + "' (expected: 1, 2 or ALL)"));
             return;
         }
-        PassiveDataConnection connection;
-        try {
-            connection = PassiveDataConnection.open(session);
-        } catch (IOException e) {
-            session.reply(new FtpReply(ReplyCode.CANT_OPEN_DATA_CONNECTION, "Cannot open passive port: " + e.getMessage()));
-            return;
-        }
-        session.dataConnection(connection);
-        session.reply(new FtpReply(ReplyCode.ENTERING_EXTENDED_PASSIVE,
-                "Entering Extended Passive Mode (|||" + connection.address().getPort() + "|)"));
+        DataCommands.listen(session).ifPresent(connection -> session.reply(new FtpReply(ReplyCode.ENTERING_EXTENDED_PASSIVE,
+                "Entering Extended Passive Mode (|||" + connection.address().getPort() + "|)")));
     }
 }

@@ -1,15 +1,11 @@
 package io.fsp.server.ftp.command;
 
 import io.fsp.server.fs.FtpPath;
-import io.fsp.server.ftp.Access;
-import io.fsp.server.ftp.FtpCommand;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.ftp.ReplyCode;
-import io.fsp.server.ftp.data.PassiveDataConnection;
-import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 
@@ -18,7 +14,7 @@ import java.net.InetAddress;
  * {@code 227 Entering Passive Mode (h1,h2,h3,h4,p1,p2)} with the announce address, if configured, or the
  * control connection's local address. IPv4 only; IPv6 clients use EPSV.
  */
-public final class PasvCommand implements FtpCommand {
+public final class PasvCommand extends DataSetupCommand {
     @Override
     public String verb() {
         return "PASV";
@@ -30,34 +26,19 @@ public final class PasvCommand implements FtpCommand {
     }
 
     @Override
-    public Access access() {
-        return Access.LOGGED_IN;
-    }
-
-    @Override
-    public void execute(FtpSession session, FtpRequest request) {
-        if (session.epsvAll()) {
-            session.reply(Replies.badSequence("EPSV ALL is in effect; use EPSV"));
-            return;
-        }
+    void setUp(FtpSession session, FtpRequest request) {
         InetAddress announce = session.server().announceAddress()
                 .orElse(session.localAddress().getAddress());
         if (!(announce instanceof Inet4Address)) {
             session.reply(new FtpReply(ReplyCode.CANT_OPEN_DATA_CONNECTION, "PASV works over IPv4 only; use EPSV"));
             return;
         }
-        PassiveDataConnection connection;
-        try {
-            connection = PassiveDataConnection.open(session);
-        } catch (IOException e) {
-            session.reply(new FtpReply(ReplyCode.CANT_OPEN_DATA_CONNECTION, "Cannot open passive port: " + e.getMessage()));
-            return;
-        }
-        session.dataConnection(connection);
-        byte[] a = announce.getAddress();
-        int port = connection.address().getPort();
-        session.reply(new FtpReply(ReplyCode.ENTERING_PASSIVE, String.format(java.util.Locale.ROOT,
-                "Entering Passive Mode (%d,%d,%d,%d,%d,%d)", a[0] & 0xFF, a[1] & 0xFF, a[2] & 0xFF, a[3] & 0xFF,
-                port >> 8, port & 0xFF)));
+        DataCommands.listen(session).ifPresent(connection -> {
+            byte[] a = announce.getAddress();
+            int port = connection.address().getPort();
+            session.reply(new FtpReply(ReplyCode.ENTERING_PASSIVE, String.format(java.util.Locale.ROOT,
+                    "Entering Passive Mode (%d,%d,%d,%d,%d,%d)", a[0] & 0xFF, a[1] & 0xFF, a[2] & 0xFF, a[3] & 0xFF,
+                    port >> 8, port & 0xFF)));
+        });
     }
 }

@@ -1,16 +1,12 @@
 package io.fsp.server.ftp.command;
 
 import io.fsp.server.fs.FtpPath;
-import io.fsp.server.ftp.Access;
-import io.fsp.server.ftp.FtpCommand;
 import io.fsp.server.ftp.FtpReply;
 import io.fsp.server.ftp.FtpRequest;
 import io.fsp.server.ftp.FtpSession;
 import io.fsp.server.ftp.Replies;
 import io.fsp.ftp.ReplyCode;
-import io.fsp.server.ftp.data.ActiveDataConnection;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 
 /**
@@ -18,7 +14,7 @@ import java.net.UnknownHostException;
  * transfer. The address must be the client's own and the port unprivileged (RFC 2577 §3, bounce attacks);
  * the unspecified address ({@code 0.0.0.0}, {@code ::}) stands for the client's own.
  */
-public final class PortCommand implements FtpCommand {
+public final class PortCommand extends DataSetupCommand {
     @Override
     public String verb() {
         return "PORT";
@@ -30,16 +26,7 @@ public final class PortCommand implements FtpCommand {
     }
 
     @Override
-    public Access access() {
-        return Access.LOGGED_IN;
-    }
-
-    @Override
-    public void execute(FtpSession session, FtpRequest request) {
-        if (session.epsvAll()) {
-            session.reply(Replies.badSequence("EPSV ALL is in effect; use EPSV"));
-            return;
-        }
+    void setUp(FtpSession session, FtpRequest request) {
         String[] parts = request.argument().strip().split(",");
         int[] n = new int[6];
         boolean ok = parts.length == 6;
@@ -56,23 +43,6 @@ public final class PortCommand implements FtpCommand {
         } catch (UnknownHostException e) {
             throw new IllegalStateException(e); // four bytes are always an address
         }
-        accept(session, address, n[4] * 256 + n[5]);
-    }
-
-    /** Shared with EPRT: checks the target and prepares the active connection. */
-    static void accept(FtpSession session, InetAddress requested, int port) {
-        InetAddress peer = session.peerAddress().getAddress();
-        // lftp sends the unspecified address (EPRT |2|::|port|) for "my address": it names the client itself.
-        InetAddress address = requested.isAnyLocalAddress() ? peer : requested;
-        if (!address.equals(peer)) {
-            session.reply(Replies.badArguments("Data connections go to your own address only (" + peer.getHostAddress() + ")"));
-            return;
-        }
-        if (port < 1024) {
-            session.reply(Replies.badArguments("Port " + port + " is privileged (expected: 1024..65535)"));
-            return;
-        }
-        session.dataConnection(new ActiveDataConnection(session, new InetSocketAddress(address, port)));
-        session.reply(Replies.ok("PORT command successful"));
+        DataCommands.connectTo(session, address, n[4] * 256 + n[5]);
     }
 }

@@ -30,8 +30,7 @@ public final class UserCommand implements FtpCommand {
 
     @Override
     public void execute(FtpSession session, FtpRequest request) {
-        if (!request.hasArgument()) {
-            session.reply(Replies.missingArgument(verb(), syntax()));
+        if (!CommandPaths.argumentGiven(session, request, this)) {
             return;
         }
         if (session.isLoggedIn()) {

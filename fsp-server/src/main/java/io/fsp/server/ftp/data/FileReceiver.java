@@ -3,8 +3,6 @@ package io.fsp.server.ftp.data;
 import io.fsp.server.ftp.FtpSession;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.ssl.SslCloseCompletionEvent;
 import io.netty.util.concurrent.Promise;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -19,7 +17,7 @@ import java.util.concurrent.RejectedExecutionException;
  * slows the sender instead of filling memory. The end of the stream (TCP FIN, or TLS close_notify, which
  * is answered with ours) completes the upload once every byte is written.
  */
-public final class FileReceiver extends ChannelInboundHandlerAdapter {
+public final class FileReceiver extends PullingReceiver {
     private final FtpSession session;
     private final FileChannel file;
     private final Executor blocking;
@@ -45,13 +43,6 @@ public final class FileReceiver extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        if (ctx.channel().isActive()) {
-            ctx.read();
-        }
-    }
-
-    @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf buf = (ByteBuf) msg;
         if (done.isDone() || !buf.isReadable()) {
@@ -67,17 +58,7 @@ public final class FileReceiver extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt instanceof SslCloseCompletionEvent) {
-            endOfStream = true; // close_notify: the client is done sending
-            writeOrRead(ctx);
-            return;
-        }
-        ctx.fireUserEventTriggered(evt);
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
+    protected void endOfStream(ChannelHandlerContext ctx, boolean closeNotify) {
         endOfStream = true;
         writeOrRead(ctx);
     }
