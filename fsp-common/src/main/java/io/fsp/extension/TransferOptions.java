@@ -12,8 +12,6 @@ import java.util.stream.Collectors;
  * server shows them in ({@link #describe()}, {@link #announced()}). The accessors name what the server acts on.
  */
 public final class TransferOptions {
-    /** {@link FspOption#MIN_RETAIN}, the shortest retention. */
-    public static final Duration MIN_RETAIN = FspOption.MIN_RETAIN;
     public static final TransferOptions DEFAULTS = new TransferOptions(
             FspOption.transferOptions().stream().map(FspOption::defaultValue).toArray());
 
@@ -161,8 +159,8 @@ public final class TransferOptions {
      */
     public void requireRetainAtMost(Duration maxRetain) {
         if (retain().compareTo(maxRetain) > 0) {
-            throw new IllegalArgumentException(FspOption.RETAIN + ": " + formatDuration(retain()) + " (expected: off or "
-                    + formatDuration(MIN_RETAIN) + ".." + formatDuration(maxRetain) + ", the server's max-retain)");
+            throw new IllegalArgumentException(FspOption.RETAIN + ": " + Durations.format(retain()) + " (expected: off or "
+                    + Durations.format(FspOption.MIN_RETAIN) + ".." + Durations.format(maxRetain) + ", the server's max-retain)");
         }
     }
 
@@ -196,11 +194,6 @@ public final class TransferOptions {
     /** The options as {@code key=value} words, as FSPO answers and FRET announces them. */
     public String describe() {
         return announced().toString();
-    }
-
-    /** {@link Durations#format}: the form FSPO shows a duration in ({@code 7d}, {@code 90m}). */
-    public static String formatDuration(Duration d) {
-        return Durations.format(d);
     }
 
     @Override

@@ -1,7 +1,8 @@
 package io.fsp.server.config;
 
 import io.fsp.config.ByteSize;
-import io.fsp.extension.TransferOptions;
+import io.fsp.config.Durations;
+import io.fsp.extension.FspOption;
 import io.fsp.net.HostPort;
 import io.fsp.net.SocketBuffers;
 import io.fsp.server.ftp.FtpCoreConfig;
@@ -90,9 +91,9 @@ public record ServerConfig(Network network, Access access, Tls tls, Limits limit
                 throw new IllegalArgumentException("retain-user: a user named twice (expected: one line per user)");
             }
             requirePositive("relay-selection-timeout", relaySelectionTimeout);
-            if (maxRetain.compareTo(TransferOptions.MIN_RETAIN) < 0) {
-                throw new IllegalArgumentException("max-retain: " + TransferOptions.formatDuration(maxRetain)
-                        + " (expected: >= " + TransferOptions.formatDuration(TransferOptions.MIN_RETAIN) + ")");
+            if (maxRetain.compareTo(FspOption.MIN_RETAIN) < 0) {
+                throw new IllegalArgumentException("max-retain: " + Durations.format(maxRetain)
+                        + " (expected: >= " + Durations.format(FspOption.MIN_RETAIN) + ")");
             }
         }
     }

@@ -5,7 +5,7 @@ import io.fsp.client.collect.RecordedTransfer;
 import io.fsp.client.control.ControlException;
 import io.fsp.client.write.DestinationLock;
 import io.fsp.client.write.UnsafePathException;
-import io.fsp.extension.TransferOptions;
+import io.fsp.config.Durations;
 import io.fsp.ftp.ReplyCode;
 import io.fsp.server.collect.AnnouncementReceiver;
 import io.fsp.server.collect.AnnouncementStream;
@@ -268,7 +268,7 @@ final class FcolCommand extends FspExtensionCommand {
     }
 
     private static FtpReplyException tooLate(Duration timeout) {
-        return new FtpReplyException(ReplyCode.LOCAL_ERROR, "FCOL: not done within " + TransferOptions.formatDuration(timeout)
+        return new FtpReplyException(ReplyCode.LOCAL_ERROR, "FCOL: not done within " + Durations.format(timeout)
                 + " (collect-timeout); nothing of the transfer is reported verified");
     }
 

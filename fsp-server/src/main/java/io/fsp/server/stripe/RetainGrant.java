@@ -1,7 +1,7 @@
 package io.fsp.server.stripe;
 
 import io.fsp.config.Durations;
-import io.fsp.extension.TransferOptions;
+import io.fsp.extension.FspOption;
 import io.fsp.server.auth.UserAccount;
 import java.time.Duration;
 
@@ -16,9 +16,9 @@ public record RetainGrant(String user, Duration most) {
             throw new IllegalArgumentException("retain-user: " + user + " (expected: a named user; anonymous users"
                     + " never retain)");
         }
-        if (most.compareTo(TransferOptions.MIN_RETAIN) < 0) {
-            throw new IllegalArgumentException("retain-user: " + user + "=" + TransferOptions.formatDuration(most)
-                    + " (expected: at least " + TransferOptions.formatDuration(TransferOptions.MIN_RETAIN) + ")");
+        if (most.compareTo(FspOption.MIN_RETAIN) < 0) {
+            throw new IllegalArgumentException("retain-user: " + user + "=" + Durations.format(most)
+                    + " (expected: at least " + Durations.format(FspOption.MIN_RETAIN) + ")");
         }
     }
 

@@ -1,7 +1,7 @@
 package io.fsp.server.stripe;
 
+import io.fsp.config.Durations;
 import io.fsp.extension.FspOption;
-import io.fsp.extension.TransferOptions;
 import io.fsp.relaylink.RelayConnection;
 import io.fsp.relaylink.RelayConnectionConfig;
 import io.fsp.server.auth.UserAccount;
@@ -195,7 +195,7 @@ public final class StripeContext implements AutoCloseable {
         }
         if (retain.compareTo(most) > 0) {
             return Optional.of(FspOption.RETAIN.pair(retain) + " refused: user " + user.get().name()
-                    + " may retain for at most " + TransferOptions.formatDuration(most) + " (retain-user)");
+                    + " may retain for at most " + Durations.format(most) + " (retain-user)");
         }
         return Optional.empty();
     }
