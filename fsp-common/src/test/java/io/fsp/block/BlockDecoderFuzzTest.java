@@ -61,7 +61,7 @@ class BlockDecoderFuzzTest {
     // Jazzer turns the JUnit timeout into libFuzzer's per-input limit, so a hanging input fails within it;
     // it also bounds the whole 20 s run, hence the margin.
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
-    @FuzzTest(maxDuration = "20s")
+    @FuzzTest(maxDuration = "10s")
     void decoderNeverCrashesHangsOrOverAllocates(byte[] input) {
         if (input.length < 2) {
             return;

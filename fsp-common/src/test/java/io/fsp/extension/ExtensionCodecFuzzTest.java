@@ -14,7 +14,7 @@ import java.util.Arrays;
  * itself, or a DIR or FILE line accepted with a name that is not a safe relative path. {@code mvn verify} fuzzes for a bounded time; plain test runs replay stored inputs.
  */
 class ExtensionCodecFuzzTest {
-    @FuzzTest(maxDuration = "10s")
+    @FuzzTest(maxDuration = "5s")
     void parserRefusesOrRoundTrips(byte[] input) {
         if (input.length < 1) {
             return;

@@ -34,7 +34,7 @@ class MetricsEndpointFuzzTest {
         Counter.builder().name("fsp_fuzz_things").help("Things").register(REGISTRY).inc();
     }
 
-    @FuzzTest(maxDuration = "10s")
+    @FuzzTest(maxDuration = "5s")
     void answersAtMostOnceAndNeverCrashes(byte[] input) {
         int split = input.length == 0 ? 0 : (input[0] & 0xff) % (input.length + 1);
         List<Integer> answers = new ArrayList<>();

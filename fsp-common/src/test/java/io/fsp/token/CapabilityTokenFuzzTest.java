@@ -31,7 +31,7 @@ class CapabilityTokenFuzzTest {
 
     // Jazzer turns the JUnit timeout into libFuzzer's per-input limit; it also bounds the whole run.
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
-    @FuzzTest(maxDuration = "10s")
+    @FuzzTest(maxDuration = "5s")
     void alteredTokensAreRefusedAndParsingOnlyRefuses(FuzzedDataProvider data) {
         switch (data.consumeInt(0, 3)) {
             case 0 -> {

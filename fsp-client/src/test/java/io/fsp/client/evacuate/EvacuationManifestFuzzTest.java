@@ -12,7 +12,7 @@ import java.nio.charset.StandardCharsets;
  * time; plain test runs replay the inputs in {@code EvacuationManifestFuzzTestInputs} (seeded with a manifest).
  */
 class EvacuationManifestFuzzTest {
-    @FuzzTest(maxDuration = "10s")
+    @FuzzTest(maxDuration = "5s")
     void readerRefusesOrRoundTrips(byte[] input) {
         String text = new String(input, StandardCharsets.UTF_8);
         try {

@@ -54,7 +54,7 @@ class ResumeJournalFuzzTest {
 
     // Jazzer turns the JUnit timeout into libFuzzer's per-input limit; it also bounds the whole run.
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
-    @FuzzTest(maxDuration = "10s")
+    @FuzzTest(maxDuration = "5s")
     void readerKeepsOnlyWrittenRecords(FuzzedDataProvider data) throws IOException {
         writeOnce();
         int mode = data.consumeInt(0, 3);

@@ -32,7 +32,7 @@ class MeridianCodecFuzzTest {
 
     // Jazzer turns the JUnit timeout into libFuzzer's per-input limit; it also bounds the whole run.
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
-    @FuzzTest(maxDuration = "10s")
+    @FuzzTest(maxDuration = "5s")
     void decodeRefusesOrRoundTrips(byte[] input) {
         if (input.length < 1) {
             return;

@@ -53,7 +53,7 @@ class RelayFrameDecoderFuzzTest {
         }
     }
 
-    @FuzzTest(maxDuration = "10s")
+    @FuzzTest(maxDuration = "5s")
     void decoderNeverCrashesHangsOrOverAllocates(byte[] input) {
         if (input.length < 2) {
             return;

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
  */
 class AnnouncementStreamFuzzTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    @FuzzTest(maxDuration = "10s")
+    @FuzzTest(maxDuration = "5s")
     void readsOrRefusesAnyStream(FuzzedDataProvider data) {
         int piece = data.consumeInt(1, 64);
         byte[] bytes = data.consumeRemainingAsBytes();

@@ -32,7 +32,7 @@ class FtpRequestDecoderFuzzTest {
 
     // Jazzer turns the JUnit timeout into libFuzzer's per-input limit; it also bounds the whole run.
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
-    @FuzzTest(maxDuration = "10s")
+    @FuzzTest(maxDuration = "5s")
     void neverFailsOnArbitraryInput(FuzzedDataProvider data) {
         List<byte[]> pieces = new ArrayList<>();
         ByteArrayOutputStream whole = new ByteArrayOutputStream();

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
  */
 class ChecksumArgumentsFuzzTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    @FuzzTest(maxDuration = "10s")
+    @FuzzTest(maxDuration = "5s")
     void parsesOrRefusesAnyArgument(FuzzedDataProvider data) {
         String argument = data.consumeRemainingAsString();
         try {

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Timeout;
  */
 class DataClientHelloFuzzTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    @FuzzTest(maxDuration = "10s")
+    @FuzzTest(maxDuration = "5s")
     void readsAnyHelloWithoutFailing(FuzzedDataProvider data) {
         int skip = data.consumeInt(0, 8);
         byte[] bytes = data.consumeRemainingAsBytes();
