@@ -202,6 +202,7 @@ class FcolPrivacyIT {
             List<String> lines = fret(source, "/big.bin", "block-size=256k strategy=cyclic");
             startFcol(bob, "/big.bin", lines);
             awaitMarker(bob);
+            awaitPartial(sites.rootB());
             sites.b().kill();
         }
         List<Path> left = listing(sites.rootB());
@@ -219,6 +220,15 @@ class FcolPrivacyIT {
             assertEquals(List.of(), listing(sites.rootB()).stream()
                     .filter(p -> p.getFileName().toString().contains(".big.bin.fsp-part")).toList(), "temporary files swept");
             assertTrue(again.output().contains("1 temporary director(ies) removed"), again.output());
+        }
+    }
+
+    /** Waits until the collection's temporary name is in {@code root}: the marker can come before it is made. */
+    private static void awaitPartial(Path root) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (listing(root).stream().noneMatch(p -> p.getFileName().toString().startsWith(".big.bin.fsp-part-"))
+                && System.nanoTime() < deadline) {
+            Thread.sleep(50);
         }
     }
 
