@@ -3,7 +3,9 @@ package io.fsp.server;
 import io.fsp.config.ConfigException;
 import io.fsp.config.Durations;
 import io.fsp.join.InviteCode;
+import io.fsp.options.SettingOptions;
 import io.fsp.program.ExitCode;
+import io.fsp.server.config.ServerSettings;
 import io.fsp.server.join.Invite;
 import io.fsp.server.join.Invites;
 import java.io.IOException;
@@ -29,8 +31,16 @@ import picocli.CommandLine.Spec;
                 + " it is good for one join, until it expires, for " + Invites.MAX_WRONG + " wrong tries at most;"
                 + " the state directory keeps only a hash of it.",
                 "--list shows the invites, --revoke ID withdraws one."},
-        modelTransformer = ServerCommand.CertificateOptions.class)
+        modelTransformer = InviteCommand.StateDirOption.class)
 final class InviteCommand implements Callable<Integer> {
+    /** {@code --state-dir} alone: where the invites and the joined relays are. */
+    static final class StateDirOption implements CommandLine.IModelTransformer {
+        @Override
+        public CommandLine.Model.CommandSpec transform(CommandLine.Model.CommandSpec spec) {
+            return SettingOptions.add(spec, ServerSettings.ALL, "state-dir"::equals);
+        }
+    }
+
     @Spec
     CommandLine.Model.CommandSpec spec;
 

@@ -22,7 +22,7 @@ import picocli.CommandLine.Spec;
         description = {"Lists the relays that joined with 'fsp-relay join' (list), or removes one (remove HOST:PORT):"
                 + " a running server stops using it for new transfers at once, and it stays removed across restarts.",
                 "Relays of the configuration ('relay' lines) are changed there, then kill -HUP."},
-        modelTransformer = ServerCommand.CertificateOptions.class)
+        modelTransformer = InviteCommand.StateDirOption.class)
 final class RelaysCommand implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
