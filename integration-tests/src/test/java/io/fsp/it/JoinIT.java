@@ -10,6 +10,7 @@ import io.fsp.it.harness.FspCommand;
 import io.fsp.it.harness.RelayProcess;
 import io.fsp.it.harness.Reply;
 import io.fsp.it.harness.ServerProcess;
+import io.fsp.it.harness.StripeRig;
 import io.fsp.it.harness.Transcript;
 import io.fsp.it.harness.TreeDigests;
 import java.nio.file.Files;
@@ -33,9 +34,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class JoinIT {
-    private static final String USER = "alice";
-    private static final String PASSWORD = "secret";
-
     @TempDir
     Path dir;
     Path config;
@@ -50,9 +48,9 @@ class JoinIT {
         TreeDigests.random(root.resolve("data.bin"), 4 << 20, 3);
         config = dir.resolve("server.conf");
         // No relay line: the server's only relay is the one that joins.
-        Files.write(config, List.of("listen = 127.0.0.1:0", "root = " + root, "user = " + USER + ":" + PASSWORD,
-                "state-dir = " + dir.resolve("state"), "allow-plain-login = true", "fsp-without-tls = true",
-                "login-failure-delay = 0s"));
+        Files.write(config, List.of("listen = 127.0.0.1:0", "root = " + root,
+                "user = " + StripeRig.USER + ":" + StripeRig.PASSWORD, "state-dir = " + dir.resolve("state"),
+                "allow-plain-login = true", "fsp-without-tls = true", "login-failure-delay = 0s"));
         server = ServerProcess.start(root, List.of("--config", config.toString()), 1);
         volunteer = RelayProcess.withoutTrust(dir.resolve("volunteer"));
         assertTrue(volunteer.output().contains("trusting no server yet"), volunteer.output());
@@ -80,9 +78,9 @@ class JoinIT {
         assertTrue(announcedRelayPorts().contains(volunteer.address().getPort()), server.output());
 
         Path copy = dir.resolve("data.copy");
-        ProcessBuilder get = FspCommand.inProcess(List.of("get", "fsp://" + USER + "@127.0.0.1:" + server.port()
+        ProcessBuilder get = FspCommand.inProcess(List.of("get", "fsp://" + StripeRig.USER + "@127.0.0.1:" + server.port()
                 + "/data.bin", "-o", copy.toString(), "--trust", server.certificateFingerprint(), "--block-size", "256k"));
-        get.environment().put("FSP_PASSWORD", PASSWORD);
+        get.environment().put("FSP_PASSWORD", StripeRig.PASSWORD);
         Process client = get.redirectErrorStream(true).start();
         String getOutput = new String(client.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         assertTrue(client.waitFor(120, TimeUnit.SECONDS));
@@ -147,7 +145,8 @@ class JoinIT {
 
     /** The ports of the relays a FRET announces, whatever its end. */
     private List<Integer> announcedRelayPorts() throws Exception {
-        try (ControlConnection c = ControlConnection.login(server.ipv4(), USER, PASSWORD, transcript)) {
+        try (ControlConnection c = ControlConnection.login(server.ipv4(), StripeRig.USER, StripeRig.PASSWORD,
+                transcript)) {
             c.sendLine("FRET data.bin");
             List<String> announced = new ArrayList<>();
             while (true) {
