@@ -65,6 +65,11 @@ final class JoinedServers {
         lines.add(server + " # " + address);
         Path temp = path.resolveSibling(FILE + ".new");
         Files.write(temp, lines, StandardCharsets.UTF_8);
+        try { // root joining for a relay that runs as its own user: the file is the relay's, as its directory
+            Files.setOwner(temp, Files.getOwner(stateDir));
+        } catch (IOException | UnsupportedOperationException e) {
+            // not root: the file is this user's, as the directory is
+        }
         Files.move(temp, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 

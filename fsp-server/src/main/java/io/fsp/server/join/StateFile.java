@@ -30,6 +30,21 @@ final class StateFile {
         return path;
     }
 
+    /**
+     * Gives {@code file} to the owner of the state directory when this process may (root running {@code fsp-server
+     * invite} for a server that runs as its own user), so that the server can still read and lock it.
+     */
+    private void ownedLikeDirectory(Path file) {
+        try {
+            java.nio.file.attribute.UserPrincipal owner = Files.getOwner(path.getParent());
+            if (!owner.equals(Files.getOwner(file))) {
+                Files.setOwner(file, owner);
+            }
+        } catch (IOException | UnsupportedOperationException e) {
+            // not root: the file is this user's, as the directory is
+        }
+    }
+
     /** The lines (none when there is no file yet). */
     List<String> read() throws IOException {
         try {
@@ -45,6 +60,7 @@ final class StateFile {
         Path lockFile = path.resolveSibling(path.getFileName() + ".lock");
         try (FileChannel lock = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
              FileLock held = lock.lock()) {
+            ownedLikeDirectory(lockFile);
             List<String> before = read();
             List<String> after = change.apply(before);
             if (after.equals(before)) {
@@ -58,6 +74,7 @@ final class StateFile {
                 Files.createFile(temp);
             }
             Files.write(temp, after, StandardCharsets.UTF_8);
+            ownedLikeDirectory(temp);
             Files.move(temp, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             return after;
         }
