@@ -169,7 +169,7 @@ final class JoinCommand implements Callable<Integer> {
 
     private static ControlLines.Reply expect(ControlLines.Reply reply, int code, String what) throws Refused {
         if (reply.code() != code) {
-            throw new Refused(what + ": " + reply);
+            throw new Refused(reply.text().startsWith(what) ? reply.toString() : what + ": " + reply);
         }
         return reply;
     }
