@@ -127,6 +127,23 @@ class JoinServiceTest {
     }
 
     @Test
+    void aPortAloneTakesTheHostTheJoinCameFrom() throws Exception {
+        InviteCode code = issue(Duration.ofHours(1));
+        JoinService service = service(NOW);
+        InetSocketAddress peer = new InetSocketAddress("192.0.2.7", 40000);
+        JoinExchange relay = new JoinExchange(JoinExchange.Role.RELAY, code.verifier());
+        JoinService.Step first = service.begin(code.id(), relay.round1(), peer);
+        String[] rounds = first.text().split(" ");
+        relay.peerRound1(rounds[0]);
+        relay.peerRound2(rounds[1]);
+        String mac = relay.mac(new JoinExchange.Binding(code.id(), SERVER.toString(), RELAY.toString(), "7001"));
+        JoinService.Step done = service.finish(first.pending().orElseThrow(), relay.round2(), RELAY.toString(), "7001",
+                mac, peer);
+        assertEquals("192.0.2.7:7001", done.text().split(" ")[1], done.text());
+        assertEquals(List.of(new RelayEndpoint("192.0.2.7", 7001, RELAY)), new JoinedRelays(state).list());
+    }
+
+    @Test
     void startsAreLimitedPerAddress() throws Exception {
         InviteCode code = issue(Duration.ofHours(1));
         JoinService service = service(NOW);
