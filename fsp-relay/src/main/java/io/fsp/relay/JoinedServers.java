@@ -17,9 +17,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The servers this relay joined ({@code fsp-relay join}), in {@code STATE-DIR/joined-servers}: a fingerprint a line,
- * then {@code #} and the server's address. The relay trusts them beside {@code trust-server}; a running relay reads
- * the file again when it changed, at the next handshake of a peer it does not already trust, so a join needs no
- * restart.
+ * then {@code #} and the server's address. The relay trusts them beside {@code trust-server}; a running relay looks
+ * at the file at each handshake of a peer that presents a certificate and reads it again when it changed, so a join
+ * needs no restart.
  */
 final class JoinedServers {
     static final String FILE = "joined-servers";
