@@ -25,9 +25,13 @@ public enum ReplyCode {
     ENTERING_EXTENDED_PASSIVE(229),
     LOGGED_IN(230),
     SECURITY_EXCHANGE_OK(234),
+    /** RFC 2228: a security data exchange completed; JOIN's last reply (docs/protocol.md, "JOIN"). */
+    SECURITY_DATA_DONE(235),
     FILE_ACTION_OK(250),
     PATH_CREATED(257),
     NEED_PASSWORD(331),
+    /** RFC 2228: security data accepted, more is needed; JOIN's first reply. */
+    SECURITY_DATA_MORE(335),
     PENDING_FURTHER_INFO(350),
     SERVICE_NOT_AVAILABLE(421),
     CANT_OPEN_DATA_CONNECTION(425),
@@ -43,6 +47,8 @@ public enum ReplyCode {
     NETWORK_PROTOCOL_NOT_SUPPORTED(522),
     NOT_LOGGED_IN(530),
     SECURITY_POLICY_REFUSED(534),
+    /** RFC 2228: a security check failed; JOIN refused. */
+    SECURITY_CHECK_FAILED(535),
     PROTECTION_LEVEL_NOT_SUPPORTED(536),
     FILE_UNAVAILABLE(550),
     EXCEEDED_STORAGE(552),

@@ -4,6 +4,7 @@ import java.net.Socket;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.util.Set;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedTrustManager;
 
@@ -14,11 +15,11 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * {@code --insecure}); it still encrypts, but does not authenticate.
  */
 public final class PinnedTrustManager extends X509ExtendedTrustManager {
-    private final Set<Fingerprint> pinned;
+    private final Supplier<Set<Fingerprint>> pinned;
     private final boolean acceptAny;
 
-    private PinnedTrustManager(Set<Fingerprint> pinned, boolean acceptAny) {
-        this.pinned = Set.copyOf(pinned);
+    private PinnedTrustManager(Supplier<Set<Fingerprint>> pinned, boolean acceptAny) {
+        this.pinned = pinned;
         this.acceptAny = acceptAny;
     }
 
@@ -26,11 +27,20 @@ public final class PinnedTrustManager extends X509ExtendedTrustManager {
         if (pinned.isEmpty()) {
             throw new IllegalArgumentException("pinned fingerprints: empty (expected: at least one)");
         }
+        Set<Fingerprint> fixed = Set.copyOf(pinned);
+        return new PinnedTrustManager(() -> fixed, false);
+    }
+
+    /**
+     * Trusts the fingerprints {@code pinned} gives at each handshake, which may change while a context uses it (a
+     * relay that a server joins) and may be empty (then no peer is trusted).
+     */
+    public static PinnedTrustManager live(Supplier<Set<Fingerprint>> pinned) {
         return new PinnedTrustManager(pinned, false);
     }
 
     public static PinnedTrustManager any() {
-        return new PinnedTrustManager(Set.of(), true);
+        return new PinnedTrustManager(Set::of, true);
     }
 
     private void check(X509Certificate[] chain) throws CertificateException {
@@ -41,9 +51,10 @@ public final class PinnedTrustManager extends X509ExtendedTrustManager {
             return;
         }
         Fingerprint presented = Fingerprint.of(chain[0]);
-        if (!pinned.contains(presented)) {
+        Set<Fingerprint> trusted = pinned.get();
+        if (!trusted.contains(presented)) {
             throw new CertificateException("peer certificate sha256 " + presented + " is not trusted"
-                    + " (expected one of: " + pinned + ")");
+                    + " (expected one of: " + trusted + ")");
         }
     }
 

@@ -27,6 +27,8 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -69,8 +71,25 @@ public final class FspRelay implements AutoCloseable {
         this.sessions = sessions;
     }
 
+    /** The configured servers, and those joined ({@link JoinedServers}) as the file says at each handshake. */
+    private static PinnedTrustManager trust(RelayConfig config) {
+        if (config.stateDir().isEmpty()) {
+            return PinnedTrustManager.of(config.trustedServers());
+        }
+        JoinedServers joined = new JoinedServers(config.stateDir().get());
+        return PinnedTrustManager.live(() -> {
+            Set<Fingerprint> joinedNow = joined.current();
+            if (joinedNow.isEmpty()) {
+                return config.trustedServers();
+            }
+            Set<Fingerprint> all = new HashSet<>(config.trustedServers());
+            all.addAll(joinedNow);
+            return all;
+        });
+    }
+
     public static FspRelay start(RelayConfig config) throws IOException {
-        SslContext ssl = SslContexts.serverOptionalPeer(config.identity(), PinnedTrustManager.of(config.trustedServers()));
+        SslContext ssl = SslContexts.serverOptionalPeer(config.identity(), trust(config));
         ExecutorService disk = Executors.newFixedThreadPool(2, new DefaultThreadFactory("fsp-relay-disk", true));
         ExecutorService verifier = Executors.newFixedThreadPool(2, new DefaultThreadFactory("fsp-relay-verify", true));
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("fsp-relay-accept", true),
@@ -118,7 +137,9 @@ public final class FspRelay implements AutoCloseable {
                     + " {}{}",
                     HostPort.format(relay.address()), config.store().quotaBytes(), config.store().memoryBytes(), ttl,
                     config.store().maxRetain(),
-                    config.trustedServers().size(), !config.verifyBlocks() ? "blocks unchecked"
+                    config.trustedServers().size() + (config.stateDir().isEmpty() ? ""
+                            : " (and those joined: " + new JoinedServers(config.stateDir().get()).current().size() + ")"),
+                    !config.verifyBlocks() ? "blocks unchecked"
                             : config.acceptClearBlocks() ? "checking blocks, clear ones accepted" : "checking blocks",
                     config.rates().any() ? ", capped at " + config.rates().total() + " bytes/s in all and "
                             + config.rates().perTransfer() + " per transfer (0: none)" : "");

@@ -27,12 +27,13 @@ import picocli.CommandLine.Spec;
  * {@code max-retain}), declared once in {@link RelaySettings#ALL} with its help; {@link SettingOptions} makes the
  * options and reads back what picocli matched. A setting is added by declaring it there with its component (and its
  * line in {@code conf/relay.conf.example}).
- * {@code listen}, {@code store} and {@code trust-server} are required for serving and checked in {@link #call()},
+ * {@code listen} and {@code store} are required for serving and checked in {@link #call()},
  * since picocli would demand them of the subcommand too and they may come from the file.
  */
 @Command(name = "fsp-relay", mixinStandardHelpOptions = true, version = "fsp-relay 0.1.0",
-        customSynopsis = {"fsp-relay --listen=HOST:PORT --store=DIR --trust-server=FINGERPRINT... [OPTIONS]",
+        customSynopsis = {"fsp-relay --listen=HOST:PORT --store=DIR [--trust-server=FINGERPRINT...] [OPTIONS]",
                 "fsp-relay --config=FILE [OPTIONS]",
+                "fsp-relay join CODE SERVER[:PORT] [--config=FILE | --state-dir=DIR --listen=HOST:PORT]",
                 "fsp-relay fingerprint [--config=FILE] [--state-dir=DIR]"},
         description = {"Relay daemon: holds encrypted blocks of striped transfers for the servers it trusts,"
                 + " and hands them to clients that present a capability token. A transfer a server opens as"
@@ -43,7 +44,7 @@ import picocli.CommandLine.Spec;
         exitCodeOnExecutionException = ExitCode.INTERNAL, exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:stopped normally", "1:could not start (address in use, unreadable state)",
                 "2:usage error", "4:internal error"},
-        subcommands = RelayCommand.FingerprintCommand.class, modelTransformer = RelayCommand.DeclaredOptions.class)
+        subcommands = {RelayCommand.FingerprintCommand.class, JoinCommand.class}, modelTransformer = RelayCommand.DeclaredOptions.class)
 public final class RelayCommand implements Callable<Integer> {
 
     @Spec
@@ -89,6 +90,12 @@ public final class RelayCommand implements Callable<Integer> {
         if (!missing.isEmpty()) {
             return usage(err, "missing required option" + (missing.size() > 1 ? "s: " : ": ") + String.join(", ", missing)
                     + " (options, or keys of the --config file; or: fsp-relay fingerprint [--state-dir=DIR])");
+        }
+        if (settings.serving().trustServer().isEmpty()
+                && !java.nio.file.Files.exists(settings.effectiveStateDir().resolve(JoinedServers.FILE))) {
+            err.println("fsp-relay: trusting no server yet: join one with 'fsp-relay join CODE SERVER' (same --state-dir),"
+                    + " or give --trust-server FINGERPRINT");
+            err.flush();
         }
         RelayConfig relayConfig;
         try {

@@ -8,6 +8,7 @@ import io.fsp.relaylink.wire.RelayLimits;
 import io.fsp.tls.Fingerprint;
 import io.fsp.tls.KeyMaterial;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.Set;
@@ -29,11 +30,23 @@ import java.util.Set;
  *                     autotuning ({@link SocketBuffers})
  * @param metrics where to serve the Prometheus endpoint ({@code --metrics}); empty: nowhere
  * @param rates bandwidth caps ({@code --rate-limit}, {@code --rate-limit-per-transfer})
+ * @param stateDir where {@code fsp-relay join} records the servers joined, trusted beside {@code trustedServers}
+ *                 and read again as they change (empty: only {@code trustedServers})
  */
 public record RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMaterial identity,
                           Set<Fingerprint> trustedServers, RelayLimits limits, ConnectionPolicy connections,
                           boolean verifyBlocks, boolean acceptClearBlocks, ConnectionHandlers handlers, Clock clock,
-                          int socketBuffer, Optional<InetSocketAddress> metrics, RateLimits rates) {
+                          int socketBuffer, Optional<InetSocketAddress> metrics, RateLimits rates,
+                          Optional<Path> stateDir) {
+    /** No joined servers. */
+    public RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMaterial identity,
+                       Set<Fingerprint> trustedServers, RelayLimits limits, ConnectionPolicy connections,
+                       boolean verifyBlocks, boolean acceptClearBlocks, ConnectionHandlers handlers, Clock clock,
+                       int socketBuffer, Optional<InetSocketAddress> metrics, RateLimits rates) {
+        this(listen, store, identity, trustedServers, limits, connections, verifyBlocks, acceptClearBlocks, handlers,
+                clock, socketBuffer, metrics, rates, Optional.empty());
+    }
+
     /** No metrics endpoint, no caps. */
     public RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMaterial identity,
                        Set<Fingerprint> trustedServers, RelayLimits limits, ConnectionPolicy connections,
@@ -54,7 +67,7 @@ public record RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMateri
     public RelayConfig {
         SocketBuffers.check("--socket-buffer", socketBuffer);
         trustedServers = Set.copyOf(trustedServers);
-        if (trustedServers.isEmpty()) {
+        if (trustedServers.isEmpty() && stateDir.isEmpty()) {
             throw new IllegalArgumentException("--trust-server: none given (expected: the fingerprint of at least"
                     + " one server, as the server prints it at start)");
         }
@@ -62,16 +75,16 @@ public record RelayConfig(InetSocketAddress listen, StoreConfig store, KeyMateri
 
     public RelayConfig withHandlers(ConnectionHandlers extra) {
         return new RelayConfig(listen, store, identity, trustedServers, limits, connections, verifyBlocks,
-                acceptClearBlocks, extra, clock, socketBuffer, metrics, rates);
+                acceptClearBlocks, extra, clock, socketBuffer, metrics, rates, stateDir);
     }
 
     public RelayConfig withMetrics(InetSocketAddress address) {
         return new RelayConfig(listen, store, identity, trustedServers, limits, connections, verifyBlocks,
-                acceptClearBlocks, handlers, clock, socketBuffer, Optional.of(address), rates);
+                acceptClearBlocks, handlers, clock, socketBuffer, Optional.of(address), rates, stateDir);
     }
 
     public RelayConfig withRates(RateLimits caps) {
         return new RelayConfig(listen, store, identity, trustedServers, limits, connections, verifyBlocks,
-                acceptClearBlocks, handlers, clock, socketBuffer, metrics, caps);
+                acceptClearBlocks, handlers, clock, socketBuffer, metrics, caps, stateDir);
     }
 }

@@ -41,7 +41,8 @@ public record RelaySettings(Serving serving, Space space, Connections connection
                     + " (encrypted block bytes, and each retained transfer's metadata); at start the retained transfers"
                     + " found there are restored, everything else the relay left there is deleted."),
             Setting.of("trust-server", "FINGERPRINT", null, "SHA-256 certificate fingerprint of a server allowed to"
-                    + " push blocks, as the server prints it at start or with 'fsp-server fingerprint' (repeatable)."),
+                    + " push blocks, as the server prints it at start or with 'fsp-server fingerprint' (repeatable)."
+                    + " The servers joined with 'fsp-relay join' are trusted too, without it."),
             Setting.of("state-dir", "DIR", null, "Where the relay keeps its certificate and key (default: ~/.fsp/relay)."),
             Setting.of("quota", "SIZE", "2G", "Most block bytes held at once, memory and disk together (default:"
                     + " {default})."),
@@ -110,7 +111,7 @@ public record RelaySettings(Serving serving, Space space, Connections connection
      *
      * @param listen where servers and clients connect; required to serve
      * @param store the directory for spilled blocks and retained transfers; required to serve
-     * @param trustServer the fingerprints of the servers whose blocks the relay takes; at least one to serve
+     * @param trustServer the fingerprints of the servers whose blocks the relay takes, beside those joined
      * @param stateDir where the certificate and key are kept (empty: {@code ~/.fsp/relay})
      * @param socketBuffer 0: the kernel's autotuning
      * @param meridian empty: no Meridian node, unless {@code meridian-bootstrap} is given (then the listen address)
@@ -207,15 +208,12 @@ public record RelaySettings(Serving serving, Space space, Connections connection
         if (serving.store().isEmpty()) {
             missing.add("--store=DIR");
         }
-        if (serving.trustServer().isEmpty()) {
-            missing.add("--trust-server=FINGERPRINT");
-        }
         return missing;
     }
 
     /**
-     * The running relay's configuration, with its certificate and key; the settings must name {@code listen},
-     * {@code store} and {@code trust-server} ({@link #missingForServing()}).
+     * The running relay's configuration, with its certificate and key; the settings must name {@code listen} and
+     * {@code store} ({@link #missingForServing()}).
      *
      * @throws IllegalArgumentException where the settings do not fit together, naming the options
      */
@@ -242,7 +240,8 @@ public record RelaySettings(Serving serving, Space space, Connections connection
                 new RelayLimits((int) maxBlock), connections.policy(), serving.verifyBlocks(),
                 serving.acceptClearBlocks(), ConnectionHandlers.NONE, Clock.systemUTC(),
                 (int) serving.socketBuffer().bytes(), serving.metrics().map(HostPort::toSocketAddress),
-                new RateLimits(rates.rateLimit().bytes(), rates.rateLimitPerTransfer().bytes()));
+                new RateLimits(rates.rateLimit().bytes(), rates.rateLimitPerTransfer().bytes()),
+                Optional.of(effectiveStateDir()));
     }
 
     private static void requirePositive(String key, Duration d) {

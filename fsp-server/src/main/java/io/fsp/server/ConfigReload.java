@@ -59,7 +59,7 @@ final class ConfigReload {
             log.warn("reload of {}: {} changed, which takes effect at the next start (a reload applies only {})",
                     source, String.join(", ", atRestart), String.join(", ", APPLIED));
         }
-        List<RelayEndpoint> before = server.relays();
+        List<RelayEndpoint> before = server.configuredRelays();
         ServerConfig.Striping striping = next.striping();
         List<RelayEndpoint> added = striping.relay().stream().filter(r -> !before.contains(r)).toList();
         List<RelayEndpoint> removed = before.stream().filter(r -> !striping.relay().contains(r)).toList();
@@ -67,7 +67,7 @@ final class ConfigReload {
         server.collectRelays(next.collection().collectRelay(), striping.trustRelay());
         server.retainGrants(striping.retainUser());
         log.info("reloaded {}: {} relay(s) for new transfers, added {}, removed {}; {} collect-relay line(s), {}"
-                + " trust-relay fingerprint(s), {} retain-user line(s)", source, striping.relay().size(), added, removed,
+                + " trust-relay fingerprint(s), {} retain-user line(s)", source, server.relays().size(), added, removed,
                 next.collection().collectRelay().size(), striping.trustRelay().size(), striping.retainUser().size());
         return true;
     }

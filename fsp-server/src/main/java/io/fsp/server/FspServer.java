@@ -18,6 +18,10 @@ import io.fsp.server.ftp.FtpServerInitializer;
 import io.fsp.server.ftp.PassivePorts;
 import io.fsp.server.ftp.command.StandardCommands;
 import io.fsp.server.fsp.FspVerbs;
+import io.fsp.server.join.JoinService;
+import io.fsp.server.join.JoinedRelays;
+import io.fsp.server.join.ServedRelays;
+import io.fsp.server.join.StateWatch;
 import io.fsp.server.select.CollectRelay;
 import io.fsp.server.select.OverlaySelection;
 import io.fsp.server.select.RelayEndpoint;
@@ -42,6 +46,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -86,10 +91,15 @@ public final class FspServer implements AutoCloseable {
     private final FtpServerContext context;
     private final StripeContext stripe;
     private final MetricsEndpoint metrics;
+    private final ServedRelays relays;
+    private final StateWatch watch;
 
     private FspServer(EventLoopGroup bossGroup, EventLoopGroup workerGroup, List<Channel> listeners,
-                      FtpServerContext context, StripeContext stripe, MetricsEndpoint metrics) {
+                      FtpServerContext context, StripeContext stripe, MetricsEndpoint metrics, ServedRelays relays,
+                      StateWatch watch) {
         this.metrics = metrics;
+        this.relays = relays;
+        this.watch = watch;
         this.stripe = stripe;
         this.bossGroup = bossGroup;
         this.workerGroup = workerGroup;
@@ -129,7 +139,9 @@ public final class FspServer implements AutoCloseable {
                 ? Optional.of(InetAddress.getByName(config.network().announceAddress().get())) : Optional.empty();
         ExecutorService blocking = executor("fsp-blocking-", config.limits().blockingThreads(), BLOCKING_QUEUE);
         ExecutorService logins = executor("fsp-login-", config.limits().loginThreads(), LOGIN_QUEUE);
-        StripeContext stripe = new StripeContext(key, config.striping().relay(), !config.tls().fspWithoutTls(),
+        JoinedRelays joined = new JoinedRelays(config.effectiveStateDir());
+        List<RelayEndpoint> startRelays = JoinedRelays.merge(config.striping().relay(), joined.list());
+        StripeContext stripe = new StripeContext(key, startRelays, !config.tls().fspWithoutTls(),
                 config.striping().maxBlocksPerTransfer(), config.socketBufferBytes(), !config.striping().relayBlocksOverTls(), config.striping().maxRetain(),
                 config.striping().retainUser(), config.striping().digestCache().bytes(), config.striping().maxPlanned());
         stripe.collectRelays(config.collection().collectRelay(), Set.copyOf(config.striping().trustRelay()));
@@ -147,7 +159,9 @@ public final class FspServer implements AutoCloseable {
             }
         }
         stripe.warmRelayConnections();
-        FspVerbs.register(commands, stripe, config);
+        ServedRelays relays = new ServedRelays(joined, config.striping().relay(), stripe::relays);
+        FspVerbs.register(commands, stripe, config, new JoinService(config.effectiveStateDir(), key.fingerprint(),
+                relays::joinedChanged, Clock.systemUTC()));
         FtpServerContext context = new FtpServerContext(config.ftpCore(), ssl, SslContexts.serverWithoutSessionTickets(key),
                 key.fingerprint(), users,
                 new LoginThrottle(config.limits().loginFailureDelay()), commands, blocking, logins,
@@ -194,7 +208,14 @@ public final class FspServer implements AutoCloseable {
             stripe.close();
             throw e;
         }
-        FspServer server = new FspServer(boss, workers, listeners, context, stripe, metrics);
+        StateWatch watch = null;
+        try {
+            watch = StateWatch.start(config.effectiveStateDir(), relays::joinedChanged);
+        } catch (IOException e) {
+            log.warn("not watching {} ({}): fsp-server invite and relays remove take effect at the next start",
+                    config.effectiveStateDir(), e.toString());
+        }
+        FspServer server = new FspServer(boss, workers, listeners, context, stripe, metrics, relays, watch);
         sweepLeftovers(config);
         for (InetSocketAddress a : server.addresses()) {
             log.info("listening on {} (certificate sha256 {})", HostPort.format(a), key.fingerprint());
@@ -318,11 +339,16 @@ public final class FspServer implements AutoCloseable {
     }
 
     /**
-     * Replaces the static relay list while the server runs: transfers under way keep their relays, new ones use
-     * {@code relays}, and the kept connections of relays no longer listed are closed once idle.
+     * Replaces the configured relays while the server runs (the joined ones stay): transfers under way keep their
+     * relays, new ones use the new list, and the kept connections of relays no longer listed are closed once idle.
      */
     public void relays(List<RelayEndpoint> relays) {
-        stripe.relays(relays);
+        this.relays.configured(relays);
+    }
+
+    /** The {@code relay} lines of the configuration in use; {@link #relays()} adds the joined relays. */
+    public List<RelayEndpoint> configuredRelays() {
+        return relays.configured();
     }
 
     /**
@@ -351,6 +377,9 @@ public final class FspServer implements AutoCloseable {
     /** Stops accepting, closes every connection, and waits briefly for the event loops to finish. */
     @Override
     public void close() {
+        if (watch != null) {
+            watch.close();
+        }
         listeners.forEach(Channel::close);
         if (metrics != null) {
             metrics.close();

@@ -2,6 +2,7 @@ package io.fsp.server.fsp;
 
 import io.fsp.server.config.ServerConfig;
 import io.fsp.server.ftp.FtpCommands;
+import io.fsp.server.join.JoinService;
 import io.fsp.server.stripe.StripeContext;
 
 /**
@@ -12,14 +13,19 @@ public final class FspVerbs {
     private FspVerbs() {
     }
 
-    /** Registers FSPO, FHAV, FPRI, FRET, FGET and FCOL, driving {@code stripe}, and FCOL's upload guard. */
-    public static FtpCommands register(FtpCommands commands, StripeContext stripe, ServerConfig config) {
+    /**
+     * Registers FSPO, FHAV, FPRI, FRET, FGET and FCOL, driving {@code stripe}, FCOL's upload guard, and JOIN, by which
+     * relays join through {@code joins}.
+     */
+    public static FtpCommands register(FtpCommands commands, StripeContext stripe, ServerConfig config,
+                                       JoinService joins) {
         return commands.register(new FspoCommand(stripe))
                 .register(new FhavCommand(stripe))
                 .register(new FpriCommand(stripe))
                 .register(new FretCommand(stripe))
                 .register(new FgetCommand(stripe))
                 .register(new FcolCommand(stripe, config.effectiveStateDir().resolve("fcol"), config.collection().collectTimeout()))
+                .register(new JoinCommand(joins))
                 .guardUploads(CollectionLocks::checkFree);
     }
 }

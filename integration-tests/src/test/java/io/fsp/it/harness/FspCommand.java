@@ -44,9 +44,33 @@ public final class FspCommand {
 
     /** {@code java -cp … io.fsp.cli.FspCli ARGS}, with this build's class path: the command in a JVM of its own. */
     public static ProcessBuilder inProcess(List<String> args) {
-        List<String> command = new ArrayList<>(List.of(java(), "-cp", classPath(), FspCli.class.getName()));
+        return program(FspCli.class.getName(), args);
+    }
+
+    /** {@code java -cp … MAIN ARGS} with this build's class path: another program ({@code fsp-server invite}). */
+    public static ProcessBuilder program(String mainClass, List<String> args) {
+        List<String> command = new ArrayList<>(List.of(java(), "-cp", classPath(), mainClass));
         command.addAll(args);
         return new ProcessBuilder(command);
+    }
+
+    /** Runs {@code program(mainClass, args)} to its end (60 s at most): what it printed and returned. */
+    public static Result runProgram(String mainClass, List<String> args) throws java.io.IOException, InterruptedException {
+        Process p = program(mainClass, args).start();
+        p.getOutputStream().close();
+        java.util.concurrent.CompletableFuture<byte[]> err = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return p.getErrorStream().readAllBytes();
+            } catch (java.io.IOException e) {
+                return new byte[0];
+            }
+        });
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new java.io.IOException(mainClass + " " + args + ": did not end within 60 s");
+        }
+        return new Result(p.exitValue(), out, new String(err.join(), java.nio.charset.StandardCharsets.UTF_8));
     }
 
     /** The agent the tests of this JVM share (it exits 30 s after their last command). */

@@ -49,6 +49,11 @@ public final class RelayProcess implements AutoCloseable {
         return start(dir, new InetSocketAddress("127.0.0.1", 0), server, options);
     }
 
+    /** As {@link #start(Path, Fingerprint, String...)}, trusting no server: one joins it ({@code fsp-relay join}). */
+    public static RelayProcess withoutTrust(Path dir, String... options) throws IOException {
+        return start(MAIN_CLASS, dir, new InetSocketAddress("127.0.0.1", 0), null, options);
+    }
+
     /**
      * As {@link #start(Path, Fingerprint, String...)}, a relay that misbehaves towards clients: {@code options} may
      * hold {@code --fault SPEC} too (e.g. {@code --fault stall}).
@@ -80,8 +85,10 @@ public final class RelayProcess implements AutoCloseable {
         }
         command.addAll(List.of("-cp", classPath, mainClass, "--listen",
                 listen.getAddress().getHostAddress() + ":" + listen.getPort(),
-                "--store", dir.resolve("store").toString(), "--state-dir", dir.resolve("state").toString(),
-                "--trust-server", server.toString()));
+                "--store", dir.resolve("store").toString(), "--state-dir", dir.resolve("state").toString()));
+        if (server != null) {
+            command.addAll(List.of("--trust-server", server.toString()));
+        }
         command.addAll(Arrays.asList(options));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         RelayProcess relay = new RelayProcess(p, dir.resolve("store"));
@@ -126,6 +133,11 @@ public final class RelayProcess implements AutoCloseable {
     /** The fingerprint the relay printed: what servers and clients pin. */
     public Fingerprint fingerprint() {
         return Fingerprint.parse(listening.join().group(3));
+    }
+
+    /** Where the relay keeps its certificate (and the servers it joined). */
+    public Path stateDir() {
+        return store.resolveSibling("state");
     }
 
     /** Where the relay spills blocks. */
