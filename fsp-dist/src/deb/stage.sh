@@ -28,7 +28,8 @@ for pkg in fsp fsp-relay fsp-server; do
     if [[ $pkg == fsp && $sub =~ ^fsp-(relay|server) ]]; then continue; fi
     gzip -9n < "$page" > "$man/$sub.1.gz"
   done
-  cp "$share/bash-completion/completions/$pkg" "$data/usr/share/bash-completion/completions/$pkg"
+  # sourced, not run: without the script's #! line
+  sed '1{/^#!/d}' "$share/bash-completion/completions/$pkg" > "$data/usr/share/bash-completion/completions/$pkg"
   cp "$share/zsh/site-functions/_$pkg" "$data/usr/share/zsh/vendor-completions/_$pkg"
 done
 # The units as in conf/systemd, run from the package's links.
