@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# stage.sh VERSION REPO OUT: for each package (fsp, fsp-relay, fsp-server), OUT/PKG/control (its control files,
-# with the Debian version) and OUT/PKG/data (what it installs besides /usr/lib/fsp/PKG, which comes from the
-# self-contained archive, and the /usr/bin links; both set in fsp-dist/pom.xml).
+# stage.sh VERSION REPO SHARE OUT: for each package (fsp, fsp-relay, fsp-server), OUT/PKG/control (its control
+# files, with the Debian version) and OUT/PKG/data (what it installs besides /usr/lib/fsp/PKG, which comes from the
+# self-contained archive, and the /usr/bin links; both set in fsp-dist/pom.xml). SHARE: the built man pages and
+# shell completion (share/ of the archive).
 set -euo pipefail
-version=$1 repo=$2 out=$3
+version=$1 repo=$2 share=$3 out=$4
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 deb_version=${version/-/\~}  # 0.1.0-SNAPSHOT sorts before 0.1.0
 rm -rf "$out"
@@ -17,6 +18,19 @@ for pkg in fsp fsp-relay fsp-server; do
   mkdir -p "$data/usr/share/lintian/overrides"
   sed "s/@PACKAGE@/$pkg/g" "$src/lintian-overrides" > "$data/usr/share/lintian/overrides/$pkg"
   sed "s/@PACKAGE@/$pkg/; s/@VERSION@/$deb_version/" "$src/changelog" | gzip -9n > "$doc/changelog.gz"
+  # Its program's man pages (the program's and its subcommands'), compressed as Debian keeps them, and its completion
+  # where bash-completion and zsh look.
+  man=$data/usr/share/man/man1
+  mkdir -p "$man" "$data/usr/share/bash-completion/completions" "$data/usr/share/zsh/vendor-completions"
+  for page in "$share/man/man1/$pkg".1 "$share/man/man1/$pkg"-*.1; do
+    sub=$(basename "$page" .1)
+    # fsp's subcommands, not the other programs' pages
+    if [[ $pkg == fsp && $sub =~ ^fsp-(relay|server) ]]; then continue; fi
+    gzip -9n < "$page" > "$man/$sub.1.gz"
+  done
+  # sourced, not run: without the script's #! line
+  sed '1{/^#!/d}' "$share/bash-completion/completions/$pkg" > "$data/usr/share/bash-completion/completions/$pkg"
+  cp "$share/zsh/site-functions/_$pkg" "$data/usr/share/zsh/vendor-completions/_$pkg"
 done
 # The units as in conf/systemd, run from the package's links.
 for unit in fsp-relay fsp-server; do
