@@ -30,7 +30,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -281,35 +280,13 @@ class EvacuationReleaseIT {
         return fsp(Map.of(), args);
     }
 
-    /** {@code fsp ARGS} as a process. */
     private static Result fsp(Map<String, String> env, String... args) throws Exception {
-        Path out = Files.createTempFile(dir, "fsp", ".out");
-        Path err = Files.createTempFile(dir, "fsp", ".err");
-        ProcessBuilder pb = FspCommand.process(Arrays.asList(args)).redirectOutput(out.toFile()).redirectError(err.toFile());
-        pb.environment().putAll(env);
-        Process p = pb.start();
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "fsp " + String.join(" ", args) + " did not end");
-        Result r = new Result(p.exitValue(), Files.readString(out), Files.readString(err));
-        System.out.println("$ fsp " + String.join(" ", args) + "\n" + r); // the operator's view, in the test's report
-        return r;
+        return FspCommand.runProcess(dir, env, Arrays.asList(args));
     }
 
     /** The block files of {@code transfer} in relay {@code i}'s store, once there are none or after {@code seconds}. */
     private static List<Path> blockFiles(int i, TransferId transfer, int seconds) throws Exception {
-        Path store = relays.get(i).store().resolve(transfer.toString());
-        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
-        while (true) {
-            List<Path> left = List.of();
-            if (Files.isDirectory(store)) {
-                try (Stream<Path> s = Files.list(store)) {
-                    left = s.filter(p -> p.getFileName().toString().endsWith(".blk")).toList();
-                }
-            }
-            if (left.isEmpty() || System.nanoTime() > deadline) {
-                return left;
-            }
-            Thread.sleep(100);
-        }
+        return relays.get(i).blockFiles(transfer.toString(), seconds);
     }
 
     private static int freePort() throws IOException {
