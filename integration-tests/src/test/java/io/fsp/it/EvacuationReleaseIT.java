@@ -8,22 +8,14 @@ import io.fsp.cli.ExitCodes;
 import io.fsp.client.collect.EvacuationInventory;
 import io.fsp.client.evacuate.EvacuationManifest;
 import io.fsp.crypto.RecipientKey;
+import io.fsp.it.harness.EvacuationOrigin;
 import io.fsp.it.harness.SafeSite;
 import io.fsp.it.harness.FspCommand;
 import io.fsp.it.harness.FspCommand.Result;
-import io.fsp.it.harness.RelayProcess;
-import io.fsp.it.harness.ServerProcess;
 import io.fsp.it.harness.TreeDigests;
-import io.fsp.tls.Certificates;
-import io.fsp.tls.Fingerprint;
-import io.fsp.tls.KeyMaterial;
 import io.fsp.token.TransferId;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -52,16 +44,10 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(300)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class EvacuationReleaseIT {
-    private static final String USER = "ops";
-    private static final String PASSWORD = "evacuate-me";
-
     @TempDir
     static Path dir;
 
-    private static final List<RelayProcess> relays = new ArrayList<>();
-    private static final List<Path> relayDirs = new ArrayList<>();
-    private static final List<InetSocketAddress> relayAddresses = new ArrayList<>();
-    private static Fingerprint originFp;
+    private static EvacuationOrigin origin;
     private static Path identity;
     /** The evacuations by name: one collected, one listed and released (after bad input freed nothing of it). */
     private static final Map<String, Path> manifests = new HashMap<>();
@@ -76,36 +62,22 @@ class EvacuationReleaseIT {
         for (int i = 0; i < 6; i++) {
             TreeDigests.random(tree.resolve("sub/small " + i + ".txt"), 100 + i * 997, 10 + i);
         }
-        Path state = Files.createDirectories(dir.resolve("server-state"));
-        KeyMaterial key = Certificates.selfSigned("fsp-server");
-        Certificates.write(key, state.resolve("server-cert.pem"), state.resolve("server-key.pem"));
-        originFp = key.fingerprint();
-        List<String> args = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--root", root.toString(), "--user", USER,
-                "--state-dir", state.toString(), "--login-failure-delay", "0s", "--retain-user", USER + "=7d"));
-        for (int i = 0; i < 3; i++) {
-            relayDirs.add(dir.resolve("relay" + i));
-            relayAddresses.add(new InetSocketAddress("127.0.0.1", freePort()));
-            RelayProcess r = RelayProcess.start(relayDirs.get(i), relayAddresses.get(i), originFp);
-            relays.add(r);
-            args.addAll(List.of("--relay", "127.0.0.1:" + r.address().getPort() + "=" + r.fingerprint()));
+        origin = EvacuationOrigin.start(dir, root, List.of(List.of(), List.of(), List.of()));
+        for (String name : List.of("list", "collect")) {
+            Path manifest = site.manifest().resolveSibling(name + ".sealed");
+            Result e = origin.evacuate("tree", "--manifest", manifest.toString(), "--recipient",
+                    site.recipient().toString(), "--retain", "2h", "--replicas", "2");
+            assertEquals(ExitCodes.OK, e.exit(), e.toString());
+            manifests.put(name, manifest);
         }
-        try (ServerProcess server = ServerProcess.start(root, args, 1,
-                Map.of("FSP_PASSWORD_" + USER.toUpperCase(), PASSWORD))) {
-            for (String name : List.of("list", "collect")) {
-                Path manifest = site.manifest().resolveSibling(name + ".sealed");
-                Result e = fsp(Map.of("FSP_PASSWORD", PASSWORD), "evacuate", "fsp://" + USER + "@127.0.0.1:"
-                        + server.port() + "/tree", "--trust", originFp.toString(), "--manifest", manifest.toString(),
-                        "--recipient", site.recipient().toString(), "--retain", "2h", "--replicas", "2");
-                assertEquals(ExitCodes.OK, e.exit(), e.toString());
-                manifests.put(name, manifest);
-            }
-            server.kill(); // the origin is gone: nothing below asks it
-        }
+        origin.server().kill(); // the origin is gone: nothing below asks it
     }
 
     @AfterAll
     static void stop() {
-        relays.forEach(RelayProcess::close);
+        if (origin != null) {
+            origin.close();
+        }
     }
 
     @Test
@@ -131,9 +103,9 @@ class EvacuationReleaseIT {
         assertTrue(check.out().contains("every file can still be collected whole"), check.toString());
 
         int lost = relayHoldingMost(m);
-        String lostAddress = "127.0.0.1:" + relayAddresses.get(lost).getPort();
+        String lostAddress = origin.address(lost);
         try {
-            relays.get(lost).kill();
+            origin.relay(lost).kill();
             check = check(manifest);
             assertEquals(ExitCodes.OK, check.exit(), "one copy of each block is left: " + check);
             assertTrue(check.out().contains("relay " + lostAddress + ": UNREACHABLE"), check.toString());
@@ -155,7 +127,7 @@ class EvacuationReleaseIT {
             assertEquals(ExitCodes.PARTIAL, check.exit(), "the blocks are gone: " + check);
             assertTrue(check.out().contains("AT RISK"), check.toString());
         } finally {
-            restart(lost);
+            origin.restart(lost);
         }
         assertFalse(blockFiles(lost, transfer, 0).isEmpty(), "the restarted relay kept its blocks");
         Result release = fsp("release", manifest.toString(), "--identity", identity.toString());
@@ -178,12 +150,12 @@ class EvacuationReleaseIT {
         EvacuationManifest m = EvacuationManifest.read(manifest, RecipientKey.readIdentity(identity));
         TransferId transfer = transfer(m);
         int lost = relayHoldingMost(m);
-        String lostAddress = "127.0.0.1:" + relayAddresses.get(lost).getPort();
+        String lostAddress = origin.address(lost);
         Process waiting;
         try {
-            relays.get(lost).kill();
+            origin.relay(lost).kill();
             Result collect = fsp("collect", manifest.toString(), "-o", dir.resolve("bag").toString(), "--identity",
-                    identity.toString(), "--trust-origin", originFp.toString());
+                    identity.toString(), "--trust-origin", origin.fingerprint().toString());
             assertEquals(ExitCodes.OK, collect.exit(), collect.toString());
             assertEquals(TreeDigests.of(dir.resolve("root/tree")), TreeDigests.of(dir.resolve("bag/data")));
             assertTrue(collect.err().contains("relay " + lostAddress + " could not be told to free its"),
@@ -197,7 +169,7 @@ class EvacuationReleaseIT {
             awaitText(dir.resolve("wait.err"), "fsp release: waiting until ");
             assertTrue(waiting.isAlive(), "it waits for the relay");
         } finally {
-            restart(lost);
+            origin.restart(lost);
         }
         assertTrue(waiting.waitFor(60, TimeUnit.SECONDS), "fsp release --wait did not end");
         Result release = new Result(waiting.exitValue(), Files.readString(dir.resolve("wait.out")),
@@ -242,7 +214,7 @@ class EvacuationReleaseIT {
 
     private static Result check(Path manifest) throws Exception {
         return fsp("collect", "--check", manifest.toString(), "--identity", identity.toString(), "--trust-origin",
-                originFp.toString());
+                origin.fingerprint().toString());
     }
 
     private static TransferId transfer(EvacuationManifest m) {
@@ -253,19 +225,7 @@ class EvacuationReleaseIT {
     private static int relayHoldingMost(EvacuationManifest m) {
         EvacuationInventory.RelayEntry most = new EvacuationInventory(m.announcements()).relays().stream()
                 .max(Comparator.comparingInt(r -> r.seqs().size())).orElseThrow();
-        for (int i = 0; i < relayAddresses.size(); i++) {
-            if (relayAddresses.get(i).getPort() == most.port()) {
-                return i;
-            }
-        }
-        throw new AssertionError("no relay at " + most.address());
-    }
-
-    /** Relay {@code i} started again as it was (same directory and address) unless it runs. */
-    private static void restart(int i) throws IOException {
-        if (!relays.get(i).isAlive()) {
-            relays.set(i, RelayProcess.start(relayDirs.get(i), relayAddresses.get(i), originFp));
-        }
+        return origin.relayAt(most.port());
     }
 
     private static void awaitText(Path file, String text) throws Exception {
@@ -277,21 +237,11 @@ class EvacuationReleaseIT {
     }
 
     private static Result fsp(String... args) throws Exception {
-        return fsp(Map.of(), args);
-    }
-
-    private static Result fsp(Map<String, String> env, String... args) throws Exception {
-        return FspCommand.runProcess(dir, env, Arrays.asList(args));
+        return FspCommand.runProcess(dir, Map.of(), Arrays.asList(args));
     }
 
     /** The block files of {@code transfer} in relay {@code i}'s store, once there are none or after {@code seconds}. */
     private static List<Path> blockFiles(int i, TransferId transfer, int seconds) throws Exception {
-        return relays.get(i).blockFiles(transfer.toString(), seconds);
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        return origin.relay(i).blockFiles(transfer.toString(), seconds);
     }
 }
