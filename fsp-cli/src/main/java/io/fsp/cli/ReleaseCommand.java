@@ -91,8 +91,10 @@ public final class ReleaseCommand implements Callable<Integer> {
         try (EvacuationRelays relays = new EvacuationRelays(Duration.ofSeconds(relayTimeout))) {
             answers.putAll(relays.release(inventory));
             Instant until = Instant.now().plus(waitFor);
-            askAgain(relays, inventory, answers, until.isBefore(manifest.retainUntil()) ? until : manifest.retainUntil(),
-                    err); // past the retention every relay has dropped it anyway
+            if (until.isAfter(manifest.retainUntil())) {
+                until = manifest.retainUntil(); // by then every relay has dropped it anyway
+            }
+            askAgain(relays, inventory, answers, until, err);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             err.println("fsp release: interrupted while waiting for relays");
@@ -132,15 +134,16 @@ public final class ReleaseCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    /** --wait: asks the relays that did not answer again, every {@link #RETRY}, until each has or until {@code until}. */
+    /** --wait: asks the relays that did not answer again, every {@link #RETRY}, until each has or {@code until}. */
     private static void askAgain(EvacuationRelays relays, EvacuationInventory inventory, Map<Integer, Answer> answers,
                                  Instant until, PrintWriter err) throws InterruptedException {
         Set<Integer> down = unanswered(answers);
         if (down.isEmpty() || !Instant.now().isBefore(until)) {
             return;
         }
-        err.println("fsp release: waiting until " + until + " for " + down.size() + (down.size() == 1 ? " relay" : " relays")
-                + " to come back: " + String.join(", ", down.stream().map(i -> answers.get(i).relay().address()).toList()));
+        err.println("fsp release: waiting until " + until + " for " + down.size()
+                + (down.size() == 1 ? " relay" : " relays") + " to come back: "
+                + String.join(", ", down.stream().map(i -> answers.get(i).relay().address()).toList()));
         err.flush();
         while (!down.isEmpty() && Instant.now().isBefore(until)) {
             Thread.sleep(Math.min(RETRY.toMillis(), Math.max(1, Duration.between(Instant.now(), until).toMillis())));
