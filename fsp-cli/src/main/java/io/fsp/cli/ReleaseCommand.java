@@ -127,7 +127,8 @@ public final class ReleaseCommand implements Callable<Integer> {
             err.println("fsp release: " + down.size() + (down.size() == 1 ? " relay" : " relays") + " unreachable ("
                     + String.join(", ", down.stream()
                     .map(a -> a.relay().address()).toList()) + "): their blocks are freed when 'fsp release "
-                    + manifestFile + "' runs again once they are back, or when the retention ends at "
+                    + manifestFile + "' runs again once they are back (with --wait DURATION, as soon as they are),"
+                    + " or when the retention ends at "
                     + manifest.retainUntil());
             return ExitCodes.PARTIAL;
         }
