@@ -4,9 +4,11 @@ import io.fsp.tls.Fingerprint;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -143,13 +145,13 @@ public final class RelayProcess implements AutoCloseable {
         Path under = transferId == null ? store : store.resolve(transferId);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (true) {
-            List<Path> left = List.of();
-            if (Files.isDirectory(under)) {
-                try (Stream<Path> s = Files.walk(under)) {
-                    left = s.filter(p -> p.getFileName().toString().endsWith(".blk")).toList();
-                }
+            List<Path> left = null;
+            try (Stream<Path> s = Files.isDirectory(under) ? Files.walk(under) : Stream.empty()) {
+                left = s.filter(p -> p.getFileName().toString().endsWith(".blk")).toList();
+            } catch (UncheckedIOException | NoSuchFileException e) {
+                // the relay removed a file or directory while it was walked: look again
             }
-            if (left.isEmpty() || System.nanoTime() > deadline) {
+            if (left != null && (left.isEmpty() || System.nanoTime() > deadline)) {
                 return left;
             }
             Thread.sleep(100);
