@@ -255,8 +255,8 @@ public final class CollectCommand implements Callable<Integer> {
     private void unreleased(Collector collector, EvacuationManifest manifest, PrintWriter err) {
         collector.unreleased().forEach((relay, blocks) -> err.println("fsp collect: relay " + relay + " could not be told"
                 + " to free its " + blocks + " blocks collected (unreachable); 'fsp release " + manifestFile
-                + " --identity " + identity + "' frees them once it is back (else they expire at "
-                + manifest.retainUntil() + ")"));
+                + " --identity " + identity + "' frees them once it is back (with --wait DURATION, as soon as it is"
+                + " back); else they expire at " + manifest.retainUntil()));
     }
 
     /** What --expect-origin, --not-before and --transfer ask for, or null; they need the origin's signature. */

@@ -43,7 +43,7 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
             + " missing files are named); with --check: some file can no longer be collected whole";
     public static final String RELEASED_HELP = "0:done: every relay answered and holds none of the evacuation's blocks";
     public static final String PARTIAL_RELEASE_HELP = "5:partial: some relay could not be reached (named): it keeps its"
-            + " blocks until 'fsp release' runs again once it is back, or until the retention ends";
+            + " blocks until 'fsp release' runs again once it is back (or --wait sees it back), or until the retention ends";
     public static final String UNTRUSTED_ORIGIN_HELP = "6:refused: the manifest is not signed by the trusted origin"
             + " (--trust-origin) or is not the evacuation expected (--expect-origin); nothing was written";
 

@@ -8,8 +8,12 @@ import io.fsp.client.evacuate.EvacuationManifest;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -26,7 +30,8 @@ import picocli.CommandLine.Spec;
         description = {"Frees every block of the evacuation a manifest names on every relay it was placed on (CONFIRM"
                 + " with the manifest's token): the data is gone from the relays for good. Only the holder of the"
                 + " safe site's identity can open the manifest, and so release it. A relay down now keeps its blocks"
-                + " until this command runs again once it is back, or until the retention ends."},
+                + " until this command runs again once it is back (or, with --wait, asks it again until it is), or"
+                + " until the retention ends."},
         exitCodeListHeading = ExitCodes.HEADING, exitCodeList = {ExitCodes.RELEASED_HELP, ExitCodes.FAILURE_HELP,
                 ExitCodes.USAGE_HELP, ExitCodes.INTERNAL_HELP, ExitCodes.PARTIAL_RELEASE_HELP})
 public final class ReleaseCommand implements Callable<Integer> {
@@ -44,8 +49,17 @@ public final class ReleaseCommand implements Callable<Integer> {
             description = "How long a relay may take to connect and then to answer, in seconds (default: 10).")
     int relayTimeout;
 
+    @Option(names = "--wait", paramLabel = "DURATION",
+            description = "When a relay cannot be reached, ask it again every few seconds for up to DURATION (digits"
+                    + " and s, m, h or d, e.g. 30m or 7d; never past the end of the retention): a relay that comes"
+                    + " back frees its blocks then. Default: ask once.")
+    String wait;
+
     @Mixin
     OutputOption output;
+
+    /** How often --wait asks the relays that did not answer. */
+    private static final Duration RETRY = Duration.ofSeconds(3);
 
     @Override
     public Integer call() throws Exception {
@@ -57,6 +71,13 @@ public final class ReleaseCommand implements Callable<Integer> {
             err.println("fsp release: --relay-timeout " + relayTimeout + " (expected: 1 or more seconds)");
             return ExitCodes.USAGE;
         }
+        Duration waitFor;
+        try {
+            waitFor = wait == null ? Duration.ZERO : EvacuateCommand.duration("--wait", wait);
+        } catch (IllegalArgumentException e) {
+            err.println("fsp release: " + e.getMessage());
+            return ExitCodes.USAGE;
+        }
         EvacuationManifest manifest = EvacuationView.open("fsp release", manifestFile, identity, err);
         if (manifest == null) {
             return ExitCodes.FAILURE;
@@ -66,9 +87,18 @@ public final class ReleaseCommand implements Callable<Integer> {
             return ExitCodes.OK;
         }
         EvacuationInventory inventory = new EvacuationInventory(manifest.announcements());
-        Map<Integer, Answer> answers;
+        Map<Integer, Answer> answers = new LinkedHashMap<>();
         try (EvacuationRelays relays = new EvacuationRelays(Duration.ofSeconds(relayTimeout))) {
-            answers = relays.release(inventory);
+            answers.putAll(relays.release(inventory));
+            Instant until = Instant.now().plus(waitFor);
+            if (until.isAfter(manifest.retainUntil())) {
+                until = manifest.retainUntil(); // by then every relay has dropped it anyway
+            }
+            askAgain(relays, inventory, answers, until, err);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            err.println("fsp release: interrupted while waiting for relays");
+            return ExitCodes.PARTIAL;
         }
         List<Answer> down = answers.values().stream().filter(a -> !a.answered()).toList();
         if (output.json) {
@@ -97,10 +127,45 @@ public final class ReleaseCommand implements Callable<Integer> {
             err.println("fsp release: " + down.size() + (down.size() == 1 ? " relay" : " relays") + " unreachable ("
                     + String.join(", ", down.stream()
                     .map(a -> a.relay().address()).toList()) + "): their blocks are freed when 'fsp release "
-                    + manifestFile + "' runs again once they are back, or when the retention ends at "
+                    + manifestFile + "' runs again once they are back (with --wait DURATION, as soon as they are),"
+                    + " or when the retention ends at "
                     + manifest.retainUntil());
             return ExitCodes.PARTIAL;
         }
         return ExitCodes.OK;
+    }
+
+    /** --wait: asks the relays that did not answer again, every {@link #RETRY}, until each has or {@code until}. */
+    private static void askAgain(EvacuationRelays relays, EvacuationInventory inventory, Map<Integer, Answer> answers,
+                                 Instant until, PrintWriter err) throws InterruptedException {
+        Set<Integer> down = unanswered(answers);
+        if (down.isEmpty() || !Instant.now().isBefore(until)) {
+            return;
+        }
+        err.println("fsp release: waiting until " + until + " for " + down.size()
+                + (down.size() == 1 ? " relay" : " relays") + " to come back: "
+                + String.join(", ", down.stream().map(i -> answers.get(i).relay().address()).toList()));
+        err.flush();
+        while (!down.isEmpty() && Instant.now().isBefore(until)) {
+            Thread.sleep(Math.min(RETRY.toMillis(), Math.max(1, Duration.between(Instant.now(), until).toMillis())));
+            relays.release(inventory, down).forEach((i, a) -> {
+                if (a.answered()) {
+                    err.println("fsp release: relay " + a.relay().address() + " is back");
+                    err.flush();
+                    answers.put(i, a);
+                }
+            });
+            down = unanswered(answers);
+        }
+    }
+
+    private static Set<Integer> unanswered(Map<Integer, Answer> answers) {
+        Set<Integer> down = new TreeSet<>();
+        answers.forEach((i, a) -> {
+            if (!a.answered()) {
+                down.add(i);
+            }
+        });
+        return down;
     }
 }

@@ -52,17 +52,22 @@ public final class EvacuationRelays implements AutoCloseable {
 
     /** Which of the blocks placed on each relay it still holds, by relay index. */
     public Map<Integer, Answer> holds(EvacuationInventory inventory) {
-        return ask(inventory, (c, r) -> c.holds(inventory.transferId(), r.seqs())
+        return ask(inventory, null, (c, r) -> c.holds(inventory.transferId(), r.seqs())
                 .thenApply(held -> new Answer(r, held, 0, null)));
     }
 
     /** Frees every block placed on each relay (CONFIRM), by relay index: how many each freed. */
     public Map<Integer, Answer> release(EvacuationInventory inventory) {
-        return ask(inventory, (c, r) -> c.confirm(inventory.transferId(), r.seqs())
+        return release(inventory, null);
+    }
+
+    /** As {@link #release(EvacuationInventory)}, only on the relays of these indices (all when null). */
+    public Map<Integer, Answer> release(EvacuationInventory inventory, Set<Integer> only) {
+        return ask(inventory, only, (c, r) -> c.confirm(inventory.transferId(), r.seqs())
                 .thenApply(freed -> new Answer(r, Set.of(), freed, null)));
     }
 
-    private Map<Integer, Answer> ask(EvacuationInventory inventory,
+    private Map<Integer, Answer> ask(EvacuationInventory inventory, Set<Integer> only,
                                      BiFunction<RelayConnection, RelayEntry, CompletableFuture<Answer>> request) {
         CapabilityToken token = inventory.token();
         TransferId transfer = inventory.transferId();
@@ -70,8 +75,8 @@ public final class EvacuationRelays implements AutoCloseable {
         RelayConnectionConfig config = RelayConnectionConfig.DEFAULT.withConnectTimeout(timeout).withRequestTimeout(timeout)
                 .withClearLinks(false); // no block goes over it: no second connection
         for (RelayEntry r : inventory.relays()) {
-            if (r.seqs().isEmpty()) {
-                continue; // took the transfer but was given no block
+            if (r.seqs().isEmpty() || only != null && !only.contains(r.index())) {
+                continue; // took the transfer but was given no block, or not asked this time
             }
             CompletableFuture<Answer> answer;
             try {

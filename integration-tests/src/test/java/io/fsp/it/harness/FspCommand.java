@@ -1,11 +1,15 @@
 package io.fsp.it.harness;
 
 import io.fsp.cli.FspCli;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The {@code fsp} command line as the tests run it: in this JVM ({@link #run}, its output captured), or as a
@@ -31,6 +35,26 @@ public final class FspCommand {
         int exit = FspCli.commandLine(argv).setOut(new PrintWriter(out))
                 .setErr(new PrintWriter(err)).execute(argv);
         return new Result(exit, out.toString(), err.toString());
+    }
+
+    /**
+     * Runs {@code fsp ARGS} as a process of its own ({@link #process}) with {@code env} added, its output in files
+     * under {@code dir}, waiting up to 120 s; prints what the operator sees, for the test's report.
+     */
+    public static Result runProcess(Path dir, Map<String, String> env, List<String> args)
+            throws IOException, InterruptedException {
+        Path out = Files.createTempFile(dir, "fsp", ".out");
+        Path err = Files.createTempFile(dir, "fsp", ".err");
+        ProcessBuilder pb = process(args).redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("fsp " + String.join(" ", args) + " did not end");
+        }
+        Result r = new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+        System.out.println("$ fsp " + String.join(" ", args) + "\n" + r);
+        return r;
     }
 
     /**

@@ -4,8 +4,11 @@ import io.fsp.tls.Fingerprint;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * {@code fsp-relay} as a real separate process ({@code java -cp … io.fsp.relay.RelayCommand}) on
@@ -143,6 +147,27 @@ public final class RelayProcess implements AutoCloseable {
     /** Where the relay spills blocks. */
     public Path store() {
         return store;
+    }
+
+    /**
+     * The block files in the store (of every transfer, or of the transfer {@code transferId} names when not null),
+     * once there are none or after {@code seconds}: a relay frees blocks a moment after it answered.
+     */
+    public List<Path> blockFiles(String transferId, int seconds) throws IOException, InterruptedException {
+        Path under = transferId == null ? store : store.resolve(transferId);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (true) {
+            List<Path> left = null;
+            try (Stream<Path> s = Files.isDirectory(under) ? Files.walk(under) : Stream.empty()) {
+                left = s.filter(p -> p.getFileName().toString().endsWith(".blk")).toList();
+            } catch (UncheckedIOException | NoSuchFileException e) {
+                // the relay removed a file or directory while it was walked: look again
+            }
+            if (left != null && (left.isEmpty() || System.nanoTime() > deadline)) {
+                return left;
+            }
+            Thread.sleep(100);
+        }
     }
 
     public boolean isAlive() {
