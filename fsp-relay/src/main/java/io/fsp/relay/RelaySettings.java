@@ -146,8 +146,8 @@ public record RelaySettings(Serving serving, Space space, Connections connection
             if (maxBlock.bytes() < 1 || maxBlock.bytes() > LARGEST_BLOCK.bytes()) {
                 throw new IllegalArgumentException("max-block: " + maxBlock + " (expected: 1.." + LARGEST_BLOCK + ")");
             }
-            requirePositive("ttl", ttl);
-            requirePositive("max-retain", maxRetain);
+            Durations.requirePositive("ttl", ttl);
+            Durations.requirePositive("max-retain", maxRetain);
         }
     }
 
@@ -243,11 +243,5 @@ public record RelaySettings(Serving serving, Space space, Connections connection
                 serving.acceptClearBlocks(), ConnectionHandlers.NONE, Clock.systemUTC(),
                 (int) serving.socketBuffer().bytes(), serving.metrics().map(HostPort::toSocketAddress),
                 new RateLimits(rates.rateLimit().bytes(), rates.rateLimitPerTransfer().bytes()));
-    }
-
-    private static void requirePositive(String key, Duration d) {
-        if (d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException(key + ": " + d + " (expected: > 0)");
-        }
     }
 }
