@@ -236,7 +236,7 @@ public final class RelayConnection implements AutoCloseable {
      * Sends a request without block bytes, {@code make} given its id, and completes with the relay's answer: null for
      * OK ({@code answer} {@code Void.class}), else the answer's message. A frame either side sends needs no method of
      * its own: the methods above are this with the frame's fields, except where a role keeps state (the push window,
-     * the clear link, batches).
+     * the clear link, batches) or a block's buffer is handed over.
      */
     public <T> CompletableFuture<T> request(IntFunction<? extends RelayMessage> make, Class<T> answer) {
         return link.request(make, link.config().requestTimeout(), answer);
