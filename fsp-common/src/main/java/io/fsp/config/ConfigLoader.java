@@ -30,7 +30,8 @@ import java.util.stream.Collectors;
  * case, '-' for '_'), any type with a static {@code parse(String)} method ({@code HostPort}, {@code Fingerprint}),
  * and {@code List} of those (one value per repeated key).
  * {@link Optional} of those marks a setting that may be absent; the value {@code none} clears it.
- * A component whose type is a record nested in the record is a group of keys ({@code ServerConfig.Limits}).
+ * A component whose type is a record the loader cannot parse (no static {@code parse(String)}) is a group of keys
+ * ({@code ServerConfig.Limits}, {@code FtpCoreConfig}).
  */
 public final class ConfigLoader {
 
@@ -87,13 +88,14 @@ public final class ConfigLoader {
     }
 
     /**
-     * Each key of {@code type} with its component, in declaration order: a component whose type is a record nested
-     * in {@code type} is a group, whose keys are {@code type}'s keys too (the group's name is not part of them).
+     * Each key of {@code type} with its component, in declaration order: a component whose type is a record without
+     * a static {@code parse(String)} is a group, whose keys are {@code type}'s keys too (the group's name is not part
+     * of them).
      */
     static Map<String, RecordComponent> leaves(Class<? extends Record> type) {
         Map<String, RecordComponent> leaves = new LinkedHashMap<>();
         for (RecordComponent c : type.getRecordComponents()) {
-            if (isGroup(type, c)) {
+            if (isGroup(c)) {
                 leaves.putAll(leaves(c.getType().asSubclass(Record.class)));
             } else if (leaves.put(keyOf(c.getName()), c) != null) {
                 throw new IllegalStateException(type.getSimpleName() + ": key " + keyOf(c.getName()) + " twice");
@@ -102,8 +104,18 @@ public final class ConfigLoader {
         return leaves;
     }
 
-    private static boolean isGroup(Class<?> owner, RecordComponent c) {
-        return c.getType().isRecord() && c.getType().getEnclosingClass() == owner;
+    private static boolean isGroup(RecordComponent c) {
+        return c.getType().isRecord() && parser(c.getType()) == null;
+    }
+
+    /** {@code c}'s static {@code parse(String)} returning a {@code c}, or null. */
+    private static Method parser(Class<?> c) {
+        try {
+            Method parse = c.getMethod("parse", String.class);
+            return Modifier.isStatic(parse.getModifiers()) && c.isAssignableFrom(parse.getReturnType()) ? parse : null;
+        } catch (NoSuchMethodException e) {
+            return null;
+        }
     }
 
     /** Each key of {@code r} with its value, in declaration order (a group's keys where the group is). */
@@ -114,7 +126,7 @@ public final class ConfigLoader {
     private static Map<String, Object> flatten(Record r, Map<String, Object> into) {
         for (RecordComponent c : r.getClass().getRecordComponents()) {
             Object value = read(r, c);
-            if (isGroup(r.getClass(), c)) {
+            if (isGroup(c)) {
                 flatten((Record) value, into);
             } else {
                 into.put(keyOf(c.getName()), value);
@@ -143,7 +155,7 @@ public final class ConfigLoader {
         for (int i = 0; i < components.length; i++) {
             RecordComponent c = components[i];
             String key = keyOf(c.getName());
-            if (isGroup(type, c)) {
+            if (isGroup(c)) {
                 args[i] = build(c.getType().asSubclass(Record.class), values);
             } else if (values.containsKey(key)) {
                 args[i] = values.get(key);
@@ -253,13 +265,12 @@ public final class ConfigLoader {
                     .map(e -> ((Enum<?>) e).name().toLowerCase(Locale.ROOT).replace('_', '-'))
                     .collect(Collectors.joining(", ")) + ")");
         }
+        Method parse = parser(c);
+        if (parse == null) {
+            throw new IllegalStateException("unsupported configuration type " + c.getName());
+        }
         try {
-            Method parse = c.getMethod("parse", String.class);
-            if (Modifier.isStatic(parse.getModifiers()) && c.isAssignableFrom(parse.getReturnType())) {
-                return parse.invoke(null, value);
-            }
-        } catch (NoSuchMethodException e) {
-            // falls through to the error below
+            return parse.invoke(null, value);
         } catch (InvocationTargetException e) {
             if (e.getCause() instanceof IllegalArgumentException iae) {
                 throw iae;
@@ -268,7 +279,6 @@ public final class ConfigLoader {
         } catch (IllegalAccessException e) {
             throw new IllegalStateException("cannot parse '" + value + "' as " + c.getSimpleName(), e);
         }
-        throw new IllegalStateException("unsupported configuration type " + c.getName());
     }
 
     private static <T> T parseNumber(String value, java.util.function.Function<String, T> parser, String what) {

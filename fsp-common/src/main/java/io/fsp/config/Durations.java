@@ -72,4 +72,12 @@ public final class Durations {
             default -> Duration.ofDays(n);
         };
     }
+
+    /** {@code d}, refused unless it is longer than zero, in the words of configuration checks. */
+    public static Duration requirePositive(String name, Duration d) {
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(name + ": " + d + " (expected: > 0)");
+        }
+        return d;
+    }
 }

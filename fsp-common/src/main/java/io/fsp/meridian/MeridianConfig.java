@@ -1,5 +1,6 @@
 package io.fsp.meridian;
 
+import io.fsp.config.Durations;
 import io.fsp.meridian.wire.WireLimits;
 import java.time.Duration;
 import java.util.Objects;
@@ -164,10 +165,7 @@ public record MeridianConfig(int primaryPerRing, int secondaryPerRing, double ri
     }
 
     private static void positive(String name, Duration d) {
-        Objects.requireNonNull(d, name);
-        if (d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException(name + ": " + d + " (expected: > 0)");
-        }
+        Durations.requirePositive(name, Objects.requireNonNull(d, name));
     }
 
     /** Mutable builder; every field starts at its default. */

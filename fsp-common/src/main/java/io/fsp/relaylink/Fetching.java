@@ -65,9 +65,4 @@ final class Fetching {
         }
         return held;
     }
-
-    CompletableFuture<RelayMessage.Status> status(TransferId transferId) {
-        return link.request(id -> new RelayMessage.StatusRequest(id, transferId), link.config().requestTimeout(),
-                RelayMessage.Status.class);
-    }
 }

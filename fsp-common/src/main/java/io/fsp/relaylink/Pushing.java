@@ -1,20 +1,18 @@
 package io.fsp.relaylink;
 
 import io.fsp.relaylink.wire.RelayMessage;
-import io.fsp.token.TokenKey;
 import io.fsp.token.TransferId;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ReferenceCountUtil;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The server's role on a relay link: it opens, finishes and aborts transfers and pushes their blocks, at most {@code
- * pushWindowBytes} unacknowledged at a time (the rest wait here), and tells a striping engine when the relay can take
- * more (a full relay delays its acknowledgements, so a slow or full relay gets fewer blocks).
+ * The server's role on a relay link: it pushes blocks, at most {@code pushWindowBytes} unacknowledged at a time (the
+ * rest wait here), and tells a striping engine when the relay can take more (a full relay delays its
+ * acknowledgements, so a slow or full relay gets fewer blocks). Its other requests need no state of the role.
  */
 final class Pushing implements RelayLink.Listener {
     private final RelayLink link;
@@ -28,22 +26,6 @@ final class Pushing implements RelayLink.Listener {
     Pushing(RelayLink link) {
         this.link = link;
         this.pushWindowBytes = link.config().pushWindowBytes();
-    }
-
-    CompletableFuture<Void> openTransfer(TransferId transferId, TokenKey key, Instant expiresAt, long space,
-                                         boolean retained) {
-        return link.request(id -> new RelayMessage.OpenTransfer(id, transferId, key, expiresAt, space, retained),
-                link.config().requestTimeout(), Void.class);
-    }
-
-    CompletableFuture<Void> abortTransfer(TransferId transferId) {
-        return link.request(id -> new RelayMessage.AbortTransfer(id, transferId), link.config().requestTimeout(),
-                Void.class);
-    }
-
-    CompletableFuture<Void> finishTransfer(TransferId transferId) {
-        return link.request(id -> new RelayMessage.FinishTransfer(id, transferId), link.config().requestTimeout(),
-                Void.class);
     }
 
     CompletableFuture<Void> putBlock(TransferId transferId, long seq, ByteBuf block) {

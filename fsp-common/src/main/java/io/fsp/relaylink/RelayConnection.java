@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
 
 /**
  * One TLS connection to a relay, usable from any thread: a {@link RelayLink} and its two roles. A server, {@link
@@ -25,7 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * pushWindowBytes} are unacknowledged at a time, the rest wait here, and {@link #whenWritable()} tells a striping
  * engine when this relay can take more (a full relay delays its acknowledgements, so a slow or full relay gets fewer
  * blocks). A client, {@link Fetching}, {@linkplain #authorize presents its token}, {@linkplain #getBlock fetches}
- * blocks and {@linkplain #confirm confirms} them.
+ * blocks and {@linkplain #confirm confirms} them. Any other request goes out through {@link #request}: a new frame
+ * either side sends needs no method here.
  *
  * <p>Every operation returns a future that fails with a {@link RelayException}: {@link
  * RelayClosedException} (dead relay), {@link RelayTimeoutException} (no answer), {@link
@@ -109,7 +111,7 @@ public final class RelayConnection implements AutoCloseable {
      */
     public CompletableFuture<Void> openTransfer(TransferId transferId, TokenKey key, Instant expiresAt, long space,
                                                 boolean retained) {
-        return pushing.openTransfer(transferId, key, expiresAt, space, retained);
+        return request(id -> new RelayMessage.OpenTransfer(id, transferId, key, expiresAt, space, retained), Void.class);
     }
 
     /**
@@ -182,7 +184,7 @@ public final class RelayConnection implements AutoCloseable {
 
     /** Drops the transfer and all its blocks at the relay. */
     public CompletableFuture<Void> abortTransfer(TransferId transferId) {
-        return pushing.abortTransfer(transferId);
+        return request(id -> new RelayMessage.AbortTransfer(id, transferId), Void.class);
     }
 
     /**
@@ -190,7 +192,7 @@ public final class RelayConnection implements AutoCloseable {
      * blocks the relay holds (a transfer that holds none ends).
      */
     public CompletableFuture<Void> finishTransfer(TransferId transferId) {
-        return pushing.finishTransfer(transferId);
+        return request(id -> new RelayMessage.FinishTransfer(id, transferId), Void.class);
     }
 
     // ---------------------------------------------------------------- client side
@@ -225,7 +227,19 @@ public final class RelayConnection implements AutoCloseable {
 
     /** What the relay holds of the transfer (needs a token for it, or a server connection). */
     public CompletableFuture<RelayMessage.Status> status(TransferId transferId) {
-        return fetching.status(transferId);
+        return request(id -> new RelayMessage.StatusRequest(id, transferId), RelayMessage.Status.class);
+    }
+
+    // ---------------------------------------------------------------- any request
+
+    /**
+     * Sends a request without block bytes, {@code make} given its id, and completes with the relay's answer: null for
+     * OK ({@code answer} {@code Void.class}), else the answer's message. A frame either side sends needs no method of
+     * its own: the methods above are this with the frame's fields, except where a role keeps state (the push window,
+     * the clear link, batches) or a block's buffer is handed over.
+     */
+    public <T> CompletableFuture<T> request(IntFunction<? extends RelayMessage> make, Class<T> answer) {
+        return link.request(make, link.config().requestTimeout(), answer);
     }
 
     /** Closes the connection; pending operations fail with {@link RelayClosedException}. */

@@ -1,5 +1,6 @@
 package io.fsp.relaylink;
 
+import io.fsp.config.Durations;
 import io.fsp.net.SocketBuffers;
 import io.fsp.relaylink.wire.RelayLimits;
 import java.time.Duration;
@@ -32,9 +33,9 @@ public record RelayConnectionConfig(Duration connectTimeout, Duration requestTim
 
     public RelayConnectionConfig {
         SocketBuffers.check("socketBufferBytes", socketBufferBytes);
-        requirePositive("connectTimeout", connectTimeout);
-        requirePositive("requestTimeout", requestTimeout);
-        requirePositive("putTimeout", putTimeout);
+        Durations.requirePositive("connectTimeout", connectTimeout);
+        Durations.requirePositive("requestTimeout", requestTimeout);
+        Durations.requirePositive("putTimeout", putTimeout);
         if (pushWindowBytes < 1) {
             throw new IllegalArgumentException("pushWindowBytes: " + pushWindowBytes + " (expected: >= 1)");
         }
@@ -63,11 +64,5 @@ public record RelayConnectionConfig(Duration connectTimeout, Duration requestTim
     /** Blocks over a clear link ({@code true}), or everything over TLS. */
     public RelayConnectionConfig withClearLinks(boolean clear) {
         return new RelayConnectionConfig(connectTimeout, requestTimeout, putTimeout, pushWindowBytes, limits, socketBufferBytes, clear);
-    }
-
-    private static void requirePositive(String name, Duration d) {
-        if (d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException(name + ": " + d + " (expected: > 0)");
-        }
     }
 }

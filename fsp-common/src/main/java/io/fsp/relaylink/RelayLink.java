@@ -40,6 +40,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
@@ -201,18 +202,15 @@ final class RelayLink {
 
     // ---------------------------------------------------------------- requests (event loop)
 
-    interface RequestFactory {
-        RelayMessage make(int id);
-    }
-
-    <T> CompletableFuture<T> request(RequestFactory factory, Duration timeout, Class<T> type) {
+    /** Sends the request {@code make} builds with its id and completes with its answer, of {@code type}. */
+    <T> CompletableFuture<T> request(IntFunction<? extends RelayMessage> make, Duration timeout, Class<T> type) {
         CompletableFuture<T> f = new CompletableFuture<>();
         channel.eventLoop().execute(() -> {
             if (!usable()) {
                 f.completeExceptionally(closedException());
                 return;
             }
-            RelayMessage msg = factory.make(nextId());
+            RelayMessage msg = make.apply(nextId());
             send(msg, new Pending(type, f, 0, msg), timeout);
         });
         return f;

@@ -13,17 +13,21 @@ import org.junit.jupiter.api.Test;
 
 /** Settings declared once: defaults, bounds and groups of keys come from the declarations. */
 class SettingsTest {
-    record Config(Net net, Limits limits) {
+    record Config(Net net, Limits limits, Checks checks) {
         record Net(List<HostPort> listen, Optional<HostPort> metrics) {
         }
 
-        record Limits(int maxConnections, Duration idleTimeout, boolean verify) {
+        record Limits(int maxConnections, Duration idleTimeout) {
             Limits {
                 if (idleTimeout.isZero()) {
                     throw new IllegalArgumentException("idle-timeout: 0s (expected: > 0)");
                 }
             }
         }
+    }
+
+    /** A group declared elsewhere (a part's own settings, as the FTP core's): a record with no parse(String). */
+    record Checks(boolean verify) {
     }
 
     static final Settings<Config> SETTINGS = new Settings<>(Config.class, List.of(
@@ -40,7 +44,7 @@ class SettingsTest {
         assertEquals(Optional.empty(), d.net().metrics());
         assertEquals(256, d.limits().maxConnections());
         assertEquals(Duration.ofMinutes(5), d.limits().idleTimeout());
-        assertTrue(d.limits().verify());
+        assertTrue(d.checks().verify());
         assertEquals("Address to listen on (default: 127.0.0.1:2121).", SETTINGS.find("listen").orElseThrow().help());
     }
 

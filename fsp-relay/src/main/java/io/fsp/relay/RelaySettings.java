@@ -147,8 +147,8 @@ public record RelaySettings(Serving serving, Space space, Connections connection
             if (maxBlock.bytes() < 1 || maxBlock.bytes() > LARGEST_BLOCK.bytes()) {
                 throw new IllegalArgumentException("max-block: " + maxBlock + " (expected: 1.." + LARGEST_BLOCK + ")");
             }
-            requirePositive("ttl", ttl);
-            requirePositive("max-retain", maxRetain);
+            Durations.requirePositive("ttl", ttl);
+            Durations.requirePositive("max-retain", maxRetain);
         }
     }
 
@@ -242,11 +242,5 @@ public record RelaySettings(Serving serving, Space space, Connections connection
                 (int) serving.socketBuffer().bytes(), serving.metrics().map(HostPort::toSocketAddress),
                 new RateLimits(rates.rateLimit().bytes(), rates.rateLimitPerTransfer().bytes()),
                 Optional.of(effectiveStateDir()));
-    }
-
-    private static void requirePositive(String key, Duration d) {
-        if (d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException(key + ": " + d + " (expected: > 0)");
-        }
     }
 }

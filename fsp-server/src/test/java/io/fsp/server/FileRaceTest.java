@@ -343,7 +343,7 @@ class FileRaceTest {
 
     @Test
     void uploadsAreStoredWithFsyncOnAndOff(@TempDir Path state) throws Exception {
-        assertTrue(ServerConfig.defaults().access().fsyncUploads(), "on by default");
+        assertTrue(ServerConfig.defaults().ftpCore().fsyncUploads(), "on by default");
         byte[] body = new byte[300_000];
         new java.util.Random(7).nextBytes(body);
         try (FspServer noSync = TestServers.start(root, state, Map.of("allow-plain-login", List.of("true"),

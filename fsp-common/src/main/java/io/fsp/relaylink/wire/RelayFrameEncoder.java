@@ -28,13 +28,9 @@ public final class RelayFrameEncoder extends MessageToMessageEncoder<RelayMessag
 
     @Override
     protected void encode(ChannelHandlerContext ctx, RelayMessage msg, List<Object> out) {
-        if (msg instanceof RelayMessage.PutBlock p) {
-            out.add(blockHeader(ctx, RelayFrame.PUT_BLOCK.wire(), p.id(), p.transferId(), p.seq(), p.content()));
-            out.add(p.content().retain());
-            return;
-        }
-        if (msg instanceof RelayMessage.Block b) {
-            out.add(blockHeader(ctx, RelayFrame.BLOCK.wire(), b.id(), b.transferId(), b.seq(), b.content()));
+        if (msg instanceof RelayMessage.BlockFrame b) {
+            int type = (b instanceof RelayMessage.PutBlock ? RelayFrame.PUT_BLOCK : RelayFrame.BLOCK).wire();
+            out.add(blockHeader(ctx, type, b.id(), b.transferId(), b.seq(), b.content()));
             out.add(b.content().retain());
             return;
         }

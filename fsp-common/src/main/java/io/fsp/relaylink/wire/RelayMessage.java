@@ -122,8 +122,7 @@ public sealed interface RelayMessage {
 
         @Override
         public String toString() {
-            return getClass().getSimpleName() + "[id=" + id + ", transfer=" + transferId + ", seq=" + seq
-                    + ", bytes=" + content().readableBytes() + "]";
+            return describe(this, transferId, seq, content().readableBytes());
         }
     }
 
@@ -219,34 +218,29 @@ public sealed interface RelayMessage {
 
     /**
      * A BLOCK whose bytes the kernel sends from the relay's block file ({@code sendfile}), never passing through the
-     * JVM: the same frame on the wire. Only on a clear link (§3.7): TLS must see the bytes to encrypt them. The relay
-     * writes it; nobody decodes it.
+     * JVM: the same frame on the wire, answering {@code request} (its id, transfer and seq are the request's). Only on a
+     * clear link (§3.7): TLS must see the bytes to encrypt them. The relay writes it; nobody decodes it.
      */
     final class BlockRegion extends io.netty.util.AbstractReferenceCounted implements RelayMessage {
-        private final int id;
-        private final TransferId transferId;
-        private final long seq;
+        private final GetBlock request;
         private final io.netty.channel.FileRegion region;
 
-        public BlockRegion(int id, TransferId transferId, long seq, io.netty.channel.FileRegion region) {
-            requireNonNegative("seq", seq);
-            this.id = id;
-            this.transferId = transferId;
-            this.seq = seq;
+        public BlockRegion(GetBlock request, io.netty.channel.FileRegion region) {
+            this.request = request;
             this.region = region;
         }
 
         @Override
         public int id() {
-            return id;
+            return request.id();
         }
 
         public TransferId transferId() {
-            return transferId;
+            return request.transferId();
         }
 
         public long seq() {
-            return seq;
+            return request.seq();
         }
 
         /** The block's bytes in its file; released with this message. */
@@ -266,7 +260,7 @@ public sealed interface RelayMessage {
 
         @Override
         public String toString() {
-            return "BlockRegion[id=" + id + ", transfer=" + transferId + ", seq=" + seq + ", bytes=" + region.count() + "]";
+            return describe(this, request.transferId(), request.seq(), region.count());
         }
     }
 
@@ -334,6 +328,12 @@ public sealed interface RelayMessage {
         }
         copy.forEach(s -> requireNonNegative("seq", s));
         return copy;
+    }
+
+    /** A message that carries a block, as logs name it: its bytes by count only. */
+    private static String describe(RelayMessage m, TransferId transferId, long seq, long bytes) {
+        return m.getClass().getSimpleName() + "[id=" + m.id() + ", transfer=" + transferId + ", seq=" + seq
+                + ", bytes=" + bytes + "]";
     }
 
     private static void requireNonNegative(String name, long value) {

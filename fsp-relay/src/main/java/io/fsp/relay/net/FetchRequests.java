@@ -160,7 +160,7 @@ final class FetchRequests {
             } else {
                 RelayMessage served = block.get() instanceof ByteBuf bytes
                         ? new RelayMessage.Block(g.id(), g.transferId(), seq, bytes)
-                        : new RelayMessage.BlockRegion(g.id(), g.transferId(), seq, (FileRegion) block.get());
+                        : new RelayMessage.BlockRegion(g, (FileRegion) block.get());
                 long size = served instanceof RelayMessage.Block b ? b.content().readableBytes()
                         : ((RelayMessage.BlockRegion) served).region().count();
                 session.send(served, ok -> {

@@ -386,11 +386,6 @@ public final class BlockStore {
         return (int) transfers.values().stream().filter(t -> t.retained).count();
     }
 
-    /** Puts waiting for space. */
-    public synchronized int waiting() {
-        return transfers.values().stream().mapToInt(t -> t.waiters.size()).sum();
-    }
-
     public long quota() {
         return config.quotaBytes();
     }

@@ -4,7 +4,6 @@ import io.fsp.config.ByteSize;
 import io.fsp.config.Durations;
 import io.fsp.extension.FspOption;
 import io.fsp.net.HostPort;
-import io.fsp.net.SocketBuffers;
 import io.fsp.server.ftp.FtpCoreConfig;
 import io.fsp.server.ftp.PortRange;
 import io.fsp.server.select.CollectRelay;
@@ -17,29 +16,28 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Everything the server can be told, in groups by concern. Each component of a group is a key of the configuration
- * file ({@code passivePorts} is {@code passive-ports}), the groups' names are not; {@link ServerSettings} declares
+ * Everything the server can be told, in groups by concern; what the FTP core reads is its own group, {@link
+ * FtpCoreConfig}. Each component of a group is a key of the configuration file ({@code passivePorts} is {@code
+ * passive-ports}), the groups' names are not; {@link ServerSettings} declares
  * each key with its default, help and bounds, and {@code conf/server.conf.example} says what each means. The checks
  * here are those that bounds cannot say.
  */
-public record ServerConfig(Network network, Access access, Tls tls, Limits limits, Striping striping,
-                           Collection collection) {
+public record ServerConfig(FtpCoreConfig ftpCore, Network network, Access access, Tls tls, Limits limits,
+                           Striping striping, Collection collection) {
 
     /** Where the server listens and how its sockets are set up. */
     public record Network(List<HostPort> listen, Optional<PortRange> passivePorts, Optional<String> announceAddress,
-                          ByteSize socketBuffer, Optional<HostPort> metrics) {
+                          Optional<HostPort> metrics) {
         public Network {
             listen = List.copyOf(listen);
             if (listen.isEmpty()) {
                 throw new IllegalArgumentException("listen: none (expected: at least one HOST:PORT)");
             }
-            SocketBuffers.check("socket-buffer", socketBuffer.bytes());
         }
     }
 
-    /** Who may log in, to what, and how their uploads are written. */
-    public record Access(Optional<Path> root, List<String> user, Optional<Path> usersFile, boolean allowPlainLogin,
-                         boolean anonymous, boolean fsyncUploads) {
+    /** Who may log in, and to what. */
+    public record Access(Optional<Path> root, List<String> user, Optional<Path> usersFile, boolean anonymous) {
         public Access {
             user = List.copyOf(user);
             for (String u : user) {
@@ -51,9 +49,9 @@ public record ServerConfig(Network network, Access access, Tls tls, Limits limit
         }
     }
 
-    /** The server's certificate and what TLS it demands. */
+    /** The server's certificate, and whether FSP may go without TLS. */
     public record Tls(Optional<Path> stateDir, Optional<Path> certificate, Optional<Path> privateKey,
-                      boolean requireTlsSessionReuse, boolean fspWithoutTls) {
+                      boolean fspWithoutTls) {
         public Tls {
             if (certificate.isPresent() != privateKey.isPresent()) {
                 throw new IllegalArgumentException("certificate and private-key: only one is set (expected: both or"
@@ -62,16 +60,10 @@ public record ServerConfig(Network network, Access access, Tls tls, Limits limit
         }
     }
 
-    /** What one connection, and all of them, may hold and for how long. */
-    public record Limits(int maxLineLength, Duration idleTimeout, Duration loginGraceTime, Duration dataConnectTimeout,
-                         Duration dataTimeout, int maxConnections, int maxConnectionsPerAddress,
-                         Duration loginFailureDelay, int maxLoginFailures, int ioThreads, int blockingThreads,
-                         int loginThreads, int controlWriteBuffer, long checksumRate, long checksumBurst) {
+    /** How many connections the server takes, its threads, and what failed logins cost. */
+    public record Limits(int maxConnections, int maxConnectionsPerAddress, Duration loginFailureDelay, int ioThreads,
+                         int blockingThreads, int loginThreads, int controlWriteBuffer) {
         public Limits {
-            requirePositive("idle-timeout", idleTimeout);
-            requirePositive("login-grace-time", loginGraceTime);
-            requirePositive("data-timeout", dataTimeout);
-            requirePositive("data-connect-timeout", dataConnectTimeout);
             if (loginFailureDelay.isNegative()) {
                 throw new IllegalArgumentException("login-failure-delay: " + loginFailureDelay + " (expected: >= 0)");
             }
@@ -90,7 +82,7 @@ public record ServerConfig(Network network, Access access, Tls tls, Limits limit
             if (retainUser.stream().map(RetainGrant::user).distinct().count() < retainUser.size()) {
                 throw new IllegalArgumentException("retain-user: a user named twice (expected: one line per user)");
             }
-            requirePositive("relay-selection-timeout", relaySelectionTimeout);
+            Durations.requirePositive("relay-selection-timeout", relaySelectionTimeout);
             if (maxRetain.compareTo(FspOption.MIN_RETAIN) < 0) {
                 throw new IllegalArgumentException("max-retain: " + Durations.format(maxRetain)
                         + " (expected: >= " + Durations.format(FspOption.MIN_RETAIN) + ")");
@@ -102,7 +94,7 @@ public record ServerConfig(Network network, Access access, Tls tls, Limits limit
     public record Collection(List<CollectRelay> collectRelay, Duration collectTimeout) {
         public Collection {
             collectRelay = List.copyOf(collectRelay);
-            requirePositive("collect-timeout", collectTimeout);
+            Durations.requirePositive("collect-timeout", collectTimeout);
         }
     }
 
@@ -113,25 +105,11 @@ public record ServerConfig(Network network, Access access, Tls tls, Limits limit
 
     /** The fixed size of data and relay connections' socket buffers, 0 for the kernel's autotuning. */
     public int socketBufferBytes() {
-        return (int) network.socketBuffer().bytes();
-    }
-
-    /** What the FTP core reads of these settings. */
-    public FtpCoreConfig ftpCore() {
-        return new FtpCoreConfig(limits.maxLineLength(), limits.idleTimeout(), limits.loginGraceTime(),
-                limits.dataConnectTimeout(), limits.dataTimeout(), limits.maxLoginFailures(), access.allowPlainLogin(),
-                tls.requireTlsSessionReuse(), access.fsyncUploads(), socketBufferBytes(), limits.checksumRate(),
-                limits.checksumBurst());
+        return ftpCore.socketBufferBytes();
     }
 
     /** Where the generated certificate and key live: {@code state-dir}, else {@code ~/.fsp/server}. */
     public Path effectiveStateDir() {
         return tls.stateDir().orElseGet(() -> Path.of(System.getProperty("user.home"), ".fsp", "server"));
-    }
-
-    private static void requirePositive(String key, Duration d) {
-        if (d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException(key + ": " + d + " (expected: > 0)");
-        }
     }
 }
