@@ -6,7 +6,6 @@ import io.fsp.relaylink.RelayConnection;
 import io.fsp.relaylink.RelayConnectionConfig;
 import io.fsp.relay.net.ConnectionPolicy;
 import io.fsp.relay.store.StoreConfig;
-import io.fsp.relay.store.StoreProbe;
 import io.fsp.relaylink.wire.RelayErrorCode;
 import io.fsp.relaylink.wire.RelayLimits;
 import io.fsp.tls.Certificates;
@@ -172,11 +171,11 @@ public final class RelayHarness implements AutoCloseable {
 
     /**
      * Waits until the relay has taken {@code put} in: it waits there for space ({@link
-     * io.fsp.relay.store.StoreProbe#waiting}), or it is answered. Whether it is answered can then be asserted.
+     * BlockStore#waiting}), or it is answered. Whether it is answered can then be asserted.
      */
     public void awaitTakenIn(CompletableFuture<?> put) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (StoreProbe.waiting(relay.store()) == 0 && !put.isDone()) {
+        while (relay.store().waiting() == 0 && !put.isDone()) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("the relay neither answered the put nor made it wait");
             }

@@ -46,6 +46,7 @@ class RelayMetricsTest {
             assertEquals(0, before.get("fsp_relay_blocks_stored_total"));
             assertEquals(64L << 20, before.get("fsp_relay_store_quota_bytes"));
             assertEquals(0, before.get("fsp_relay_transfers_total{event=\"opened\"}"));
+            assertEquals(0, before.get("fsp_relay_puts_waiting"));
 
             RelayHarness.Opened t = h.open(server);
             long bytes = 0;

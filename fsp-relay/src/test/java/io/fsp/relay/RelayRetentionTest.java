@@ -14,7 +14,6 @@ import io.fsp.block.stage.BlockPipeline;
 import io.fsp.block.stage.OpenedBlock;
 import io.fsp.checksum.ChecksumAlgorithm;
 import io.fsp.crypto.TransferKey;
-import io.fsp.relay.store.StoreProbe;
 import io.fsp.relaylink.BlockNotFoundException;
 import io.fsp.relaylink.RelayConnection;
 import io.fsp.relaylink.RelayConnectionConfig;
@@ -430,7 +429,7 @@ class RelayRetentionTest {
                 assertTrue(System.nanoTime() - asked < TimeUnit.SECONDS.toNanos(4), "refused at once");
             }
             assertEquals(3, h.relay.store().status(t.id()).orElseThrow().blocks());
-            assertEquals(0, StoreProbe.waiting(h.relay.store()));
+            assertEquals(0, h.relay.store().waiting());
             // The connection goes on: the server may place the block elsewhere and open more.
             open(server, Duration.ofHours(1), 1000, false);
         }

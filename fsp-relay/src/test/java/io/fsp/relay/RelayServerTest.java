@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fsp.relay.store.StoreProbe;
 import io.fsp.relaylink.BlockNotFoundException;
 import io.fsp.relaylink.RelayClosedException;
 import io.fsp.relaylink.RelayConnection;
@@ -298,7 +297,7 @@ class RelayServerTest {
             assertEquals(16, puts.stream().filter(CompletableFuture::isDone).count(),
                     "the relay holds a quota's worth and makes the rest wait");
             assertEquals(1 << 20, h.relay.store().used(), "a quota's worth taken in, no more");
-            assertEquals(1, StoreProbe.waiting(h.relay.store()));
+            assertEquals(1, h.relay.store().waiting());
             int next = 0;
             while (next < blocks) {
                 if (!puts.get(next).isDone()) {

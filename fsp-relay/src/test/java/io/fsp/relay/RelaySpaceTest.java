@@ -10,7 +10,6 @@ import io.fsp.relaylink.RelayConnection;
 import io.fsp.relaylink.RelayConnectionConfig;
 import io.fsp.relaylink.RelayRefusedException;
 import io.fsp.relay.store.StoreConfig;
-import io.fsp.relay.store.StoreProbe;
 import io.fsp.relaylink.wire.RelayErrorCode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -143,7 +142,7 @@ class RelaySpaceTest {
             }
             h.awaitTakenIn(puts.get(4));
             assertFalse(puts.get(4).isDone(), "the fifth block waits for the client to confirm");
-            assertEquals(1, StoreProbe.waiting(h.relay.store()));
+            assertEquals(1, h.relay.store().waiting());
             assertEquals(QUOTA / 4, h.relay.store().used());
             // Meanwhile a second transfer is served at once (on a connection of its own: the first one reads
             // nothing more while its put waits).

@@ -50,6 +50,8 @@ public final class RelayMetrics {
         gauge("fsp_relay_store_quota_bytes", "The most block bytes held at once (--quota)", () -> store.quota());
         gauge("fsp_relay_store_reserved_bytes", "Bytes reserved by the open transfers", () -> store.reserved());
         gauge("fsp_relay_store_memory_bytes", "Block bytes held in memory", () -> store.memoryUsed());
+        gauge("fsp_relay_puts_waiting", "Blocks waiting for space in a full store (their senders held back)",
+                () -> store.waiting());
         gauge("fsp_relay_transfers_open", "Transfers open now, retained ones included", () -> store.openTransfers());
         gauge("fsp_relay_transfers_retained", "Retained transfers open now (kept on disk until their expiry)",
                 () -> store.retainedTransfers());

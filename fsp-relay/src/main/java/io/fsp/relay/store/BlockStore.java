@@ -386,6 +386,11 @@ public final class BlockStore {
         return (int) transfers.values().stream().filter(t -> t.retained).count();
     }
 
+    /** Puts waiting for space: their senders are held back until blocks are freed or their transfers end. */
+    public synchronized int waiting() {
+        return transfers.values().stream().mapToInt(t -> t.waiters.size()).sum();
+    }
+
     public long quota() {
         return config.quotaBytes();
     }

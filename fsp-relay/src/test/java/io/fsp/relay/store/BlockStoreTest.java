@@ -159,7 +159,7 @@ class BlockStoreTest {
         CompletableFuture<Void> waiting = store.put(transfer, 2, buf(third));
         disk.submit(() -> { }).get(5, TimeUnit.SECONDS); // a write of the third block would have run by now
         assertFalse(waiting.isDone(), "put must wait for space");
-        assertEquals(1, StoreProbe.waiting(store));
+        assertEquals(1, store.waiting());
         assertEquals(1, store.confirm(transfer, List.of(0L)));
         waiting.get(5, TimeUnit.SECONDS);
         assertArrayEquals(third, read(2));
@@ -486,7 +486,7 @@ class BlockStoreTest {
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> store.put(t, 1, buf(sealed(t, 1))).get(5, TimeUnit.SECONDS));
         assertEquals(StoreException.Reason.NO_SPACE, ((StoreException) e.getCause()).reason());
-        assertEquals(0, StoreProbe.waiting(store));
+        assertEquals(0, store.waiting());
         assertEquals(block.length, store.used());
     }
 
