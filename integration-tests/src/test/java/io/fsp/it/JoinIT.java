@@ -86,6 +86,9 @@ class JoinIT {
         assertTrue(client.waitFor(120, TimeUnit.SECONDS));
         assertEquals(0, client.exitValue(), getOutput + "\n" + server.output() + "\n" + volunteer.output());
         assertEquals(TreeDigests.sha256(server.root().resolve("data.bin")), TreeDigests.sha256(copy));
+        // The client collected every block: its end is logged as such, not as an abort that freed blocks.
+        await(() -> server.output().contains(": over at its 1 relays, nothing of it left there"), "the transfer's end");
+        assertFalse(server.output().contains("relays, its blocks there freed"), server.output());
 
         FspCommand.Result replayed = join(code);
         assertEquals(1, replayed.exit(), replayed.toString());
