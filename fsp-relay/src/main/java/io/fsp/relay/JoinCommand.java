@@ -13,11 +13,17 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManager;
@@ -87,7 +93,7 @@ final class JoinCommand implements Callable<Integer> {
             return ExitCode.USAGE;
         }
         try {
-            KeyMaterial identity = RelayCommand.identity(settings);
+            KeyMaterial identity = identity(settings);
             Fingerprint joined = exchange(invite, target, identity.fingerprint(), address);
             JoinedServers.add(settings.effectiveStateDir(), joined, target.toString());
             out.println("fsp-relay: joined " + target + " (certificate sha256 " + joined + "); it uses this relay at "
@@ -102,6 +108,36 @@ final class JoinCommand implements Callable<Integer> {
         }
         err.flush();
         return ExitCode.FAILURE;
+    }
+
+    /**
+     * The relay's certificate, made here if the relay has not started yet (or is starting: the two wait on one lock),
+     * and what this made in the state directory handed to the owner of the directory above it that existed.
+     */
+    private static KeyMaterial identity(RelaySettings settings) throws IOException {
+        Path state = settings.effectiveStateDir().toAbsolutePath();
+        Path above = state;
+        while (!Files.isDirectory(above) && above.getParent() != null) {
+            above = above.getParent();
+        }
+        Set<Path> before = entries(state);
+        KeyMaterial identity = RelayCommand.identity(settings);
+        List<Path> made = new ArrayList<>();
+        if (!above.equals(state)) {
+            made.add(state);
+        }
+        entries(state).stream().filter(p -> !before.contains(p)).forEach(made::add);
+        JoinedServers.handOver(above, made);
+        return identity;
+    }
+
+    private static Set<Path> entries(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return Set.of();
+        }
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.collect(Collectors.toSet());
+        }
     }
 
     /** What the relay announces: {@code --announce}, else {@code --listen} (its port alone for a wildcard host). */

@@ -65,12 +65,23 @@ final class JoinedServers {
         lines.add(server + " # " + address);
         Path temp = path.resolveSibling(FILE + ".new");
         Files.write(temp, lines, StandardCharsets.UTF_8);
-        try { // root joining for a relay that runs as its own user: the file is the relay's, as its directory
-            Files.setOwner(temp, Files.getOwner(stateDir));
-        } catch (IOException | UnsupportedOperationException e) {
-            // not root: the file is this user's, as the directory is
-        }
+        handOver(stateDir, List.of(temp));
         Files.move(temp, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /**
+     * Gives {@code made} to the owner of {@code dir}: root joining for a relay that runs as its own user (systemd's
+     * DynamicUser, whose StateDirectory is the relay's) makes files the relay must read and write, as its directory.
+     */
+    static void handOver(Path dir, List<Path> made) {
+        try {
+            java.nio.file.attribute.UserPrincipal owner = Files.getOwner(dir);
+            for (Path p : made) {
+                Files.setOwner(p, owner);
+            }
+        } catch (IOException | UnsupportedOperationException e) {
+            // not root: the files are this user's, as the directory is
+        }
     }
 
     private static Set<Fingerprint> parse(List<String> lines) {

@@ -78,6 +78,9 @@ class JoinIT {
         assertTrue(announcedRelayPorts().contains(volunteer.address().getPort()), server.output());
 
         Path copy = dir.resolve("data.copy");
+        // The FRET above placed blocks nobody collects: they are freed at the relay once its session ended.
+        await(() -> server.output().contains(": aborted at 1 of its 1 relays, its blocks there freed"), "the abort");
+        int logged = server.output().length();
         ProcessBuilder get = FspCommand.inProcess(List.of("get", "fsp://" + StripeRig.USER + "@127.0.0.1:" + server.port()
                 + "/data.bin", "-o", copy.toString(), "--trust", server.certificateFingerprint(), "--block-size", "256k"));
         get.environment().put("FSP_PASSWORD", StripeRig.PASSWORD);
@@ -86,6 +89,11 @@ class JoinIT {
         assertTrue(client.waitFor(120, TimeUnit.SECONDS));
         assertEquals(0, client.exitValue(), getOutput + "\n" + server.output() + "\n" + volunteer.output());
         assertEquals(TreeDigests.sha256(server.root().resolve("data.bin")), TreeDigests.sha256(copy));
+        // The client collected every block: its end is logged as such, not as an abort that freed blocks.
+        await(() -> server.output().substring(logged).matches("(?s).*(: over at |blocks there freed).*"), "its end");
+        assertTrue(server.output().substring(logged).contains(": over at its 1 relays, nothing of it left there"),
+                server.output());
+        assertFalse(server.output().substring(logged).contains("blocks there freed"), server.output());
 
         FspCommand.Result replayed = join(code);
         assertEquals(1, replayed.exit(), replayed.toString());

@@ -246,6 +246,9 @@ public final class Collector {
                 }
             }
             origin.run(fsp, transferId, driver, () -> conditions.diskFull() != null);
+            // The server aborts the transfer at its relays once this connection closes: the last confirmations
+            // first, so that the relays have let it go and nothing is freed by the abort.
+            relays.awaitConfirmations();
         }
     }
 

@@ -252,13 +252,8 @@ final class RelaySources implements AutoCloseable {
         }
     }
 
-    /**
-     * Waits up to the relay timeout for the confirmations still on their way, then closes every connection. Without
-     * the wait, the last confirmations of a transfer died with their connection, and a retained transfer's relays
-     * kept those blocks until its retention ran out.
-     */
-    @Override
-    public void close() {
+    /** Waits up to the relay timeout for the confirmations still on their way. */
+    void awaitConfirmations() {
         long deadline = System.nanoTime() + relayTimeout.toNanos();
         try {
             for (Source r : relays.values()) {
@@ -267,6 +262,16 @@ final class RelaySources implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * Waits up to the relay timeout for the confirmations still on their way, then closes every connection. Without
+     * the wait, the last confirmations of a transfer died with their connection, and a retained transfer's relays
+     * kept those blocks until its retention ran out.
+     */
+    @Override
+    public void close() {
+        awaitConfirmations();
         for (Source r : relays.values()) {
             r.connection().thenAccept(RelayConnection::close);
         }

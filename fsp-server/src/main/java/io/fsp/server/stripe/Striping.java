@@ -186,15 +186,24 @@ public final class Striping {
     }
 
     private void abortAt(Collection<Integer> indices, String freed) {
-        List<CompletableFuture<Void>> aborts = new ArrayList<>();
+        List<CompletableFuture<Boolean>> aborts = new ArrayList<>();
         for (int i : indices) {
             RelayEndpoint e = endpoints.get(i);
-            aborts.add(stripe.relayConnection(e, c -> c.abortTransfer(transfer.id()).exceptionally(Striping::ended))
-                    .thenAccept(c -> stripe.release(e, c, true)));
+            CompletableFuture<Boolean> held = new CompletableFuture<>();
+            aborts.add(stripe.relayConnection(e, c -> c.abortTransfer(transfer.id()).thenApply(v -> true)
+                            .exceptionally(Striping::ended).thenAccept(held::complete))
+                    .thenAccept(c -> stripe.release(e, c, true)).thenCompose(v -> held));
         }
         try {
             CompletableFuture.allOf(aborts.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
-            log.info("{} transfer {}: aborted at {} relays, its {} freed", session, transfer.id(), aborts.size(), freed);
+            long holding = aborts.stream().filter(CompletableFuture::join).count();
+            if (holding == 0) { // the usual end of a get: the client collected everything, the relays let it go
+                log.info("{} transfer {}: over at its {} relays, nothing of it left there", session, transfer.id(),
+                        aborts.size());
+            } else {
+                log.info("{} transfer {}: aborted at {} of its {} relays, its {} there freed", session, transfer.id(),
+                        holding, aborts.size(), freed);
+            }
         } catch (Exception ex) {
             log.info("{} transfer {}: not every relay took the abort ({}); its blocks there expire", session,
                     transfer.id(), ex.toString());
@@ -203,13 +212,14 @@ public final class Striping {
 
     /**
      * An abort the relay answered UNKNOWN_TRANSFER: the transfer ended there already (collected whole, or it held
-     * none of its blocks), which is what the abort was for; the connection is sound. Any other failure stands.
+     * none of its blocks), which is what the abort was for; the connection is sound (false: nothing was left to
+     * free). Any other failure stands.
      */
-    private static Void ended(Throwable error) {
+    private static Boolean ended(Throwable error) {
         Throwable e = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
                 ? error.getCause() : error;
         if (e instanceof RelayRefusedException r && r.code() == RelayErrorCode.UNKNOWN_TRANSFER) {
-            return null;
+            return false;
         }
         throw error instanceof RuntimeException re ? re : new java.util.concurrent.CompletionException(error);
     }
